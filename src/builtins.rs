@@ -1,0 +1,89 @@
+//! The runtime functions compiled code calls (memory.grow, bulk memory,
+//! table operations), declared once.
+//!
+//! Compiled code reaches them through a table of function pointers whose
+//! address sits in every VMContext; this list fixes the table's order and
+//! each function's signature. The translator reads the signatures from
+//! [`Builtin`]; the runtime fills in [`BuiltinFunctions`], whose field types
+//! come from the same list, so the two cannot disagree.
+
+use crate::vmctx::VMContext;
+
+/// Parameter and result types of builtins, as the ABI passes them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AbiType {
+    /// The calling instance's VMContext.
+    VMContext,
+    I32,
+    I64,
+    /// A pointer-sized value (a reference).
+    Ptr,
+}
+
+macro_rules! rust_type {
+    (vmctx) => { *mut VMContext };
+    (i32) => { u32 };
+    (i64) => { u64 };
+    (ptr) => { usize };
+}
+
+macro_rules! abi_type {
+    (vmctx) => { AbiType::VMContext };
+    (i32) => { AbiType::I32 };
+    (i64) => { AbiType::I64 };
+    (ptr) => { AbiType::Ptr };
+}
+
+macro_rules! declare_builtins {
+    ($( $(#[$doc:meta])* $name:ident ( $($param:ident),* ) $(-> $ret:ident)? ; )*) => {
+        /// Names a builtin; its discriminant is its slot in the table.
+        #[allow(non_camel_case_types)]
+        #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+        pub enum Builtin { $($name),* }
+
+        impl Builtin {
+            pub fn params(self) -> &'static [AbiType] {
+                match self { $(Builtin::$name => &[$(abi_type!($param)),*]),* }
+            }
+            pub fn result(self) -> Option<AbiType> {
+                match self { $(Builtin::$name => { None $(.or(Some(abi_type!($ret))))? }),* }
+            }
+        }
+
+        /// The table compiled code calls through, one field per builtin.
+        #[repr(C)]
+        pub struct BuiltinFunctions {
+            $( $(#[$doc])* pub $name: unsafe extern "C" fn($(rust_type!($param)),*) $(-> rust_type!($ret))?, )*
+        }
+    };
+}
+
+declare_builtins! {
+    /// `(mem, delta_pages)` → old size in pages, or -1.
+    memory_grow(vmctx, i32, i32) -> i32;
+    /// `(mem, dst, byte, len)`; traps when out of bounds.
+    memory_fill(vmctx, i32, i64, i32, i64);
+    /// `(dst_mem, dst, src_mem, src, len)`.
+    memory_copy(vmctx, i32, i64, i32, i64, i64);
+    /// `(mem, data, dst, src, len)`.
+    memory_init(vmctx, i32, i32, i64, i32, i32);
+    /// `(data)`.
+    data_drop(vmctx, i32);
+    /// `(table, delta, init)` → old size, or -1.
+    table_grow(vmctx, i32, i32, ptr) -> i32;
+    /// `(table, dst, value, len)`.
+    table_fill(vmctx, i32, i32, ptr, i32);
+    /// `(dst_table, src_table, dst, src, len)`.
+    table_copy(vmctx, i32, i32, i32, i32, i32);
+    /// `(table, elem, dst, src, len)`.
+    table_init(vmctx, i32, i32, i32, i32, i32);
+    /// `(elem)`.
+    elem_drop(vmctx, i32);
+}
+
+impl Builtin {
+    /// Byte offset of this builtin's slot in [`BuiltinFunctions`].
+    pub fn offset(self) -> i32 {
+        self as i32 * std::mem::size_of::<usize>() as i32
+    }
+}

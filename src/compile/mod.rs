@@ -1,0 +1,312 @@
+//! Validated function bodies to one executable image per module.
+//!
+//! Each function is validated and translated to Cranelift IR, compiled for
+//! the host, and its machine code, relocations, trap sites and source
+//! locations collected. Functions are independent until linking, so they
+//! are compiled on several threads when the module is big enough to pay
+//! for them. Linking lays the functions and the entry trampolines of their
+//! signatures out in one image and patches the direct calls between them.
+
+pub mod func_env;
+pub mod trampoline;
+mod translate;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use cranelift_codegen::binemit::Reloc;
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::entity::{EntityRef, PrimaryMap};
+use cranelift_codegen::ir::{ExternalName, LibCall};
+use cranelift_codegen::isa::TargetIsa;
+use cranelift_codegen::{Context, FinalizedRelocTarget};
+use cranelift_frontend::FunctionBuilderContext;
+use wasmparser::FuncValidatorAllocations;
+
+use crate::code_memory::CodeMemory;
+use crate::error::{Error, Result};
+use crate::index::*;
+use crate::module::info::ModuleInfo;
+use crate::module::parse::FunctionBodyData;
+use crate::trap::TrapCode;
+use crate::types::FuncType;
+use func_env::{FuncEnv, ModuleEnv};
+
+/// Where a relocation points.
+#[derive(Copy, Clone, Debug)]
+enum RelocTarget {
+    Func(FuncIndex),
+    LibCall(LibCall),
+}
+
+/// Machine code of one function, before linking.
+pub struct CompiledFunction {
+    body: Vec<u8>,
+    alignment: u32,
+    relocs: Vec<(u32, Reloc, RelocTarget, i64)>,
+    traps: Vec<(u32, TrapCode)>,
+    /// `(code offset, wasm byte offset)` at which each source range starts.
+    srclocs: Vec<(u32, u32)>,
+}
+
+impl CompiledFunction {
+    /// Machine code of a function that needs no linking (a trampoline).
+    pub fn body(&self) -> &[u8] {
+        debug_assert!(self.relocs.is_empty(), "standalone code cannot have relocations");
+        &self.body
+    }
+}
+
+/// Location of a function in a module's code image.
+#[derive(Copy, Clone, Debug)]
+pub struct FunctionLoc {
+    pub start: u32,
+    pub len: u32,
+}
+
+/// A module's linked, executable code and what is known about it.
+pub struct CompiledModule {
+    pub code: CodeMemory,
+    pub funcs: PrimaryMap<DefinedFuncIndex, FunctionLoc>,
+    /// Offset of the entry trampoline of each defined function's signature.
+    pub entry_trampolines: PrimaryMap<DefinedFuncIndex, u32>,
+    /// Trap sites, sorted by code offset.
+    pub traps: Vec<(u32, TrapCode)>,
+    /// Source locations, sorted by code offset.
+    pub srclocs: Vec<(u32, u32)>,
+}
+
+/// Compiles one Cranelift function and collects what linking needs.
+pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context) -> Result<CompiledFunction> {
+    let mut ctrl = ControlPlane::default();
+    let names = ctx.func.params.user_named_funcs().clone();
+    let compiled = ctx
+        .compile(isa, &mut ctrl)
+        .map_err(|e| Error::Unsupported(format!("code generation failed: {:?}", e.inner)))?;
+    let buffer = &compiled.buffer;
+    let mut relocs = Vec::new();
+    for r in buffer.relocs() {
+        let target = match &r.target {
+            FinalizedRelocTarget::ExternalName(ExternalName::User(name)) => {
+                RelocTarget::Func(FuncIndex::from_u32(names[*name].index))
+            }
+            FinalizedRelocTarget::ExternalName(ExternalName::LibCall(l)) => RelocTarget::LibCall(*l),
+            other => return Err(Error::Unsupported(format!("relocation target {other:?}"))),
+        };
+        relocs.push((r.offset, r.kind, target, r.addend));
+    }
+    let traps = buffer
+        .traps()
+        .iter()
+        .map(|t| (t.offset, TrapCode::from_clif(t.code).unwrap_or(TrapCode::Unreachable)))
+        .collect();
+    let srclocs = buffer
+        .get_srclocs_sorted()
+        .iter()
+        .filter(|s| !s.loc.is_default())
+        .map(|s| (s.start, s.loc.bits()))
+        .collect();
+    Ok(CompiledFunction { body: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps, srclocs })
+}
+
+/// Function bodies below this total size are compiled on the calling
+/// thread: starting threads would cost more than they save.
+const PARALLEL_THRESHOLD_BYTES: usize = 64 * 1024;
+
+/// Validates, translates and compiles every function body of a module.
+pub fn compile_module(
+    isa: &dyn TargetIsa,
+    env: &ModuleEnv<'_>,
+    bodies: Vec<FunctionBodyData<'_>>,
+    parallel: bool,
+) -> Result<CompiledModule> {
+    let total: usize = bodies.iter().map(|b| (b.body.range().end - b.body.range().start) as usize).sum();
+    let threads = if parallel && total >= PARALLEL_THRESHOLD_BYTES {
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(bodies.len())
+    } else {
+        1
+    };
+
+    let bodies: Vec<Mutex<Option<FunctionBodyData<'_>>>> = bodies.into_iter().map(|b| Mutex::new(Some(b))).collect();
+    let results: Vec<Mutex<Option<Result<CompiledFunction>>>> = bodies.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut fctx = FunctionBuilderContext::new();
+        let mut ctx = Context::new();
+        let mut allocs = FuncValidatorAllocations::default();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= bodies.len() {
+                break;
+            }
+            let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
+            let mut validator = data.validator.into_validator(std::mem::take(&mut allocs));
+            let index = env.info.func_index(DefinedFuncIndex::new(i));
+            ctx.clear();
+            let result = translate::translate_function(
+                FuncEnv::new(env),
+                index,
+                &data.body,
+                &mut validator,
+                &mut ctx.func,
+                &mut fctx,
+            )
+            .and_then(|()| compile_function(isa, &mut ctx));
+            allocs = validator.into_allocations();
+            let failed = result.is_err();
+            *results[i].lock().unwrap() = Some(result);
+            if failed {
+                // Stop early; the error of the lowest index is reported.
+                next.store(bodies.len(), Ordering::Relaxed);
+            }
+        }
+    };
+    if threads > 1 {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(work);
+            }
+        });
+    } else {
+        work();
+    }
+
+    let mut funcs = Vec::with_capacity(results.len());
+    for r in results {
+        match r.into_inner().unwrap() {
+            Some(Ok(f)) => funcs.push(f),
+            Some(Err(e)) => return Err(e),
+            None => return Err(Error::Unsupported("compilation stopped early".into())),
+        }
+    }
+    link(isa, env, funcs)
+}
+
+/// Lays out functions and entry trampolines in one image and resolves
+/// relocations.
+fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) -> Result<CompiledModule> {
+    let mut image = Vec::new();
+    let mut locs = PrimaryMap::<DefinedFuncIndex, FunctionLoc>::new();
+    let mut traps = Vec::new();
+    let mut srclocs = Vec::new();
+    let align = |image: &mut Vec<u8>, a: u32| image.resize(image.len().next_multiple_of(a.max(16) as usize), 0);
+
+    for f in &funcs {
+        align(&mut image, f.alignment);
+        let start = image.len() as u32;
+        image.extend_from_slice(&f.body);
+        locs.push(FunctionLoc { start, len: f.body.len() as u32 });
+        traps.extend(f.traps.iter().map(|(o, c)| (start + o, *c)));
+        srclocs.extend(f.srclocs.iter().map(|(o, l)| (start + o, *l)));
+    }
+
+    // One entry trampoline per distinct signature of a defined function.
+    let mut fctx = FunctionBuilderContext::new();
+    let mut ctx = Context::new();
+    let mut by_type: HashMap<FuncType, u32> = HashMap::new();
+    let mut entry_trampolines = PrimaryMap::new();
+    for i in 0..funcs.len() {
+        let ty = env.info.func_type(env.info.func_index(DefinedFuncIndex::new(i)));
+        let offset = match by_type.get(&ty) {
+            Some(o) => *o,
+            None => {
+                ctx.clear();
+                ctx.func = trampoline::entry_trampoline(isa, &ty, &mut fctx);
+                let t = compile_function(isa, &mut ctx)?;
+                align(&mut image, t.alignment);
+                let o = image.len() as u32;
+                image.extend_from_slice(&t.body);
+                apply_relocs(&mut image, o, &t.relocs, env.info, &locs)?;
+                by_type.insert(ty, o);
+                o
+            }
+        };
+        entry_trampolines.push(offset);
+    }
+
+    for (f, loc) in funcs.iter().zip(locs.values()) {
+        apply_relocs(&mut image, loc.start, &f.relocs, env.info, &locs)?;
+    }
+    let code = CodeMemory::new(&image)?;
+    Ok(CompiledModule { code, funcs: locs, entry_trampolines, traps, srclocs })
+}
+
+fn apply_relocs(
+    image: &mut [u8],
+    func_start: u32,
+    relocs: &[(u32, Reloc, RelocTarget, i64)],
+    info: &ModuleInfo,
+    locs: &PrimaryMap<DefinedFuncIndex, FunctionLoc>,
+) -> Result<()> {
+    for &(offset, kind, target, addend) in relocs {
+        let at = (func_start + offset) as usize;
+        match (kind, target) {
+            (Reloc::X86CallPCRel4 | Reloc::X86PCRel4 | Reloc::X86CallPLTRel4, RelocTarget::Func(f)) => {
+                // Direct calls only ever target defined functions: imports
+                // are called through the VMContext.
+                let d = info
+                    .defined_func_index(f)
+                    .ok_or_else(|| Error::Unsupported(format!("direct call to import {f:?}")))?;
+                let callee = locs[d].start;
+                let delta = callee as i64 + addend - at as i64;
+                let delta = i32::try_from(delta).map_err(|_| Error::Unsupported("code image too large".into()))?;
+                image[at..at + 4].copy_from_slice(&delta.to_le_bytes());
+            }
+            (Reloc::Abs8, RelocTarget::LibCall(l)) => {
+                let addr = libcall_address(l)? as i64 + addend;
+                image[at..at + 8].copy_from_slice(&addr.to_le_bytes());
+            }
+            (kind, target) => return Err(Error::Unsupported(format!("relocation {kind:?} to {target:?}"))),
+        }
+    }
+    Ok(())
+}
+
+/// Floating-point helpers Cranelift calls on hosts without the matching
+/// instructions (SSE4.1 rounding, FMA).
+fn libcall_address(l: LibCall) -> Result<usize> {
+    extern "C" fn ceilf32(x: f32) -> f32 {
+        x.ceil()
+    }
+    extern "C" fn ceilf64(x: f64) -> f64 {
+        x.ceil()
+    }
+    extern "C" fn floorf32(x: f32) -> f32 {
+        x.floor()
+    }
+    extern "C" fn floorf64(x: f64) -> f64 {
+        x.floor()
+    }
+    extern "C" fn truncf32(x: f32) -> f32 {
+        x.trunc()
+    }
+    extern "C" fn truncf64(x: f64) -> f64 {
+        x.trunc()
+    }
+    extern "C" fn nearestf32(x: f32) -> f32 {
+        x.round_ties_even()
+    }
+    extern "C" fn nearestf64(x: f64) -> f64 {
+        x.round_ties_even()
+    }
+    extern "C" fn fmaf32(a: f32, b: f32, c: f32) -> f32 {
+        a.mul_add(b, c)
+    }
+    extern "C" fn fmaf64(a: f64, b: f64, c: f64) -> f64 {
+        a.mul_add(b, c)
+    }
+    Ok(match l {
+        LibCall::CeilF32 => ceilf32 as *const () as usize,
+        LibCall::CeilF64 => ceilf64 as *const () as usize,
+        LibCall::FloorF32 => floorf32 as *const () as usize,
+        LibCall::FloorF64 => floorf64 as *const () as usize,
+        LibCall::TruncF32 => truncf32 as *const () as usize,
+        LibCall::TruncF64 => truncf64 as *const () as usize,
+        LibCall::NearestF32 => nearestf32 as *const () as usize,
+        LibCall::NearestF64 => nearestf64 as *const () as usize,
+        LibCall::FmaF32 => fmaf32 as *const () as usize,
+        LibCall::FmaF64 => fmaf64 as *const () as usize,
+        other => return Err(Error::Unsupported(format!("libcall {other}"))),
+    })
+}

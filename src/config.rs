@@ -1,0 +1,116 @@
+//! Engine-wide settings: which proposals are on, and how code is generated.
+
+/// How linear-memory accesses are kept in bounds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BoundsChecks {
+    /// Reserve the whole 32-bit index space plus a guard region per memory,
+    /// so every access lands in mapped memory or faults; no compare in the
+    /// generated code. The default on 64-bit hosts.
+    GuardPages,
+    /// Compare every access against the current length. For hosts short of
+    /// address space; memories still never move once created.
+    Explicit,
+}
+
+/// Settings shared by everything created from one [`Engine`](crate::Engine).
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub(crate) simd: bool,
+    pub(crate) relaxed_simd: bool,
+    pub(crate) tail_call: bool,
+    pub(crate) extended_const: bool,
+    pub(crate) multi_memory: bool,
+    pub(crate) bounds_checks: BoundsChecks,
+    pub(crate) max_wasm_stack: usize,
+    pub(crate) parallel_compilation: bool,
+    pub(crate) optimize: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            simd: true,
+            relaxed_simd: true,
+            tail_call: true,
+            extended_const: true,
+            multi_memory: true,
+            bounds_checks: BoundsChecks::GuardPages,
+            max_wasm_stack: 1 << 20,
+            parallel_compilation: true,
+            optimize: true,
+        }
+    }
+}
+
+impl Config {
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    /// 128-bit SIMD (part of WebAssembly 2.0).
+    pub fn wasm_simd(&mut self, on: bool) -> &mut Config {
+        self.simd = on;
+        self
+    }
+
+    /// The relaxed-SIMD proposal.
+    pub fn wasm_relaxed_simd(&mut self, on: bool) -> &mut Config {
+        self.relaxed_simd = on;
+        self
+    }
+
+    /// The tail-call proposal (`return_call`, `return_call_indirect`).
+    pub fn wasm_tail_call(&mut self, on: bool) -> &mut Config {
+        self.tail_call = on;
+        self
+    }
+
+    /// The extended-constant-expressions proposal.
+    pub fn wasm_extended_const(&mut self, on: bool) -> &mut Config {
+        self.extended_const = on;
+        self
+    }
+
+    /// The multi-memory proposal.
+    pub fn wasm_multi_memory(&mut self, on: bool) -> &mut Config {
+        self.multi_memory = on;
+        self
+    }
+
+    /// How memory accesses are bounds-checked (see [`BoundsChecks`]).
+    pub fn bounds_checks(&mut self, mode: BoundsChecks) -> &mut Config {
+        self.bounds_checks = mode;
+        self
+    }
+
+    /// The most native stack that wasm frames may use before a call traps
+    /// with "call stack exhausted". It is further capped by what is left of
+    /// the calling thread's stack.
+    pub fn max_wasm_stack(&mut self, bytes: usize) -> &mut Config {
+        self.max_wasm_stack = bytes;
+        self
+    }
+
+    /// Compile the functions of a module on several threads.
+    pub fn parallel_compilation(&mut self, on: bool) -> &mut Config {
+        self.parallel_compilation = on;
+        self
+    }
+
+    /// Run Cranelift's optimiser (on by default).
+    pub fn cranelift_optimize(&mut self, on: bool) -> &mut Config {
+        self.optimize = on;
+        self
+    }
+
+    pub(crate) fn wasm_features(&self) -> wasmparser::WasmFeatures {
+        use wasmparser::WasmFeatures as F;
+        let mut f = F::WASM2;
+        f.set(F::SIMD, self.simd);
+        f.set(F::RELAXED_SIMD, self.simd && self.relaxed_simd);
+        f.set(F::TAIL_CALL, self.tail_call);
+        f.set(F::EXTENDED_CONST, self.extended_const);
+        f.set(F::MULTI_MEMORY, self.multi_memory);
+        f
+    }
+}

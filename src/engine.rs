@@ -1,0 +1,101 @@
+//! The engine: configuration, the code generator for the host, and the
+//! caches every store and module of it share.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::FunctionBuilderContext;
+
+use crate::code_memory::CodeMemory;
+use crate::compile::{compile_function, trampoline};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::runtime::signals;
+use crate::types::FuncType;
+
+/// A compilation environment. Cheap to clone (a reference count); modules
+/// and stores keep their engine alive.
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<EngineInner>,
+}
+
+struct EngineInner {
+    config: Config,
+    isa: OwnedTargetIsa,
+    /// Wasm→host trampolines by signature, compiled on first use.
+    exit_trampolines: Mutex<HashMap<FuncType, Arc<CodeMemory>>>,
+}
+
+impl Engine {
+    /// An engine with the given settings, generating code for this host.
+    pub fn new(config: &Config) -> Result<Engine> {
+        let mut flags = settings::builder();
+        let set = |flags: &mut settings::Builder, name: &str, value: &str| {
+            flags.set(name, value).map_err(|e| Error::Unsupported(format!("cranelift setting {name}: {e}")))
+        };
+        set(&mut flags, "opt_level", if config.optimize { "speed" } else { "none" })?;
+        // Frame pointers give trap backtraces a chain to follow.
+        set(&mut flags, "preserve_frame_pointers", "true")?;
+        // Prologues check the stack limit before allocating, so no probes.
+        set(&mut flags, "enable_probestack", "false")?;
+        set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
+        set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
+        // Guard pages keep heap accesses in bounds; table indices are
+        // checked against the length right before use.
+        set(&mut flags, "enable_heap_access_spectre_mitigation", "false")?;
+        set(&mut flags, "enable_table_access_spectre_mitigation", "false")?;
+        set(&mut flags, "unwind_info", "false")?;
+        let isa = cranelift_native::builder()
+            .map_err(|e| Error::Unsupported(format!("host not supported by Cranelift: {e}")))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| Error::Unsupported(format!("cannot configure Cranelift: {e}")))?;
+        signals::install_handlers();
+        Ok(Engine {
+            inner: Arc::new(EngineInner { config: config.clone(), isa, exit_trampolines: Mutex::default() }),
+        })
+    }
+
+    /// The engine's configuration.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    pub(crate) fn isa(&self) -> &dyn TargetIsa {
+        &*self.inner.isa
+    }
+
+    /// Whether two handles name the same engine.
+    pub fn same(a: &Engine, b: &Engine) -> bool {
+        Arc::ptr_eq(&a.inner, &b.inner)
+    }
+
+    /// The wasm→host trampoline for `ty`, compiled on first request.
+    pub(crate) fn exit_trampoline(&self, ty: FuncType) -> Result<Arc<CodeMemory>> {
+        let mut cache = self.inner.exit_trampolines.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = cache.get(&ty) {
+            return Ok(t.clone());
+        }
+        let mut ctx = Context::new();
+        ctx.func = trampoline::exit_trampoline(self.isa(), &ty, &mut FunctionBuilderContext::new());
+        let compiled = compile_function(self.isa(), &mut ctx)?;
+        let code = Arc::new(CodeMemory::new(compiled.body())?);
+        cache.insert(ty, code.clone());
+        Ok(code)
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Engine {
+        Engine::new(&Config::default()).expect("Cranelift supports this host")
+    }
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("isa", &self.inner.isa.name()).finish()
+    }
+}

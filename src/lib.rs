@@ -1,0 +1,64 @@
+//! cranewasm: an embeddable WebAssembly runtime.
+//!
+//! Modules are validated by wasmparser and compiled by Cranelift to native
+//! code; instances run in a [`Store`]. Data flows one way:
+//!
+//! ```text
+//! bytes ──parse──▶ ModuleInfo ──translate──▶ Cranelift IR ──compile──▶ code memory
+//! Module + imports ──instantiate──▶ Instance (VMContext) in a Store
+//! Func::call ──entry trampoline──▶ wasm ──exit trampoline──▶ host function
+//! ```
+//!
+//! ```
+//! use cranewasm::*;
+//!
+//! let engine = Engine::default();
+//! let module = Module::new(&engine, r#"(module
+//!     (import "host" "double" (func $double (param i32) (result i32)))
+//!     (func (export "run") (param i32) (result i32)
+//!         (i32.add (call $double (local.get 0)) (i32.const 1))))"#)?;
+//! let mut store = Store::new(&engine, ());
+//! let double = Func::new(&mut store, FuncType::new([ValType::I32], [ValType::I32]), |_, params, results| {
+//!     results[0] = Val::I32(params[0].i32().unwrap() * 2);
+//!     Ok(())
+//! });
+//! let instance = Instance::new(&mut store, &module, &[double.into()])?;
+//! let run = instance.get_func(&store, "run").unwrap();
+//! let mut result = [Val::I32(0)];
+//! run.call(&mut store, &[Val::I32(20)], &mut result)?;
+//! assert_eq!(result[0].i32(), Some(41));
+//! # Ok::<(), cranewasm::Error>(())
+//! ```
+
+mod builtins;
+mod code_memory;
+mod compile;
+mod config;
+mod engine;
+mod error;
+mod index;
+mod linker;
+mod module;
+mod runtime;
+mod trap;
+mod types;
+mod values;
+mod vmctx;
+
+pub use config::{BoundsChecks, Config};
+pub use engine::Engine;
+pub use error::{Error, Result};
+pub use linker::Linker;
+pub use module::Module;
+pub use runtime::caller::Caller;
+pub use runtime::extern_::Extern;
+pub use runtime::externref::ExternRef;
+pub use runtime::func::Func;
+pub use runtime::global::Global;
+pub use runtime::instance::Instance;
+pub use runtime::memory::Memory;
+pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreContextMut, StoreOpaque};
+pub use runtime::table::Table;
+pub use trap::{FrameInfo, Trap, TrapCode};
+pub use types::{ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType};
+pub use values::{Val, ValRaw, V128};

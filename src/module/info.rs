@@ -1,0 +1,156 @@
+//! What a validated module declares, as plain data: the output of parsing
+//! and the input of both translation and instantiation.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use cranelift_codegen::entity::{EntityRef, PrimaryMap};
+
+use crate::index::*;
+use crate::types::*;
+
+/// One import, in import order.
+#[derive(Clone, Debug)]
+pub struct Import {
+    pub module: String,
+    pub name: String,
+    pub index: EntityIndex,
+}
+
+/// A constant expression (global initialisers, segment offsets, element
+/// items), kept as a tiny stack program so extended-const works unchanged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstExpr {
+    pub ops: Box<[ConstOp]>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum ConstOp {
+    I32Const(i32),
+    I64Const(i64),
+    F32Const(u32),
+    F64Const(u64),
+    V128Const(u128),
+    GlobalGet(GlobalIndex),
+    RefNull,
+    RefFunc(FuncIndex),
+    I32Add,
+    I32Sub,
+    I32Mul,
+    I64Add,
+    I64Sub,
+    I64Mul,
+}
+
+impl ConstExpr {
+    /// The single `ref.func` or `ref.null` this expression is, if it is one;
+    /// element segments are nearly always of this shape.
+    pub fn as_func_ref(&self) -> Option<Option<FuncIndex>> {
+        match *self.ops {
+            [ConstOp::RefFunc(f)] => Some(Some(f)),
+            [ConstOp::RefNull] => Some(None),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum ElemMode {
+    Active { table: TableIndex, offset: ConstExpr },
+    Passive,
+    Declared,
+}
+
+#[derive(Clone, Debug)]
+pub struct ElemSegment {
+    pub mode: ElemMode,
+    pub ty: ValType,
+    pub items: Box<[ConstExpr]>,
+}
+
+#[derive(Clone, Debug)]
+pub enum DataMode {
+    Active { memory: MemoryIndex, offset: ConstExpr },
+    Passive,
+}
+
+#[derive(Clone, Debug)]
+pub struct DataSegment {
+    pub mode: DataMode,
+    /// Where the bytes sit in the module's binary.
+    pub range: Range<usize>,
+}
+
+/// Everything a module declares, with imported entities first in each
+/// index space (as the binary format numbers them).
+#[derive(Default, Debug)]
+pub struct ModuleInfo {
+    pub types: PrimaryMap<TypeIndex, FuncType>,
+    pub imports: Vec<Import>,
+    pub funcs: PrimaryMap<FuncIndex, TypeIndex>,
+    pub tables: PrimaryMap<TableIndex, TableType>,
+    pub memories: PrimaryMap<MemoryIndex, MemoryType>,
+    pub globals: PrimaryMap<GlobalIndex, GlobalType>,
+    pub global_inits: PrimaryMap<DefinedGlobalIndex, ConstExpr>,
+    pub exports: Vec<(String, EntityIndex)>,
+    pub export_names: HashMap<String, usize>,
+    pub start: Option<FuncIndex>,
+    pub elems: PrimaryMap<ElemIndex, ElemSegment>,
+    pub datas: PrimaryMap<DataIndex, DataSegment>,
+    pub num_imported_funcs: usize,
+    pub num_imported_tables: usize,
+    pub num_imported_memories: usize,
+    pub num_imported_globals: usize,
+    /// Function names from the `name` custom section, for backtraces.
+    pub func_names: HashMap<FuncIndex, String>,
+    /// The module's own name from the `name` section.
+    pub name: Option<String>,
+}
+
+impl ModuleInfo {
+    pub fn func_type(&self, f: FuncIndex) -> FuncType {
+        self.types[self.funcs[f]]
+    }
+
+    pub fn num_defined_funcs(&self) -> usize {
+        self.funcs.len() - self.num_imported_funcs
+    }
+
+    pub fn defined_func_index(&self, f: FuncIndex) -> Option<DefinedFuncIndex> {
+        f.index().checked_sub(self.num_imported_funcs).map(DefinedFuncIndex::new)
+    }
+
+    pub fn func_index(&self, f: DefinedFuncIndex) -> FuncIndex {
+        FuncIndex::new(self.num_imported_funcs + f.index())
+    }
+
+    pub fn defined_table_index(&self, t: TableIndex) -> Option<DefinedTableIndex> {
+        t.index().checked_sub(self.num_imported_tables).map(DefinedTableIndex::new)
+    }
+
+    pub fn defined_memory_index(&self, m: MemoryIndex) -> Option<DefinedMemoryIndex> {
+        m.index().checked_sub(self.num_imported_memories).map(DefinedMemoryIndex::new)
+    }
+
+    pub fn defined_global_index(&self, g: GlobalIndex) -> Option<DefinedGlobalIndex> {
+        g.index().checked_sub(self.num_imported_globals).map(DefinedGlobalIndex::new)
+    }
+
+    pub fn global_index(&self, g: DefinedGlobalIndex) -> GlobalIndex {
+        GlobalIndex::new(self.num_imported_globals + g.index())
+    }
+
+    /// The type of whatever `index` names.
+    pub fn entity_type(&self, index: EntityIndex) -> ExternType {
+        match index {
+            EntityIndex::Func(f) => ExternType::Func(self.func_type(f)),
+            EntityIndex::Table(t) => ExternType::Table(self.tables[t]),
+            EntityIndex::Memory(m) => ExternType::Memory(self.memories[m]),
+            EntityIndex::Global(g) => ExternType::Global(self.globals[g]),
+        }
+    }
+
+    pub fn export(&self, name: &str) -> Option<EntityIndex> {
+        self.export_names.get(name).map(|&i| self.exports[i].1)
+    }
+}

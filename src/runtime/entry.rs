@@ -1,0 +1,83 @@
+//! Entering compiled code from the host, and turning what comes back into
+//! results or traps with backtraces.
+
+use super::code_registry;
+use super::signals;
+use super::stack;
+use super::store::StoreOpaque;
+use super::unwind::{self, UnwindReason, Unwound};
+use crate::trap::{FrameInfo, Trap};
+
+/// Runs `body`, which calls compiled code of `store`, with the stack limit
+/// set and traps caught.
+///
+/// # Safety
+/// `body` must only call into code of `store` and must not own values with
+/// destructors (see [`unwind::catch_traps`]).
+pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) -> Result<(), Trap> {
+    signals::ensure_alt_stack();
+    // The first entry on a store sets the limit; re-entries (host functions
+    // calling back into wasm) share it, so recursion through the host is
+    // bounded too.
+    let outermost = (*store).active_calls == 0;
+    if outermost {
+        (*store).vm.stack_limit = stack::limit_from_here((*store).engine().config().max_wasm_stack);
+    }
+    (*store).active_calls += 1;
+    let result = unwind::catch_traps(body);
+    (*store).active_calls -= 1;
+    if outermost {
+        (*store).vm.stack_limit = usize::MAX;
+    }
+    match result {
+        Ok(()) => Ok(()),
+        Err(Unwound { reason, pcs }) => Err(match reason {
+            UnwindReason::Wasm(code) => Trap::from_code(code).with_frames(symbolize(&pcs)),
+            UnwindReason::Host(trap) => trap.with_frames(symbolize(&pcs)),
+            UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
+        }),
+    }
+}
+
+/// Wasm frames for the recorded program counters. The first is where the
+/// trap happened; the others are return addresses, looked up one byte back
+/// so they fall inside their call instruction.
+fn symbolize(pcs: &[usize]) -> Vec<FrameInfo> {
+    let mut frames = Vec::new();
+    for (i, &pc) in pcs.iter().enumerate() {
+        let pc = if i == 0 { pc } else { pc - 1 };
+        let Some(code) = code_registry::lookup(pc) else { continue };
+        let offset = (pc - code.compiled.code.range().start) as u32;
+        let funcs = &code.compiled.funcs;
+        let idx = funcs.values().position(|f| f.start <= offset && offset < f.start + f.len);
+        let Some(defined) = idx else { continue };
+        let srclocs = &code.compiled.srclocs;
+        let module_offset = match srclocs.partition_point(|(o, _)| *o <= offset) {
+            0 => code.body_offsets[defined] as usize,
+            n => srclocs[n - 1].1 as usize,
+        };
+        let func_index = (code.info.num_imported_funcs + defined) as u32;
+        let func = crate::index::FuncIndex::from_u32(func_index);
+        frames.push(FrameInfo {
+            func_index,
+            func_name: code.info.func_names.get(&func).cloned(),
+            func_offset: module_offset.saturating_sub(code.body_offsets[defined] as usize),
+            module_offset,
+            instance: None,
+        });
+    }
+    frames
+}
+
+/// Unwinds out of a host function with the trap it returned, recording the
+/// wasm frames that called it (found from the exit trampoline's frame).
+///
+/// # Safety
+/// Must be called from a host function's shim that owns nothing with a
+/// destructor, while wasm of `store` is running on this thread.
+pub(crate) unsafe fn raise_host_trap(store: &StoreOpaque, trap: Trap) -> ! {
+    if let Some(state) = unwind::current() {
+        state.record_frames(0, store.vm.last_exit_fp, code_registry::is_wasm_pc);
+    }
+    unwind::raise(UnwindReason::Host(trap))
+}

@@ -1,0 +1,78 @@
+//! [`Extern`]: anything an instance imports or exports.
+
+use super::func::Func;
+use super::global::Global;
+use super::memory::Memory;
+use super::store::{AsContext, StoreOpaque};
+use super::table::Table;
+use crate::types::ExternType;
+
+/// A function, global, table or memory of a store.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Extern {
+    Func(Func),
+    Global(Global),
+    Table(Table),
+    Memory(Memory),
+}
+
+impl Extern {
+    /// The current type of the entity (tables and memories report their
+    /// current size as minimum).
+    pub fn ty(&self, store: impl AsContext) -> ExternType {
+        self.ty_in(store.as_context().opaque())
+    }
+
+    pub(crate) fn ty_in(&self, store: &StoreOpaque) -> ExternType {
+        store.assert_owns(self.store_id());
+        match self {
+            Extern::Func(f) => ExternType::Func(f.ty_unchecked()),
+            Extern::Global(g) => ExternType::Global(g.ty),
+            Extern::Table(t) => ExternType::Table(t.get_instance(store).ty()),
+            Extern::Memory(m) => ExternType::Memory(m.get(store).ty()),
+        }
+    }
+
+    pub fn into_func(self) -> Option<Func> {
+        if let Extern::Func(f) = self { Some(f) } else { None }
+    }
+    pub fn into_global(self) -> Option<Global> {
+        if let Extern::Global(g) = self { Some(g) } else { None }
+    }
+    pub fn into_table(self) -> Option<Table> {
+        if let Extern::Table(t) = self { Some(t) } else { None }
+    }
+    pub fn into_memory(self) -> Option<Memory> {
+        if let Extern::Memory(m) = self { Some(m) } else { None }
+    }
+
+    pub(crate) fn store_id(&self) -> super::store::StoreId {
+        match self {
+            Extern::Func(f) => f.store,
+            Extern::Global(g) => g.store,
+            Extern::Table(t) => t.store,
+            Extern::Memory(m) => m.store,
+        }
+    }
+}
+
+impl From<Func> for Extern {
+    fn from(f: Func) -> Extern {
+        Extern::Func(f)
+    }
+}
+impl From<Global> for Extern {
+    fn from(g: Global) -> Extern {
+        Extern::Global(g)
+    }
+}
+impl From<Table> for Extern {
+    fn from(t: Table) -> Extern {
+        Extern::Table(t)
+    }
+}
+impl From<Memory> for Extern {
+    fn from(m: Memory) -> Extern {
+        Extern::Memory(m)
+    }
+}

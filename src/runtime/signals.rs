@@ -1,0 +1,149 @@
+//! Turning hardware faults in compiled code into traps.
+//!
+//! Out-of-bounds accesses hit guard pages (SIGSEGV/SIGBUS), integer division
+//! faults raise SIGFPE, and explicit traps execute `ud2` (SIGILL). The
+//! handler checks that the faulting thread is running wasm and that the
+//! faulting instruction is a trap site of compiled code; if so it records
+//! the trap and unwinds to the activation's entry. Every other fault goes
+//! to whichever handler was installed before ours, so a host's own handlers
+//! (or its default crash) keep working.
+//!
+//! Handlers run on an alternate signal stack, which each thread gets when
+//! it first enters wasm, so that a fault near the end of the stack can
+//! still be handled.
+
+use std::cell::Cell;
+use std::mem;
+use std::ptr;
+use std::sync::Once;
+
+use super::code_registry;
+use super::unwind::{self, UnwindReason};
+
+const SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE];
+
+/// The handlers that were installed before ours, indexed like `SIGNALS`.
+static mut PREVIOUS: [mem::MaybeUninit<libc::sigaction>; 4] = [const { mem::MaybeUninit::uninit() }; 4];
+static INSTALL: Once = Once::new();
+
+/// Installs the fault handlers, once per process.
+pub fn install_handlers() {
+    INSTALL.call_once(|| unsafe {
+        for (i, &sig) in SIGNALS.iter().enumerate() {
+            let mut action: libc::sigaction = mem::zeroed();
+            // NODEFER: unwinding leaves the handler without sigreturn, so the
+            // signal must not stay blocked. ONSTACK: survive stack overflow.
+            action.sa_flags = libc::SA_SIGINFO | libc::SA_NODEFER | libc::SA_ONSTACK;
+            action.sa_sigaction = handler as *const () as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            // SAFETY: written once here, under `INSTALL`, before our handler
+            // can run; only read afterwards.
+            let prev = ptr::addr_of_mut!(PREVIOUS[i]);
+            if libc::sigaction(sig, &action, (*prev).as_mut_ptr()) != 0 {
+                panic!("cannot install the handler for signal {sig}");
+            }
+        }
+    });
+}
+
+unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    if let Some(state) = unwind::current() {
+        let uc = &*(context as *const libc::ucontext_t);
+        let pc = uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize;
+        let fp = uc.uc_mcontext.gregs[libc::REG_RBP as usize] as usize;
+        if let Some(code) = code_registry::trap_at(pc) {
+            state.record_frames(pc, fp, code_registry::is_wasm_pc);
+            state.unwind(UnwindReason::Wasm(code));
+        }
+    }
+    forward(sig, info, context)
+}
+
+/// Hands a fault that is not ours to the previous handler.
+unsafe fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    let Some(i) = SIGNALS.iter().position(|s| *s == sig) else { return };
+    let prev = &*(*ptr::addr_of!(PREVIOUS[i])).as_ptr();
+    if prev.sa_flags & libc::SA_SIGINFO != 0 {
+        let f: unsafe extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+            mem::transmute(prev.sa_sigaction);
+        f(sig, info, context)
+    } else if prev.sa_sigaction == libc::SIG_DFL || prev.sa_sigaction == libc::SIG_IGN {
+        // Restore the old disposition and return: the faulting instruction
+        // runs again and the default action (usually a crash) happens.
+        libc::sigaction(sig, prev, ptr::null_mut());
+    } else {
+        let f: unsafe extern "C" fn(libc::c_int) = mem::transmute(prev.sa_sigaction);
+        f(sig)
+    }
+}
+
+/// Size of the alternate stacks we allocate.
+const ALT_STACK_SIZE: usize = 64 * 1024;
+
+struct AltStack {
+    mapping: *mut libc::c_void,
+    size: usize,
+}
+
+impl Drop for AltStack {
+    fn drop(&mut self) {
+        // SAFETY: the mapping is ours; disable it before unmapping so the
+        // kernel never delivers a signal onto freed memory.
+        unsafe {
+            let disable = libc::stack_t { ss_sp: ptr::null_mut(), ss_flags: libc::SS_DISABLE, ss_size: 0 };
+            libc::sigaltstack(&disable, ptr::null_mut());
+            libc::munmap(self.mapping, self.size);
+        }
+    }
+}
+
+thread_local! {
+    static ALT_STACK_READY: Cell<bool> = const { Cell::new(false) };
+    static ALT_STACK: Cell<Option<AltStackBox>> = const { Cell::new(None) };
+}
+
+struct AltStackBox(#[allow(dead_code)] AltStack);
+
+/// Makes sure this thread has an alternate signal stack. Cheap after the
+/// first call on a thread.
+pub fn ensure_alt_stack() {
+    if ALT_STACK_READY.with(|r| r.get()) {
+        return;
+    }
+    unsafe {
+        let mut current: libc::stack_t = mem::zeroed();
+        libc::sigaltstack(ptr::null(), &mut current);
+        if current.ss_flags & libc::SS_DISABLE == 0 && current.ss_size >= libc::MINSIGSTKSZ {
+            // The host (Rust's runtime, for instance) already installed one.
+            ALT_STACK_READY.with(|r| r.set(true));
+            return;
+        }
+        let page = region::page::size();
+        let size = ALT_STACK_SIZE + page;
+        let mapping = libc::mmap(
+            ptr::null_mut(),
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if mapping == libc::MAP_FAILED {
+            return;
+        }
+        // A guard page below the stack turns a handler overflow into a crash
+        // instead of silent corruption.
+        libc::mprotect(mapping, page, libc::PROT_NONE);
+        let stack = libc::stack_t {
+            ss_sp: (mapping as *mut u8).add(page) as *mut libc::c_void,
+            ss_flags: 0,
+            ss_size: ALT_STACK_SIZE,
+        };
+        if libc::sigaltstack(&stack, ptr::null_mut()) != 0 {
+            libc::munmap(mapping, size);
+            return;
+        }
+        ALT_STACK.with(|s| s.set(Some(AltStackBox(AltStack { mapping, size }))));
+        ALT_STACK_READY.with(|r| r.set(true));
+    }
+}

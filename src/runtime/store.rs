@@ -1,0 +1,251 @@
+//! Stores: the owner of all runtime objects.
+//!
+//! Everything an embedder creates or instantiates — instances, host
+//! functions, memories, tables, globals, externrefs — lives in a store and
+//! is freed with it. Handles ([`Func`](crate::Func), [`Memory`](crate::Memory),
+//! ...) are a store id plus a pointer into that store's objects; each use
+//! checks the id against the store it is given, which proves the pointee is
+//! alive.
+//!
+//! A store is single-threaded: it may move to another thread between
+//! calls, but only one thread uses it at a time (`&mut` access enforces
+//! that). Distinct stores run on distinct threads freely.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::externref::ExternData;
+use super::func::HostFunc;
+use super::instance::InstanceData;
+use super::memory::LinearMemory;
+use super::table::TableInstance;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::vmctx::{VMGlobal, VMStoreContext};
+
+/// Unique id of a store (never reused in a process).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StoreId(u64);
+
+impl StoreId {
+    fn next() -> StoreId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        StoreId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// The part of a store that does not depend on the embedder's data type.
+pub struct StoreOpaque {
+    id: StoreId,
+    engine: Engine,
+    pub(crate) vm: Box<VMStoreContext>,
+    pub(crate) instances: Vec<Box<InstanceData>>,
+    pub(crate) host_funcs: Vec<Box<HostFunc>>,
+    pub(crate) memories: Vec<Box<LinearMemory>>,
+    pub(crate) tables: Vec<Box<TableInstance>>,
+    pub(crate) globals: Vec<Box<VMGlobal>>,
+    pub(crate) externrefs: Vec<Box<ExternData>>,
+    /// Calls from the host into wasm currently running on this store.
+    pub(crate) active_calls: usize,
+}
+
+// SAFETY: a store's raw pointers all point at objects the store owns (or at
+// engine-wide, thread-safe code). The store is used by one thread at a time
+// (&mut), so moving it between threads is sound.
+unsafe impl Send for StoreOpaque {}
+
+impl StoreOpaque {
+    pub fn id(&self) -> StoreId {
+        self.id
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Fails unless an object of store `id` is used with this store.
+    pub(crate) fn check(&self, id: StoreId) -> Result<()> {
+        if id == self.id {
+            Ok(())
+        } else {
+            Err(Error::Usage("object used with a store it does not belong to".into()))
+        }
+    }
+
+    /// Panicking form of [`check`](Self::check) for accessors without an
+    /// error path, like wasmtime's handles.
+    pub(crate) fn assert_owns(&self, id: StoreId) {
+        assert_eq!(id, self.id, "object used with a store it does not belong to");
+    }
+
+    /// Number of instances created in this store so far.
+    pub fn instance_count(&self) -> usize {
+        self.instances.len()
+    }
+}
+
+/// A store holding embedder data of type `T`, available to host functions.
+pub struct Store<T> {
+    pub(crate) inner: Box<StoreInner<T>>,
+}
+
+/// The store proper. Boxed so that compiled code can keep pointers into it
+/// while the `Store` value moves.
+#[repr(C)]
+pub struct StoreInner<T> {
+    pub(crate) opaque: StoreOpaque,
+    pub(crate) data: T,
+}
+
+impl<T> Store<T> {
+    /// A new, empty store.
+    pub fn new(engine: &Engine, data: T) -> Store<T> {
+        let opaque = StoreOpaque {
+            id: StoreId::next(),
+            engine: engine.clone(),
+            vm: Box::new(VMStoreContext { stack_limit: usize::MAX, last_exit_fp: 0 }),
+            instances: Vec::new(),
+            host_funcs: Vec::new(),
+            memories: Vec::new(),
+            tables: Vec::new(),
+            globals: Vec::new(),
+            externrefs: Vec::new(),
+            active_calls: 0,
+        };
+        Store { inner: Box::new(StoreInner { opaque, data }) }
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.inner.opaque.engine
+    }
+
+    pub fn data(&self) -> &T {
+        &self.inner.data
+    }
+
+    pub fn data_mut(&mut self) -> &mut T {
+        &mut self.inner.data
+    }
+
+    pub fn into_data(self) -> T {
+        self.inner.data
+    }
+}
+
+impl<T> std::fmt::Debug for Store<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("id", &self.inner.opaque.id).finish_non_exhaustive()
+    }
+}
+
+/// Shared access to a store.
+pub struct StoreContext<'a, T>(pub(crate) &'a StoreInner<T>);
+
+/// Exclusive access to a store.
+pub struct StoreContextMut<'a, T>(pub(crate) &'a mut StoreInner<T>);
+
+impl<T> StoreContext<'_, T> {
+    pub fn data(&self) -> &T {
+        &self.0.data
+    }
+    pub fn engine(&self) -> &Engine {
+        &self.0.opaque.engine
+    }
+}
+
+impl<T> StoreContextMut<'_, T> {
+    pub fn data(&self) -> &T {
+        &self.0.data
+    }
+    pub fn data_mut(&mut self) -> &mut T {
+        &mut self.0.data
+    }
+    pub fn engine(&self) -> &Engine {
+        &self.0.opaque.engine
+    }
+}
+
+/// Anything that gives shared access to a store: `&Store`, `&mut Store`,
+/// contexts and [`Caller`](crate::Caller).
+pub trait AsContext {
+    type Data;
+    fn as_context(&self) -> StoreContext<'_, Self::Data>;
+}
+
+/// Anything that gives exclusive access to a store.
+pub trait AsContextMut: AsContext {
+    fn as_context_mut(&mut self) -> StoreContextMut<'_, Self::Data>;
+}
+
+impl<T> AsContext for Store<T> {
+    type Data = T;
+    fn as_context(&self) -> StoreContext<'_, T> {
+        StoreContext(&self.inner)
+    }
+}
+impl<T> AsContextMut for Store<T> {
+    fn as_context_mut(&mut self) -> StoreContextMut<'_, T> {
+        StoreContextMut(&mut self.inner)
+    }
+}
+impl<T> AsContext for StoreContext<'_, T> {
+    type Data = T;
+    fn as_context(&self) -> StoreContext<'_, T> {
+        StoreContext(self.0)
+    }
+}
+impl<T> AsContext for StoreContextMut<'_, T> {
+    type Data = T;
+    fn as_context(&self) -> StoreContext<'_, T> {
+        StoreContext(self.0)
+    }
+}
+impl<T> AsContextMut for StoreContextMut<'_, T> {
+    fn as_context_mut(&mut self) -> StoreContextMut<'_, T> {
+        StoreContextMut(self.0)
+    }
+}
+impl<C: AsContext + ?Sized> AsContext for &C {
+    type Data = C::Data;
+    fn as_context(&self) -> StoreContext<'_, C::Data> {
+        (**self).as_context()
+    }
+}
+impl<C: AsContext + ?Sized> AsContext for &mut C {
+    type Data = C::Data;
+    fn as_context(&self) -> StoreContext<'_, C::Data> {
+        (**self).as_context()
+    }
+}
+impl<C: AsContextMut + ?Sized> AsContextMut for &mut C {
+    fn as_context_mut(&mut self) -> StoreContextMut<'_, C::Data> {
+        (**self).as_context_mut()
+    }
+}
+
+impl<T> StoreContext<'_, T> {
+    pub(crate) fn opaque(&self) -> &StoreOpaque {
+        &self.0.opaque
+    }
+}
+
+impl<T> StoreContextMut<'_, T> {
+    pub(crate) fn opaque(&mut self) -> &mut StoreOpaque {
+        &mut self.0.opaque
+    }
+}
+
+impl<'a, T> From<&'a Store<T>> for StoreContext<'a, T> {
+    fn from(s: &'a Store<T>) -> Self {
+        StoreContext(&s.inner)
+    }
+}
+impl<'a, T> From<&'a mut Store<T>> for StoreContext<'a, T> {
+    fn from(s: &'a mut Store<T>) -> Self {
+        StoreContext(&s.inner)
+    }
+}
+impl<'a, T> From<&'a mut Store<T>> for StoreContextMut<'a, T> {
+    fn from(s: &'a mut Store<T>) -> Self {
+        StoreContextMut(&mut s.inner)
+    }
+}

@@ -1,0 +1,212 @@
+//! Leaving compiled code early: the one place the runtime jumps over frames.
+//!
+//! A call into wasm runs under [`catch_traps`], which saves the host's
+//! callee-saved registers and stack pointer in a jump buffer (a tiny
+//! assembly routine, because Rust has no sound `setjmp`). A trap — a fault
+//! recognised by the signal handler, a trap returned by a host function, a
+//! builtin finding an out-of-bounds segment — records its reason in the
+//! thread's [`CallThreadState`] and [`raise`]s, restoring those registers so
+//! that `catch_traps` returns an error.
+//!
+//! The frames jumped over are compiled wasm code and the thin Rust shims
+//! that call into or out of it. Invariant: none of those shims holds a value
+//! with a destructor at a point where it can raise, so nothing is leaked or
+//! left half-dropped.
+
+use std::any::Any;
+use std::cell::{Cell, UnsafeCell};
+use std::ptr;
+
+use crate::trap::{Trap, TrapCode};
+
+/// Callee-saved registers, stack pointer and resume address of a
+/// [`catch_traps`] activation.
+#[repr(C)]
+struct JmpBuf([usize; 8]);
+
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+std::arch::global_asm!(
+    ".text",
+    ".globl cranewasm_try_call",
+    ".hidden cranewasm_try_call",
+    ".type cranewasm_try_call,@function",
+    ".p2align 4",
+    // (buf: *mut JmpBuf, body: extern "C" fn(*mut u8), data: *mut u8) -> u32
+    "cranewasm_try_call:",
+    ".cfi_startproc",
+    "mov [rdi], rbx",
+    "mov [rdi + 8], rbp",
+    "mov [rdi + 16], r12",
+    "mov [rdi + 24], r13",
+    "mov [rdi + 32], r14",
+    "mov [rdi + 40], r15",
+    "lea rax, [rsp + 8]",
+    "mov [rdi + 48], rax",
+    "mov rax, [rsp]",
+    "mov [rdi + 56], rax",
+    "sub rsp, 8",
+    ".cfi_adjust_cfa_offset 8",
+    "mov rdi, rdx",
+    "call rsi",
+    "add rsp, 8",
+    ".cfi_adjust_cfa_offset -8",
+    "xor eax, eax",
+    "ret",
+    ".cfi_endproc",
+    ".size cranewasm_try_call, . - cranewasm_try_call",
+    "",
+    ".globl cranewasm_unwind",
+    ".hidden cranewasm_unwind",
+    ".type cranewasm_unwind,@function",
+    ".p2align 4",
+    // (buf: *const JmpBuf) -> !: returns 1 from the matching try_call.
+    "cranewasm_unwind:",
+    "mov rbx, [rdi]",
+    "mov rbp, [rdi + 8]",
+    "mov r12, [rdi + 16]",
+    "mov r13, [rdi + 24]",
+    "mov r14, [rdi + 32]",
+    "mov r15, [rdi + 40]",
+    "mov rsp, [rdi + 48]",
+    "mov eax, 1",
+    "jmp qword ptr [rdi + 56]",
+    ".size cranewasm_unwind, . - cranewasm_unwind",
+);
+
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+compile_error!("cranewasm's trap unwinding is implemented for x86_64 Linux only");
+
+extern "C" {
+    fn cranewasm_try_call(buf: *mut JmpBuf, body: unsafe extern "C" fn(*mut u8), data: *mut u8) -> u32;
+    fn cranewasm_unwind(buf: *const JmpBuf) -> !;
+}
+
+/// Most return addresses recorded for a trap's backtrace.
+pub const MAX_FRAMES: usize = 64;
+
+/// Why a call unwound.
+pub enum UnwindReason {
+    /// Compiled code trapped (through a fault or a builtin).
+    Wasm(TrapCode),
+    /// A host function returned a trap.
+    Host(Trap),
+    /// A host function panicked; the panic resumes once the call has
+    /// unwound.
+    Panic(Box<dyn Any + Send>),
+}
+
+/// The state of one [`catch_traps`] activation on this thread.
+pub struct CallThreadState {
+    jmp_buf: UnsafeCell<JmpBuf>,
+    reason: UnsafeCell<Option<UnwindReason>>,
+    /// Program counters of the wasm frames at the trap, innermost first.
+    pcs: UnsafeCell<([usize; MAX_FRAMES], usize)>,
+    /// An address just above every frame this activation runs: frame walks
+    /// stop here.
+    pub stack_top: usize,
+    prev: *const CallThreadState,
+}
+
+thread_local! {
+    static CURRENT: Cell<*const CallThreadState> = const { Cell::new(ptr::null()) };
+}
+
+/// The innermost activation on this thread, if any.
+pub fn current() -> Option<&'static CallThreadState> {
+    // SAFETY: the pointer is set only while its activation's frame is live
+    // (see `catch_traps`), and only this thread reads it.
+    CURRENT.with(|c| unsafe { c.get().as_ref() })
+}
+
+/// Whether this thread is currently running wasm under some activation.
+pub fn in_wasm() -> bool {
+    !CURRENT.with(|c| c.get()).is_null()
+}
+
+/// A trap's reason with the program counters of its wasm frames.
+pub struct Unwound {
+    pub reason: UnwindReason,
+    pub pcs: Vec<usize>,
+}
+
+/// Runs `body` (which calls into compiled code) and catches any trap it
+/// raises.
+///
+/// # Safety
+/// `body` must not own values with destructors across the call into wasm:
+/// a trap jumps straight back here without running them.
+pub unsafe fn catch_traps<F: FnOnce()>(body: F) -> Result<(), Unwound> {
+    unsafe extern "C" fn call<F: FnOnce()>(data: *mut u8) {
+        let f = (*(data as *mut Option<F>)).take().expect("called once");
+        f()
+    }
+    let marker = 0u8;
+    let state = CallThreadState {
+        jmp_buf: UnsafeCell::new(JmpBuf([0; 8])),
+        reason: UnsafeCell::new(None),
+        pcs: UnsafeCell::new(([0; MAX_FRAMES], 0)),
+        stack_top: &marker as *const u8 as usize,
+        prev: CURRENT.with(|c| c.get()),
+    };
+    CURRENT.with(|c| c.set(&state));
+    let mut body = Some(body);
+    let unwound = cranewasm_try_call(state.jmp_buf.get(), call::<F>, &mut body as *mut Option<F> as *mut u8);
+    CURRENT.with(|c| c.set(state.prev));
+    if unwound == 0 {
+        return Ok(());
+    }
+    let reason = (*state.reason.get()).take().unwrap_or(UnwindReason::Wasm(TrapCode::Unreachable));
+    let (pcs, n) = &*state.pcs.get();
+    Err(Unwound { reason, pcs: pcs[..*n].to_vec() })
+}
+
+impl CallThreadState {
+    /// Records the backtrace of a trap: `pc` where it happened, then the
+    /// return addresses found by following frame pointers from `fp`, as
+    /// long as `is_wasm` accepts them. Safe to run in a signal handler: it
+    /// neither allocates nor locks (beyond what `is_wasm` does).
+    ///
+    /// # Safety
+    /// `fp` must be a frame pointer of this thread's stack below
+    /// `stack_top`, in a chain maintained by compiled code.
+    pub unsafe fn record_frames(&self, pc: usize, mut fp: usize, is_wasm: impl Fn(usize) -> bool) {
+        let (pcs, n) = &mut *self.pcs.get();
+        *n = 0;
+        if pc != 0 {
+            pcs[0] = pc;
+            *n = 1;
+        }
+        let mut lowest = fp;
+        while *n < MAX_FRAMES && fp != 0 && fp % 8 == 0 && fp >= lowest && fp < self.stack_top {
+            let ra = *((fp + 8) as *const usize);
+            if !is_wasm(ra) {
+                break;
+            }
+            pcs[*n] = ra;
+            *n += 1;
+            lowest = fp;
+            fp = *(fp as *const usize);
+        }
+    }
+
+    /// Unwinds to this activation with `reason`.
+    ///
+    /// # Safety
+    /// Must be called on the activation's own thread, from within its
+    /// `catch_traps` body, from frames that own nothing with a destructor.
+    pub unsafe fn unwind(&self, reason: UnwindReason) -> ! {
+        ptr::write(self.reason.get(), Some(reason));
+        cranewasm_unwind(self.jmp_buf.get())
+    }
+}
+
+/// Unwinds the innermost activation with `reason`.
+///
+/// # Safety
+/// As for [`CallThreadState::unwind`]; there must be an activation.
+pub unsafe fn raise(reason: UnwindReason) -> ! {
+    match current() {
+        Some(state) => state.unwind(reason),
+        None => std::process::abort(),
+    }
+}

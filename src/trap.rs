@@ -1,0 +1,192 @@
+//! Traps: why a call stopped, and where.
+
+use std::fmt;
+
+use cranelift_codegen::ir::TrapCode as ClifTrapCode;
+
+/// The reasons WebAssembly code traps. The messages are the spec's wording.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TrapCode {
+    /// The call stack exceeded its limit.
+    StackOverflow,
+    /// A load, store or bulk memory operation was out of bounds.
+    MemoryOutOfBounds,
+    /// A table access or bulk table operation was out of bounds.
+    TableOutOfBounds,
+    /// `call_indirect` on an index past the end of the table.
+    UndefinedElement,
+    /// `call_indirect` on a null table entry.
+    UninitializedElement,
+    /// `call_indirect` on a function of another signature.
+    BadSignature,
+    /// Signed division overflow (`i32.div_s` of `INT_MIN` by -1, ...).
+    IntegerOverflow,
+    /// Integer division or remainder by zero.
+    IntegerDivisionByZero,
+    /// A float-to-integer conversion of NaN or out of range.
+    BadConversionToInteger,
+    /// `unreachable` was executed.
+    Unreachable,
+    /// A call of an import that was never provided.
+    UnlinkedFunction,
+}
+
+impl TrapCode {
+    /// The spec's text for this trap.
+    pub fn message(self) -> &'static str {
+        match self {
+            TrapCode::StackOverflow => "call stack exhausted",
+            TrapCode::MemoryOutOfBounds => "out of bounds memory access",
+            TrapCode::TableOutOfBounds => "out of bounds table access",
+            TrapCode::UndefinedElement => "undefined element",
+            TrapCode::UninitializedElement => "uninitialized element",
+            TrapCode::BadSignature => "indirect call type mismatch",
+            TrapCode::IntegerOverflow => "integer overflow",
+            TrapCode::IntegerDivisionByZero => "integer divide by zero",
+            TrapCode::BadConversionToInteger => "invalid conversion to integer",
+            TrapCode::Unreachable => "unreachable",
+            TrapCode::UnlinkedFunction => "failed to call unlinked function",
+        }
+    }
+
+    const USER: [TrapCode; 6] = [
+        TrapCode::Unreachable,
+        TrapCode::TableOutOfBounds,
+        TrapCode::UndefinedElement,
+        TrapCode::UninitializedElement,
+        TrapCode::BadSignature,
+        TrapCode::UnlinkedFunction,
+    ];
+
+    /// The Cranelift trap code compiled code uses for this trap.
+    pub(crate) fn to_clif(self) -> ClifTrapCode {
+        match self {
+            TrapCode::StackOverflow => ClifTrapCode::STACK_OVERFLOW,
+            TrapCode::MemoryOutOfBounds => ClifTrapCode::HEAP_OUT_OF_BOUNDS,
+            TrapCode::IntegerOverflow => ClifTrapCode::INTEGER_OVERFLOW,
+            TrapCode::IntegerDivisionByZero => ClifTrapCode::INTEGER_DIVISION_BY_ZERO,
+            TrapCode::BadConversionToInteger => ClifTrapCode::BAD_CONVERSION_TO_INTEGER,
+            user => {
+                let i = Self::USER.iter().position(|c| *c == user).expect("every other code is a user code");
+                ClifTrapCode::unwrap_user(i as u8 + 1)
+            }
+        }
+    }
+
+    pub(crate) fn from_clif(code: ClifTrapCode) -> Option<TrapCode> {
+        Some(match code {
+            ClifTrapCode::STACK_OVERFLOW => TrapCode::StackOverflow,
+            ClifTrapCode::HEAP_OUT_OF_BOUNDS => TrapCode::MemoryOutOfBounds,
+            ClifTrapCode::INTEGER_OVERFLOW => TrapCode::IntegerOverflow,
+            ClifTrapCode::INTEGER_DIVISION_BY_ZERO => TrapCode::IntegerDivisionByZero,
+            ClifTrapCode::BAD_CONVERSION_TO_INTEGER => TrapCode::BadConversionToInteger,
+            other => {
+                let user = Self::USER.iter().position(|c| c.to_clif() == other)?;
+                Self::USER[user]
+            }
+        })
+    }
+}
+
+impl fmt::Display for TrapCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+/// One WebAssembly frame of a trap's backtrace, innermost first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameInfo {
+    /// Index of the function in its module's function index space.
+    pub func_index: u32,
+    /// Name of the function from the module's `name` section.
+    pub func_name: Option<String>,
+    /// Byte offset of the instruction from the start of the function body.
+    pub func_offset: usize,
+    /// Byte offset of the instruction from the start of the module binary.
+    pub module_offset: usize,
+    /// Which instance the frame belongs to (an index in its store's list of
+    /// instances), where known.
+    pub instance: Option<usize>,
+}
+
+/// A trap: execution stopped, with a reason and a backtrace.
+#[derive(Clone, Debug)]
+pub struct Trap {
+    code: Option<TrapCode>,
+    message: String,
+    frames: Vec<FrameInfo>,
+}
+
+impl Trap {
+    /// A trap with a message, as host functions raise them.
+    pub fn new(message: impl Into<String>) -> Trap {
+        Trap { code: None, message: message.into(), frames: Vec::new() }
+    }
+
+    pub(crate) fn from_code(code: TrapCode) -> Trap {
+        Trap { code: Some(code), message: code.message().to_string(), frames: Vec::new() }
+    }
+
+    /// The trap's cause, if it came from wasm code or the runtime rather
+    /// than from a host function.
+    pub fn code(&self) -> Option<TrapCode> {
+        self.code
+    }
+
+    /// The message: the spec's wording for a wasm trap, or the host's text.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// WebAssembly frames active when the trap happened, innermost first.
+    pub fn frames(&self) -> &[FrameInfo] {
+        &self.frames
+    }
+
+    pub(crate) fn with_frames(mut self, frames: Vec<FrameInfo>) -> Trap {
+        if self.frames.is_empty() {
+            self.frames = frames;
+        }
+        self
+    }
+}
+
+impl From<TrapCode> for Trap {
+    fn from(code: TrapCode) -> Trap {
+        Trap::from_code(code)
+    }
+}
+
+impl fmt::Display for Trap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Trap {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cranelift_codes_round_trip() {
+        let all = [
+            TrapCode::StackOverflow,
+            TrapCode::MemoryOutOfBounds,
+            TrapCode::TableOutOfBounds,
+            TrapCode::UndefinedElement,
+            TrapCode::UninitializedElement,
+            TrapCode::BadSignature,
+            TrapCode::IntegerOverflow,
+            TrapCode::IntegerDivisionByZero,
+            TrapCode::BadConversionToInteger,
+            TrapCode::Unreachable,
+            TrapCode::UnlinkedFunction,
+        ];
+        for code in all {
+            assert_eq!(TrapCode::from_clif(code.to_clif()), Some(code));
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! The types of WebAssembly values and entities, as an embedder sees them.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::{Mutex, OnceLock};
+
+/// The type of a WebAssembly value.
+///
+/// The discriminants are those of the C API's `wasm_valkind_t`, so the C
+/// layer (and the raw value slots shared with it) converts by a plain cast.
+#[repr(u8)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ValType {
+    I32 = 0,
+    I64 = 1,
+    F32 = 2,
+    F64 = 3,
+    V128 = 4,
+    ExternRef = 128,
+    FuncRef = 129,
+}
+
+impl ValType {
+    /// The value type whose C API kind code is `kind`, if any.
+    pub fn from_kind(kind: u8) -> Option<ValType> {
+        Some(match kind {
+            0 => ValType::I32,
+            1 => ValType::I64,
+            2 => ValType::F32,
+            3 => ValType::F64,
+            4 => ValType::V128,
+            128 => ValType::ExternRef,
+            129 => ValType::FuncRef,
+            _ => return None,
+        })
+    }
+
+    /// The C API kind code of this type.
+    pub fn kind(self) -> u8 {
+        self as u8
+    }
+
+    /// Whether this is a numeric (or vector) type rather than a reference.
+    pub fn is_num(self) -> bool {
+        !self.is_ref()
+    }
+
+    /// Whether this is a reference type.
+    pub fn is_ref(self) -> bool {
+        matches!(self, ValType::ExternRef | ValType::FuncRef)
+    }
+
+    pub(crate) fn from_wasmparser(ty: wasmparser::ValType) -> Option<ValType> {
+        use wasmparser::ValType as W;
+        Some(match ty {
+            W::I32 => ValType::I32,
+            W::I64 => ValType::I64,
+            W::F32 => ValType::F32,
+            W::F64 => ValType::F64,
+            W::V128 => ValType::V128,
+            W::Ref(r) => ValType::from_ref_type(r)?,
+        })
+    }
+
+    pub(crate) fn from_ref_type(r: wasmparser::RefType) -> Option<ValType> {
+        if !r.is_nullable() {
+            return None;
+        }
+        match r.heap_type() {
+            wasmparser::HeapType::Abstract { shared: false, ty: wasmparser::AbstractHeapType::Func } => {
+                Some(ValType::FuncRef)
+            }
+            wasmparser::HeapType::Abstract { shared: false, ty: wasmparser::AbstractHeapType::Extern } => {
+                Some(ValType::ExternRef)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ValType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ValType::I32 => "i32",
+            ValType::I64 => "i64",
+            ValType::F32 => "f32",
+            ValType::F64 => "f64",
+            ValType::V128 => "v128",
+            ValType::ExternRef => "externref",
+            ValType::FuncRef => "funcref",
+        })
+    }
+}
+
+/// Whether a global may be written after instantiation.
+#[repr(u8)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Mutability {
+    Const = 0,
+    Var = 1,
+}
+
+/// Size bounds of a memory (in 64 KiB pages) or a table (in elements).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Limits {
+    pub min: u32,
+    pub max: Option<u32>,
+}
+
+impl Limits {
+    pub fn new(min: u32, max: Option<u32>) -> Limits {
+        Limits { min, max }
+    }
+
+    /// Import matching: `self` (the provided entity's current limits) fits
+    /// where `required` is declared.
+    pub(crate) fn matches(&self, required: &Limits) -> bool {
+        self.min >= required.min
+            && match (self.max, required.max) {
+                (_, None) => true,
+                (Some(have), Some(want)) => have <= want,
+                (None, Some(_)) => false,
+            }
+    }
+}
+
+/// A function signature.
+///
+/// Every distinct signature is interned once per process, so comparing two
+/// `FuncType`s (and checking a `call_indirect`) is a pointer comparison.
+#[derive(Copy, Clone)]
+pub struct FuncType(&'static FuncTypeInner);
+
+#[derive(PartialEq, Eq, Hash)]
+struct FuncTypeInner {
+    params: Box<[ValType]>,
+    results: Box<[ValType]>,
+}
+
+fn interned() -> &'static Mutex<HashSet<&'static FuncTypeInner>> {
+    static SET: OnceLock<Mutex<HashSet<&'static FuncTypeInner>>> = OnceLock::new();
+    SET.get_or_init(Default::default)
+}
+
+impl FuncType {
+    /// The signature `params -> results`.
+    pub fn new(
+        params: impl IntoIterator<Item = ValType>,
+        results: impl IntoIterator<Item = ValType>,
+    ) -> FuncType {
+        let inner = FuncTypeInner {
+            params: params.into_iter().collect(),
+            results: results.into_iter().collect(),
+        };
+        let mut set = interned().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(existing) = set.get(&inner) {
+            return FuncType(existing);
+        }
+        // Signatures are few and small; keeping each for the life of the
+        // process lets compiled code embed its address as the type's id.
+        let leaked: &'static FuncTypeInner = Box::leak(Box::new(inner));
+        set.insert(leaked);
+        FuncType(leaked)
+    }
+
+    pub fn params(&self) -> &'static [ValType] {
+        &self.0.params
+    }
+
+    pub fn results(&self) -> &'static [ValType] {
+        &self.0.results
+    }
+
+    /// The process-wide identity of this signature, as compiled code sees it.
+    pub(crate) fn sig_id(&self) -> usize {
+        self.0 as *const FuncTypeInner as usize
+    }
+
+    /// The signature whose [`sig_id`](Self::sig_id) is `id`.
+    ///
+    /// # Safety
+    /// `id` must have come from `sig_id` (interned types are never freed).
+    pub(crate) unsafe fn from_sig_id(id: usize) -> FuncType {
+        FuncType(&*(id as *const FuncTypeInner))
+    }
+}
+
+impl PartialEq for FuncType {
+    fn eq(&self, other: &FuncType) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+impl Eq for FuncType {}
+impl Hash for FuncType {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.sig_id().hash(state)
+    }
+}
+
+impl fmt::Debug for FuncType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+impl fmt::Display for FuncType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |f: &mut fmt::Formatter<'_>, tys: &[ValType]| -> fmt::Result {
+            f.write_str("[")?;
+            for (i, t) in tys.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(" ")?;
+                }
+                write!(f, "{t}")?;
+            }
+            f.write_str("]")
+        };
+        list(f, self.params())?;
+        f.write_str(" -> ")?;
+        list(f, self.results())
+    }
+}
+
+/// The type of a global: its content and whether it is mutable.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GlobalType {
+    pub content: ValType,
+    pub mutability: Mutability,
+}
+
+impl GlobalType {
+    pub fn new(content: ValType, mutability: Mutability) -> GlobalType {
+        GlobalType { content, mutability }
+    }
+}
+
+/// The type of a table: its element type and limits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TableType {
+    pub element: ValType,
+    pub limits: Limits,
+}
+
+impl TableType {
+    pub fn new(element: ValType, limits: Limits) -> TableType {
+        TableType { element, limits }
+    }
+}
+
+/// The type of a linear memory: its limits in 64 KiB pages.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemoryType {
+    pub limits: Limits,
+}
+
+impl MemoryType {
+    pub fn new(min: u32, max: Option<u32>) -> MemoryType {
+        MemoryType { limits: Limits::new(min, max) }
+    }
+}
+
+/// The type of anything a module imports or exports.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExternType {
+    Func(FuncType),
+    Global(GlobalType),
+    Table(TableType),
+    Memory(MemoryType),
+}
+
+impl ExternType {
+    /// A short name of the kind, for messages.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            ExternType::Func(_) => "function",
+            ExternType::Global(_) => "global",
+            ExternType::Table(_) => "table",
+            ExternType::Memory(_) => "memory",
+        }
+    }
+}
+
+/// One import of a module: where it comes from and what it must be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportType {
+    pub module: String,
+    pub name: String,
+    pub ty: ExternType,
+}
+
+/// One export of a module: its name and type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExportType {
+    pub name: String,
+    pub ty: ExternType,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn func_types_are_interned() {
+        let a = FuncType::new([ValType::I32, ValType::F64], [ValType::I64]);
+        let b = FuncType::new(vec![ValType::I32, ValType::F64], vec![ValType::I64]);
+        let c = FuncType::new([ValType::I32], [ValType::I64]);
+        assert_eq!(a, b);
+        assert_eq!(a.sig_id(), b.sig_id());
+        assert_ne!(a, c);
+        assert_eq!(a.to_string(), "[i32 f64] -> [i64]");
+    }
+
+    #[test]
+    fn limits_match_as_imports_require() {
+        let decl = Limits::new(1, Some(4));
+        assert!(Limits::new(2, Some(3)).matches(&decl));
+        assert!(!Limits::new(0, Some(3)).matches(&decl));
+        assert!(!Limits::new(2, None).matches(&decl));
+        assert!(Limits::new(2, None).matches(&Limits::new(1, None)));
+    }
+}

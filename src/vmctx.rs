@@ -1,0 +1,223 @@
+//! The memory layout that compiled code and the runtime agree on.
+//!
+//! Every instance has one `VMContext` block. Its layout depends only on the
+//! module (how many functions, tables, memories and globals it imports and
+//! defines), so [`VMOffsets`] computes it once per module; the translator
+//! bakes the offsets into loads, and instantiation fills the block in.
+//!
+//! ```text
+//! VMContext (offsets from its start)
+//!   0  magic: u32                    VMCONTEXT_MAGIC; host contexts differ
+//!   8  builtins: *const Builtins     runtime functions called from wasm
+//!  16  store: *mut VMStoreContext    per-store state (stack limit, ...)
+//!  24  instance: *mut InstanceData   the owning instance, for builtins
+//!  32  imported functions            [*const VMFuncRef]
+//!      memories                      [VMMemoryImport] (base, definition)
+//!      tables                        [*mut VMTableDefinition]
+//!      imported globals              [*mut VMGlobal]
+//!      defined globals               [VMGlobal], 16-byte aligned
+//!      defined functions             [VMFuncRef]
+//! ```
+
+use crate::index::*;
+use crate::module::info::ModuleInfo;
+use crate::values::ValRaw;
+use cranelift_codegen::entity::EntityRef;
+
+/// Opaque marker for a pointer to a VMContext block.
+#[repr(C)]
+pub struct VMContext {
+    _private: [u8; 0],
+}
+
+/// The first word of an instance's VMContext.
+pub const VMCONTEXT_MAGIC: u32 = u32::from_le_bytes(*b"cwvm");
+/// The first word of a host function's context.
+pub const HOST_CONTEXT_MAGIC: u32 = u32::from_le_bytes(*b"cwhf");
+
+/// Entry point from the host: `(callee_vmctx, caller_vmctx, wasm_call,
+/// values)` reads the arguments from `values`, calls `wasm_call` and writes
+/// the results back to `values`.
+pub type ArrayCallFn = unsafe extern "C" fn(*mut VMContext, *mut VMContext, *const u8, *mut ValRaw);
+
+/// A function as compiled code calls it: through `wasm_call` with the wasm
+/// calling convention, or from the host through `array_call`.
+///
+/// A funcref value is a pointer to one of these (null for `ref.null`).
+#[repr(C)]
+pub struct VMFuncRef {
+    pub wasm_call: *const u8,
+    pub array_call: ArrayCallFn,
+    pub vmctx: *mut VMContext,
+    /// The signature's process-wide id ([`FuncType::sig_id`](crate::FuncType)).
+    pub sig: usize,
+}
+
+impl VMFuncRef {
+    pub const WASM_CALL: i32 = 0;
+    pub const VMCTX: i32 = 16;
+    pub const SIG: i32 = 24;
+}
+
+/// A linear memory's current extent. Owned by the memory; instances point
+/// at it so that growth is seen by every importer.
+#[repr(C)]
+pub struct VMMemoryDefinition {
+    pub base: *mut u8,
+    /// Current length in bytes.
+    pub length: usize,
+}
+
+impl VMMemoryDefinition {
+    pub const BASE: i32 = 0;
+    pub const LENGTH: i32 = 8;
+}
+
+/// How an instance reaches a memory: the base (which never moves once the
+/// memory exists) cached next to the definition it came from.
+#[repr(C)]
+pub struct VMMemoryImport {
+    pub base: *mut u8,
+    pub definition: *mut VMMemoryDefinition,
+}
+
+/// A table's current elements: funcrefs (`*const VMFuncRef`) or externrefs
+/// (`*const ExternData`), null for a null reference.
+#[repr(C)]
+pub struct VMTableDefinition {
+    pub base: *mut usize,
+    pub length: u32,
+}
+
+impl VMTableDefinition {
+    pub const BASE: i32 = 0;
+    pub const LENGTH: i32 = 8;
+}
+
+/// Storage for one global: wide enough for a v128, value at offset 0.
+#[repr(C, align(16))]
+#[derive(Copy, Clone, Default)]
+pub struct VMGlobal {
+    pub bytes: [u8; 16],
+}
+
+/// Per-store state that compiled code reads.
+#[repr(C)]
+pub struct VMStoreContext {
+    /// Lowest stack address wasm frames may use; prologues trap below it.
+    pub stack_limit: usize,
+    /// Frame pointer of the last exit trampoline (wasm → host), for
+    /// backtraces of traps raised by the host.
+    pub last_exit_fp: usize,
+}
+
+impl VMStoreContext {
+    pub const STACK_LIMIT: i32 = 0;
+    pub const LAST_EXIT_FP: i32 = 8;
+}
+
+/// Offsets in a host function's context, which stands where a VMContext
+/// would in the function's `VMFuncRef`.
+pub mod host_ctx {
+    pub const MAGIC: i32 = 0;
+    /// `unsafe extern "C" fn(ctx, caller_vmctx, values: *mut ValRaw)`.
+    pub const HOST_CALL: i32 = 8;
+    /// `*mut VMStoreContext` of the store owning the function.
+    pub const STORE: i32 = 16;
+}
+
+/// Offsets of the fixed header fields.
+pub mod header {
+    pub const MAGIC: i32 = 0;
+    pub const BUILTINS: i32 = 8;
+    pub const STORE: i32 = 16;
+    pub const INSTANCE: i32 = 24;
+    pub const SIZE: u32 = 32;
+}
+
+/// The VMContext layout of one module.
+#[derive(Clone, Debug)]
+pub struct VMOffsets {
+    imported_funcs: u32,
+    memories: u32,
+    tables: u32,
+    imported_globals: u32,
+    defined_globals: u32,
+    defined_funcs: u32,
+    size: u32,
+}
+
+const PTR: u32 = 8;
+
+impl VMOffsets {
+    pub fn new(info: &ModuleInfo) -> VMOffsets {
+        let count = |n: usize| n as u32;
+        let imported_funcs = header::SIZE;
+        let memories = imported_funcs + count(info.num_imported_funcs) * PTR;
+        let tables = memories + count(info.memories.len()) * 2 * PTR;
+        let imported_globals = tables + count(info.tables.len()) * PTR;
+        let defined_globals = (imported_globals + count(info.num_imported_globals) * PTR + 15) & !15;
+        let num_defined_globals = info.globals.len() - info.num_imported_globals;
+        let defined_funcs = defined_globals + count(num_defined_globals) * 16;
+        let size = defined_funcs + count(info.num_defined_funcs()) * std::mem::size_of::<VMFuncRef>() as u32;
+        VMOffsets { imported_funcs, memories, tables, imported_globals, defined_globals, defined_funcs, size }
+    }
+
+    /// Total size of the block in bytes.
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// Slot holding `*const VMFuncRef` of an imported function.
+    pub fn imported_func(&self, f: FuncIndex) -> u32 {
+        self.imported_funcs + f.index() as u32 * PTR
+    }
+
+    /// Slot holding the base address of memory `m`.
+    pub fn memory_base(&self, m: MemoryIndex) -> u32 {
+        self.memories + m.index() as u32 * 2 * PTR
+    }
+
+    /// Slot holding `*mut VMMemoryDefinition` of memory `m`.
+    pub fn memory_definition(&self, m: MemoryIndex) -> u32 {
+        self.memory_base(m) + PTR
+    }
+
+    /// Slot holding `*mut VMTableDefinition` of table `t`.
+    pub fn table(&self, t: TableIndex) -> u32 {
+        self.tables + t.index() as u32 * PTR
+    }
+
+    /// Slot holding `*mut VMGlobal` of an imported global.
+    pub fn imported_global(&self, g: GlobalIndex) -> u32 {
+        self.imported_globals + g.index() as u32 * PTR
+    }
+
+    /// The storage of a defined global.
+    pub fn defined_global(&self, g: DefinedGlobalIndex) -> u32 {
+        self.defined_globals + g.index() as u32 * 16
+    }
+
+    /// The `VMFuncRef` of a defined function.
+    pub fn defined_func(&self, f: DefinedFuncIndex) -> u32 {
+        self.defined_funcs + f.index() as u32 * std::mem::size_of::<VMFuncRef>() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    #[test]
+    fn struct_offsets_match_constants() {
+        assert_eq!(offset_of!(VMFuncRef, wasm_call) as i32, VMFuncRef::WASM_CALL);
+        assert_eq!(offset_of!(VMFuncRef, vmctx) as i32, VMFuncRef::VMCTX);
+        assert_eq!(offset_of!(VMFuncRef, sig) as i32, VMFuncRef::SIG);
+        assert_eq!(size_of::<VMFuncRef>(), 32);
+        assert_eq!(offset_of!(VMMemoryDefinition, length) as i32, VMMemoryDefinition::LENGTH);
+        assert_eq!(offset_of!(VMTableDefinition, length) as i32, VMTableDefinition::LENGTH);
+        assert_eq!(offset_of!(VMStoreContext, last_exit_fp) as i32, VMStoreContext::LAST_EXIT_FP);
+        assert_eq!(size_of::<VMGlobal>(), 16);
+    }
+}
