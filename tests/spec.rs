@@ -1,1 +1,400 @@
-fn main() {}
+//! The WebAssembly spec test suite, run from `../shared/spec`.
+//!
+//! Every directive of every `.wast` file counts once: it passes, fails, or
+//! is skipped because it is listed in [`SKIPS`] with a reason. Each file
+//! prints one line; the run ends with `spec: N passed, N failed, N
+//! skipped` and fails if anything failed or if the counts of a file do not
+//! add up to its number of directives.
+//!
+//! `cargo test --release --test spec -- FILTER...` runs the files whose
+//! path contains one of the filters; `-v` prints each failure.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use cranewasm::*;
+use wast::core::{NanPattern, V128Pattern, WastArgCore, WastRetCore};
+use wast::parser::{self, ParseBuffer};
+use wast::{QuoteWat, Wast, WastArg, WastDirective, WastExecute, WastInvoke, WastRet};
+
+/// Directives that cannot pass yet: (part of the file path, line or 0 for
+/// the whole file, reason). Keep this list short and shrinking.
+const SKIPS: &[(&str, u32, &str)] = &[
+    ("core/simd_", 0, "SIMD execution is not implemented yet"),
+    ("multi-memory/simd_", 0, "SIMD execution is not implemented yet"),
+    ("relaxed-simd/", 0, "SIMD execution is not implemented yet"),
+];
+
+fn spec_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec")
+}
+
+fn skip_reason(file: &str, line: u32) -> Option<&'static str> {
+    SKIPS.iter().find(|(f, l, _)| file.contains(f) && (*l == 0 || *l == line)).map(|(_, _, r)| *r)
+}
+
+#[derive(Default)]
+struct Counts {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let verbose = args.iter().any(|a| a == "-v");
+    let filters: Vec<&String> = args.iter().filter(|a| *a != "-v").collect();
+
+    let root = spec_root();
+    let mut files = Vec::new();
+    for dir in ["core", "proposals/extended-const", "proposals/multi-memory", "proposals/tail-call", "proposals/relaxed-simd"] {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", root.join(dir).display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "wast"))
+            .collect();
+        entries.sort();
+        files.extend(entries);
+    }
+
+    let mut total = Counts::default();
+    let mut mismatched = Vec::new();
+    for path in files {
+        let name = path.strip_prefix(&root).unwrap().display().to_string();
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let (counts, directives, failures) = run_file(&path, &name);
+        let status = if counts.failed == 0 { "ok  " } else { "FAIL" };
+        println!(
+            "{status} {name}: {} passed, {} failed, {} skipped",
+            counts.passed, counts.failed, counts.skipped
+        );
+        if verbose || counts.failed > 0 {
+            for f in failures.iter().take(if verbose { usize::MAX } else { 5 }) {
+                println!("       {f}");
+            }
+        }
+        if counts.passed + counts.failed + counts.skipped != directives {
+            mismatched.push(format!("{name}: {directives} directives, counted {}", counts.passed + counts.failed + counts.skipped));
+        }
+        total.passed += counts.passed;
+        total.failed += counts.failed;
+        total.skipped += counts.skipped;
+    }
+    for m in &mismatched {
+        println!("count mismatch: {m}");
+    }
+    println!("spec: {} passed, {} failed, {} skipped", total.passed, total.failed, total.skipped);
+    if total.failed > 0 || !mismatched.is_empty() {
+        std::process::exit(1);
+    }
+}
+
+/// The core suite is WebAssembly 2.0 exactly (some of its tests check that
+/// later proposals are rejected); each proposal's folder runs with that
+/// proposal on.
+fn config_for(name: &str) -> Config {
+    let mut config = Config::new();
+    config
+        .wasm_tail_call(name.contains("tail-call"))
+        .wasm_extended_const(name.contains("extended-const"))
+        .wasm_multi_memory(name.contains("multi-memory"))
+        .wasm_relaxed_simd(name.contains("relaxed-simd"));
+    config
+}
+
+/// Runs one file: its counts, its number of directives, and failure notes.
+fn run_file(path: &Path, name: &str) -> (Counts, usize, Vec<String>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lexer = wast::lexer::Lexer::new(&text);
+    // names.wast exports names with bidirectional-override characters.
+    lexer.allow_confusing_unicode(true);
+    let buf = match ParseBuffer::new_with_lexer(lexer) {
+        Ok(b) => b,
+        Err(e) => return (Counts { failed: 1, ..Counts::default() }, 1, vec![format!("lexing: {e}")]),
+    };
+    let wast = match parser::parse::<Wast>(&buf) {
+        Ok(w) => w,
+        Err(e) => return (Counts { failed: 1, ..Counts::default() }, 1, vec![format!("parsing: {e}")]),
+    };
+    let directives = wast.directives.len();
+    let mut counts = Counts::default();
+    let mut failures = Vec::new();
+    let mut runner = Runner::new(&config_for(name));
+    for directive in wast.directives {
+        let (line, _) = directive.span().linecol_in(&text);
+        let line = line as u32 + 1;
+        if let Some(reason) = skip_reason(name, line) {
+            let _ = reason;
+            counts.skipped += 1;
+            continue;
+        }
+        let result = catch_unwind(AssertUnwindSafe(|| runner.run(directive)));
+        match result {
+            Ok(Ok(())) => counts.passed += 1,
+            Ok(Err(e)) => {
+                counts.failed += 1;
+                failures.push(format!("line {line}: {e}"));
+            }
+            Err(p) => {
+                counts.failed += 1;
+                let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+                failures.push(format!("line {line}: panic: {}", msg.unwrap_or_default()));
+            }
+        }
+    }
+    (counts, directives, failures)
+}
+
+struct Runner {
+    engine: Engine,
+    store: Store<()>,
+    linker: Linker,
+    current: Option<Instance>,
+    named: HashMap<String, Instance>,
+    definitions: HashMap<String, Module>,
+}
+
+type Outcome = Result<(), String>;
+
+impl Runner {
+    fn new(config: &Config) -> Runner {
+        let engine = Engine::new(config).unwrap();
+        let mut store = Store::new(&engine, ());
+        let mut linker = Linker::new();
+        define_spectest(&mut store, &mut linker);
+        Runner { engine, store, linker, current: None, named: HashMap::new(), definitions: HashMap::new() }
+    }
+
+    fn compile(&self, module: &mut QuoteWat) -> Result<Module, String> {
+        let bytes = module.encode().map_err(|e| format!("encoding: {e}"))?;
+        Module::new(&self.engine, bytes).map_err(|e| e.to_string())
+    }
+
+    fn instantiate(&mut self, module: &Module, name: Option<String>) -> Result<Instance, Error> {
+        let instance = self.linker.instantiate(&mut self.store, module)?;
+        self.current = Some(instance);
+        if let Some(name) = name {
+            self.named.insert(name, instance);
+        }
+        Ok(instance)
+    }
+
+    fn instance(&self, id: Option<wast::token::Id>) -> Result<Instance, String> {
+        match id {
+            Some(id) => self.named.get(id.name()).copied().ok_or_else(|| format!("no instance {}", id.name())),
+            None => self.current.ok_or_else(|| "no current instance".to_string()),
+        }
+    }
+
+    fn run(&mut self, directive: WastDirective) -> Outcome {
+        match directive {
+            WastDirective::Module(mut m) => {
+                let name = m.name().map(|n| n.name().to_string());
+                let module = self.compile(&mut m)?;
+                self.instantiate(&module, name).map(|_| ()).map_err(|e| e.to_string())
+            }
+            WastDirective::ModuleDefinition(mut m) => {
+                let name = m.name().map(|n| n.name().to_string());
+                let module = self.compile(&mut m)?;
+                if let Some(name) = name {
+                    self.definitions.insert(name, module);
+                }
+                Ok(())
+            }
+            WastDirective::ModuleInstance { instance, module, .. } => {
+                let def = module.ok_or("module instance without a module")?;
+                let m = self.definitions.get(def.name()).cloned().ok_or("unknown module definition")?;
+                self.instantiate(&m, instance.map(|i| i.name().to_string())).map(|_| ()).map_err(|e| e.to_string())
+            }
+            WastDirective::Register { name, module, .. } => {
+                let instance = self.instance(module)?;
+                self.linker.instance(&self.store, name, instance);
+                Ok(())
+            }
+            WastDirective::Invoke(invoke) => self.invoke(&invoke).map(|_| ()).map_err(|e| e.to_string()),
+            WastDirective::AssertReturn { exec, results, .. } => {
+                let actual = self.execute(exec).map_err(|e| format!("unexpected error: {e}"))?;
+                if actual.len() != results.len() {
+                    return Err(format!("expected {} results, got {}", results.len(), actual.len()));
+                }
+                for (i, (a, e)) in actual.iter().zip(&results).enumerate() {
+                    let WastRet::Core(e) = e else { return Err("component value".into()) };
+                    if !self.matches(a, e) {
+                        return Err(format!("result {i}: expected {e:?}, got {a:?}"));
+                    }
+                }
+                Ok(())
+            }
+            WastDirective::AssertTrap { exec, message, .. } => match self.execute(exec) {
+                Ok(v) => Err(format!("expected trap \"{message}\", got {v:?}")),
+                Err(Error::Trap(t)) if trap_matches(t.message(), message) => Ok(()),
+                Err(e) => Err(format!("expected trap \"{message}\", got {e}")),
+            },
+            WastDirective::AssertExhaustion { call, message, .. } => match self.invoke(&call) {
+                Ok(v) => Err(format!("expected exhaustion, got {v:?}")),
+                Err(Error::Trap(t)) if t.code() == Some(TrapCode::StackOverflow) => Ok(()),
+                Err(e) => Err(format!("expected \"{message}\", got {e}")),
+            },
+            WastDirective::AssertInvalid { mut module, message, .. }
+            | WastDirective::AssertMalformed { mut module, message, .. } => match module.encode() {
+                // The text parser already rejects it: malformed text.
+                Err(_) => Ok(()),
+                Ok(bytes) => match Module::new(&self.engine, bytes) {
+                    Ok(_) => Err(format!("expected a module error \"{message}\", but it compiled")),
+                    Err(Error::Invalid { .. }) => Ok(()),
+                    Err(e) => Err(format!("expected a module error \"{message}\", got {e}")),
+                },
+            },
+            WastDirective::AssertUnlinkable { module, message, .. } => {
+                let module = self.compile(&mut QuoteWat::Wat(module))?;
+                match self.linker.instantiate(&mut self.store, &module) {
+                    Ok(_) => Err(format!("expected link error \"{message}\"")),
+                    Err(Error::Link(_)) => Ok(()),
+                    Err(e) => Err(format!("expected link error \"{message}\", got {e}")),
+                }
+            }
+            other => Err(format!("unsupported directive {other:?}")),
+        }
+    }
+
+    fn execute(&mut self, exec: WastExecute) -> Result<Vec<Val>, Error> {
+        match exec {
+            WastExecute::Invoke(invoke) => self.invoke(&invoke),
+            WastExecute::Wat(wat) => {
+                let module = self.compile(&mut QuoteWat::Wat(wat)).map_err(Error::Usage)?;
+                self.instantiate(&module, None).map(|_| Vec::new())
+            }
+            WastExecute::Get { module, global, .. } => {
+                let instance = self.instance(module).map_err(Error::Usage)?;
+                let g = instance.get_global(&self.store, global).ok_or_else(|| Error::Usage(format!("no global {global}")))?;
+                Ok(vec![g.get(&self.store)])
+            }
+        }
+    }
+
+    fn invoke(&mut self, invoke: &WastInvoke) -> Result<Vec<Val>, Error> {
+        let instance = self.instance(invoke.module).map_err(Error::Usage)?;
+        let func = instance
+            .get_func(&self.store, invoke.name)
+            .ok_or_else(|| Error::Usage(format!("no function {}", invoke.name)))?;
+        let args = invoke.args.iter().map(|a| self.arg(a)).collect::<Result<Vec<_>, _>>()?;
+        let ty = func.ty(&self.store);
+        let mut results: Vec<Val> = ty.results().iter().map(|t| Val::default_for(*t)).collect();
+        func.call(&mut self.store, &args, &mut results)?;
+        Ok(results)
+    }
+
+    fn arg(&mut self, arg: &WastArg) -> Result<Val, Error> {
+        let WastArg::Core(arg) = arg else { return Err(Error::Usage("component argument".into())) };
+        Ok(match arg {
+            WastArgCore::I32(v) => Val::I32(*v),
+            WastArgCore::I64(v) => Val::I64(*v),
+            WastArgCore::F32(v) => Val::F32(v.bits),
+            WastArgCore::F64(v) => Val::F64(v.bits),
+            WastArgCore::V128(v) => Val::V128(V128(u128::from_le_bytes(v.to_le_bytes()))),
+            WastArgCore::RefNull(wast::core::HeapType::Abstract { ty: wast::core::AbstractHeapType::Func, .. }) => {
+                Val::FuncRef(None)
+            }
+            WastArgCore::RefNull(_) => Val::ExternRef(None),
+            WastArgCore::RefExtern(n) => Val::ExternRef(Some(ExternRef::new(&mut self.store, *n))),
+            other => return Err(Error::Usage(format!("unsupported argument {other:?}"))),
+        })
+    }
+
+    fn matches(&self, actual: &Val, expected: &WastRetCore) -> bool {
+        match (actual, expected) {
+            (Val::I32(a), WastRetCore::I32(e)) => a == e,
+            (Val::I64(a), WastRetCore::I64(e)) => a == e,
+            (Val::F32(a), WastRetCore::F32(e)) => f32_matches(*a, e),
+            (Val::F64(a), WastRetCore::F64(e)) => f64_matches(*a, e),
+            (Val::V128(a), WastRetCore::V128(e)) => v128_matches(a.0, e),
+            (Val::FuncRef(f), WastRetCore::RefNull(_)) => f.is_none(),
+            (Val::ExternRef(r), WastRetCore::RefNull(_)) => r.is_none(),
+            (Val::FuncRef(f), WastRetCore::RefFunc(_)) => f.is_some(),
+            (Val::ExternRef(r), WastRetCore::RefExtern(e)) => match (r, e) {
+                (None, _) => false,
+                (Some(_), None) => true,
+                (Some(r), Some(n)) => r.data(&self.store).downcast_ref::<u32>() == Some(n),
+            },
+            _ => false,
+        }
+    }
+}
+
+fn trap_matches(actual: &str, expected: &str) -> bool {
+    actual.contains(expected) || expected.contains(actual)
+}
+
+fn f32_matches(bits: u32, e: &NanPattern<wast::token::F32>) -> bool {
+    match e {
+        NanPattern::CanonicalNan => bits & 0x7fff_ffff == 0x7fc0_0000,
+        NanPattern::ArithmeticNan => bits & 0x7fc0_0000 == 0x7fc0_0000,
+        NanPattern::Value(v) => bits == v.bits,
+    }
+}
+
+fn f64_matches(bits: u64, e: &NanPattern<wast::token::F64>) -> bool {
+    match e {
+        NanPattern::CanonicalNan => bits & 0x7fff_ffff_ffff_ffff == 0x7ff8_0000_0000_0000,
+        NanPattern::ArithmeticNan => bits & 0x7ff8_0000_0000_0000 == 0x7ff8_0000_0000_0000,
+        NanPattern::Value(v) => bits == v.bits,
+    }
+}
+
+fn v128_matches(v: u128, e: &V128Pattern) -> bool {
+    let b = v.to_le_bytes();
+    match e {
+        V128Pattern::I8x16(l) => l.iter().enumerate().all(|(i, x)| b[i] == *x as u8),
+        V128Pattern::I16x8(l) => l.iter().enumerate().all(|(i, x)| i16::from_le_bytes([b[2 * i], b[2 * i + 1]]) == *x),
+        V128Pattern::I32x4(l) => {
+            l.iter().enumerate().all(|(i, x)| i32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()) == *x)
+        }
+        V128Pattern::I64x2(l) => {
+            l.iter().enumerate().all(|(i, x)| i64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap()) == *x)
+        }
+        V128Pattern::F32x4(l) => l
+            .iter()
+            .enumerate()
+            .all(|(i, p)| f32_matches(u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()), p)),
+        V128Pattern::F64x2(l) => l
+            .iter()
+            .enumerate()
+            .all(|(i, p)| f64_matches(u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap()), p)),
+    }
+}
+
+/// The `spectest` module every spec script may import from.
+fn define_spectest(store: &mut Store<()>, linker: &mut Linker) {
+    use ValType::*;
+    let prints: [(&str, &[ValType]); 7] = [
+        ("print", &[]),
+        ("print_i32", &[I32]),
+        ("print_i64", &[I64]),
+        ("print_f32", &[F32]),
+        ("print_f64", &[F64]),
+        ("print_i32_f32", &[I32, F32]),
+        ("print_f64_f64", &[F64, F64]),
+    ];
+    for (name, params) in prints {
+        let f = Func::new(&mut *store, FuncType::new(params.iter().copied(), []), |_, _, _| Ok(()));
+        linker.define("spectest", name, f);
+    }
+    let globals = [
+        ("global_i32", Val::I32(666)),
+        ("global_i64", Val::I64(666)),
+        ("global_f32", Val::f32(666.6)),
+        ("global_f64", Val::f64(666.6)),
+    ];
+    for (name, v) in globals {
+        let g = Global::new(&mut *store, GlobalType::new(v.ty(), Mutability::Const), v).unwrap();
+        linker.define("spectest", name, g);
+    }
+    let table = Table::new(&mut *store, TableType::new(FuncRef, Limits::new(10, Some(20))), Val::FuncRef(None)).unwrap();
+    linker.define("spectest", "table", table);
+    let memory = Memory::new(&mut *store, MemoryType::new(1, Some(2))).unwrap();
+    linker.define("spectest", "memory", memory);
+}
+

@@ -34,7 +34,11 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
     let mut info = ModuleInfo::default();
     let mut bodies = Vec::new();
 
-    for payload in Parser::new(0).parse_all(bytes) {
+    let mut parser = Parser::new(0);
+    // The parser must use the same features as the validator: they decide
+    // how some encodings (memory limits, for one) are read.
+    parser.set_features(features);
+    for payload in parser.parse_all(bytes) {
         let payload = payload?;
         // Validate first: everything below may then trust counts and indices.
         match validator.payload(&payload)? {
