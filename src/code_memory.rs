@@ -38,15 +38,6 @@ impl CodeMemory {
         self.alloc.as_ptr::<u8>()
     }
 
-    /// Length of the code image in bytes.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The address range the code occupies.
     pub fn range(&self) -> std::ops::Range<usize> {
         let start = self.base() as usize;

@@ -59,6 +59,7 @@ pub use runtime::instance::Instance;
 pub use runtime::memory::Memory;
 pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreContextMut, StoreOpaque};
 pub use runtime::table::Table;
+pub use runtime::typed::{HostResult, IntoFunc, TypedFunc, WasmList, WasmTy};
 pub use trap::{FrameInfo, Trap, TrapCode};
 pub use types::{ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType};
 pub use values::{Val, ValRaw, V128};

@@ -69,7 +69,6 @@ pub struct VMMemoryDefinition {
 }
 
 impl VMMemoryDefinition {
-    pub const BASE: i32 = 0;
     pub const LENGTH: i32 = 8;
 }
 
@@ -119,7 +118,6 @@ impl VMStoreContext {
 /// Offsets in a host function's context, which stands where a VMContext
 /// would in the function's `VMFuncRef`.
 pub mod host_ctx {
-    pub const MAGIC: i32 = 0;
     /// `unsafe extern "C" fn(ctx, caller_vmctx, values: *mut ValRaw)`.
     pub const HOST_CALL: i32 = 8;
     /// `*mut VMStoreContext` of the store owning the function.

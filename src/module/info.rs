@@ -42,18 +42,6 @@ pub enum ConstOp {
     I64Mul,
 }
 
-impl ConstExpr {
-    /// The single `ref.func` or `ref.null` this expression is, if it is one;
-    /// element segments are nearly always of this shape.
-    pub fn as_func_ref(&self) -> Option<Option<FuncIndex>> {
-        match *self.ops {
-            [ConstOp::RefFunc(f)] => Some(Some(f)),
-            [ConstOp::RefNull] => Some(None),
-            _ => None,
-        }
-    }
-}
-
 #[derive(Clone, Debug)]
 pub enum ElemMode {
     Active { table: TableIndex, offset: ConstExpr },
@@ -64,7 +52,6 @@ pub enum ElemMode {
 #[derive(Clone, Debug)]
 pub struct ElemSegment {
     pub mode: ElemMode,
-    pub ty: ValType,
     pub items: Box<[ConstExpr]>,
 }
 
@@ -122,14 +109,6 @@ impl ModuleInfo {
 
     pub fn func_index(&self, f: DefinedFuncIndex) -> FuncIndex {
         FuncIndex::new(self.num_imported_funcs + f.index())
-    }
-
-    pub fn defined_table_index(&self, t: TableIndex) -> Option<DefinedTableIndex> {
-        t.index().checked_sub(self.num_imported_tables).map(DefinedTableIndex::new)
-    }
-
-    pub fn defined_memory_index(&self, m: MemoryIndex) -> Option<DefinedMemoryIndex> {
-        m.index().checked_sub(self.num_imported_memories).map(DefinedMemoryIndex::new)
     }
 
     pub fn defined_global_index(&self, g: GlobalIndex) -> Option<DefinedGlobalIndex> {

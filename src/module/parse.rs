@@ -238,7 +238,7 @@ pub fn const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr> {
 
 fn elem_segment(elem: wasmparser::Element<'_>) -> Result<ElemSegment> {
     let offset = elem.range.start as usize;
-    let (ty, items): (ValType, Vec<ConstExpr>) = match elem.items {
+    let (_ty, items): (ValType, Vec<ConstExpr>) = match elem.items {
         ElementItems::Functions(funcs) => (
             ValType::FuncRef,
             funcs
@@ -259,7 +259,7 @@ fn elem_segment(elem: wasmparser::Element<'_>) -> Result<ElemSegment> {
             offset: const_expr(&offset_expr)?,
         },
     };
-    Ok(ElemSegment { mode, ty, items: items.into() })
+    Ok(ElemSegment { mode, items: items.into() })
 }
 
 fn read_names(names: wasmparser::NameSectionReader<'_>, info: &mut ModuleInfo) -> Result<(), BinaryReaderError> {

@@ -53,10 +53,6 @@ pub struct Func {
 unsafe impl Send for Func {}
 unsafe impl Sync for Func {}
 
-/// The untyped form of a host function: it reads its parameters from the
-/// first slots and writes its results over them.
-pub type RawHostFn<T> = dyn Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync;
-
 impl Func {
     /// A host function of type `ty` working on [`Val`]s.
     pub fn new<T: 'static>(

@@ -8,8 +8,6 @@ use std::alloc::Layout;
 use std::ops::Range;
 use std::ptr::NonNull;
 
-use cranelift_codegen::entity::EntityRef;
-
 use super::extern_::Extern;
 use super::func::Func;
 use super::global::{self, Global};

@@ -15,4 +15,5 @@ pub mod signals;
 pub mod stack;
 pub mod store;
 pub mod table;
+pub mod typed;
 pub mod unwind;

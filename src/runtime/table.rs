@@ -55,14 +55,6 @@ impl TableInstance {
         self.elements.len() as u32
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.elements.is_empty()
-    }
-
-    pub fn element_type(&self) -> ValType {
-        self.element
-    }
-
     /// The table's type with its current size as minimum.
     pub fn ty(&self) -> TableType {
         TableType::new(self.element, Limits::new(self.len(), self.max))

@@ -118,11 +118,6 @@ pub fn current() -> Option<&'static CallThreadState> {
     CURRENT.with(|c| unsafe { c.get().as_ref() })
 }
 
-/// Whether this thread is currently running wasm under some activation.
-pub fn in_wasm() -> bool {
-    !CURRENT.with(|c| c.get()).is_null()
-}
-
 /// A trap's reason with the program counters of its wasm frames.
 pub struct Unwound {
     pub reason: UnwindReason,

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every test of the project: the README's test command, and what CI runs.
+# On a fresh machine it first installs the tools the tests use.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# --- tools -------------------------------------------------------------------
+missing=()
+for tool in wat2wasm:wabt valgrind:valgrind cc:gcc; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -q
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+python3 -c "import pytest" 2>/dev/null || python3 -m pip install -q pytest
+
+# --- Rust: unit, API, spec suite, C-API and benchmark-correctness tests -------
+cargo build --release --workspace --all-targets
+cargo test --release --workspace
+
+# --- examples ----------------------------------------------------------------
+cargo run --release --example hello
+
+echo "all tests passed"
