@@ -43,6 +43,7 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The default configuration: WebAssembly 2.0 plus the tail-call, extended-const, multi-memory and relaxed-SIMD proposals, guard-page bounds checks, 1 MiB of wasm stack.
     pub fn new() -> Config {
         Config::default()
     }

@@ -9,7 +9,12 @@ use crate::trap::Trap;
 pub enum Error {
     /// The bytes are not a valid module: wasmparser's message and the byte
     /// offset it points at.
-    Invalid { message: String, offset: usize },
+    Invalid {
+        /// What is wrong.
+        message: String,
+        /// Where in the binary.
+        offset: usize,
+    },
     /// The module is valid but exceeds what this runtime can compile.
     Unsupported(String),
     /// An import is missing or does not match what the module declares.

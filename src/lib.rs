@@ -30,6 +30,8 @@
 //! # Ok::<(), cranewasm::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod builtins;
 mod code_memory;
 mod compile;

@@ -15,6 +15,7 @@ pub struct Linker {
 }
 
 impl Linker {
+    /// An empty linker.
     pub fn new() -> Linker {
         Linker::default()
     }

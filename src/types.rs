@@ -12,12 +12,19 @@ use std::sync::{Mutex, OnceLock};
 #[repr(u8)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ValType {
+    /// 32-bit integer.
     I32 = 0,
+    /// 64-bit integer.
     I64 = 1,
+    /// 32-bit IEEE 754 float.
     F32 = 2,
+    /// 64-bit IEEE 754 float.
     F64 = 3,
+    /// 128-bit vector.
     V128 = 4,
+    /// Reference to host data.
     ExternRef = 128,
+    /// Reference to a function.
     FuncRef = 129,
 }
 
@@ -97,18 +104,23 @@ impl fmt::Display for ValType {
 #[repr(u8)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Mutability {
+    /// Immutable.
     Const = 0,
+    /// Mutable.
     Var = 1,
 }
 
 /// Size bounds of a memory (in 64 KiB pages) or a table (in elements).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
+    /// Minimum size.
     pub min: u32,
+    /// Maximum size, if any.
     pub max: Option<u32>,
 }
 
 impl Limits {
+    /// Limits from a minimum and an optional maximum.
     pub fn new(min: u32, max: Option<u32>) -> Limits {
         Limits { min, max }
     }
@@ -164,10 +176,12 @@ impl FuncType {
         FuncType(leaked)
     }
 
+    /// Parameter types.
     pub fn params(&self) -> &'static [ValType] {
         &self.0.params
     }
 
+    /// Result types.
     pub fn results(&self) -> &'static [ValType] {
         &self.0.results
     }
@@ -225,11 +239,14 @@ impl fmt::Display for FuncType {
 /// The type of a global: its content and whether it is mutable.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GlobalType {
+    /// Type of the value.
     pub content: ValType,
+    /// Whether the value may change.
     pub mutability: Mutability,
 }
 
 impl GlobalType {
+    /// A global type.
     pub fn new(content: ValType, mutability: Mutability) -> GlobalType {
         GlobalType { content, mutability }
     }
@@ -238,11 +255,14 @@ impl GlobalType {
 /// The type of a table: its element type and limits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TableType {
+    /// Type of the elements (a reference type).
     pub element: ValType,
+    /// Size bounds in elements.
     pub limits: Limits,
 }
 
 impl TableType {
+    /// A table type.
     pub fn new(element: ValType, limits: Limits) -> TableType {
         TableType { element, limits }
     }
@@ -251,10 +271,12 @@ impl TableType {
 /// The type of a linear memory: its limits in 64 KiB pages.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MemoryType {
+    /// Size bounds in 64 KiB pages.
     pub limits: Limits,
 }
 
 impl MemoryType {
+    /// A memory type of `min` pages, at most `max`.
     pub fn new(min: u32, max: Option<u32>) -> MemoryType {
         MemoryType { limits: Limits::new(min, max) }
     }
@@ -263,9 +285,13 @@ impl MemoryType {
 /// The type of anything a module imports or exports.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ExternType {
+    /// A function of this signature.
     Func(FuncType),
+    /// A global of this type.
     Global(GlobalType),
+    /// A table of this type.
     Table(TableType),
+    /// A memory of this type.
     Memory(MemoryType),
 }
 
@@ -284,15 +310,20 @@ impl ExternType {
 /// One import of a module: where it comes from and what it must be.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImportType {
+    /// Module name.
     pub module: String,
+    /// Field name.
     pub name: String,
+    /// Required type.
     pub ty: ExternType,
 }
 
 /// One export of a module: its name and type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExportType {
+    /// Export name.
     pub name: String,
+    /// Type of the exported entity.
     pub ty: ExternType,
 }
 

@@ -12,9 +12,11 @@ use crate::types::ValType;
 pub struct V128(pub u128);
 
 impl V128 {
+    /// The lanes as one little-endian integer.
     pub fn as_u128(self) -> u128 {
         self.0
     }
+    /// The 16 bytes in memory order.
     pub fn to_le_bytes(self) -> [u8; 16] {
         self.0.to_le_bytes()
     }
@@ -31,22 +33,29 @@ impl fmt::Debug for V128 {
 /// Floats are kept as bit patterns so NaN payloads survive a round trip.
 #[derive(Clone, Copy, Debug)]
 pub enum Val {
+    /// An `i32`.
     I32(i32),
+    /// An `i64`.
     I64(i64),
     /// An `f32`, as its bits.
     F32(u32),
     /// An `f64`, as its bits.
     F64(u64),
+    /// A `v128`.
     V128(V128),
+    /// A `funcref`, `None` for null.
     FuncRef(Option<Func>),
+    /// An `externref`, `None` for null.
     ExternRef(Option<ExternRef>),
 }
 
 impl Val {
+    /// An `f32` value.
     pub fn f32(v: f32) -> Val {
         Val::F32(v.to_bits())
     }
 
+    /// An `f64` value.
     pub fn f64(v: f64) -> Val {
         Val::F64(v.to_bits())
     }
@@ -78,24 +87,31 @@ impl Val {
         }
     }
 
+    /// The `i32`, if this is one.
     pub fn i32(&self) -> Option<i32> {
         if let Val::I32(v) = self { Some(*v) } else { None }
     }
+    /// The `i64`, if this is one.
     pub fn i64(&self) -> Option<i64> {
         if let Val::I64(v) = self { Some(*v) } else { None }
     }
+    /// The `f32`, if this is one.
     pub fn f32_value(&self) -> Option<f32> {
         if let Val::F32(v) = self { Some(f32::from_bits(*v)) } else { None }
     }
+    /// The `f64`, if this is one.
     pub fn f64_value(&self) -> Option<f64> {
         if let Val::F64(v) = self { Some(f64::from_bits(*v)) } else { None }
     }
+    /// The `v128`, if this is one.
     pub fn v128(&self) -> Option<V128> {
         if let Val::V128(v) = self { Some(*v) } else { None }
     }
+    /// The `funcref`, if this is one.
     pub fn funcref(&self) -> Option<Option<Func>> {
         if let Val::FuncRef(v) = self { Some(*v) } else { None }
     }
+    /// The `externref`, if this is one.
     pub fn externref(&self) -> Option<Option<ExternRef>> {
         if let Val::ExternRef(v) = self { Some(*v) } else { None }
     }
@@ -161,18 +177,23 @@ impl ValRaw {
         u64::from_le_bytes(self.bytes[8..].try_into().unwrap())
     }
 
+    /// An `i32` slot.
     pub fn i32(v: i32) -> ValRaw {
         ValRaw::scalar(ValType::I32, v as u32 as u64)
     }
+    /// An `i64` slot.
     pub fn i64(v: i64) -> ValRaw {
         ValRaw::scalar(ValType::I64, v as u64)
     }
+    /// An `f32` slot from its bits.
     pub fn f32(bits: u32) -> ValRaw {
         ValRaw::scalar(ValType::F32, bits as u64)
     }
+    /// An `f64` slot from its bits.
     pub fn f64(bits: u64) -> ValRaw {
         ValRaw::scalar(ValType::F64, bits)
     }
+    /// A `v128` slot.
     pub fn v128(v: u128) -> ValRaw {
         ValRaw { bytes: v.to_le_bytes() }
     }
@@ -181,21 +202,27 @@ impl ValRaw {
         ValRaw::scalar(kind, ptr as u64)
     }
 
+    /// The slot as an `i32`.
     pub fn get_i32(&self) -> i32 {
         self.payload() as u32 as i32
     }
+    /// The slot as an `i64`.
     pub fn get_i64(&self) -> i64 {
         self.payload() as i64
     }
+    /// The slot as `f32` bits.
     pub fn get_f32(&self) -> u32 {
         self.payload() as u32
     }
+    /// The slot as `f64` bits.
     pub fn get_f64(&self) -> u64 {
         self.payload()
     }
+    /// The slot as a `v128`.
     pub fn get_v128(&self) -> u128 {
         u128::from_le_bytes(self.bytes)
     }
+    /// The slot as a raw reference (0 for null).
     pub fn get_ref(&self) -> usize {
         self.payload() as usize
     }

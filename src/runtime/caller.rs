@@ -24,14 +24,17 @@ impl<'a, T> Caller<'a, T> {
         Caller { store: self.store, caller_vmctx: self.caller_vmctx }
     }
 
+    /// The store's embedder data.
     pub fn data(&self) -> &T {
         &self.store.data
     }
 
+    /// The store's embedder data, mutably.
     pub fn data_mut(&mut self) -> &mut T {
         &mut self.store.data
     }
 
+    /// The engine of the store.
     pub fn engine(&self) -> &Engine {
         self.store.opaque.engine()
     }

@@ -10,9 +10,13 @@ use crate::types::ExternType;
 /// A function, global, table or memory of a store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Extern {
+    /// A function.
     Func(Func),
+    /// A global.
     Global(Global),
+    /// A table.
     Table(Table),
+    /// A linear memory.
     Memory(Memory),
 }
 
@@ -33,15 +37,19 @@ impl Extern {
         }
     }
 
+    /// The function, if this is one.
     pub fn into_func(self) -> Option<Func> {
         if let Extern::Func(f) = self { Some(f) } else { None }
     }
+    /// The global, if this is one.
     pub fn into_global(self) -> Option<Global> {
         if let Extern::Global(g) = self { Some(g) } else { None }
     }
+    /// The table, if this is one.
     pub fn into_table(self) -> Option<Table> {
         if let Extern::Table(t) = self { Some(t) } else { None }
     }
+    /// The memory, if this is one.
     pub fn into_memory(self) -> Option<Memory> {
         if let Extern::Memory(m) = self { Some(m) } else { None }
     }

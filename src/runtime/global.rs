@@ -59,11 +59,13 @@ impl Global {
         Ok(Global { store: store.id(), ptr, ty })
     }
 
+    /// The global's type.
     pub fn ty(&self, store: impl AsContext) -> GlobalType {
         store.as_context().opaque().assert_owns(self.store);
         self.ty
     }
 
+    /// The global's current value.
     pub fn get(&self, store: impl AsContext) -> Val {
         let cx = store.as_context();
         let store = cx.opaque();

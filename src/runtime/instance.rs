@@ -211,15 +211,19 @@ impl Instance {
         data.info().exports.iter().map(|(n, i)| (n.clone(), data.extern_for(*i))).collect()
     }
 
+    /// The exported function called `name`.
     pub fn get_func(&self, store: impl AsContext, name: &str) -> Option<Func> {
         self.get_export(store, name)?.into_func()
     }
+    /// The exported memory called `name`.
     pub fn get_memory(&self, store: impl AsContext, name: &str) -> Option<Memory> {
         self.get_export(store, name)?.into_memory()
     }
+    /// The exported global called `name`.
     pub fn get_global(&self, store: impl AsContext, name: &str) -> Option<Global> {
         self.get_export(store, name)?.into_global()
     }
+    /// The exported table called `name`.
     pub fn get_table(&self, store: impl AsContext, name: &str) -> Option<Table> {
         self.get_export(store, name)?.into_table()
     }

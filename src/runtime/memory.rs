@@ -148,6 +148,7 @@ impl Memory {
         unsafe { &mut *self.ptr.as_ptr() }
     }
 
+    /// The memory's type, with its current size as minimum.
     pub fn ty(&self, store: impl AsContext) -> MemoryType {
         self.get(store.as_context().opaque()).ty()
     }
@@ -170,11 +171,13 @@ impl Memory {
             .ok_or_else(|| Error::Usage(format!("memory cannot grow by {delta} pages")))
     }
 
+    /// The memory's bytes.
     pub fn data<'a, T: 'a>(&self, store: impl Into<super::store::StoreContext<'a, T>>) -> &'a [u8] {
         let cx = store.into();
         self.get(&cx.0.opaque).data()
     }
 
+    /// The memory's bytes, mutably.
     pub fn data_mut<'a, T: 'a>(&self, store: impl Into<super::store::StoreContextMut<'a, T>>) -> &'a mut [u8] {
         let cx = store.into();
         self.get_mut(&mut cx.0.opaque).data_mut()

@@ -54,10 +54,12 @@ pub struct StoreOpaque {
 unsafe impl Send for StoreOpaque {}
 
 impl StoreOpaque {
+    /// The store's unique id.
     pub fn id(&self) -> StoreId {
         self.id
     }
 
+    /// The engine the store was created with.
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
@@ -114,18 +116,22 @@ impl<T> Store<T> {
         Store { inner: Box::new(StoreInner { opaque, data }) }
     }
 
+    /// The engine the store was created with.
     pub fn engine(&self) -> &Engine {
         &self.inner.opaque.engine
     }
 
+    /// The embedder data.
     pub fn data(&self) -> &T {
         &self.inner.data
     }
 
+    /// The embedder data, mutably.
     pub fn data_mut(&mut self) -> &mut T {
         &mut self.inner.data
     }
 
+    /// Consumes the store (freeing everything in it) and returns the embedder data.
     pub fn into_data(self) -> T {
         self.inner.data
     }
@@ -144,21 +150,26 @@ pub struct StoreContext<'a, T>(pub(crate) &'a StoreInner<T>);
 pub struct StoreContextMut<'a, T>(pub(crate) &'a mut StoreInner<T>);
 
 impl<T> StoreContext<'_, T> {
+    /// The embedder data.
     pub fn data(&self) -> &T {
         &self.0.data
     }
+    /// The engine the store was created with.
     pub fn engine(&self) -> &Engine {
         &self.0.opaque.engine
     }
 }
 
 impl<T> StoreContextMut<'_, T> {
+    /// The embedder data.
     pub fn data(&self) -> &T {
         &self.0.data
     }
+    /// The embedder data, mutably.
     pub fn data_mut(&mut self) -> &mut T {
         &mut self.0.data
     }
+    /// The engine the store was created with.
     pub fn engine(&self) -> &Engine {
         &self.0.opaque.engine
     }
@@ -167,12 +178,15 @@ impl<T> StoreContextMut<'_, T> {
 /// Anything that gives shared access to a store: `&Store`, `&mut Store`,
 /// contexts and [`Caller`](crate::Caller).
 pub trait AsContext {
+    /// The embedder data type of the store.
     type Data;
+    /// Shared access to the store.
     fn as_context(&self) -> StoreContext<'_, Self::Data>;
 }
 
 /// Anything that gives exclusive access to a store.
 pub trait AsContextMut: AsContext {
+    /// Exclusive access to the store.
     fn as_context_mut(&mut self) -> StoreContextMut<'_, Self::Data>;
 }
 

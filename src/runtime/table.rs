@@ -134,10 +134,12 @@ impl Table {
         unsafe { &mut *self.ptr.as_ptr() }
     }
 
+    /// The table's type, with its current size as minimum.
     pub fn ty(&self, store: impl AsContext) -> TableType {
         self.get_instance(store.as_context().opaque()).ty()
     }
 
+    /// The number of elements.
     pub fn size(&self, store: impl AsContext) -> u32 {
         self.get_instance(store.as_context().opaque()).len()
     }

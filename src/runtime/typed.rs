@@ -14,8 +14,11 @@ use crate::values::{ValRaw, V128};
 
 /// A Rust type that is a WebAssembly value type.
 pub trait WasmTy: Copy + Send + Sync + 'static {
+    /// The wasm type of this Rust type.
     const TYPE: ValType;
+    /// The value in a raw slot.
     fn into_raw(self) -> ValRaw;
+    /// The value from a raw slot of this type.
     fn from_raw(raw: &ValRaw) -> Self;
 }
 
@@ -46,9 +49,13 @@ wasm_ty! {
 
 /// A list of wasm values as a Rust tuple (or a single value, or `()`).
 pub trait WasmList: Send + Sync + 'static {
+    /// Number of values.
     const LEN: usize;
+    /// Types of the values, in order.
     fn types() -> Vec<ValType>;
+    /// Writes the values into the first `LEN` slots.
     fn store(self, slots: &mut [ValRaw]);
+    /// Reads the values from the first `LEN` slots.
     fn load(slots: &[ValRaw]) -> Self;
 }
 
@@ -98,6 +105,7 @@ wasm_list_tuples! {
 
 /// What a host closure may return: its results, or a trap.
 pub trait HostResult<R: WasmList> {
+    /// The results, or the trap to raise.
     fn into_result(self) -> Result<R, Trap>;
 }
 
