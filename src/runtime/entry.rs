@@ -4,6 +4,7 @@
 use super::code_registry;
 use super::signals;
 use super::stack;
+use super::thread;
 use super::store::StoreOpaque;
 use super::unwind::{self, UnwindReason, Unwound};
 use crate::trap::{FrameInfo, Trap};
@@ -14,17 +15,19 @@ use crate::trap::{FrameInfo, Trap};
 /// # Safety
 /// `body` must only call into code of `store` and must not own values with
 /// destructors (see [`unwind::catch_traps`]).
+#[inline]
 pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) -> Result<(), Trap> {
-    signals::ensure_alt_stack();
+    let thread = thread::state();
     // The first entry on a store sets the limit; re-entries (host functions
     // calling back into wasm) share it, so recursion through the host is
     // bounded too.
     let outermost = (*store).active_calls == 0;
     if outermost {
-        (*store).vm.stack_limit = stack::limit_from_here((*store).engine().config().max_wasm_stack);
+        signals::ensure_alt_stack(thread);
+        (*store).vm.stack_limit = stack::limit_from_here(thread, (*store).max_wasm_stack);
     }
     (*store).active_calls += 1;
-    let result = unwind::catch_traps(body);
+    let result = unwind::catch_traps(thread, body);
     (*store).active_calls -= 1;
     if outermost {
         (*store).vm.stack_limit = usize::MAX;

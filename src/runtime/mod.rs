@@ -15,5 +15,6 @@ pub mod signals;
 pub mod stack;
 pub mod store;
 pub mod table;
+pub mod thread;
 pub mod typed;
 pub mod unwind;

@@ -18,6 +18,7 @@ use std::ptr;
 use std::sync::Once;
 
 use super::code_registry;
+use super::thread::ThreadState;
 use super::unwind::{self, UnwindReason};
 
 const SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE];
@@ -98,7 +99,7 @@ impl Drop for AltStack {
 }
 
 thread_local! {
-    static ALT_STACK_READY: Cell<bool> = const { Cell::new(false) };
+    /// The stack we allocated for this thread, freed when the thread exits.
     static ALT_STACK: Cell<Option<AltStackBox>> = const { Cell::new(None) };
 }
 
@@ -106,16 +107,21 @@ struct AltStackBox(#[allow(dead_code)] AltStack);
 
 /// Makes sure this thread has an alternate signal stack. Cheap after the
 /// first call on a thread.
-pub fn ensure_alt_stack() {
-    if ALT_STACK_READY.with(|r| r.get()) {
-        return;
+#[inline]
+pub fn ensure_alt_stack(thread: &ThreadState) {
+    if !thread.alt_stack_ready.get() {
+        install_alt_stack(thread)
     }
+}
+
+#[cold]
+fn install_alt_stack(thread: &ThreadState) {
     unsafe {
         let mut current: libc::stack_t = mem::zeroed();
         libc::sigaltstack(ptr::null(), &mut current);
         if current.ss_flags & libc::SS_DISABLE == 0 && current.ss_size >= libc::MINSIGSTKSZ {
             // The host (Rust's runtime, for instance) already installed one.
-            ALT_STACK_READY.with(|r| r.set(true));
+            thread.alt_stack_ready.set(true);
             return;
         }
         let page = region::page::size();
@@ -144,6 +150,6 @@ pub fn ensure_alt_stack() {
             return;
         }
         ALT_STACK.with(|s| s.set(Some(AltStackBox(AltStack { mapping, size }))));
-        ALT_STACK_READY.with(|r| r.set(true));
+        thread.alt_stack_ready.set(true);
     }
 }

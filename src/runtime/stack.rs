@@ -1,26 +1,25 @@
 //! Where wasm frames may grow down to on the current thread.
 
-use std::cell::Cell;
+use super::thread::ThreadState;
 
 /// Stack kept free below the wasm limit for host functions called at the
 /// deepest point.
 const HOST_MARGIN: usize = 128 * 1024;
 
-thread_local! {
-    /// Lowest usable address of this thread's stack (0 until queried).
-    static STACK_LOW: Cell<usize> = const { Cell::new(0) };
-}
-
 /// Lowest address of the calling thread's stack, as the C library knows it.
-fn stack_low() -> usize {
-    STACK_LOW.with(|low| {
-        if low.get() == 0 {
-            low.set(query_stack_low().unwrap_or(1));
+#[inline]
+fn stack_low(thread: &ThreadState) -> usize {
+    match thread.stack_low.get() {
+        0 => {
+            let low = query_stack_low().unwrap_or(1);
+            thread.stack_low.set(low);
+            low
         }
-        low.get()
-    })
+        low => low,
+    }
 }
 
+#[cold]
 fn query_stack_low() -> Option<usize> {
     // SAFETY: plain libc queries on the current thread with owned storage.
     unsafe {
@@ -42,8 +41,8 @@ fn query_stack_low() -> Option<usize> {
 /// the current stack pointer, but never closer than a margin to the end of
 /// the thread's stack.
 #[inline(never)]
-pub fn limit_from_here(max_wasm_stack: usize) -> usize {
+pub fn limit_from_here(thread: &ThreadState, max_wasm_stack: usize) -> usize {
     let here = &0u8 as *const u8 as usize;
-    let floor = stack_low().saturating_add(HOST_MARGIN);
+    let floor = stack_low(thread).saturating_add(HOST_MARGIN);
     here.saturating_sub(max_wasm_stack).max(floor)
 }

@@ -46,6 +46,8 @@ pub struct StoreOpaque {
     pub(crate) externrefs: Vec<Box<ExternData>>,
     /// Calls from the host into wasm currently running on this store.
     pub(crate) active_calls: usize,
+    /// The engine's `max_wasm_stack`, kept here for the call path.
+    pub(crate) max_wasm_stack: usize,
 }
 
 // SAFETY: a store's raw pointers all point at objects the store owns (or at
@@ -112,6 +114,7 @@ impl<T> Store<T> {
             globals: Vec::new(),
             externrefs: Vec::new(),
             active_calls: 0,
+            max_wasm_stack: engine.config().max_wasm_stack,
         };
         Store { inner: Box::new(StoreInner { opaque, data }) }
     }

@@ -228,11 +228,14 @@ impl<P: WasmList, R: WasmList> TypedFunc<P, R> {
     pub fn call(&self, mut store: impl AsContextMut, params: P) -> Result<R, Trap> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        let n = P::LEN.max(R::LEN);
-        let mut inline = [ValRaw::default(); INLINE_SLOTS];
+        let n = P::LEN.max(R::LEN).max(1);
+        let mut inline = std::mem::MaybeUninit::<[ValRaw; INLINE_SLOTS]>::uninit();
         let mut heap = Vec::new();
         let slots: &mut [ValRaw] = if n <= INLINE_SLOTS {
-            &mut inline[..n.max(1)]
+            // SAFETY: ValRaw is plain bytes, so any bit pattern is a valid
+            // slot; parameters are written before the call reads them and
+            // results before `load` reads them.
+            unsafe { std::slice::from_raw_parts_mut(inline.as_mut_ptr().cast::<ValRaw>(), n) }
         } else {
             heap.resize(n, ValRaw::default());
             &mut heap

@@ -15,7 +15,10 @@
 
 use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
+use std::mem::MaybeUninit;
 use std::ptr;
+
+use super::thread::{self, ThreadState};
 
 use crate::trap::{Trap, TrapCode};
 
@@ -97,25 +100,23 @@ pub enum UnwindReason {
 
 /// The state of one [`catch_traps`] activation on this thread.
 pub struct CallThreadState {
-    jmp_buf: UnsafeCell<JmpBuf>,
+    jmp_buf: UnsafeCell<MaybeUninit<JmpBuf>>,
     reason: UnsafeCell<Option<UnwindReason>>,
-    /// Program counters of the wasm frames at the trap, innermost first.
-    pcs: UnsafeCell<([usize; MAX_FRAMES], usize)>,
+    /// Program counters of the wasm frames at the trap, innermost first;
+    /// the first `npcs` are initialised.
+    pcs: UnsafeCell<MaybeUninit<[usize; MAX_FRAMES]>>,
+    npcs: Cell<usize>,
     /// An address just above every frame this activation runs: frame walks
     /// stop here.
     pub stack_top: usize,
     prev: *const CallThreadState,
 }
 
-thread_local! {
-    static CURRENT: Cell<*const CallThreadState> = const { Cell::new(ptr::null()) };
-}
-
 /// The innermost activation on this thread, if any.
 pub fn current() -> Option<&'static CallThreadState> {
     // SAFETY: the pointer is set only while its activation's frame is live
     // (see `catch_traps`), and only this thread reads it.
-    CURRENT.with(|c| unsafe { c.get().as_ref() })
+    unsafe { thread::state().current.get().as_ref() }
 }
 
 /// A trap's reason with the program counters of its wasm frames.
@@ -130,29 +131,34 @@ pub struct Unwound {
 /// # Safety
 /// `body` must not own values with destructors across the call into wasm:
 /// a trap jumps straight back here without running them.
-pub unsafe fn catch_traps<F: FnOnce()>(body: F) -> Result<(), Unwound> {
+pub unsafe fn catch_traps<F: FnOnce()>(thread: &ThreadState, body: F) -> Result<(), Unwound> {
     unsafe extern "C" fn call<F: FnOnce()>(data: *mut u8) {
         let f = (*(data as *mut Option<F>)).take().expect("called once");
         f()
     }
     let marker = 0u8;
     let state = CallThreadState {
-        jmp_buf: UnsafeCell::new(JmpBuf([0; 8])),
+        // Filled in by `cranewasm_try_call` before anything reads it.
+        jmp_buf: UnsafeCell::new(MaybeUninit::uninit()),
         reason: UnsafeCell::new(None),
-        pcs: UnsafeCell::new(([0; MAX_FRAMES], 0)),
+        // Only written when a trap records frames: not worth zeroing per call.
+        pcs: UnsafeCell::new(MaybeUninit::uninit()),
+        npcs: Cell::new(0),
         stack_top: &marker as *const u8 as usize,
-        prev: CURRENT.with(|c| c.get()),
+        prev: thread.current.get(),
     };
-    CURRENT.with(|c| c.set(&state));
+    thread.current.set(&state);
     let mut body = Some(body);
-    let unwound = cranewasm_try_call(state.jmp_buf.get(), call::<F>, &mut body as *mut Option<F> as *mut u8);
-    CURRENT.with(|c| c.set(state.prev));
+    let unwound =
+        cranewasm_try_call((*state.jmp_buf.get()).as_mut_ptr(), call::<F>, &mut body as *mut Option<F> as *mut u8);
+    thread.current.set(state.prev);
     if unwound == 0 {
         return Ok(());
     }
     let reason = (*state.reason.get()).take().unwrap_or(UnwindReason::Wasm(TrapCode::Unreachable));
-    let (pcs, n) = &*state.pcs.get();
-    Err(Unwound { reason, pcs: pcs[..*n].to_vec() })
+    // SAFETY: `record_frames` initialised the first `npcs` entries.
+    let pcs = std::slice::from_raw_parts((*state.pcs.get()).as_ptr().cast::<usize>(), state.npcs.get());
+    Err(Unwound { reason, pcs: pcs.to_vec() })
 }
 
 impl CallThreadState {
@@ -165,23 +171,24 @@ impl CallThreadState {
     /// `fp` must be a frame pointer of this thread's stack below
     /// `stack_top`, in a chain maintained by compiled code.
     pub unsafe fn record_frames(&self, pc: usize, mut fp: usize, is_wasm: impl Fn(usize) -> bool) {
-        let (pcs, n) = &mut *self.pcs.get();
-        *n = 0;
+        let pcs = (*self.pcs.get()).as_mut_ptr().cast::<usize>();
+        let mut n = 0;
         if pc != 0 {
-            pcs[0] = pc;
-            *n = 1;
+            *pcs = pc;
+            n = 1;
         }
         let mut lowest = fp;
-        while *n < MAX_FRAMES && fp != 0 && fp % 8 == 0 && fp >= lowest && fp < self.stack_top {
+        while n < MAX_FRAMES && fp != 0 && fp % 8 == 0 && fp >= lowest && fp < self.stack_top {
             let ra = *((fp + 8) as *const usize);
             if !is_wasm(ra) {
                 break;
             }
-            pcs[*n] = ra;
-            *n += 1;
+            *pcs.add(n) = ra;
+            n += 1;
             lowest = fp;
             fp = *(fp as *const usize);
         }
+        self.npcs.set(n);
     }
 
     /// Unwinds to this activation with `reason`.
@@ -191,7 +198,7 @@ impl CallThreadState {
     /// `catch_traps` body, from frames that own nothing with a destructor.
     pub unsafe fn unwind(&self, reason: UnwindReason) -> ! {
         ptr::write(self.reason.get(), Some(reason));
-        cranewasm_unwind(self.jmp_buf.get())
+        cranewasm_unwind((*self.jmp_buf.get()).as_ptr())
     }
 }
 

@@ -1,0 +1,35 @@
+//! Per-thread runtime state, in one thread-local so that entering wasm
+//! looks thread-local storage up once (it is a function call, not a plain
+//! load, when the runtime is a dynamically loaded library).
+
+use std::cell::Cell;
+
+use super::unwind::CallThreadState;
+
+/// What the runtime remembers about the current thread.
+pub struct ThreadState {
+    /// The innermost activation running wasm on this thread (see `unwind`).
+    pub current: Cell<*const CallThreadState>,
+    /// Whether this thread has an alternate signal stack (see `signals`).
+    pub alt_stack_ready: Cell<bool>,
+    /// Lowest usable stack address, 0 until queried (see `stack`).
+    pub stack_low: Cell<usize>,
+}
+
+thread_local! {
+    static STATE: ThreadState = const {
+        ThreadState {
+            current: Cell::new(std::ptr::null()),
+            alt_stack_ready: Cell::new(false),
+            stack_low: Cell::new(0),
+        }
+    };
+}
+
+/// This thread's state. The reference must not leave the thread; it stays
+/// valid for as long as the thread runs.
+pub fn state() -> &'static ThreadState {
+    // SAFETY: the thread-local lives until the thread exits, and the
+    // reference is only used on this thread (ThreadState is !Sync).
+    STATE.with(|s| unsafe { &*(s as *const ThreadState) })
+}
