@@ -356,3 +356,42 @@ fn start_functions_and_failed_instantiation() {
     let e = Instance::new(&mut store, &oob, &[]).unwrap_err();
     assert_eq!(e.as_trap().unwrap().code(), Some(TrapCode::MemoryOutOfBounds));
 }
+
+#[test]
+fn released_instances_are_freed_when_nothing_can_reach_them() {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let m = module(
+        &engine,
+        r#"(module (memory (export "mem") 1)
+            (func (export "f") (result i32) (i32.store (i32.const 0) (i32.const 5)) (i32.load (i32.const 0))))"#,
+    );
+    // Far more instances than the address space could hold 8 GiB
+    // reservations for, if released ones were kept.
+    for _ in 0..20_000 {
+        let i = Instance::new(&mut store, &m, &[]).unwrap();
+        let f = i.get_func(&store, "f").unwrap().typed::<(), i32>(&store).unwrap();
+        assert_eq!(f.call(&mut store, ()).unwrap(), 5);
+        // SAFETY: nothing obtained from `i` is used after this.
+        unsafe { i.release(&mut store) };
+    }
+    assert_eq!(store.instance_count(), 0);
+
+    // An instance others import from lives until its importers go.
+    let user = module(&engine, r#"(module (import "p" "mem" (memory 1)) (func (export "g") (result i32) (i32.load (i32.const 0))))"#);
+    let provider = Instance::new(&mut store, &m, &[]).unwrap();
+    let mem = provider.get_memory(&store, "mem").unwrap();
+    let consumer = Instance::new(&mut store, &user, &[mem.into()]).unwrap();
+    unsafe { provider.release(&mut store) };
+    assert_eq!(store.instance_count(), 2);
+    let g = consumer.get_func(&store, "g").unwrap().typed::<(), i32>(&store).unwrap();
+    assert_eq!(g.call(&mut store, ()).unwrap(), 0);
+    unsafe { consumer.release(&mut store) };
+    assert_eq!(store.instance_count(), 0);
+
+    // Sharing a table pins an instance to its store.
+    let shares = module(&engine, r#"(module (table (export "t") 1 funcref))"#);
+    let pinned = Instance::new(&mut store, &shares, &[]).unwrap();
+    unsafe { pinned.release(&mut store) };
+    assert_eq!(store.instance_count(), 1);
+}

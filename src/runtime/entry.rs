@@ -31,6 +31,11 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     (*store).active_calls -= 1;
     if outermost {
         (*store).vm.stack_limit = usize::MAX;
+        if !(*store).deferred_frees.is_empty() {
+            for index in std::mem::take(&mut (*store).deferred_frees) {
+                super::instance::try_free(&mut *store, index);
+            }
+        }
     }
     match result {
         Ok(()) => Ok(()),

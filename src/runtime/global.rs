@@ -38,6 +38,9 @@ pub struct Global {
     pub(crate) store: StoreId,
     pub(crate) ptr: NonNull<VMGlobal>,
     pub(crate) ty: GlobalType,
+    /// The instance whose VMContext holds the storage (None when the store
+    /// holds it).
+    pub(crate) owner: Option<usize>,
 }
 
 // SAFETY: a handle is an id; it is only dereferenced with its store.
@@ -56,7 +59,7 @@ impl Global {
         write(&mut storage, ty.content, value.to_raw(store)?);
         let ptr = NonNull::from(&mut *storage);
         store.globals.push(storage);
-        Ok(Global { store: store.id(), ptr, ty })
+        Ok(Global { store: store.id(), ptr, ty, owner: None })
     }
 
     /// The global's type.

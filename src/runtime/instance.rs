@@ -14,6 +14,7 @@ use super::global::{self, Global};
 use super::memory::{LinearMemory, Memory};
 use super::store::{AsContext, AsContextMut, StoreId, StoreOpaque};
 use super::table::{Table, TableInstance};
+use cranelift_codegen::entity::EntityRef;
 use crate::builtins::BuiltinFunctions;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -44,6 +45,20 @@ pub(crate) struct InstanceData {
     store: StoreId,
     index: usize,
     vmctx: VMContextBox,
+    /// The memories and tables the module defines.
+    memories: Vec<Box<LinearMemory>>,
+    tables: Vec<Box<TableInstance>>,
+    /// Instances this one imports from (once per import).
+    imports_from: Vec<usize>,
+    /// Owner of each imported global, in import order of globals.
+    imported_global_owners: Vec<Option<usize>>,
+    /// Live instances importing from this one.
+    importers: usize,
+    /// Whether references to this instance's functions may have escaped
+    /// where we cannot track them; then it lives as long as its store.
+    pinned: bool,
+    /// Whether the embedder has released it.
+    released: bool,
     /// Items of each element segment; emptied when dropped (actives and
     /// declaratives are dropped once instantiation applies them).
     pub(crate) elems: Vec<Box<[usize]>>,
@@ -121,7 +136,11 @@ impl InstanceData {
             EntityIndex::Memory(m) => Extern::Memory(Memory { store, ptr: self.memory(m) }),
             EntityIndex::Table(t) => Extern::Table(Table { store, ptr: self.table(t) }),
             EntityIndex::Global(g) => {
-                Extern::Global(Global { store, ptr: self.global_ptr(g), ty: self.info().globals[g] })
+                let owner = match self.info().defined_global_index(g) {
+                    Some(_) => Some(self.index),
+                    None => self.imported_global_owners[g.index()],
+                };
+                Extern::Global(Global { store, ptr: self.global_ptr(g), ty: self.info().globals[g], owner })
             }
         }
     }
@@ -188,7 +207,31 @@ impl Instance {
 
     pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> &'a InstanceData {
         store.assert_owns(self.store);
-        &store.instances[self.index]
+        store.instance(self.index)
+    }
+
+    /// Gives the instance back: its memories, tables and VMContext are
+    /// freed as soon as nothing can reach them — no other live instance
+    /// imports from it, and its functions cannot have escaped into tables,
+    /// globals or the host (modules that share tables or pass funcrefs
+    /// across their imports and exports keep their instances until the
+    /// store is dropped). Freeing waits for any running call to return.
+    ///
+    /// This is how the C API's `wasm_instance_delete` frees instances that
+    /// a long-lived store no longer needs.
+    ///
+    /// # Safety
+    /// No handle obtained from this instance (its exports, functions,
+    /// memories, tables, globals, or funcref values pointing at its
+    /// functions) may be used afterwards.
+    pub unsafe fn release(self, mut store: impl AsContextMut) {
+        let mut cx = store.as_context_mut();
+        let store = cx.opaque();
+        store.assert_owns(self.store);
+        if let Some(data) = store.instances[self.index].as_mut() {
+            data.released = true;
+            try_free(store, self.index);
+        }
     }
 
     /// The module this is an instance of.
@@ -270,15 +313,33 @@ fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> 
     // SAFETY: non-zero size; zeroed memory is a valid initial VMContext.
     let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).ok_or_else(|| Error::Resource("out of memory".into()))?;
     let index = store.instances.len();
-    store.instances.push(Box::new(InstanceData {
+    let imports_from: Vec<usize> = imports.iter().filter_map(|e| owner_of(store, e)).collect();
+    for owner in &imports_from {
+        store.instances[*owner].as_mut().expect("imports come from live instances").importers += 1;
+    }
+    let imported_global_owners = imports
+        .iter()
+        .filter_map(|e| match e {
+            Extern::Global(g) => Some(g.owner),
+            _ => None,
+        })
+        .collect();
+    store.instances.push(Some(Box::new(InstanceData {
         module: module.clone(),
         store: store.id(),
         index,
         vmctx: VMContextBox { ptr, layout },
+        memories: Vec::new(),
+        tables: Vec::new(),
+        imports_from,
+        imported_global_owners,
+        importers: 0,
+        pinned: may_leak_func_refs(info),
+        released: false,
         elems: Vec::new(),
         datas: Vec::new(),
-    }));
-    let data_ptr: *mut InstanceData = &mut *store.instances[index];
+    })));
+    let data_ptr: *mut InstanceData = &mut **store.instances[index].as_mut().unwrap();
     // SAFETY: the instance is boxed in the store (stable address) and all
     // offsets come from its module's layout.
     unsafe {
@@ -317,12 +378,16 @@ unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut InstanceData, imports: 
 
     let bounds_checks = store.engine().config().bounds_checks;
     for (m, ty) in info.memories.iter().skip(info.num_imported_memories) {
-        let memory = Memory::from_owned(store, LinearMemory::new(*ty, bounds_checks)?);
-        set_memory(data, m, memory.ptr);
+        let mut memory = Box::new(LinearMemory::new(*ty, bounds_checks)?);
+        memory.owner = Some(data.index);
+        set_memory(data, m, NonNull::from(&mut *memory));
+        data.memories.push(memory);
     }
     for (t, ty) in info.tables.iter().skip(info.num_imported_tables) {
-        let table = Table::from_owned(store, TableInstance::new(*ty, 0)?);
-        *data.field::<*mut TableInstance>(offsets.table(t)) = table.ptr.as_ptr();
+        let mut table = Box::new(TableInstance::new(*ty, 0)?);
+        table.owner = Some(data.index);
+        *data.field::<*mut TableInstance>(offsets.table(t)) = &mut *table;
+        data.tables.push(table);
     }
 
     let code = &module.code().compiled;
@@ -363,6 +428,60 @@ unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut InstanceData, imports: 
         })
         .collect();
     Ok(())
+}
+
+/// The instance that owns an entity given as an import, if an instance
+/// does (host-created entities belong to the store).
+fn owner_of(store: &StoreOpaque, e: &Extern) -> Option<usize> {
+    match e {
+        // SAFETY: the funcref is live (the store was checked); its vmctx
+        // starts with a magic word telling instances from host functions.
+        Extern::Func(f) => unsafe {
+            let vmctx = f.ptr.as_ref().vmctx as *const u8;
+            if *(vmctx.add(header::MAGIC as usize) as *const u32) != VMCONTEXT_MAGIC {
+                return None;
+            }
+            Some((**(vmctx.add(header::INSTANCE as usize) as *const *const InstanceData)).index)
+        },
+        Extern::Memory(m) => m.get(store).owner,
+        Extern::Table(t) => t.get_instance(store).owner,
+        Extern::Global(g) => g.owner,
+    }
+}
+
+/// Whether a module's functions can become references held outside its
+/// instance where we cannot count them: through shared tables, reference
+/// globals, or funcrefs crossing its imports and exports.
+fn may_leak_func_refs(info: &ModuleInfo) -> bool {
+    let leaks = |ty: ExternType| match ty {
+        ExternType::Table(_) => true,
+        ExternType::Global(g) => g.content.is_ref(),
+        ExternType::Func(f) => f.params().iter().chain(f.results()).any(|t| *t == ValType::FuncRef),
+        ExternType::Memory(_) => false,
+    };
+    info.imports.iter().any(|i| leaks(info.entity_type(i.index)))
+        || info.exports.iter().any(|(_, i)| leaks(info.entity_type(*i)))
+}
+
+/// Frees a released instance if nothing can reach it, then whatever that
+/// makes unreachable in turn.
+pub(crate) fn try_free(store: &mut StoreOpaque, index: usize) {
+    let Some(data) = store.instances[index].as_ref() else { return };
+    if !data.released || data.pinned || data.importers > 0 {
+        return;
+    }
+    if store.active_calls > 0 {
+        // Its code may be on the stack: free it when the call returns.
+        store.deferred_frees.push(index);
+        return;
+    }
+    let data = store.instances[index].take().expect("checked above");
+    for owner in &data.imports_from {
+        if let Some(o) = store.instances[*owner].as_mut() {
+            o.importers -= 1;
+        }
+        try_free(store, *owner);
+    }
 }
 
 unsafe fn set_memory(data: &mut InstanceData, m: MemoryIndex, memory: NonNull<LinearMemory>) {

@@ -26,6 +26,8 @@ pub struct LinearMemory {
     pub(crate) definition: VMMemoryDefinition,
     reservation: region::Allocation,
     ty: MemoryType,
+    /// The instance that defined this memory (None for host-created ones).
+    pub(crate) owner: Option<usize>,
 }
 
 // SAFETY: the reservation is plain memory owned by this object; access is
@@ -48,6 +50,7 @@ impl LinearMemory {
             definition: VMMemoryDefinition { base: reservation.as_ptr::<u8>() as *mut u8, length: 0 },
             reservation,
             ty,
+            owner: None,
         };
         if memory.grow(ty.limits.min).is_none() {
             return Err(Error::Resource(format!("cannot commit {} pages of memory", ty.limits.min)));

@@ -38,7 +38,10 @@ pub struct StoreOpaque {
     id: StoreId,
     engine: Engine,
     pub(crate) vm: Box<VMStoreContext>,
-    pub(crate) instances: Vec<Box<InstanceData>>,
+    /// Instances by index; `None` once released and freed.
+    pub(crate) instances: Vec<Option<Box<InstanceData>>>,
+    /// Released instances whose freeing waits for the running call to end.
+    pub(crate) deferred_frees: Vec<usize>,
     pub(crate) host_funcs: Vec<Box<HostFunc>>,
     pub(crate) memories: Vec<Box<LinearMemory>>,
     pub(crate) tables: Vec<Box<TableInstance>>,
@@ -81,9 +84,14 @@ impl StoreOpaque {
         assert_eq!(id, self.id, "object used with a store it does not belong to");
     }
 
-    /// Number of instances created in this store so far.
+    /// Number of instances alive in this store.
     pub fn instance_count(&self) -> usize {
-        self.instances.len()
+        self.instances.iter().filter(|i| i.is_some()).count()
+    }
+
+    /// The instance at `index`.
+    pub(crate) fn instance(&self, index: usize) -> &InstanceData {
+        self.instances[index].as_deref().expect("use of an instance that was released")
     }
 }
 
@@ -108,6 +116,7 @@ impl<T> Store<T> {
             engine: engine.clone(),
             vm: Box::new(VMStoreContext { stack_limit: usize::MAX, last_exit_fp: 0 }),
             instances: Vec::new(),
+            deferred_frees: Vec::new(),
             host_funcs: Vec::new(),
             memories: Vec::new(),
             tables: Vec::new(),
@@ -132,6 +141,12 @@ impl<T> Store<T> {
     /// The embedder data, mutably.
     pub fn data_mut(&mut self) -> &mut T {
         &mut self.inner.data
+    }
+
+    /// Number of instances alive in the store (released ones that were
+    /// freed are not counted).
+    pub fn instance_count(&self) -> usize {
+        self.inner.opaque.instance_count()
     }
 
     /// Consumes the store (freeing everything in it) and returns the embedder data.

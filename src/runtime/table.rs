@@ -25,6 +25,8 @@ pub struct TableInstance {
     elements: Vec<usize>,
     element: ValType,
     max: Option<u32>,
+    /// The instance that defined this table (None for host-created ones).
+    pub(crate) owner: Option<usize>,
 }
 
 // SAFETY: plain owned data; access is serialised by the owning store.
@@ -40,6 +42,7 @@ impl TableInstance {
             elements: vec![init; ty.limits.min as usize],
             element: ty.element,
             max: ty.limits.max,
+            owner: None,
         };
         t.sync();
         Ok(t)
