@@ -31,7 +31,7 @@ fn main() {
         println!("store+func+instantiate: {:.2} us", t.elapsed().as_nanos() as f64 / k as f64 / 1000.0);
         let mut s = Store::new(&engine, ()); let f = Func::wrap(&mut s, |x: i32| x + 1);
         let t = Instant::now();
-        for _ in 0..k { Instance::new(&mut s, &m, &[f.into()]).unwrap(); }
+        for _ in 0..k { let i = Instance::new(&mut s, &m, &[f.into()]).unwrap(); unsafe { i.release(&mut s) }; }
         println!("instantiate only: {:.2} us", t.elapsed().as_nanos() as f64 / k as f64 / 1000.0);
     }
 }

@@ -138,7 +138,7 @@ impl<'a, 'f> Translator<'a, 'f> {
             let op = reader.read()?;
             validator.op(offset, &op)?;
             self.b.set_srcloc(SourceLoc::new(offset as u32));
-            self.translate(op, offset as usize, validator)?;
+            self.translate(op, offset as usize)?;
         }
         reader.finish()?;
         Ok(())
@@ -229,12 +229,7 @@ impl<'a, 'f> Translator<'a, 'f> {
         }
     }
 
-    fn translate(
-        &mut self,
-        op: Operator<'_>,
-        offset: usize,
-        validator: &FuncValidator<ValidatorResources>,
-    ) -> Result<()> {
+    fn translate(&mut self, op: Operator<'_>, offset: usize) -> Result<()> {
         if !self.reachable {
             return self.translate_unreachable(op);
         }
@@ -330,7 +325,7 @@ impl<'a, 'f> Translator<'a, 'f> {
                 if self.translate_numeric(&op)
                     || self.translate_memory(&op)?
                     || self.translate_table(&op)
-                    || self.translate_simd(&op, validator)?
+                    || self.translate_simd(&op)
                 {
                     return Ok(());
                 }

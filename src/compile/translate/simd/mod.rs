@@ -19,10 +19,9 @@ mod relaxed;
 
 use cranelift_codegen::ir::{types::I8X16, Endianness, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::FunctionBuilder;
-use wasmparser::{FuncValidator, Operator, ValidatorResources};
+use wasmparser::Operator;
 
 use super::Translator;
-use crate::error::Result;
 
 /// Flags of a bitcast between vector types: the lane order is wasm's
 /// little-endian order whatever the host.
@@ -32,17 +31,13 @@ fn cast_flags() -> MemFlagsData {
 
 impl Translator<'_, '_> {
     /// Translates `op` if it is a SIMD or relaxed-SIMD operator.
-    pub(super) fn translate_simd(
-        &mut self,
-        op: &Operator<'_>,
-        _validator: &FuncValidator<ValidatorResources>,
-    ) -> Result<bool> {
-        Ok(self.translate_simd_memory(op)
+    pub(super) fn translate_simd(&mut self, op: &Operator<'_>) -> bool {
+        self.translate_simd_memory(op)
             || self.translate_simd_lanes(op)
             || self.translate_simd_integer(op)
             || self.translate_simd_float(op)
             || self.translate_simd_conversions(op)
-            || self.translate_simd_relaxed(op))
+            || self.translate_simd_relaxed(op)
     }
 
     /// `v` viewed as vector type `ty`.
