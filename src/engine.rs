@@ -13,6 +13,7 @@ use crate::code_memory::CodeMemory;
 use crate::compile::{compile_function, trampoline};
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::runtime::memory_pool::MemoryPool;
 use crate::runtime::signals;
 use crate::types::FuncType;
 
@@ -28,7 +29,12 @@ struct EngineInner {
     isa: OwnedTargetIsa,
     /// Wasm→host trampolines by signature, compiled on first use.
     exit_trampolines: Mutex<HashMap<FuncType, Arc<CodeMemory>>>,
+    /// Released memory reservations, for reuse.
+    memory_pool: Arc<MemoryPool>,
 }
+
+/// Reservations kept for reuse per engine: 16 × 8 GiB of address space.
+const MEMORY_POOL_CAPACITY: usize = 16;
 
 impl Engine {
     /// An engine with the given settings, generating code for this host.
@@ -55,7 +61,12 @@ impl Engine {
             .map_err(|e| Error::Unsupported(format!("cannot configure Cranelift: {e}")))?;
         signals::install_handlers();
         Ok(Engine {
-            inner: Arc::new(EngineInner { config: config.clone(), isa, exit_trampolines: Mutex::default() }),
+            inner: Arc::new(EngineInner {
+                config: config.clone(),
+                isa,
+                exit_trampolines: Mutex::default(),
+                memory_pool: Arc::new(MemoryPool::new(MEMORY_POOL_CAPACITY)),
+            }),
         })
     }
 
@@ -71,6 +82,10 @@ impl Engine {
     /// Whether two handles name the same engine.
     pub fn same(a: &Engine, b: &Engine) -> bool {
         Arc::ptr_eq(&a.inner, &b.inner)
+    }
+
+    pub(crate) fn memory_pool(&self) -> &Arc<MemoryPool> {
+        &self.inner.memory_pool
     }
 
     /// The wasm→host trampoline for `ty`, compiled on first request.

@@ -395,3 +395,34 @@ fn released_instances_are_freed_when_nothing_can_reach_them() {
     unsafe { pinned.release(&mut store) };
     assert_eq!(store.instance_count(), 1);
 }
+
+#[test]
+fn reused_memory_reservations_start_zeroed_and_bounded() {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let m = module(
+        &engine,
+        r#"(module (memory (export "mem") 1 4)
+            (func (export "sum") (result i64) (local $i i32) (local $s i64)
+                (loop
+                    (local.set $s (i64.add (local.get $s) (i64.load8_u (local.get $i))))
+                    (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                    (br_if 0 (i32.lt_u (local.get $i) (i32.const 65536))))
+                local.get $s)
+            (func (export "poke") (param i32) (i32.store8 (local.get 0) (i32.const 1))))"#,
+    );
+    for round in 0..50 {
+        let i = Instance::new(&mut store, &m, &[]).unwrap();
+        let mem = i.get_memory(&store, "mem").unwrap();
+        assert_eq!(mem.size(&store), 1, "round {round}");
+        let sum = i.get_func(&store, "sum").unwrap().typed::<(), i64>(&store).unwrap();
+        assert_eq!(sum.call(&mut store, ()).unwrap(), 0, "round {round}: memory starts zeroed");
+        let poke = i.get_func(&store, "poke").unwrap().typed::<i32, ()>(&store).unwrap();
+        // The previous round grew to 3 pages: those pages are gone again.
+        assert_eq!(poke.call(&mut store, 65536).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
+        mem.grow(&mut store, 2).unwrap();
+        mem.data_mut(&mut store).fill(0xff);
+        poke.call(&mut store, 3 * 65536 - 1).unwrap();
+        unsafe { i.release(&mut store) };
+    }
+}

@@ -376,9 +376,9 @@ unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut InstanceData, imports: 
         }
     }
 
-    let bounds_checks = store.engine().config().bounds_checks;
+    let engine = store.engine().clone();
     for (m, ty) in info.memories.iter().skip(info.num_imported_memories) {
-        let mut memory = Box::new(LinearMemory::new(*ty, bounds_checks)?);
+        let mut memory = Box::new(LinearMemory::new(*ty, &engine)?);
         memory.owner = Some(data.index);
         set_memory(data, m, NonNull::from(&mut *memory));
         data.memories.push(memory);

@@ -7,6 +7,10 @@
 //! bounds checks. With explicit checks it is just the maximum size.
 
 use std::ptr::NonNull;
+use std::sync::Arc;
+
+use super::memory_pool::{MemoryPool, Reservation};
+use crate::engine::Engine;
 
 use super::store::{AsContext, AsContextMut, StoreId, StoreOpaque};
 use crate::config::BoundsChecks;
@@ -24,7 +28,9 @@ const GUARDED_RESERVATION: usize = 8 << 30;
 #[repr(C)]
 pub struct LinearMemory {
     pub(crate) definition: VMMemoryDefinition,
-    reservation: region::Allocation,
+    reservation: Option<Reservation>,
+    /// Where the reservation goes back to, for guarded memories.
+    pool: Option<Arc<MemoryPool>>,
     ty: MemoryType,
     /// The instance that defined this memory (None for host-created ones).
     pub(crate) owner: Option<usize>,
@@ -35,27 +41,37 @@ pub struct LinearMemory {
 unsafe impl Send for LinearMemory {}
 
 impl LinearMemory {
-    pub fn new(ty: MemoryType, bounds_checks: BoundsChecks) -> Result<LinearMemory> {
+    /// A memory of type `ty` for `engine`'s bounds-check mode.
+    pub fn new(ty: MemoryType, engine: &Engine) -> Result<LinearMemory> {
         let max = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
         if ty.limits.min > max {
             return Err(Error::Resource(format!("memory minimum {} exceeds its maximum", ty.limits.min)));
         }
-        let size = match bounds_checks {
-            BoundsChecks::GuardPages => GUARDED_RESERVATION,
-            BoundsChecks::Explicit => (max as usize * WASM_PAGE_SIZE).max(region::page::size()),
+        let (reservation, pool) = match engine.config().bounds_checks {
+            BoundsChecks::GuardPages => {
+                let pool = engine.memory_pool().clone();
+                (pool.take(GUARDED_RESERVATION)?, Some(pool))
+            }
+            BoundsChecks::Explicit => {
+                let size = (max as usize * WASM_PAGE_SIZE).max(region::page::size());
+                (Reservation::new(size)?, None)
+            }
         };
-        let reservation = region::alloc(size, region::Protection::NONE)
-            .map_err(|e| Error::Resource(format!("cannot reserve {size} bytes for a memory: {e}")))?;
         let mut memory = LinearMemory {
-            definition: VMMemoryDefinition { base: reservation.as_ptr::<u8>() as *mut u8, length: 0 },
-            reservation,
+            definition: VMMemoryDefinition { base: reservation.base(), length: 0 },
+            reservation: Some(reservation),
+            pool,
             ty,
             owner: None,
         };
-        if memory.grow(ty.limits.min).is_none() {
-            return Err(Error::Resource(format!("cannot commit {} pages of memory", ty.limits.min)));
-        }
+        let initial = ty.limits.min as usize * WASM_PAGE_SIZE;
+        memory.reservation_mut().set_accessible(initial)?;
+        memory.definition.length = initial;
         Ok(memory)
+    }
+
+    fn reservation_mut(&mut self) -> &mut Reservation {
+        self.reservation.as_mut().expect("present until drop")
     }
 
     /// Current size in pages.
@@ -63,6 +79,7 @@ impl LinearMemory {
         (self.definition.length / WASM_PAGE_SIZE) as u32
     }
 
+    /// Current size in bytes.
     pub fn byte_size(&self) -> usize {
         self.definition.length
     }
@@ -86,29 +103,33 @@ impl LinearMemory {
         if new > self.max_pages() {
             return None;
         }
-        if delta > 0 {
-            let start = self.definition.length;
-            let end = new as usize * WASM_PAGE_SIZE;
-            if end > self.reservation.len() {
-                return None;
-            }
-            // SAFETY: [start, end) lies inside our reservation.
-            unsafe {
-                region::protect(self.definition.base.add(start), end - start, region::Protection::READ_WRITE).ok()?;
-            }
-            self.definition.length = end;
+        let end = new as usize * WASM_PAGE_SIZE;
+        if end > self.reservation_mut().len() {
+            return None;
         }
+        self.reservation_mut().set_accessible(end).ok()?;
+        self.definition.length = end;
         Some(old)
     }
 
+    /// The accessible bytes.
     pub fn data(&self) -> &[u8] {
         // SAFETY: the first `length` bytes are mapped read+write.
         unsafe { std::slice::from_raw_parts(self.definition.base, self.definition.length) }
     }
 
+    /// The accessible bytes, mutably.
     pub fn data_mut(&mut self) -> &mut [u8] {
         // SAFETY: as above, and `&mut self` gives exclusive access.
         unsafe { std::slice::from_raw_parts_mut(self.definition.base, self.definition.length) }
+    }
+}
+
+impl Drop for LinearMemory {
+    fn drop(&mut self) {
+        if let (Some(pool), Some(r)) = (&self.pool, self.reservation.take()) {
+            pool.give(r);
+        }
     }
 }
 
@@ -128,7 +149,8 @@ impl Memory {
     pub fn new(mut store: impl AsContextMut, ty: MemoryType) -> Result<Memory> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        Ok(Memory::from_owned(store, LinearMemory::new(ty, store.engine().config().bounds_checks)?))
+        let engine = store.engine().clone();
+        Ok(Memory::from_owned(store, LinearMemory::new(ty, &engine)?))
     }
 
     pub(crate) fn from_owned(store: &mut StoreOpaque, memory: LinearMemory) -> Memory {

@@ -11,6 +11,7 @@ pub mod global;
 pub mod instance;
 pub mod libcalls;
 pub mod memory;
+pub mod memory_pool;
 pub mod signals;
 pub mod stack;
 pub mod store;

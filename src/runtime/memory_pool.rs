@@ -1,0 +1,94 @@
+//! Reuse of linear-memory reservations between instances.
+//!
+//! Creating a guarded memory maps 8 GiB of address space and unmapping it
+//! tears the mapping down again: a few system calls that dominate the cost
+//! of instantiating a small module. Released reservations go back to the
+//! engine's pool instead, with their pages zeroed but left accessible, so a
+//! module instantiated again usually needs no system call for its memory.
+
+use std::sync::Mutex;
+
+use crate::error::{Error, Result};
+
+/// An address range reserved for one memory, the first `accessible` bytes
+/// readable and writable (and zero until written), the rest inaccessible.
+pub struct Reservation {
+    alloc: region::Allocation,
+    accessible: usize,
+}
+
+// SAFETY: a reservation is address space owned by one memory (or by the
+// pool) at a time; nothing in it is tied to a thread.
+unsafe impl Send for Reservation {}
+
+impl Reservation {
+    /// A fresh reservation of `size` bytes, all inaccessible.
+    pub fn new(size: usize) -> Result<Reservation> {
+        let alloc = region::alloc(size, region::Protection::NONE)
+            .map_err(|e| Error::Resource(format!("cannot reserve {size} bytes for a memory: {e}")))?;
+        Ok(Reservation { alloc, accessible: 0 })
+    }
+
+    pub fn base(&self) -> *mut u8 {
+        self.alloc.as_ptr::<u8>() as *mut u8
+    }
+
+    pub fn len(&self) -> usize {
+        self.alloc.len()
+    }
+
+    /// Makes exactly the first `len` bytes accessible.
+    pub fn set_accessible(&mut self, len: usize) -> Result<()> {
+        let (from, to, protection) = if len > self.accessible {
+            (self.accessible, len, region::Protection::READ_WRITE)
+        } else {
+            (len, self.accessible, region::Protection::NONE)
+        };
+        if from < to {
+            // SAFETY: [from, to) lies within our reservation; nothing else
+            // maps these pages.
+            unsafe { region::protect(self.base().add(from), to - from, protection) }
+                .map_err(|e| Error::Resource(format!("cannot change memory protection: {e}")))?;
+            self.accessible = len;
+        }
+        Ok(())
+    }
+}
+
+/// Released reservations of the guarded size, ready for reuse.
+pub struct MemoryPool {
+    free: Mutex<Vec<Reservation>>,
+    capacity: usize,
+}
+
+impl MemoryPool {
+    pub fn new(capacity: usize) -> MemoryPool {
+        MemoryPool { free: Mutex::new(Vec::new()), capacity }
+    }
+
+    /// A reservation of `size` bytes with nothing accessible yet, or with
+    /// zeroed accessible pages left by an earlier memory.
+    pub fn take(&self, size: usize) -> Result<Reservation> {
+        if let Some(r) = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+            if r.len() == size {
+                return Ok(r);
+            }
+        }
+        Reservation::new(size)
+    }
+
+    /// Takes a reservation back, zeroing what its memory wrote.
+    pub fn give(&self, r: Reservation) {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        if free.len() >= self.capacity {
+            return; // dropped: unmapped
+        }
+        // SAFETY: the range is our private anonymous mapping; after
+        // MADV_DONTNEED its pages read as zero, as a fresh mapping's would.
+        let zeroed = r.accessible == 0
+            || unsafe { libc::madvise(r.base().cast(), r.accessible, libc::MADV_DONTNEED) } == 0;
+        if zeroed {
+            free.push(r);
+        }
+    }
+}
