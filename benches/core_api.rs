@@ -1,5 +1,6 @@
 //! Micro benchmarks of the core Rust API: the fixed costs that the C API and
-//! every embedder pay on top of the generated code.
+//! every embedder pay on top of the generated code; then the compute kernels
+//! (`kernel:NAME`), which give our generated-code numbers without the C layer.
 //!
 //! `cargo bench --bench core_api [FILTER...]` prints one line per case with
 //! the median of REPS (default 7) repetitions. Plain timing, no framework:
@@ -46,6 +47,22 @@ fn host_inc(store: &mut Store<()>, raw: bool) -> Func {
             Ok(())
         })
     }
+}
+
+fn kernel_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/kernels")
+}
+
+/// (name, bench_n) of every kernel, from kernels/expected.txt.
+fn kernels() -> Vec<(String, u32)> {
+    let text = std::fs::read_to_string(kernel_dir().join("expected.txt")).expect("kernels/expected.txt");
+    text.lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields[0].to_string(), fields[3].parse().expect("bench_n"))
+        })
+        .collect()
 }
 
 struct Small {
@@ -128,5 +145,27 @@ fn main() {
             assert_eq!(call_i32(&host_loop, &mut store, N as i32), N as i32, "host_loop count");
         });
         report(name, ns, "ns/call");
+    }
+
+    // The compute kernels at their benchmark sizes, as compare.sh runs them
+    // through the C API (one untimed warm-up call, then REPS timed calls).
+    for (name, bench_n) in kernels() {
+        let case = format!("kernel:{name}");
+        if !wanted(&case) {
+            continue;
+        }
+        let bytes = std::fs::read(kernel_dir().join(format!("{name}.wasm"))).expect("kernel .wasm");
+        let module = Module::new(&engine, &bytes).expect("compile kernel");
+        let mut store = Store::new(&engine, ());
+        let instance = Instance::new(&mut store, &module, &[]).expect("instantiate kernel");
+        let run = instance.get_func(&store, "run").expect("run");
+        let mut call = || {
+            let mut result = [Val::I64(0)];
+            run.call(&mut store, &[Val::I32(bench_n as i32)], &mut result).expect("run");
+            result[0].i64().unwrap()
+        };
+        let first = call();
+        let ns = median_ns(reps, 1, || assert_eq!(call(), first, "{name}: checksum changed between runs"));
+        report(&case, ns / 1e6, "ms");
     }
 }
