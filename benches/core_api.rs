@@ -1,0 +1,171 @@
+//! Micro benchmarks of the core Rust API: the fixed costs that the C API and
+//! every embedder pay on top of the generated code; then the compute kernels
+//! (`kernel:NAME`), which give our generated-code numbers without the C layer.
+//!
+//! `cargo bench --bench core_api [FILTER...]` prints one line per case with
+//! the median of REPS (default 7) repetitions. Plain timing, no framework:
+//! the numbers are comparable with the C harness's overhead cases
+//! (`benches/harness/bench.c`), which use the same small module.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use cranewasm::{AsContextMut, Engine, Func, FuncType, Instance, Module, Store, Val, ValRaw, ValType};
+
+const SMALL_WAT: &str = include_str!("harness/small.wat");
+
+/// Times `reps` repetitions of `body`, which does `per_rep` operations, and
+/// returns the median cost of one operation in nanoseconds.
+fn median_ns(reps: usize, per_rep: u32, mut body: impl FnMut()) -> f64 {
+    let mut samples: Vec<f64> = (0..reps)
+        .map(|_| {
+            let start = Instant::now();
+            body();
+            start.elapsed().as_secs_f64() * 1e9 / f64::from(per_rep)
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+fn i32_to_i32() -> FuncType {
+    FuncType::new([ValType::I32], [ValType::I32])
+}
+
+/// The small module's one import, written with [`Func::new`] (slices of
+/// [`Val`]) or [`Func::new_raw`] (raw slots) as `raw` says.
+fn host_inc(store: &mut Store<()>, raw: bool) -> Func {
+    if raw {
+        Func::new_raw(store.as_context_mut(), i32_to_i32(), |_, slots| {
+            slots[0] = ValRaw::i32(slots[0].get_i32().wrapping_add(1));
+            Ok(())
+        })
+        .expect("host function")
+    } else {
+        Func::new(&mut *store, i32_to_i32(), |_, params, results| {
+            results[0] = Val::I32(params[0].i32().unwrap().wrapping_add(1));
+            Ok(())
+        })
+    }
+}
+
+fn kernel_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/kernels")
+}
+
+/// (name, bench_n) of every kernel, from kernels/expected.txt.
+fn kernels() -> Vec<(String, u32)> {
+    let text = std::fs::read_to_string(kernel_dir().join("expected.txt")).expect("kernels/expected.txt");
+    text.lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields[0].to_string(), fields[3].parse().expect("bench_n"))
+        })
+        .collect()
+}
+
+struct Small {
+    store: Store<()>,
+    instance: Instance,
+}
+
+fn small(engine: &Engine, module: &Module, raw: bool) -> Small {
+    let mut store = Store::new(engine, ());
+    let host = host_inc(&mut store, raw);
+    let instance = Instance::new(&mut store, module, &[host.into()]).expect("instantiate small module");
+    Small { store, instance }
+}
+
+fn call_i32(func: &Func, store: &mut Store<()>, arg: i32) -> i32 {
+    let mut result = [Val::I32(0)];
+    func.call(&mut *store, &[Val::I32(arg)], &mut result).expect("call");
+    result[0].i32().unwrap()
+}
+
+fn main() {
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let reps: usize = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(7).max(1);
+    let wanted = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    let report = |name: &str, value: f64, unit: &str| println!("core_api/{name:<22} {value:>12.1} {unit}");
+
+    let engine = Engine::default();
+    let small_bytes = wat::parse_str(SMALL_WAT).expect("small.wat");
+    let module = Module::new(&engine, &small_bytes).expect("compile small module");
+
+    if wanted("compile_small") {
+        const N: u32 = 50;
+        let ns = median_ns(reps, N, || {
+            for _ in 0..N {
+                black_box(Module::new(&engine, &small_bytes).expect("compile"));
+            }
+        });
+        report("compile_small", ns / 1e3, "us/compile");
+    }
+
+    if wanted("instantiate_small") {
+        // A fresh store per repetition: instances live as long as their store.
+        const N: u32 = 100;
+        let mut samples = Vec::new();
+        for _ in 0..reps {
+            let mut store = Store::new(&engine, ());
+            let host = host_inc(&mut store, true);
+            let start = Instant::now();
+            for _ in 0..N {
+                black_box(Instance::new(&mut store, &module, &[host.into()]).expect("instantiate"));
+            }
+            samples.push(start.elapsed().as_secs_f64() * 1e9 / f64::from(N));
+        }
+        samples.sort_by(f64::total_cmp);
+        report("instantiate_small", samples[samples.len() / 2] / 1e3, "us/instance");
+    }
+
+    if wanted("call_i32") {
+        const N: u32 = 1_000_000;
+        let Small { mut store, instance } = small(&engine, &module, true);
+        let inc = instance.get_func(&store, "inc").expect("inc");
+        let mut sum = 0u64;
+        let ns = median_ns(reps, N, || {
+            for i in 0..N as i32 {
+                sum = sum.wrapping_add(call_i32(&inc, &mut store, i) as u32 as u64);
+            }
+        });
+        assert_eq!(sum, reps as u64 * (u64::from(N) * (u64::from(N) + 1) / 2), "inc returned wrong values");
+        report("call_i32", ns, "ns/call");
+    }
+
+    for (name, raw) in [("host_roundtrip", false), ("host_roundtrip_raw", true)] {
+        if !wanted(name) {
+            continue;
+        }
+        const N: u32 = 1_000_000;
+        let Small { mut store, instance } = small(&engine, &module, raw);
+        let host_loop = instance.get_func(&store, "host_loop").expect("host_loop");
+        let ns = median_ns(reps, N, || {
+            assert_eq!(call_i32(&host_loop, &mut store, N as i32), N as i32, "host_loop count");
+        });
+        report(name, ns, "ns/call");
+    }
+
+    // The compute kernels at their benchmark sizes, as compare.sh runs them
+    // through the C API (one untimed warm-up call, then REPS timed calls).
+    for (name, bench_n) in kernels() {
+        let case = format!("kernel:{name}");
+        if !wanted(&case) {
+            continue;
+        }
+        let bytes = std::fs::read(kernel_dir().join(format!("{name}.wasm"))).expect("kernel .wasm");
+        let module = Module::new(&engine, &bytes).expect("compile kernel");
+        let mut store = Store::new(&engine, ());
+        let instance = Instance::new(&mut store, &module, &[]).expect("instantiate kernel");
+        let run = instance.get_func(&store, "run").expect("run");
+        let mut call = || {
+            let mut result = [Val::I64(0)];
+            run.call(&mut store, &[Val::I32(bench_n as i32)], &mut result).expect("run");
+            result[0].i64().unwrap()
+        };
+        let first = call();
+        let ns = median_ns(reps, 1, || assert_eq!(call(), first, "{name}: checksum changed between runs"));
+        report(&case, ns / 1e6, "ms");
+    }
+}

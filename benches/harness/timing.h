@@ -1,0 +1,35 @@
+/* Wall-clock timing and the median used by every benchmark driver. */
+#ifndef TIMING_H
+#define TIMING_H
+
+#include <stdlib.h>
+#include <time.h>
+
+static inline double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of n samples (sorts them in place): robust against the odd slow run
+ * on a machine shared with other work. */
+static inline double median(double *samples, int n) {
+  qsort(samples, (size_t)n, sizeof *samples, compare_doubles);
+  return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}
+
+/* One line per measured case, the format compare.sh joins into its table:
+ *   RESULT <case> <value> <unit> <check>
+ * where check is a value that must agree between columns. */
+#define REPORT(case_name, value, unit, check)                                   \
+  printf("RESULT %s %.6g %s %llu\n", (case_name), (value), (unit),             \
+         (unsigned long long)(check))
+
+#define MAX_REPS 64
+
+#endif
