@@ -11,6 +11,7 @@ static LIVE: AtomicI64 = AtomicI64::new(0);
 
 thread_local! {
     static COUNTED: Cell<bool> = const { Cell::new(false) };
+    static THREAD_LIVE: Cell<i64> = const { Cell::new(0) };
 }
 
 fn counted() -> bool {
@@ -18,26 +19,31 @@ fn counted() -> bool {
     COUNTED.try_with(|c| c.get()).unwrap_or(false)
 }
 
+fn add(bytes: i64) {
+    LIVE.fetch_add(bytes, Ordering::Relaxed);
+    let _ = THREAD_LIVE.try_with(|t| t.set(t.get() + bytes));
+}
+
 // SAFETY: every call is forwarded to the system allocator unchanged; the
 // counting beside it neither allocates nor unwinds.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if counted() {
-            LIVE.fetch_add(layout.size() as i64, Ordering::Relaxed);
+            add(layout.size() as i64);
         }
         // SAFETY: the caller's contract is the system allocator's.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if counted() {
-            LIVE.fetch_sub(layout.size() as i64, Ordering::Relaxed);
+            add(-(layout.size() as i64));
         }
         // SAFETY: as for `alloc`.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if counted() {
-            LIVE.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
+            add(new_size as i64 - layout.size() as i64);
         }
         // SAFETY: as for `alloc`.
         unsafe { System.realloc(ptr, layout, new_size) }
@@ -58,4 +64,9 @@ pub fn counting<R>(f: impl FnOnce() -> R) -> R {
 /// Bytes allocated minus bytes freed by counted code so far.
 pub fn live_bytes() -> i64 {
     LIVE.load(Ordering::Relaxed)
+}
+
+/// Like [`live_bytes`], for counted code of the calling thread only.
+pub fn thread_live_bytes() -> i64 {
+    THREAD_LIVE.with(|t| t.get())
 }
