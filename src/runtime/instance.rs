@@ -359,6 +359,13 @@ fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> 
 
 static BUILTINS: BuiltinFunctions = super::libcalls::BUILTINS;
 
+/// Writes the VMContext of a new instance: imports, own memories, tables,
+/// globals and function references.
+///
+/// # Safety
+/// `data` must be the boxed instance just pushed into `store`, with a
+/// zeroed VMContext of its module's layout, and `imports` checked against
+/// the module's import types.
 unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut InstanceData, imports: &[Extern]) -> Result<()> {
     let module = data.module.clone();
     let info = module.info();
@@ -493,6 +500,11 @@ pub(crate) fn try_free(store: &mut StoreOpaque, index: usize) {
     }
 }
 
+/// Points memory slot `m` of the VMContext at `memory`.
+///
+/// # Safety
+/// `m` must be a memory index of `data`'s module and `memory` a memory
+/// that outlives the instance.
 unsafe fn set_memory(data: &mut InstanceData, m: MemoryIndex, memory: NonNull<LinearMemory>) {
     let offsets = data.module.offsets();
     let def: *mut VMMemoryDefinition = memory.as_ptr().cast();
@@ -500,6 +512,10 @@ unsafe fn set_memory(data: &mut InstanceData, m: MemoryIndex, memory: NonNull<Li
 }
 
 /// Applies active segments in order, then runs the start function.
+///
+/// # Safety
+/// `data` must be an instance of `store` whose VMContext `fill_vmctx`
+/// completed.
 unsafe fn initialize(store: &mut StoreOpaque, data: &mut InstanceData) -> Result<()> {
     let module = data.module.clone();
     let info = module.info();
