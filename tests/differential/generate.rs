@@ -71,6 +71,15 @@ fn config(u: &mut arbitrary::Unstructured<'_>) -> Config {
     c.max_memories = c.max_memories.min(4);
     c.max_tables = c.max_tables.min(4);
     c.max_funcs = c.max_funcs.min(40);
+    // Vector operators need two v128 operands at hand and compete with all
+    // the scalar ones, so they are rare; every third module is about
+    // vectors only (plus what moves values around).
+    if u.arbitrary::<u8>().unwrap_or(0) % 3 == 0 {
+        use wasm_smith::InstructionKind as K;
+        c.simd_enabled = true;
+        c.allowed_instructions =
+            wasm_smith::InstructionKinds::new(&[K::Vector, K::VectorInt, K::Variable, K::Parametric, K::Control, K::Memory]);
+    }
     c.max_instructions = c.max_instructions.min(400);
     c.max_imports = c.max_imports.min(20);
     c.max_exports = c.max_exports.min(100);
@@ -83,15 +92,29 @@ fn config(u: &mut arbitrary::Unstructured<'_>) -> Config {
 }
 
 /// The module for `seed`, with fuel checks and the fuel global exported.
+/// Modules without a function of their own (wasm-smith makes many, all
+/// imports) are generated anew from the next bytes of the seed's stream.
 pub fn module(seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
-    let len = 1000 + rng.below(30_000) as usize;
-    let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-    let mut u = arbitrary::Unstructured::new(&bytes);
-    let config = config(&mut u);
-    let mut module = Module::new(config, &mut u).expect("wasm-smith makes a module from any bytes");
-    let fuel_global = module.ensure_termination(FUEL as u32).expect("generated code can be instrumented");
-    export_global(&module.to_bytes(), FUEL_EXPORT, fuel_global)
+    loop {
+        let len = 1000 + rng.below(30_000) as usize;
+        let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let mut u = arbitrary::Unstructured::new(&bytes);
+        let config = config(&mut u);
+        let mut module = Module::new(config, &mut u).expect("wasm-smith makes a module from any bytes");
+        let fuel_global = module.ensure_termination(FUEL as u32).expect("generated code can be instrumented");
+        let wasm = module.to_bytes();
+        if has_code(&wasm) {
+            return export_global(&wasm, FUEL_EXPORT, fuel_global);
+        }
+    }
+}
+
+/// Whether the module defines a function.
+fn has_code(wasm: &[u8]) -> bool {
+    wasmparser::Parser::new(0)
+        .parse_all(wasm)
+        .any(|p| matches!(p, Ok(wasmparser::Payload::CodeSectionStart { count, .. }) if count > 0))
 }
 
 fn leb(mut x: u32, out: &mut Vec<u8>) {
