@@ -14,6 +14,8 @@ pub struct CodeMemory {
 // SAFETY: the memory is never written after `new` returns; sharing
 // read-only executable pages across threads is sound.
 unsafe impl Send for CodeMemory {}
+// SAFETY: as for `Send`: read-only after `new`, so shared access from any
+// number of threads at once is sound.
 unsafe impl Sync for CodeMemory {}
 
 impl CodeMemory {

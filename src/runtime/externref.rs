@@ -21,6 +21,8 @@ pub struct ExternRef {
 // SAFETY: a handle is an id; it is only dereferenced with its store, and the
 // data it names is `Send + Sync`.
 unsafe impl Send for ExternRef {}
+// SAFETY: a shared `&ExternRef` only lets one copy the id and pointer; every
+// dereference still goes through its store, which is borrowed for it.
 unsafe impl Sync for ExternRef {}
 
 impl ExternRef {

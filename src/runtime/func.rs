@@ -51,6 +51,8 @@ pub struct Func {
 
 // SAFETY: a handle is an id; it is only dereferenced with its store.
 unsafe impl Send for Func {}
+// SAFETY: a shared `&Func` only lets one copy the id and pointer; every
+// dereference still goes through its store, which is borrowed for it.
 unsafe impl Sync for Func {}
 
 impl Func {
@@ -177,6 +179,10 @@ impl Func {
 }
 
 /// Runs a host function for wasm (through the exit trampoline).
+///
+/// # Safety
+/// `ctx` must be the `HostFunc` of a `Func::new_raw::<T, F>` of a live store
+/// and `values` must hold `max(params, results)` slots of its signature.
 unsafe extern "C" fn host_call<T: 'static, F>(ctx: *mut HostFunc, caller_vmctx: *mut VMContext, values: *mut ValRaw)
 where
     F: Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
@@ -200,6 +206,9 @@ where
 }
 
 /// Runs a host function for the host (its `array_call`).
+///
+/// # Safety
+/// As for [`host_call`], with `vmctx` the `HostFunc`.
 unsafe extern "C" fn host_array_call<T: 'static, F>(
     vmctx: *mut VMContext,
     caller_vmctx: *mut VMContext,

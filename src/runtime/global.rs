@@ -45,6 +45,8 @@ pub struct Global {
 
 // SAFETY: a handle is an id; it is only dereferenced with its store.
 unsafe impl Send for Global {}
+// SAFETY: a shared `&Global` only lets one copy the id and pointer; every
+// dereference still goes through its store, which is borrowed for it.
 unsafe impl Sync for Global {}
 
 impl Global {

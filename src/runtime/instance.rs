@@ -221,9 +221,10 @@ impl Instance {
     /// a long-lived store no longer needs.
     ///
     /// # Safety
-    /// No handle obtained from this instance (its exports, functions,
-    /// memories, tables, globals, or funcref values pointing at its
-    /// functions) may be used afterwards.
+    /// Neither this `Instance` (nor a copy of it) nor any handle obtained
+    /// from it (its exports, functions, memories, tables, globals, or
+    /// funcref values pointing at its functions) may be used afterwards: a
+    /// later instantiation may reuse its place in the store.
     pub unsafe fn release(self, mut store: impl AsContextMut) {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
@@ -312,7 +313,9 @@ fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> 
     let layout = Layout::from_size_align(offsets.size().max(16) as usize, 16).expect("sane VMContext size");
     // SAFETY: non-zero size; zeroed memory is a valid initial VMContext.
     let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).ok_or_else(|| Error::Resource("out of memory".into()))?;
-    let index = store.instances.len();
+    // Slots of freed instances are reused, so a long-lived store that
+    // instantiates and releases forever stays the size of its peak.
+    let index = store.free_slots.pop().unwrap_or(store.instances.len());
     let imports_from: Vec<usize> = imports.iter().filter_map(|e| owner_of(store, e)).collect();
     for owner in &imports_from {
         store.instances[*owner].as_mut().expect("imports come from live instances").importers += 1;
@@ -324,7 +327,7 @@ fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> 
             _ => None,
         })
         .collect();
-    store.instances.push(Some(Box::new(InstanceData {
+    let slot = Some(Box::new(InstanceData {
         module: module.clone(),
         store: store.id(),
         index,
@@ -338,7 +341,12 @@ fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> 
         released: false,
         elems: Vec::new(),
         datas: Vec::new(),
-    })));
+    }));
+    if index == store.instances.len() {
+        store.instances.push(slot);
+    } else {
+        store.instances[index] = slot;
+    }
     let data_ptr: *mut InstanceData = &mut **store.instances[index].as_mut().unwrap();
     // SAFETY: the instance is boxed in the store (stable address) and all
     // offsets come from its module's layout.
@@ -351,6 +359,13 @@ fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> 
 
 static BUILTINS: BuiltinFunctions = super::libcalls::BUILTINS;
 
+/// Writes the VMContext of a new instance: imports, own memories, tables,
+/// globals and function references.
+///
+/// # Safety
+/// `data` must be the boxed instance just pushed into `store`, with a
+/// zeroed VMContext of its module's layout, and `imports` checked against
+/// the module's import types.
 unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut InstanceData, imports: &[Extern]) -> Result<()> {
     let module = data.module.clone();
     let info = module.info();
@@ -476,6 +491,7 @@ pub(crate) fn try_free(store: &mut StoreOpaque, index: usize) {
         return;
     }
     let data = store.instances[index].take().expect("checked above");
+    store.free_slots.push(index);
     for owner in &data.imports_from {
         if let Some(o) = store.instances[*owner].as_mut() {
             o.importers -= 1;
@@ -484,6 +500,11 @@ pub(crate) fn try_free(store: &mut StoreOpaque, index: usize) {
     }
 }
 
+/// Points memory slot `m` of the VMContext at `memory`.
+///
+/// # Safety
+/// `m` must be a memory index of `data`'s module and `memory` a memory
+/// that outlives the instance.
 unsafe fn set_memory(data: &mut InstanceData, m: MemoryIndex, memory: NonNull<LinearMemory>) {
     let offsets = data.module.offsets();
     let def: *mut VMMemoryDefinition = memory.as_ptr().cast();
@@ -491,6 +512,10 @@ unsafe fn set_memory(data: &mut InstanceData, m: MemoryIndex, memory: NonNull<Li
 }
 
 /// Applies active segments in order, then runs the start function.
+///
+/// # Safety
+/// `data` must be an instance of `store` whose VMContext `fill_vmctx`
+/// completed.
 unsafe fn initialize(store: &mut StoreOpaque, data: &mut InstanceData) -> Result<()> {
     let module = data.module.clone();
     let info = module.info();

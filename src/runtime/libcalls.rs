@@ -4,6 +4,9 @@
 //! Each takes the calling instance's VMContext first. Failures trap: the
 //! work is done in a helper returning `Result<_, TrapCode>`, and only a
 //! plain `TrapCode` is live when [`raise`] jumps back to the entry.
+//!
+//! Safety of every builtin: it may only be called by compiled code of the
+//! instance whose VMContext it gets, with indices the validator accepted.
 
 use cranelift_codegen::entity::EntityRef;
 
@@ -37,10 +40,19 @@ unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut InstanceData {
     &mut **(vmctx as *mut u8).add(header::INSTANCE as usize).cast::<*mut InstanceData>()
 }
 
+/// Memory `m` of `inst`.
+///
+/// # Safety
+/// `m` must be a memory index of `inst`'s module (compiled code passes only
+/// validated ones), and no other reference to that memory may be live.
 unsafe fn memory<'a>(inst: &InstanceData, m: u32) -> &'a mut LinearMemory {
     &mut *inst.memory(MemoryIndex::from_u32(m)).as_ptr()
 }
 
+/// Table `t` of `inst`.
+///
+/// # Safety
+/// As for [`memory`], for a table index.
 unsafe fn table<'a>(inst: &InstanceData, t: u32) -> &'a mut TableInstance {
     &mut *inst.table(TableIndex::from_u32(t)).as_ptr()
 }

@@ -142,6 +142,8 @@ pub struct Memory {
 
 // SAFETY: a handle is an id; it is only dereferenced with its store.
 unsafe impl Send for Memory {}
+// SAFETY: a shared `&Memory` only lets one copy the id and pointer; every
+// dereference still goes through its store, which is borrowed for it.
 unsafe impl Sync for Memory {}
 
 impl Memory {

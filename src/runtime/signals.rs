@@ -29,6 +29,9 @@ static INSTALL: Once = Once::new();
 
 /// Installs the fault handlers, once per process.
 pub fn install_handlers() {
+    // SAFETY: plain sigaction calls with zero-initialised structs we own;
+    // `handler` is async-signal-safe up to the unwind it may perform, and
+    // `PREVIOUS` is written only here (see below).
     INSTALL.call_once(|| unsafe {
         for (i, &sig) in SIGNALS.iter().enumerate() {
             let mut action: libc::sigaction = mem::zeroed();
@@ -47,6 +50,11 @@ pub fn install_handlers() {
     });
 }
 
+/// The fault handler.
+///
+/// # Safety
+/// Called by the kernel only, with the `siginfo_t` and `ucontext_t` of the
+/// fault on the faulting thread.
 unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     if let Some(state) = unwind::current() {
         let uc = &*(context as *const libc::ucontext_t);
@@ -61,6 +69,10 @@ unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, conte
 }
 
 /// Hands a fault that is not ours to the previous handler.
+///
+/// # Safety
+/// As for [`handler`], whose arguments these are; the handlers are
+/// installed (so `PREVIOUS` is written).
 unsafe fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     let Some(i) = SIGNALS.iter().position(|s| *s == sig) else { return };
     let prev = &*(*ptr::addr_of!(PREVIOUS[i])).as_ptr();
@@ -116,6 +128,9 @@ pub fn ensure_alt_stack(thread: &ThreadState) {
 
 #[cold]
 fn install_alt_stack(thread: &ThreadState) {
+    // SAFETY: sigaltstack and mmap/mprotect/munmap on a mapping of our own;
+    // the mapping is registered as this thread's alternate stack only once
+    // complete, and `AltStack`'s drop disables it before unmapping.
     unsafe {
         let mut current: libc::stack_t = mem::zeroed();
         libc::sigaltstack(ptr::null(), &mut current);

@@ -42,7 +42,11 @@ fn query_stack_low() -> Option<usize> {
 /// the thread's stack.
 #[inline(never)]
 pub fn limit_from_here(thread: &ThreadState, max_wasm_stack: usize) -> usize {
-    let here = &0u8 as *const u8 as usize;
+    // The address of a local, i.e. of this frame. (Not `&0u8`: that is
+    // promoted to a constant in static memory, far from the stack, which
+    // made every limit fall back to the end of the thread's stack.)
+    let marker = 0u8;
+    let here = std::hint::black_box(&marker) as *const u8 as usize;
     let floor = stack_low(thread).saturating_add(HOST_MARGIN);
     here.saturating_sub(max_wasm_stack).max(floor)
 }

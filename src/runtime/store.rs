@@ -38,10 +38,13 @@ pub struct StoreOpaque {
     id: StoreId,
     engine: Engine,
     pub(crate) vm: Box<VMStoreContext>,
-    /// Instances by index; `None` once released and freed.
+    /// Instances by index; `None` once released and freed (until the slot
+    /// is reused, see `free_slots`).
     pub(crate) instances: Vec<Option<Box<InstanceData>>>,
     /// Released instances whose freeing waits for the running call to end.
     pub(crate) deferred_frees: Vec<usize>,
+    /// Indices in `instances` whose instance was freed, for reuse.
+    pub(crate) free_slots: Vec<usize>,
     pub(crate) host_funcs: Vec<Box<HostFunc>>,
     pub(crate) memories: Vec<Box<LinearMemory>>,
     pub(crate) tables: Vec<Box<TableInstance>>,
@@ -117,6 +120,7 @@ impl<T> Store<T> {
             vm: Box::new(VMStoreContext { stack_limit: usize::MAX, last_exit_fp: 0 }),
             instances: Vec::new(),
             deferred_frees: Vec::new(),
+            free_slots: Vec::new(),
             host_funcs: Vec::new(),
             memories: Vec::new(),
             tables: Vec::new(),

@@ -103,6 +103,8 @@ pub struct Table {
 
 // SAFETY: a handle is an id; it is only dereferenced with its store.
 unsafe impl Send for Table {}
+// SAFETY: a shared `&Table` only lets one copy the id and pointer; every
+// dereference still goes through its store, which is borrowed for it.
 unsafe impl Sync for Table {}
 
 impl Table {

@@ -132,6 +132,8 @@ pub struct Unwound {
 /// `body` must not own values with destructors across the call into wasm:
 /// a trap jumps straight back here without running them.
 pub unsafe fn catch_traps<F: FnOnce()>(thread: &ThreadState, body: F) -> Result<(), Unwound> {
+    /// # Safety
+    /// `data` must point at the `Option<F>` below, still `Some`.
     unsafe extern "C" fn call<F: FnOnce()>(data: *mut u8) {
         let f = (*(data as *mut Option<F>)).take().expect("called once");
         f()

@@ -1,0 +1,309 @@
+//! Out-of-bounds accesses at the exact edges of memory, for every load and
+//! store of every width (scalar, extending, v128 and its lane, splat and
+//! zero-extending forms), with static offsets from 0 up to 2^32-1, before
+//! and after `memory.grow`, on two memories of different sizes, with guard
+//! pages and with explicit bounds checks.
+//!
+//! An access of `w` bytes at effective address `a` (address operand plus
+//! offset, computed without wrapping) succeeds exactly when
+//! `a + w <= memory size`. Loads must read the right bytes; a trapping store
+//! must leave memory untouched.
+
+use cranewasm::*;
+
+/// One memory instruction: its text, how many bytes it touches, and how
+/// it is driven.
+struct Op {
+    name: &'static str,
+    width: u64,
+    kind: Kind,
+}
+
+enum Kind {
+    /// A load, its result turned into the v128 the test function returns
+    /// by the given operator (none for v128 loads).
+    Load(&'static str),
+    /// A store of the value the given expression makes.
+    Store(&'static str),
+}
+
+macro_rules! ops {
+    ($($name:literal $width:literal $kind:ident $arg:literal;)*) => {
+        &[$(Op { name: $name, width: $width, kind: Kind::$kind($arg) }),*]
+    };
+}
+
+/// Every memory access instruction. `wrap` turns a result into a v128 (for
+/// comparison with the expected bytes); `value` produces the stored value
+/// from the v128 `$pattern`.
+const OPS: &[Op] = ops! {
+    "i32.load" 4 Load "i32x4.splat";
+    "i32.load8_s" 1 Load "i32x4.splat";
+    "i32.load8_u" 1 Load "i32x4.splat";
+    "i32.load16_s" 2 Load "i32x4.splat";
+    "i32.load16_u" 2 Load "i32x4.splat";
+    "i64.load" 8 Load "i64x2.splat";
+    "i64.load8_s" 1 Load "i64x2.splat";
+    "i64.load8_u" 1 Load "i64x2.splat";
+    "i64.load16_s" 2 Load "i64x2.splat";
+    "i64.load16_u" 2 Load "i64x2.splat";
+    "i64.load32_s" 4 Load "i64x2.splat";
+    "i64.load32_u" 4 Load "i64x2.splat";
+    "f32.load" 4 Load "f32x4.splat";
+    "f64.load" 8 Load "f64x2.splat";
+    "v128.load" 16 Load "";
+    "v128.load8x8_s" 8 Load "";
+    "v128.load8x8_u" 8 Load "";
+    "v128.load16x4_s" 8 Load "";
+    "v128.load16x4_u" 8 Load "";
+    "v128.load32x2_s" 8 Load "";
+    "v128.load32x2_u" 8 Load "";
+    "v128.load8_splat" 1 Load "";
+    "v128.load16_splat" 2 Load "";
+    "v128.load32_splat" 4 Load "";
+    "v128.load64_splat" 8 Load "";
+    "v128.load32_zero" 4 Load "";
+    "v128.load64_zero" 8 Load "";
+    "v128.load8_lane" 1 Load "";
+    "v128.load16_lane" 2 Load "";
+    "v128.load32_lane" 4 Load "";
+    "v128.load64_lane" 8 Load "";
+    "i32.store" 4 Store "(i32x4.extract_lane 0 (global.get $pattern))";
+    "i32.store8" 1 Store "(i32x4.extract_lane 0 (global.get $pattern))";
+    "i32.store16" 2 Store "(i32x4.extract_lane 0 (global.get $pattern))";
+    "i64.store" 8 Store "(i64x2.extract_lane 0 (global.get $pattern))";
+    "i64.store8" 1 Store "(i64x2.extract_lane 0 (global.get $pattern))";
+    "i64.store16" 2 Store "(i64x2.extract_lane 0 (global.get $pattern))";
+    "i64.store32" 4 Store "(i64x2.extract_lane 0 (global.get $pattern))";
+    "f32.store" 4 Store "(f32x4.extract_lane 0 (global.get $pattern))";
+    "f64.store" 8 Store "(f64x2.extract_lane 0 (global.get $pattern))";
+    "v128.store" 16 Store "(global.get $pattern)";
+    "v128.store8_lane" 1 Store "(global.get $pattern)";
+    "v128.store16_lane" 2 Store "(global.get $pattern)";
+    "v128.store32_lane" 4 Store "(global.get $pattern)";
+    "v128.store64_lane" 8 Store "(global.get $pattern)";
+};
+
+/// Static offsets tried: small, page-sized, and up to the largest a 32-bit
+/// memory allows, where address + offset exceeds 2^32.
+const OFFSETS: [u64; 8] = [0, 1, 65535, 65536, 0x7fff_ffff, 0x8000_0000, 0xffff_fff0, 0xffff_ffff];
+
+/// The bytes the pattern global holds (distinct, so a load of the wrong
+/// bytes shows).
+fn pattern() -> [u8; 16] {
+    std::array::from_fn(|i| 0xa0 + i as u8)
+}
+
+fn is_lane(name: &str) -> bool {
+    name.ends_with("_lane")
+}
+
+/// A module with, for each memory and op, an export `<mem>:<op>` taking
+/// the address operand.
+fn module_text(offset: u64) -> String {
+    let mut funcs = String::new();
+    for mem in 0..2 {
+        for op in OPS {
+            let lane = if is_lane(op.name) { " 0" } else { "" };
+            let body = match op.kind {
+                Kind::Load(wrap) => {
+                    let operand = if is_lane(op.name) { " (global.get $zero_v)" } else { "" };
+                    let load = format!("({} {mem} offset={offset}{lane} (local.get 0){operand})", op.name);
+                    if wrap.is_empty() { load } else { format!("({wrap} {load})") }
+                }
+                Kind::Store(value) => {
+                    format!("({} {mem} offset={offset}{lane} (local.get 0) {value}) (global.get $zero_v)", op.name)
+                }
+            };
+            funcs.push_str(&format!(
+                "(func (export \"{mem}:{}\") (param i32) (result v128) {body})\n",
+                op.name
+            ));
+        }
+    }
+    let p = pattern();
+    let bytes: String = p.iter().map(|b| format!(" 0x{b:02x}")).collect();
+    format!(
+        r#"(module
+            (memory (export "m0") 1 4)
+            (memory (export "m1") 3 4)
+            (global $pattern (mut v128) (v128.const i8x16{bytes}))
+            (global $zero_v (mut v128) (v128.const i64x2 0 0))
+            (func (export "grow") (param i32) (result i32) (memory.grow 0 (local.get 0)))
+            {funcs})"#
+    )
+}
+
+/// What a successful access must return or leave in memory, from the
+/// bytes at the effective address.
+fn expected_load(op: &Op, at: &[u8]) -> [u8; 16] {
+    let w = op.width as usize;
+    let le = |n: usize| at[..n].iter().rev().fold(0u64, |x, b| x << 8 | *b as u64);
+    let sext = |n: usize| ((le(n) << (64 - 8 * n)) as i64 >> (64 - 8 * n)) as u64;
+    let splat = |v: u64, lane: usize| -> [u8; 16] {
+        let mut out = [0u8; 16];
+        for i in 0..16 / lane {
+            out[i * lane..(i + 1) * lane].copy_from_slice(&v.to_le_bytes()[..lane]);
+        }
+        out
+    };
+    let name = op.name;
+    match name {
+        "i32.load" | "f32.load" | "i32.load8_u" | "i32.load16_u" => splat(le(w), 4),
+        "i32.load8_s" | "i32.load16_s" => splat(sext(w), 4),
+        "i64.load" | "f64.load" | "i64.load8_u" | "i64.load16_u" | "i64.load32_u" => splat(le(w), 8),
+        "i64.load8_s" | "i64.load16_s" | "i64.load32_s" => splat(sext(w), 8),
+        "v128.load" => at[..16].try_into().unwrap(),
+        _ if name.contains('x') => expected_load_widen(op, at.try_into().unwrap()),
+        _ if name.ends_with("_splat") => splat(le(w), w),
+        _ if name.ends_with("_zero") || is_lane(name) => {
+            let mut out = [0u8; 16];
+            out[..w].copy_from_slice(&at[..w]);
+            out
+        }
+        _ => unreachable!("{name}"),
+    }
+}
+
+fn lane_bytes(op: &Op) -> usize {
+    // `v128.load8x8_s`: the lane width is the digits after "load".
+    let digits: String = op.name["v128.load".len()..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse::<usize>().unwrap() / 8
+}
+
+fn run(engine: &Engine) -> usize {
+    let mut checked = 0;
+    for offset in OFFSETS {
+        let module = Module::new(engine, module_text(offset)).unwrap();
+        let mut store = Store::new(engine, ());
+        let instance = Instance::new(&mut store, &module, &[]).unwrap();
+        let grow = instance.get_func(&store, "grow").unwrap().typed::<i32, i32>(&store).unwrap();
+        for grown in [false, true] {
+            if grown {
+                assert_eq!(grow.call(&mut store, 1).unwrap(), 1);
+            }
+            for mem in 0..2 {
+                let memory = instance.get_memory(&store, &format!("m{mem}")).unwrap();
+                let size = memory.data_size(&store) as u64;
+                // Distinct bytes everywhere near the edges.
+                let data = memory.data_mut(&mut store);
+                let len = data.len();
+                for (i, b) in data.iter_mut().enumerate().skip(len - 64) {
+                    *b = i as u8 ^ 0x5a;
+                }
+                for op in OPS {
+                        let f = instance.get_func(&store, &format!("{mem}:{}", op.name)).unwrap();
+                    let f = f.typed::<i32, V128>(&store).unwrap();
+                    // Addresses whose effective address lands at the edges,
+                    // past the end, and beyond 2^32.
+                    let mut eas = vec![size - op.width, size - op.width + 1, size, size + 1, u32::MAX as u64 + 1];
+                    eas.extend([0, 1, size / 2].into_iter().map(|a| a + offset));
+                    for ea in eas {
+                        // Address operands reaching `ea` with this offset;
+                        // an address operand is an unsigned 32-bit value.
+                        let Some(addr) = ea.checked_sub(offset).filter(|a| *a <= u32::MAX as u64) else { continue };
+                        let in_bounds = ea + op.width <= size;
+                        let before = memory.data(&store).to_vec();
+                        let result = f.call(&mut store, addr as u32 as i32);
+                        let what = format!("{} memory {mem} ({size} bytes) offset {offset} address {addr:#x}", op.name);
+                        checked += 1;
+                        if !in_bounds {
+                            let trap = result.expect_err(&format!("{what} must trap"));
+                            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{what}");
+                            assert!(memory.data(&store) == before.as_slice(), "{what}: a trapping store wrote");
+                            continue;
+                        }
+                        let got = result.unwrap_or_else(|t| panic!("{what} trapped: {t}")).to_le_bytes();
+                        let at = &before[ea as usize..];
+                        match op.kind {
+                            Kind::Load(_) => {
+                                let mut at16 = [0u8; 16];
+                                let n = at.len().min(16);
+                                at16[..n].copy_from_slice(&at[..n]);
+                                assert_eq!(got, expected_load(op, &at16), "{what}");
+                            }
+                            Kind::Store(_) => {
+                                let now = memory.data(&store);
+                                assert_eq!(&now[ea as usize..(ea + op.width) as usize], &pattern()[..op.width as usize], "{what}");
+                                // Nothing else changed.
+                                let mut rest = now.to_vec();
+                                rest[ea as usize..(ea + op.width) as usize]
+                                    .copy_from_slice(&before[ea as usize..(ea + op.width) as usize]);
+                                assert!(rest == before, "{what}: bytes outside the store changed");
+                                memory.data_mut(&mut store)[..].copy_from_slice(&before);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    checked
+}
+
+/// The widening loads, lane by lane.
+fn expected_load_widen(op: &Op, at: &[u8; 16]) -> [u8; 16] {
+    let from = lane_bytes(op);
+    let signed = op.name.ends_with("_s");
+    let mut out = [0u8; 16];
+    for i in 0..8 / from {
+        let mut v = at[i * from..(i + 1) * from].iter().rev().fold(0u64, |x, b| x << 8 | *b as u64);
+        if signed {
+            v = ((v << (64 - 8 * from)) as i64 >> (64 - 8 * from)) as u64;
+        }
+        out[i * 2 * from..(i + 1) * 2 * from].copy_from_slice(&v.to_le_bytes()[..2 * from]);
+    }
+    out
+}
+
+#[test]
+fn edges_with_guard_pages() {
+    let checked = run(&Engine::default());
+    assert!(checked > 5000, "{checked} accesses");
+}
+
+#[test]
+fn edges_with_explicit_checks() {
+    let mut config = Config::new();
+    config.bounds_checks(BoundsChecks::Explicit);
+    let checked = run(&Engine::new(&config).unwrap());
+    assert!(checked > 5000, "{checked} accesses");
+}
+
+#[test]
+fn edges_unoptimised() {
+    let mut config = Config::new();
+    config.cranelift_optimize(false);
+    run(&Engine::new(&config).unwrap());
+    config.bounds_checks(BoundsChecks::Explicit);
+    run(&Engine::new(&config).unwrap());
+}
+
+#[test]
+fn an_empty_memory_traps_on_every_access() {
+    for mode in [BoundsChecks::GuardPages, BoundsChecks::Explicit] {
+        let mut config = Config::new();
+        config.bounds_checks(mode);
+        let engine = Engine::new(&config).unwrap();
+        let module = Module::new(
+            &engine,
+            r#"(module (memory 0)
+                (func (export "load") (param i32) (result i32) (i32.load8_u (local.get 0)))
+                (func (export "store") (param i32) (i64.store offset=0 (local.get 0) (i64.const 1)))
+                (func (export "fill") (param i32 i32) (memory.fill (local.get 0) (i32.const 0) (local.get 1))))"#,
+        )
+        .unwrap();
+        let mut store = Store::new(&engine, ());
+        let instance = Instance::new(&mut store, &module, &[]).unwrap();
+        let load = instance.get_func(&store, "load").unwrap().typed::<i32, i32>(&store).unwrap();
+        let st = instance.get_func(&store, "store").unwrap().typed::<i32, ()>(&store).unwrap();
+        let fill = instance.get_func(&store, "fill").unwrap().typed::<(i32, i32), ()>(&store).unwrap();
+        for addr in [0, 1, 4096, 65535, -1] {
+            assert_eq!(load.call(&mut store, addr).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?}");
+            assert_eq!(st.call(&mut store, addr).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?}");
+        }
+        // A zero-length bulk operation at the end (0 here) is in bounds.
+        fill.call(&mut store, (0, 0)).unwrap();
+        assert_eq!(fill.call(&mut store, (1, 0)).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
+    }
+}

@@ -1,0 +1,227 @@
+//! Turning a seed into a module and call arguments, deterministically.
+
+use wasm_smith::{Config, Module};
+
+use super::model::{Ty, Value};
+
+/// Fuel a generated module gets per call: every function entry and loop
+/// iteration costs one (bulk operations cost their length), and it traps
+/// with `unreachable` when the fuel is gone. It bounds both run time and
+/// recursion depth, so neither runtime should ever run out of stack.
+pub const FUEL: i32 = 1000;
+
+/// Name under which the fuel global is exported.
+pub const FUEL_EXPORT: &str = "__fuel";
+
+/// A small deterministic generator, so every failure replays from its seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        // splitmix64 of the seed: nearby seeds give unrelated streams.
+        let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        Rng((z ^ (z >> 31)) | 1)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The wasm-smith configuration: swarm-chosen from `u`, then held to what
+/// both runtimes implement and to sizes that keep a run quick.
+fn config(u: &mut arbitrary::Unstructured<'_>) -> Config {
+    let mut c: Config = u.arbitrary().unwrap_or_default();
+    // Proposals neither runtime is compared on (or cranewasm lacks).
+    c.exceptions_enabled = false;
+    c.gc_enabled = false;
+    c.threads_enabled = false;
+    c.shared_everything_threads_enabled = false;
+    c.memory64_enabled = false;
+    c.custom_page_sizes_enabled = false;
+    c.wide_arithmetic_enabled = false;
+    c.compact_imports_enabled = false;
+    c.custom_descriptors_enabled = false;
+    c.acquire_release_atomics_enabled = false;
+    c.multibyte_array_access_enabled = false;
+    // Relaxed SIMD is non-deterministic by design.
+    c.relaxed_simd_enabled = false;
+    // NaN bit patterns are not specified; canonicalising them after every
+    // float operation makes results comparable.
+    c.canonicalize_nans = true;
+    c.allow_invalid_funcs = false;
+    // Observe everything: every function, global, memory and table is
+    // exported.
+    c.export_everything = true;
+    // Small memories and tables with a maximum, so growth stays cheap and
+    // whole memories can be compared after every call.
+    c.memory_max_size_required = true;
+    c.max_memory32_bytes = c.max_memory32_bytes.min(8 << 16);
+    c.table_max_size_required = true;
+    c.max_table_elements = c.max_table_elements.min(1000);
+    c.max_memories = c.max_memories.min(4);
+    c.max_tables = c.max_tables.min(4);
+    c.max_funcs = c.max_funcs.min(40);
+    // Vector operators need two v128 operands at hand and compete with all
+    // the scalar ones, so they are rare; every third module is about
+    // vectors only (plus what moves values around).
+    if u.arbitrary::<u8>().unwrap_or(0) % 3 == 0 {
+        use wasm_smith::InstructionKind as K;
+        c.simd_enabled = true;
+        c.allowed_instructions =
+            wasm_smith::InstructionKinds::new(&[K::Vector, K::VectorInt, K::Variable, K::Parametric, K::Control, K::Memory]);
+    }
+    c.max_instructions = c.max_instructions.min(400);
+    c.max_imports = c.max_imports.min(20);
+    c.max_exports = c.max_exports.min(100);
+    c.max_data_segments = c.max_data_segments.min(20);
+    c.max_element_segments = c.max_element_segments.min(20);
+    c.max_elements = c.max_elements.min(100);
+    c.max_globals = c.max_globals.min(50);
+    c.max_types = c.max_types.min(50);
+    c
+}
+
+/// The module for `seed`, with fuel checks and the fuel global exported.
+/// Modules without a function of their own (wasm-smith makes many, all
+/// imports) are generated anew from the next bytes of the seed's stream.
+pub fn module(seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    loop {
+        let len = 1000 + rng.below(30_000) as usize;
+        let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let mut u = arbitrary::Unstructured::new(&bytes);
+        let config = config(&mut u);
+        let mut module = Module::new(config, &mut u).expect("wasm-smith makes a module from any bytes");
+        let fuel_global = module.ensure_termination(FUEL as u32).expect("generated code can be instrumented");
+        let wasm = module.to_bytes();
+        if has_code(&wasm) {
+            return export_global(&wasm, FUEL_EXPORT, fuel_global);
+        }
+    }
+}
+
+/// Whether the module defines a function.
+fn has_code(wasm: &[u8]) -> bool {
+    wasmparser::Parser::new(0)
+        .parse_all(wasm)
+        .any(|p| matches!(p, Ok(wasmparser::Payload::CodeSectionStart { count, .. }) if count > 0))
+}
+
+fn leb(mut x: u32, out: &mut Vec<u8>) {
+    loop {
+        let b = (x & 0x7f) as u8;
+        x >>= 7;
+        if x == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+fn read_leb(bytes: &[u8], at: &mut usize) -> u32 {
+    let (mut x, mut shift) = (0u32, 0);
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        x |= ((b & 0x7f) as u32) << shift;
+        shift += 7;
+        if b & 0x80 == 0 {
+            return x;
+        }
+    }
+}
+
+/// Adds an export of global `index` named `name` to a valid module: the
+/// entry is appended to the export section, or a new export section is
+/// placed where the binary format orders it.
+pub fn export_global(wasm: &[u8], name: &str, index: u32) -> Vec<u8> {
+    let mut entry = Vec::new();
+    leb(name.len() as u32, &mut entry);
+    entry.extend_from_slice(name.as_bytes());
+    entry.push(0x03);
+    leb(index, &mut entry);
+    // A section of `count` existing entries (in `body`) plus ours.
+    let section = |count: u32, body: &[u8]| {
+        let mut contents = Vec::new();
+        leb(count + 1, &mut contents);
+        contents.extend_from_slice(body);
+        contents.extend_from_slice(&entry);
+        let mut s = vec![7u8];
+        leb(contents.len() as u32, &mut s);
+        s.extend(contents);
+        s
+    };
+    // Section ids in binary order after the export section (7).
+    const LATER: [u8; 5] = [8, 9, 12, 10, 11];
+    let mut out = wasm[..8].to_vec();
+    let mut at = 8;
+    let mut done = false;
+    while at < wasm.len() {
+        let id = wasm[at];
+        let mut p = at + 1;
+        let size = read_leb(wasm, &mut p) as usize;
+        let (start, end) = (p, p + size);
+        if id == 7 {
+            let mut q = start;
+            let count = read_leb(wasm, &mut q);
+            out.extend(section(count, &wasm[q..end]));
+            done = true;
+        } else {
+            if !done && LATER.contains(&id) {
+                out.extend(section(0, &[]));
+                done = true;
+            }
+            out.extend_from_slice(&wasm[at..end]);
+        }
+        at = end;
+    }
+    if !done {
+        out.extend(section(0, &[]));
+    }
+    out
+}
+
+/// An argument of type `ty`: often a boundary value, sometimes random.
+pub fn arg(rng: &mut Rng, ty: Ty) -> Value {
+    let pick = rng.below(4) == 0;
+    match ty {
+        Ty::I32 => Value::I32(if pick {
+            [0, 1, -1, i32::MIN, i32::MAX, 0xffff, 0x10000, 65536 - 4][rng.below(8) as usize]
+        } else {
+            rng.next() as i32 >> rng.below(32)
+        }),
+        Ty::I64 => Value::I64(if pick {
+            [0, 1, -1, i64::MIN, i64::MAX, 0xffff_ffff, 1 << 32][rng.below(7) as usize]
+        } else {
+            rng.next() as i64 >> rng.below(64)
+        }),
+        Ty::F32 => Value::F32(if pick {
+            [0.0f32, -0.0, 1.0, -1.5, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 2147483648.0, 4294967296.0]
+                [rng.below(9) as usize]
+                .to_bits()
+        } else {
+            (rng.below(2_000_000) as f32 - 1_000_000.0).to_bits()
+        }),
+        Ty::F64 => Value::F64(if pick {
+            [0.0f64, -0.0, 1.0, -1.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 9.3e18, -2147483649.0]
+                [rng.below(9) as usize]
+                .to_bits()
+        } else {
+            (rng.below(2_000_000) as f64 / 7.0 - 100_000.0).to_bits()
+        }),
+        Ty::V128 => Value::V128((rng.next() as u128) << 64 | rng.next() as u128),
+        Ty::FuncRef => Value::FuncRef { null: true },
+        Ty::ExternRef => Value::ExternRef((rng.below(3) != 0).then(|| rng.below(1000) as u32)),
+    }
+}

@@ -1,0 +1,147 @@
+//! Differential fuzzing: a module runs in cranewasm and in wasmi with the
+//! same imports and arguments, and everything observable must agree.
+//!
+//! Rules of comparison (see `model.rs` for the value and trap mappings):
+//! - Both runtimes must accept every generated module.
+//! - Instantiation, then every call, must end the same way: the same
+//!   results, or traps of the same kind, or both a non-trap error.
+//! - After every step, exported globals, memories (every byte) and tables
+//!   (element null-ness, externref contents), the host entities made for
+//!   imports, and the log of host-function calls must be equal.
+//! - Stack exhaustion: fuel bounds recursion far below both runtimes'
+//!   limits, so neither should run out of stack. If both do, the module is
+//!   done (they stop at different depths, so state after it legitimately
+//!   differs); if only one does, that is a divergence.
+
+pub mod generate;
+pub mod model;
+pub mod oracle;
+pub mod subject;
+
+use model::{Outcome, Runtime};
+use oracle::Oracle;
+use subject::Subject;
+
+/// Counters over a run.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct Stats {
+    pub modules: u64,
+    pub instantiated: u64,
+    pub calls: u64,
+    pub traps: u64,
+    /// Modules ended early because both runtimes exhausted their stacks.
+    pub both_exhausted: u64,
+    /// Modules wasmi refused (an oracle limitation, not ours; listed so a
+    /// silent rise would show).
+    pub oracle_rejected: u64,
+}
+
+impl std::ops::AddAssign for Stats {
+    fn add_assign(&mut self, o: Stats) {
+        self.modules += o.modules;
+        self.instantiated += o.instantiated;
+        self.calls += o.calls;
+        self.traps += o.traps;
+        self.both_exhausted += o.both_exhausted;
+        self.oracle_rejected += o.oracle_rejected;
+    }
+}
+
+/// Calls per module at most, over all its exports.
+const MAX_CALLS: usize = 60;
+
+/// Runs `wasm` in both runtimes; `seed` picks cranewasm's engine settings
+/// and the call arguments. `Err` describes the first divergence.
+pub fn compare(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> {
+    stats.modules += 1;
+    let (mut ours, ours_inst) = Subject::instantiate(wasm, seed);
+    let (mut theirs, theirs_inst) = Oracle::instantiate(wasm, seed);
+    if let Outcome::Failed(why) = &theirs_inst {
+        if why.starts_with("wasmi rejects") {
+            stats.oracle_rejected += 1;
+            eprintln!("note: seed {seed}: {why}");
+            return Ok(());
+        }
+    }
+    let engine = subject::engine_name(seed);
+    if !ours_inst.agrees(&theirs_inst) {
+        return Err(format!("instantiation ({engine}): cranewasm {ours_inst:?}, wasmi {theirs_inst:?}"));
+    }
+    if let Some(d) = ours.snapshot().difference(&theirs.snapshot()) {
+        return Err(format!("after instantiation ({engine}, {ours_inst:?}): cranewasm vs wasmi: {d}"));
+    }
+    if ours_inst != Outcome::Returned(Vec::new()) {
+        return Ok(());
+    }
+    stats.instantiated += 1;
+    let funcs = ours.exported_funcs();
+    if funcs != theirs.exported_funcs() {
+        return Err(format!("exports differ: {funcs:?} vs {:?}", theirs.exported_funcs()));
+    }
+    let mut rng = generate::Rng::new(seed ^ 0x5eed_a865);
+    let calls = funcs.iter().cycle().take(MAX_CALLS.min(funcs.len() * 3));
+    for (n, (name, params, _)) in calls.enumerate() {
+        let args: Vec<_> = params.iter().map(|t| generate::arg(&mut rng, *t)).collect();
+        ours.set_global_i32(generate::FUEL_EXPORT, generate::FUEL);
+        theirs.set_global_i32(generate::FUEL_EXPORT, generate::FUEL);
+        let a = ours.call(name, &args);
+        let b = theirs.call(name, &args);
+        stats.calls += 1;
+        let what = || format!("call {n} of export {name:?} ({engine}) with {args:?}");
+        if a.is_stack_overflow() && b.is_stack_overflow() {
+            stats.both_exhausted += 1;
+            return Ok(());
+        }
+        if !a.agrees(&b) {
+            return Err(format!("{}: cranewasm {a:?}, wasmi {b:?}", what()));
+        }
+        if matches!(a, Outcome::Trapped(_)) {
+            stats.traps += 1;
+        }
+        if let Some(d) = ours.snapshot().difference(&theirs.snapshot()) {
+            return Err(format!("after {} ({a:?}): cranewasm vs wasmi: {d}", what()));
+        }
+    }
+    Ok(())
+}
+
+/// Generates the module of `seed` and compares it; a divergence or a panic
+/// (of either runtime or of the harness) saves the module under
+/// `target/fuzz-failures/` and fails with the seed in the message.
+pub fn run_seed(seed: u64, stats: &mut Stats) -> Result<(), String> {
+    let wasm = std::panic::catch_unwind(|| generate::module(seed)).map_err(|_| format!("seed {seed}: generation panicked"))?;
+    let mut local = Stats::default();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compare(&wasm, seed, &mut local)));
+    *stats += local;
+    let error = match result {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(divergence)) => divergence,
+        Err(panic) => {
+            let text = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            format!("panic: {text}")
+        }
+    };
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-failures");
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join(format!("seed-{seed}.wasm"));
+    let _ = std::fs::write(&path, &wasm);
+    Err(format!(
+        "seed {seed} diverged (module saved to {}; replay with CRANEWASM_FUZZ_SEED={seed}): {error}",
+        path.display()
+    ))
+}
+
+/// Runs `body` on a thread with a large stack: the budget `MAX_WASM_STACK`
+/// gives wasm needs the thread's stack to hold it.
+pub fn on_big_stack<R: Send + 'static>(body: impl FnOnce() -> R + Send + 'static) -> R {
+    std::thread::Builder::new()
+        .stack_size(subject::MAX_WASM_STACK * 2)
+        .spawn(body)
+        .expect("spawn")
+        .join()
+        .unwrap_or_else(|p| std::panic::resume_unwind(p))
+}

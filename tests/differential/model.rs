@@ -1,0 +1,250 @@
+//! What both runtimes are compared on: values, trap kinds, call outcomes
+//! and observable state, in one runtime-neutral form; plus the behaviour of
+//! the host functions both runtimes provide for a module's imports.
+
+use std::fmt;
+
+/// A value in runtime-neutral form. Floats are bit patterns; references
+/// are compared by what both runtimes can tell: a funcref by null-ness, an
+/// externref by the number the test put in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    I32(i32),
+    I64(i64),
+    F32(u32),
+    F64(u64),
+    V128(u128),
+    FuncRef { null: bool },
+    ExternRef(Option<u32>),
+}
+
+/// Value types of the features the fuzzer enables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    I32,
+    I64,
+    F32,
+    F64,
+    V128,
+    FuncRef,
+    ExternRef,
+}
+
+/// Trap kinds both runtimes can raise. Each runtime maps its own codes here
+/// (see `subject::trap_kind` and `oracle::trap_kind`); where one runtime
+/// distinguishes two cases the other merges, the kind is the merged one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TrapKind {
+    Unreachable,
+    MemoryOutOfBounds,
+    /// Table access out of bounds, including `call_indirect` past the end
+    /// of the table (our "undefined element"; wasmi folds both together).
+    TableOutOfBounds,
+    /// `call_indirect` of a null entry (our "uninitialized element").
+    IndirectCallToNull,
+    BadSignature,
+    IntegerOverflow,
+    IntegerDivisionByZero,
+    BadConversionToInteger,
+    StackOverflow,
+    /// A trap raised by one of the test's host functions.
+    Host,
+}
+
+/// How a call (or an instantiation) ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Returned(Vec<Value>),
+    Trapped(TrapKind),
+    /// Any other error (link or resource errors), with the runtime's text.
+    /// Two `Failed` outcomes agree whatever their texts.
+    Failed(String),
+}
+
+impl Outcome {
+    /// Whether two outcomes agree: the same values or trap kind, or both a
+    /// non-trap failure.
+    pub fn agrees(&self, other: &Outcome) -> bool {
+        match (self, other) {
+            (Outcome::Failed(_), Outcome::Failed(_)) => true,
+            _ => self == other,
+        }
+    }
+
+    pub fn is_stack_overflow(&self) -> bool {
+        matches!(self, Outcome::Trapped(TrapKind::StackOverflow))
+    }
+}
+
+/// The trap message of the test's host functions.
+pub const HOST_TRAP: &str = "host function trapped on purpose";
+
+/// The state one can observe from outside an instance: exported globals,
+/// memories and tables, then the entities the test created for imports.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct State {
+    pub globals: Vec<(String, Value)>,
+    /// Memory contents (their length gives the size).
+    pub memories: Vec<(String, Vec<u8>)>,
+    /// Table elements.
+    pub tables: Vec<(String, Vec<Value>)>,
+    /// Calls of host functions so far: import key and arguments.
+    pub host_calls: Vec<(String, Vec<Value>)>,
+}
+
+impl State {
+    /// Puts entities in name order: the runtimes list exports (wasmi) and
+    /// imports (both) in different orders.
+    pub fn sort(&mut self) {
+        self.globals.sort_by(|a, b| a.0.cmp(&b.0));
+        self.memories.sort_by(|a, b| a.0.cmp(&b.0));
+        self.tables.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+
+    /// A short description of the first difference from `other`.
+    pub fn difference(&self, other: &State) -> Option<String> {
+        fn list<T: PartialEq + fmt::Debug>(what: &str, a: &[(String, T)], b: &[(String, T)]) -> Option<String> {
+            if a.len() != b.len() {
+                return Some(format!("{what}: {} vs {} entries", a.len(), b.len()));
+            }
+            a.iter().zip(b).find(|(x, y)| x != y).map(|(x, y)| format!("{what} {:?}: {:?} vs {:?} {:?}", x.0, x.1, y.0, y.1))
+        }
+        if let Some(d) = list("global", &self.globals, &other.globals) {
+            return Some(d);
+        }
+        if self.memories.len() != other.memories.len() {
+            return Some(format!("{} vs {} memories", self.memories.len(), other.memories.len()));
+        }
+        for ((name, a), (_, b)) in self.memories.iter().zip(&other.memories) {
+            if a.len() != b.len() {
+                return Some(format!("memory {name:?}: {} vs {} bytes", a.len(), b.len()));
+            }
+            if let Some(at) = a.iter().zip(b).position(|(x, y)| x != y) {
+                let end = (at + 16).min(a.len());
+                return Some(format!("memory {name:?} at {at:#x}: {:02x?} vs {:02x?}", &a[at..end], &b[at..end]));
+            }
+        }
+        if self.tables.len() != other.tables.len() {
+            return Some(format!("{} vs {} tables", self.tables.len(), other.tables.len()));
+        }
+        for ((name, a), (other_name, b)) in self.tables.iter().zip(&other.tables) {
+            if name != other_name {
+                return Some(format!("table {name:?} vs table {other_name:?}"));
+            }
+            if a.len() != b.len() {
+                return Some(format!("table {name:?}: {} vs {} elements", a.len(), b.len()));
+            }
+            if let Some(at) = a.iter().zip(b).position(|(x, y)| x != y) {
+                return Some(format!("table {name:?} element {at}: {:?} vs {:?}", a[at], b[at]));
+            }
+        }
+        if self.host_calls != other.host_calls {
+            let at = self.host_calls.iter().zip(&other.host_calls).position(|(a, b)| a != b);
+            return Some(format!(
+                "host calls differ (at call {at:?}; {} vs {} calls): {:?} vs {:?}",
+                self.host_calls.len(),
+                other.host_calls.len(),
+                at.map(|i| &self.host_calls[i]),
+                at.map(|i| &other.host_calls[i]),
+            ));
+        }
+        None
+    }
+}
+
+/// Names imports the same way in both runtimes, which list them in
+/// different orders (wasmi groups them by kind): kind, module, name, and
+/// how many imports of that kind and name came before.
+#[derive(Default)]
+pub struct ImportKeys(std::collections::HashMap<String, usize>);
+
+impl ImportKeys {
+    pub fn key(&mut self, kind: &str, module: &str, name: &str) -> String {
+        let base = format!("import {kind} {module:?}.{name:?}");
+        let n = self.0.entry(base.clone()).or_default();
+        *n += 1;
+        format!("{base} #{n}")
+    }
+}
+
+/// A hash of an import key, to derive host behaviour from.
+pub fn key_hash(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// The initial value of an imported global, the same in both runtimes.
+pub fn import_global_value(key: &str, ty: Ty) -> Value {
+    let x = key_hash(key);
+    match ty {
+        Ty::I32 => Value::I32(x as i32),
+        Ty::I64 => Value::I64(x as i64),
+        Ty::F32 => Value::F32(((x % 1000) as f32 * 1.5).to_bits()),
+        Ty::F64 => Value::F64(((x % 1000) as f64 * -2.25).to_bits()),
+        Ty::V128 => Value::V128((x as u128) << 64 | x as u128),
+        Ty::FuncRef => Value::FuncRef { null: true },
+        Ty::ExternRef => Value::ExternRef(Some(x as u32 % 1000)),
+    }
+}
+
+/// What the host function for the import named `key` returns when called
+/// with `args`: a deterministic function of both, or a trap now and then so
+/// traps cross the host boundary too.
+pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<Value>, ()> {
+    let mut h: u64 = key_hash(key);
+    let mut mix = |x: u64| {
+        h ^= x;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        h ^= h >> 29;
+    };
+    for a in args {
+        match *a {
+            Value::I32(v) => mix(v as u32 as u64),
+            Value::I64(v) => mix(v as u64),
+            Value::F32(v) => mix(v as u64),
+            Value::F64(v) => mix(v),
+            Value::V128(v) => {
+                mix(v as u64);
+                mix((v >> 64) as u64)
+            }
+            Value::FuncRef { null } => mix(null as u64),
+            Value::ExternRef(v) => mix(v.map_or(u64::MAX, u64::from)),
+        }
+    }
+    if h % 23 == 0 {
+        return Err(());
+    }
+    Ok(results
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| {
+            let x = h.rotate_left(7 * i as u32 + 3);
+            match ty {
+                Ty::I32 => Value::I32(x as i32),
+                Ty::I64 => Value::I64(x as i64),
+                // Ordinary numbers only: NaN payloads are not what is tested here.
+                Ty::F32 => Value::F32((((x as u32) % 100_000) as f32).to_bits()),
+                Ty::F64 => Value::F64(((x % 1_000_000) as f64).to_bits()),
+                Ty::V128 => Value::V128(((x as u128) << 64) | h as u128),
+                Ty::FuncRef => Value::FuncRef { null: true },
+                Ty::ExternRef => Value::ExternRef((x % 3 != 0).then_some(x as u32 % 1000)),
+            }
+        })
+        .collect())
+}
+
+/// One runtime under comparison.
+pub trait Runtime: Sized {
+    /// Compiles and instantiates `wasm`, creating host entities for its
+    /// imports; `Err` is how instantiation ended otherwise (the host
+    /// entities stay observable through `snapshot` of the returned `Self`
+    /// when instantiation fails, hence the pair).
+    fn instantiate(wasm: &[u8], config_seed: u64) -> (Self, Outcome);
+    /// Names and parameter/result types of the exported functions, in
+    /// export order.
+    fn exported_funcs(&self) -> Vec<(String, Vec<Ty>, Vec<Ty>)>;
+    /// Sets the exported global `name` (the fuzzer's fuel counter), if
+    /// there is one.
+    fn set_global_i32(&mut self, name: &str, value: i32);
+    fn call(&mut self, name: &str, args: &[Value]) -> Outcome;
+    fn snapshot(&self) -> State;
+}

@@ -1,0 +1,263 @@
+//! The runtime under test, cranewasm, behind the fuzzer's `Runtime` trait.
+
+use std::cell::RefCell;
+
+use cranewasm::*;
+
+use super::model::{self, Outcome, Runtime, State, TrapKind, Ty, Value};
+
+/// The store's data: the log of host calls.
+type Log = Vec<(String, Vec<Value>)>;
+
+pub struct Subject {
+    store: Store<Log>,
+    instance: Option<Instance>,
+    /// Entities created for the module's imports (observed after a failed
+    /// instantiation too).
+    imported: Vec<(String, Extern)>,
+}
+
+thread_local! {
+    /// Engines are made once per thread: guard pages and explicit bounds
+    /// checks, with and without Cranelift's optimiser.
+    static ENGINES: RefCell<Vec<Engine>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Wasm stack for fuzzed calls: far more than the fuel-bounded recursion
+/// of a generated module can use (see `fuzz_differential.rs`).
+pub const MAX_WASM_STACK: usize = 32 << 20;
+
+fn engine(config_seed: u64) -> Engine {
+    ENGINES.with(|engines| {
+        let mut engines = engines.borrow_mut();
+        if engines.is_empty() {
+            for i in 0..4 {
+                let mut config = Config::new();
+                config.max_wasm_stack(MAX_WASM_STACK);
+                config.bounds_checks(if i & 1 == 0 { BoundsChecks::GuardPages } else { BoundsChecks::Explicit });
+                config.cranelift_optimize(i & 2 == 0);
+                // Fuzzing runs several workers already.
+                config.parallel_compilation(false);
+                engines.push(Engine::new(&config).expect("engine"));
+            }
+        }
+        engines[(config_seed % 4) as usize].clone()
+    })
+}
+
+/// The description of an engine chosen by `config_seed`, for failure reports.
+pub fn engine_name(config_seed: u64) -> &'static str {
+    ["guard pages, optimised", "explicit checks, optimised", "guard pages, unoptimised", "explicit checks, unoptimised"]
+        [(config_seed % 4) as usize]
+}
+
+fn ty(t: ValType) -> Ty {
+    match t {
+        ValType::I32 => Ty::I32,
+        ValType::I64 => Ty::I64,
+        ValType::F32 => Ty::F32,
+        ValType::F64 => Ty::F64,
+        ValType::V128 => Ty::V128,
+        ValType::FuncRef => Ty::FuncRef,
+        ValType::ExternRef => Ty::ExternRef,
+    }
+}
+
+/// Maps our trap codes to the fuzzer's kinds.
+pub fn trap_kind(trap: &Trap) -> TrapKind {
+    match trap.code() {
+        None => {
+            assert_eq!(trap.message(), model::HOST_TRAP, "only the test's host functions raise traps without a code");
+            TrapKind::Host
+        }
+        Some(code) => match code {
+            TrapCode::StackOverflow => TrapKind::StackOverflow,
+            TrapCode::MemoryOutOfBounds => TrapKind::MemoryOutOfBounds,
+            TrapCode::TableOutOfBounds | TrapCode::UndefinedElement => TrapKind::TableOutOfBounds,
+            TrapCode::UninitializedElement => TrapKind::IndirectCallToNull,
+            TrapCode::BadSignature => TrapKind::BadSignature,
+            TrapCode::IntegerOverflow => TrapKind::IntegerOverflow,
+            TrapCode::IntegerDivisionByZero => TrapKind::IntegerDivisionByZero,
+            TrapCode::BadConversionToInteger => TrapKind::BadConversionToInteger,
+            TrapCode::Unreachable => TrapKind::Unreachable,
+            TrapCode::UnlinkedFunction => panic!("every import is provided, yet: {trap}"),
+        },
+    }
+}
+
+fn outcome_of_error(e: Error) -> Outcome {
+    match e.as_trap() {
+        Some(trap) => Outcome::Trapped(trap_kind(trap)),
+        None => Outcome::Failed(e.to_string()),
+    }
+}
+
+fn to_value(store: &Store<Log>, v: &Val) -> Value {
+    match *v {
+        Val::I32(x) => Value::I32(x),
+        Val::I64(x) => Value::I64(x),
+        Val::F32(x) => Value::F32(x),
+        Val::F64(x) => Value::F64(x),
+        Val::V128(x) => Value::V128(x.as_u128()),
+        Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
+        Val::ExternRef(r) => Value::ExternRef(r.map(|r| *r.data(store).downcast_ref::<u32>().expect("our externrefs hold u32"))),
+    }
+}
+
+fn from_value(mut store: impl AsContextMut, v: Value) -> Val {
+    match v {
+        Value::I32(x) => Val::I32(x),
+        Value::I64(x) => Val::I64(x),
+        Value::F32(x) => Val::F32(x),
+        Value::F64(x) => Val::F64(x),
+        Value::V128(x) => Val::V128(V128(x)),
+        Value::FuncRef { null } => {
+            assert!(null, "the fuzzer only makes null funcrefs");
+            Val::FuncRef(None)
+        }
+        Value::ExternRef(x) => Val::ExternRef(x.map(|x| ExternRef::new(&mut store, x))),
+    }
+}
+
+/// The host entity for one import.
+fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Extern {
+    match import.ty {
+        ExternType::Func(ft) => {
+            let results: Vec<Ty> = ft.results().iter().map(|t| ty(*t)).collect();
+            let key = key.to_string();
+            Func::new(&mut *store, ft, move |mut caller, params, out| {
+                let args: Vec<Value> = params
+                    .iter()
+                    .map(|p| match *p {
+                        Val::ExternRef(Some(r)) => {
+                            Value::ExternRef(Some(*r.data(caller.as_context()).downcast_ref::<u32>().unwrap()))
+                        }
+                        Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
+                        Val::ExternRef(None) => Value::ExternRef(None),
+                        Val::I32(x) => Value::I32(x),
+                        Val::I64(x) => Value::I64(x),
+                        Val::F32(x) => Value::F32(x),
+                        Val::F64(x) => Value::F64(x),
+                        Val::V128(x) => Value::V128(x.as_u128()),
+                    })
+                    .collect();
+                let behaviour = model::host_behaviour(&key, &args, &results);
+                caller.data_mut().push((key.clone(), args));
+                let values = behaviour.map_err(|()| Trap::new(model::HOST_TRAP))?;
+                for (slot, v) in out.iter_mut().zip(values) {
+                    *slot = match v {
+                        Value::ExternRef(Some(x)) => Val::ExternRef(Some(ExternRef::new(caller.reborrow(), x))),
+                        Value::FuncRef { .. } => Val::FuncRef(None),
+                        Value::ExternRef(None) => Val::ExternRef(None),
+                        Value::I32(x) => Val::I32(x),
+                        Value::I64(x) => Val::I64(x),
+                        Value::F32(x) => Val::F32(x),
+                        Value::F64(x) => Val::F64(x),
+                        Value::V128(x) => Val::V128(V128(x)),
+                    };
+                }
+                Ok(())
+            })
+            .into()
+        }
+        ExternType::Global(g) => {
+            let init = from_value(&mut *store, model::import_global_value(key, ty(g.content)));
+            Global::new(&mut *store, g, init).expect("global").into()
+        }
+        ExternType::Table(t) => {
+            let init = if t.element == ValType::FuncRef { Val::FuncRef(None) } else { Val::ExternRef(None) };
+            Table::new(&mut *store, t, init).expect("table").into()
+        }
+        ExternType::Memory(m) => Memory::new(&mut *store, m).expect("memory").into(),
+    }
+}
+
+impl Subject {
+    fn observe(&self, name: &str, ext: &Extern, state: &mut State) {
+        let store = &self.store;
+        match ext {
+            Extern::Func(_) => {}
+            Extern::Global(g) => state.globals.push((name.to_string(), to_value(store, &g.get(store)))),
+            Extern::Memory(m) => state.memories.push((name.to_string(), m.data(store).to_vec())),
+            Extern::Table(t) => {
+                let elems = (0..t.size(store)).map(|i| to_value(store, &t.get(store, i).expect("in bounds"))).collect();
+                state.tables.push((name.to_string(), elems))
+            }
+        }
+    }
+}
+
+impl Runtime for Subject {
+    fn instantiate(wasm: &[u8], config_seed: u64) -> (Subject, Outcome) {
+        let engine = engine(config_seed);
+        let mut store = Store::new(&engine, Log::new());
+        let module = match Module::new(&engine, wasm) {
+            Ok(m) => m,
+            Err(e) => panic!("cranewasm rejects a module wasm-smith generated: {e}"),
+        };
+        let mut imported = Vec::new();
+        let mut externs = Vec::new();
+        let mut keys = model::ImportKeys::default();
+        for imp in module.imports() {
+            let key = keys.key(imp.ty.kind_name(), &imp.module, &imp.name);
+            let ext = import(&mut store, &key, &imp);
+            imported.push((key, ext));
+            externs.push(ext);
+        }
+        let (instance, outcome) = match Instance::new(&mut store, &module, &externs) {
+            Ok(i) => (Some(i), Outcome::Returned(Vec::new())),
+            Err(e) => (None, outcome_of_error(e)),
+        };
+        (Subject { store, instance, imported }, outcome)
+    }
+
+    fn exported_funcs(&self) -> Vec<(String, Vec<Ty>, Vec<Ty>)> {
+        let Some(instance) = self.instance else { return Vec::new() };
+        let mut funcs: Vec<_> = instance
+            .exports(&self.store)
+            .into_iter()
+            .filter_map(|(name, e)| {
+                let f = e.into_func()?;
+                let ft = f.ty(&self.store);
+                Some((name, ft.params().iter().map(|t| ty(*t)).collect(), ft.results().iter().map(|t| ty(*t)).collect()))
+            })
+            .collect();
+        // In name order, as the oracle lists them.
+        funcs.sort_by(|a: &(String, _, _), b| a.0.cmp(&b.0));
+        funcs
+    }
+
+    fn set_global_i32(&mut self, name: &str, value: i32) {
+        let instance = self.instance.expect("instantiated");
+        // Hand-written regression modules may have no fuel counter.
+        if let Some(g) = instance.get_global(&self.store, name) {
+            g.set(&mut self.store, Val::I32(value)).expect("mutable i32 global");
+        }
+    }
+
+    fn call(&mut self, name: &str, args: &[Value]) -> Outcome {
+        let instance = self.instance.expect("instantiated");
+        let f = instance.get_func(&self.store, name).expect("function exported");
+        let params: Vec<Val> = args.iter().map(|a| from_value(&mut self.store, *a)).collect();
+        let mut results: Vec<Val> = f.ty(&self.store).results().iter().map(|t| Val::default_for(*t)).collect();
+        match f.call(&mut self.store, &params, &mut results) {
+            Ok(()) => Outcome::Returned(results.iter().map(|r| to_value(&self.store, r)).collect()),
+            Err(e) => outcome_of_error(e),
+        }
+    }
+
+    fn snapshot(&self) -> State {
+        let mut state = State::default();
+        if let Some(instance) = self.instance {
+            for (name, e) in instance.exports(&self.store) {
+                self.observe(&name, &e, &mut state);
+            }
+        }
+        for (name, e) in &self.imported {
+            self.observe(name, e, &mut state);
+        }
+        state.host_calls = self.store.data().clone();
+        state.sort();
+        state
+    }
+}
