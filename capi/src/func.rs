@@ -17,7 +17,7 @@ use cranewasm::{AsContextMut, Caller, Func, FuncType, Trap, Val, ValRaw};
 
 use crate::extern_::{copy, new_extern, obj, same, Item};
 use crate::instance::Profile;
-use crate::object::{release, ObjKind};
+use crate::object::{release, Finalizer, ObjKind};
 use crate::store::{self, StoreData, StoreObj};
 use crate::trap::{self as traps, UNLINKED};
 use crate::types::{func_type, ExternTypeObj};
@@ -36,8 +36,6 @@ pub type wasm_func_callback_with_env_t = Option<
         results: *mut wasm_val_vec_t,
     ) -> *mut wasm_trap_t,
 >;
-/// The finalizer of a callback's environment.
-pub type wasm_env_finalizer_t = Option<unsafe extern "C" fn(*mut c_void)>;
 
 /// Value slots kept on the stack for calls and callbacks; more spill to
 /// the heap.
@@ -75,7 +73,7 @@ pub unsafe fn new_func_obj(
 /// dropped, which is when the store is deleted, once.
 struct Env {
     env: *mut c_void,
-    finalizer: wasm_env_finalizer_t,
+    finalizer: Finalizer,
 }
 
 impl Drop for Env {
@@ -229,7 +227,8 @@ pub unsafe extern "C" fn wasm_func_new_with_env(
     ty: *const wasm_functype_t,
     callback: wasm_func_callback_with_env_t,
     env: *mut c_void,
-    finalizer: wasm_env_finalizer_t,
+    // Spelled out rather than `Finalizer`, so the header shows the C type.
+    finalizer: Option<unsafe extern "C" fn(*mut c_void)>,
 ) -> *mut wasm_func_t {
     let Some(cb) = callback else { return ptr::null_mut() };
     new_host_func(store, ty, Callback::WithEnv(cb), Env { env, finalizer })

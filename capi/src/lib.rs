@@ -45,9 +45,12 @@ pub mod wat;
 
 /// Declares the C API's opaque handle types.
 ///
-/// They have no Rust fields: a pointer to one is really a pointer to the
-/// runtime object named in its documentation, and the functions that take
-/// it cast it back. Being plain (not `repr(C)`) structs, they appear in the
+/// They have no Rust fields: a pointer to one is really a pointer to a
+/// runtime object (`engine::EngineObj`, `store::StoreObj`,
+/// `types::ValTypeObj`, `types::ExternTypeObj` for the entity types,
+/// `import_export::*TypeObj`, `extern_::ExternObj` for the five extern
+/// kinds, `instance::InstanceObj`, `trap::TrapObj`, `frame::FrameObj`,
+/// `ref_::ForeignObj`), and the functions that take one cast it back. Being plain (not `repr(C)`) structs, they appear in the
 /// header as incomplete `struct` types, as in WAMR's header.
 macro_rules! opaque_types {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(
@@ -59,47 +62,48 @@ macro_rules! opaque_types {
 }
 
 opaque_types! {
-    /// The process-wide engine: [`engine::EngineObj`].
+    /// The process-wide engine (one, reference-counted).
     wasm_engine_t;
-    /// A store: [`store::StoreObj`].
+    /// A store: owns everything created in it, freed when it is deleted.
     wasm_store_t;
-    /// A value type: [`types::ValTypeObj`].
+    /// A value type.
     wasm_valtype_t;
-    /// A function type: an [`types::ExternTypeObj`].
+    /// A function type; also a `wasm_externtype_t`.
     wasm_functype_t;
-    /// A global type: an [`types::ExternTypeObj`].
+    /// A global type; also a `wasm_externtype_t`.
     wasm_globaltype_t;
-    /// A table type: an [`types::ExternTypeObj`].
+    /// A table type; also a `wasm_externtype_t`.
     wasm_tabletype_t;
-    /// A memory type: an [`types::ExternTypeObj`].
+    /// A memory type; also a `wasm_externtype_t`.
     wasm_memorytype_t;
-    /// Any of the four entity types: an [`types::ExternTypeObj`].
+    /// The type of a function, global, table or memory.
     wasm_externtype_t;
-    /// An import of a module: [`import_export::ImportTypeObj`].
+    /// An import of a module: module name, field name and type.
     wasm_importtype_t;
-    /// An export of a module: [`import_export::ExportTypeObj`].
+    /// An export of a module: name and type.
     wasm_exporttype_t;
-    /// Any reference object: it starts with an [`object::Header`].
+    /// Any reference object (function, global, table, memory, instance,
+    /// trap or foreign object); the `_as_ref` casts are free.
     wasm_ref_t;
-    /// A frame of a trap's backtrace: [`frame::FrameObj`].
+    /// A frame of a trap's backtrace.
     wasm_frame_t;
-    /// A trap: [`trap::TrapObj`].
+    /// A trap: a message and the frames where it happened.
     wasm_trap_t;
-    /// A host object with no content of its own: [`ref_::ForeignObj`].
+    /// A host object with no content but its identity and host info.
     wasm_foreign_t;
-    /// A function: an [`extern_::ExternObj`].
+    /// A function; also a `wasm_extern_t`.
     wasm_func_t;
-    /// A global: an [`extern_::ExternObj`].
+    /// A global; also a `wasm_extern_t`.
     wasm_global_t;
-    /// A table: an [`extern_::ExternObj`].
+    /// A table; also a `wasm_extern_t`.
     wasm_table_t;
-    /// A linear memory: an [`extern_::ExternObj`].
+    /// A linear memory; also a `wasm_extern_t`.
     wasm_memory_t;
-    /// Any of the four entities: an [`extern_::ExternObj`].
+    /// A function, global, table or memory of a store.
     wasm_extern_t;
-    /// An instance: [`instance::InstanceObj`].
+    /// An instance of a module.
     wasm_instance_t;
-    /// What a `wasm_module_t` points at ([`module::ModuleSlot`]'s first word).
+    /// What a `wasm_module_t` points at.
     WASMModuleCommon;
 }
 

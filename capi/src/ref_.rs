@@ -12,7 +12,7 @@ use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::object::{header, impl_object, register, release, Finalizer, Header, ObjKind};
+use crate::object::{header, impl_object, register, release, Header, ObjKind};
 use crate::*;
 
 /// A host object with no content but its identity and host info, for use
@@ -43,7 +43,11 @@ macro_rules! declare_host_info {
         /// Attaches host info; `finalizer(info)` runs once, when the
         /// object is deleted.
         #[no_mangle]
-        pub unsafe extern "C" fn $set_with_finalizer(r: *mut $ty, info: *mut c_void, finalizer: Finalizer) {
+        pub unsafe extern "C" fn $set_with_finalizer(
+            r: *mut $ty,
+            info: *mut c_void,
+            finalizer: Option<unsafe extern "C" fn(*mut c_void)>,
+        ) {
             if let Some(h) = header(r) {
                 h.host_info.info = info;
                 h.host_info.finalizer = finalizer;
