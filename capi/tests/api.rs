@@ -10,8 +10,8 @@ use iwasm::engine::*;
 use iwasm::extern_::*;
 use iwasm::frame::*;
 use iwasm::func::*;
-use iwasm::import_export::*;
 use iwasm::global::*;
+use iwasm::import_export::*;
 use iwasm::instance::*;
 use iwasm::memory::*;
 use iwasm::module::*;
@@ -401,6 +401,7 @@ fn memories_globals_and_placeholders() {
         };
         let instance = wasm_instance_new(store, module, &imports, ptr::null_mut());
         assert!(!instance.is_null());
+        assert_eq!(wasm_instance_sum_wasm_exec_time(instance), -1.0, "not profiling");
         let ex = exports(instance);
         let memory = wasm_extern_as_memory(ex[0]);
         let data = wasm_memory_data(memory);
