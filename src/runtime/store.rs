@@ -259,13 +259,16 @@ impl<C: AsContextMut + ?Sized> AsContextMut for &mut C {
 }
 
 impl<T> StoreContext<'_, T> {
-    pub(crate) fn opaque(&self) -> &StoreOpaque {
+    /// The part of the store that does not depend on `T`.
+    pub fn opaque(&self) -> &StoreOpaque {
         &self.0.opaque
     }
 }
 
 impl<T> StoreContextMut<'_, T> {
-    pub(crate) fn opaque(&mut self) -> &mut StoreOpaque {
+    /// The part of the store that does not depend on `T`: what
+    /// [`Func::call_raw`](crate::Func::call_raw) runs on.
+    pub fn opaque(&mut self) -> &mut StoreOpaque {
         &mut self.0.opaque
     }
 }

@@ -1,0 +1,380 @@
+//! Vectors: every `wasm_X_vec_t` of the API and its five functions.
+//!
+//! All vector types share one layout, `{ size, data, num_elems,
+//! size_of_elem, lock }` (40 bytes): `size` is the capacity, `num_elems`
+//! the number in use. Buffers come from the C allocator so that clients can
+//! free what we hand out and hand us what they allocated. Vectors of
+//! pointers own their elements: copying copies each element, deleting
+//! deletes each.
+//!
+//! Clients fill vectors in two ways: `_new` / `WASM_ARRAY_VEC` (`size ==
+//! num_elems`), or `_new_uninitialized` and then `data[i] = ...` without
+//! touching `num_elems` (WAMR's samples read files that way). So the
+//! elements in use are `num_elems` when it is set and `size` otherwise
+//! ([`RawVec::len`]).
+//!
+//! As in WAMR, a vector of zero elements is all zeros whichever function
+//! made it, so that two empty vectors always compare equal field by field.
+
+use std::ffi::c_void;
+use std::mem::size_of;
+use std::ptr;
+
+use crate::val::wasm_val_t;
+use crate::*;
+
+/// The layout every vector type has, generic over the element type.
+#[repr(C)]
+pub struct RawVec<T> {
+    pub size: usize,
+    pub data: *mut T,
+    pub num_elems: usize,
+    pub size_of_elem: usize,
+    pub lock: *mut c_void,
+}
+
+/// What a vector does with its elements when it is copied or deleted.
+pub trait Element: Copy {
+    /// A copy of `e` for the new vector: the same value, or a deep copy of
+    /// an owned object.
+    ///
+    /// # Safety
+    /// `e` must be a valid element (an owned object or NULL for pointers).
+    unsafe fn copy_elem(e: Self) -> Self;
+    /// Releases what `e` owns.
+    ///
+    /// # Safety
+    /// As for `copy_elem`; `e` is not used afterwards.
+    unsafe fn delete_elem(e: Self);
+}
+
+impl<T> RawVec<T> {
+    /// The empty vector: all five fields zero.
+    pub const EMPTY: RawVec<T> =
+        RawVec { size: 0, data: ptr::null_mut(), num_elems: 0, size_of_elem: 0, lock: ptr::null_mut() };
+
+    /// A vector with room for `n` zeroed elements, none in use. `None` when
+    /// the C allocator refuses.
+    pub fn zeroed(n: usize) -> Option<RawVec<T>> {
+        if n == 0 {
+            return Some(RawVec::EMPTY);
+        }
+        // SAFETY: calloc with a non-zero count; NULL is checked.
+        let data = unsafe { libc::calloc(n, size_of::<T>().max(1)) }.cast::<T>();
+        if data.is_null() {
+            return None;
+        }
+        Some(RawVec { size: n, data, num_elems: 0, size_of_elem: size_of::<T>(), lock: ptr::null_mut() })
+    }
+
+    /// A full vector holding the items, in a C-allocated buffer (empty when
+    /// the allocator refuses).
+    pub fn from_iter(items: impl ExactSizeIterator<Item = T>) -> RawVec<T> {
+        let n = items.len();
+        let Some(mut v) = RawVec::<T>::zeroed(n) else { return RawVec::EMPTY };
+        for (i, item) in items.take(n).enumerate() {
+            // SAFETY: `i < n`, the buffer's length.
+            unsafe { v.data.add(i).write(item) };
+        }
+        v.num_elems = n;
+        v
+    }
+
+    /// Number of elements in use: `num_elems` when set, else `size`.
+    pub fn len(&self) -> usize {
+        if self.data.is_null() {
+            0
+        } else if self.num_elems != 0 {
+            self.num_elems
+        } else {
+            self.size
+        }
+    }
+
+    /// The elements in use.
+    ///
+    /// # Safety
+    /// `data` must point at `len()` initialised elements (or be NULL).
+    pub unsafe fn as_slice(&self) -> &[T] {
+        match self.len() {
+            0 => &[],
+            n => std::slice::from_raw_parts(self.data, n),
+        }
+    }
+
+    /// Moves the vector out of `*v`, leaving it empty: how functions taking
+    /// an `own wasm_X_vec_t*` take it.
+    ///
+    /// # Safety
+    /// `v` must be NULL or point at a vector.
+    pub unsafe fn take(v: *mut RawVec<T>) -> RawVec<T> {
+        match v.as_mut() {
+            Some(v) => ptr::replace(v, RawVec::EMPTY),
+            None => RawVec::EMPTY,
+        }
+    }
+}
+
+impl<T: Element> RawVec<T> {
+    /// Deletes the elements (for owning vectors) and frees the buffer,
+    /// leaving the vector empty. Deleting twice is harmless.
+    ///
+    /// # Safety
+    /// The vector must be one of ours or a client's with a C-allocated
+    /// buffer.
+    pub unsafe fn delete(&mut self) {
+        for &e in self.as_slice() {
+            T::delete_elem(e);
+        }
+        libc::free(self.data.cast());
+        *self = RawVec::EMPTY;
+    }
+}
+
+/// The five functions behind every `wasm_X_vec_*` export.
+mod ops {
+    use super::*;
+
+    pub unsafe fn new_empty<T>(out: *mut RawVec<T>) {
+        if let Some(out) = out.as_mut() {
+            ptr::write(out, RawVec::EMPTY);
+        }
+    }
+
+    pub unsafe fn new_uninitialized<T>(out: *mut RawVec<T>, n: usize) {
+        if let Some(out) = out.as_mut() {
+            ptr::write(out, RawVec::zeroed(n).unwrap_or(RawVec::EMPTY));
+        }
+    }
+
+    pub unsafe fn new<T: Element>(out: *mut RawVec<T>, n: usize, src: *const T) {
+        let Some(out) = out.as_mut() else { return };
+        let mut v = RawVec::zeroed(n).unwrap_or(RawVec::EMPTY);
+        if !src.is_null() && v.size == n && n > 0 {
+            // Elements move into the vector (`own ... const data[]`).
+            ptr::copy_nonoverlapping(src, v.data, n);
+            v.num_elems = n;
+        }
+        ptr::write(out, v);
+    }
+
+    pub unsafe fn copy<T: Element>(out: *mut RawVec<T>, src: *const RawVec<T>) {
+        let Some(out) = out.as_mut() else { return };
+        ptr::write(out, RawVec::EMPTY);
+        let Some(src) = src.as_ref() else { return };
+        let items = src.as_slice();
+        let Some(mut v) = RawVec::<T>::zeroed(src.size.max(items.len())) else { return };
+        for (i, &e) in items.iter().enumerate() {
+            v.data.add(i).write(T::copy_elem(e));
+        }
+        v.num_elems = src.num_elems.min(v.size);
+        ptr::write(out, v);
+    }
+
+    pub unsafe fn delete<T: Element>(v: *mut RawVec<T>) {
+        if let Some(v) = v.as_mut() {
+            v.delete();
+        }
+    }
+}
+
+/// Defines the vector types, their element handling and their exported
+/// functions. Elements are `plain` (copied bitwise, nothing to delete) or
+/// `owned(copy, delete)` objects.
+macro_rules! declare_vecs {
+    (@elem $elem:ty, plain) => {
+        impl Element for $elem {
+            unsafe fn copy_elem(e: Self) -> Self {
+                e
+            }
+            unsafe fn delete_elem(_: Self) {}
+        }
+    };
+    (@elem $elem:ty, owned($copy:path, $delete:path)) => {
+        impl Element for $elem {
+            unsafe fn copy_elem(e: Self) -> Self {
+                if e.is_null() { e } else { $copy(e) }
+            }
+            unsafe fn delete_elem(e: Self) {
+                $delete(e)
+            }
+        }
+    };
+    ($(
+        $(#[$doc:meta])*
+        $vec:ident of $elem:ty, $how:ident $(($($args:path),*))?:
+            $new_empty:ident, $new_uninit:ident, $new:ident, $copy:ident, $delete:ident;
+    )*) => {$(
+        $(#[$doc])*
+        #[repr(C)]
+        pub struct $vec {
+            /// Capacity.
+            pub size: usize,
+            pub data: *mut $elem,
+            /// Number of elements in use.
+            pub num_elems: usize,
+            /// `sizeof` one element (0 for an empty vector).
+            pub size_of_elem: usize,
+            /// Always NULL.
+            pub lock: *mut c_void,
+        }
+
+        impl $vec {
+            /// This vector as its generic layout.
+            pub fn raw(&self) -> &RawVec<$elem> {
+                // SAFETY: both are repr(C) with the same five fields.
+                unsafe { &*(self as *const $vec).cast() }
+            }
+            /// Converts from the generic layout.
+            pub fn from_raw(v: RawVec<$elem>) -> $vec {
+                $vec { size: v.size, data: v.data, num_elems: v.num_elems, size_of_elem: v.size_of_elem, lock: v.lock }
+            }
+        }
+
+        declare_vecs!(@elem $elem, $how $(($($args),*))?);
+
+        /// Sets `*out` to the empty vector (all fields zero).
+        #[no_mangle]
+        pub unsafe extern "C" fn $new_empty(out: *mut $vec) {
+            ops::new_empty(out.cast::<RawVec<$elem>>())
+        }
+
+        /// Sets `*out` to a vector of `size` zeroed elements, none in use.
+        #[no_mangle]
+        pub unsafe extern "C" fn $new_uninit(out: *mut $vec, size: usize) {
+            ops::new_uninitialized(out.cast::<RawVec<$elem>>(), size)
+        }
+
+        /// Sets `*out` to a vector of the `size` elements at `data`, which
+        /// move into it.
+        #[no_mangle]
+        pub unsafe extern "C" fn $new(out: *mut $vec, size: usize, data: *const $elem) {
+            ops::new(out.cast::<RawVec<$elem>>(), size, data)
+        }
+
+        /// Sets `*out` to a deep copy of `*src`.
+        #[no_mangle]
+        pub unsafe extern "C" fn $copy(out: *mut $vec, src: *const $vec) {
+            ops::copy(out.cast::<RawVec<$elem>>(), src.cast::<RawVec<$elem>>())
+        }
+
+        /// Deletes the elements the vector owns, frees its buffer and zeroes
+        /// it. Harmless on an empty or already deleted vector.
+        #[no_mangle]
+        pub unsafe extern "C" fn $delete(v: *mut $vec) {
+            ops::delete(v.cast::<RawVec<$elem>>())
+        }
+    )*};
+}
+
+/// A byte of a [`wasm_byte_vec_t`] (C `char`).
+pub type wasm_byte_t = std::ffi::c_char;
+/// A name: bytes that the runtime hands out with a counted trailing NUL.
+pub type wasm_name_t = wasm_byte_vec_t;
+
+use crate::extern_::{wasm_extern_copy, wasm_extern_delete};
+use crate::frame::{wasm_frame_copy, wasm_frame_delete};
+use crate::import_export::{
+    wasm_exporttype_copy, wasm_exporttype_delete, wasm_importtype_copy, wasm_importtype_delete,
+};
+use crate::types::{
+    wasm_externtype_copy, wasm_externtype_delete, wasm_functype_copy, wasm_functype_delete, wasm_globaltype_copy,
+    wasm_globaltype_delete, wasm_memorytype_copy, wasm_memorytype_delete, wasm_tabletype_copy, wasm_tabletype_delete,
+    wasm_valtype_copy, wasm_valtype_delete,
+};
+
+declare_vecs! {
+    /// Bytes: module binaries, names, messages.
+    wasm_byte_vec_t of wasm_byte_t, plain:
+        wasm_byte_vec_new_empty, wasm_byte_vec_new_uninitialized, wasm_byte_vec_new,
+        wasm_byte_vec_copy, wasm_byte_vec_delete;
+    /// Values: arguments and results of calls.
+    wasm_val_vec_t of wasm_val_t, plain:
+        wasm_val_vec_new_empty, wasm_val_vec_new_uninitialized, wasm_val_vec_new,
+        wasm_val_vec_copy, wasm_val_vec_delete;
+    /// Owned value types.
+    wasm_valtype_vec_t of *mut wasm_valtype_t, owned(wasm_valtype_copy, wasm_valtype_delete):
+        wasm_valtype_vec_new_empty, wasm_valtype_vec_new_uninitialized, wasm_valtype_vec_new,
+        wasm_valtype_vec_copy, wasm_valtype_vec_delete;
+    /// Owned function types.
+    wasm_functype_vec_t of *mut wasm_functype_t, owned(wasm_functype_copy, wasm_functype_delete):
+        wasm_functype_vec_new_empty, wasm_functype_vec_new_uninitialized, wasm_functype_vec_new,
+        wasm_functype_vec_copy, wasm_functype_vec_delete;
+    /// Owned global types.
+    wasm_globaltype_vec_t of *mut wasm_globaltype_t, owned(wasm_globaltype_copy, wasm_globaltype_delete):
+        wasm_globaltype_vec_new_empty, wasm_globaltype_vec_new_uninitialized, wasm_globaltype_vec_new,
+        wasm_globaltype_vec_copy, wasm_globaltype_vec_delete;
+    /// Owned table types.
+    wasm_tabletype_vec_t of *mut wasm_tabletype_t, owned(wasm_tabletype_copy, wasm_tabletype_delete):
+        wasm_tabletype_vec_new_empty, wasm_tabletype_vec_new_uninitialized, wasm_tabletype_vec_new,
+        wasm_tabletype_vec_copy, wasm_tabletype_vec_delete;
+    /// Owned memory types.
+    wasm_memorytype_vec_t of *mut wasm_memorytype_t, owned(wasm_memorytype_copy, wasm_memorytype_delete):
+        wasm_memorytype_vec_new_empty, wasm_memorytype_vec_new_uninitialized, wasm_memorytype_vec_new,
+        wasm_memorytype_vec_copy, wasm_memorytype_vec_delete;
+    /// Owned extern types.
+    wasm_externtype_vec_t of *mut wasm_externtype_t, owned(wasm_externtype_copy, wasm_externtype_delete):
+        wasm_externtype_vec_new_empty, wasm_externtype_vec_new_uninitialized, wasm_externtype_vec_new,
+        wasm_externtype_vec_copy, wasm_externtype_vec_delete;
+    /// Owned import types: what `wasm_module_imports` returns.
+    wasm_importtype_vec_t of *mut wasm_importtype_t, owned(wasm_importtype_copy, wasm_importtype_delete):
+        wasm_importtype_vec_new_empty, wasm_importtype_vec_new_uninitialized, wasm_importtype_vec_new,
+        wasm_importtype_vec_copy, wasm_importtype_vec_delete;
+    /// Owned export types: what `wasm_module_exports` returns.
+    wasm_exporttype_vec_t of *mut wasm_exporttype_t, owned(wasm_exporttype_copy, wasm_exporttype_delete):
+        wasm_exporttype_vec_new_empty, wasm_exporttype_vec_new_uninitialized, wasm_exporttype_vec_new,
+        wasm_exporttype_vec_copy, wasm_exporttype_vec_delete;
+    /// Owned frames: a trap's backtrace.
+    wasm_frame_vec_t of *mut wasm_frame_t, owned(wasm_frame_copy, wasm_frame_delete):
+        wasm_frame_vec_new_empty, wasm_frame_vec_new_uninitialized, wasm_frame_vec_new,
+        wasm_frame_vec_copy, wasm_frame_vec_delete;
+    /// Owned externs: imports and exports of instances.
+    wasm_extern_vec_t of *mut wasm_extern_t, owned(wasm_extern_copy, wasm_extern_delete):
+        wasm_extern_vec_new_empty, wasm_extern_vec_new_uninitialized, wasm_extern_vec_new,
+        wasm_extern_vec_copy, wasm_extern_vec_delete;
+}
+
+/// A name as the runtime hands it out: the bytes of `s` plus a NUL that is
+/// counted in `size` and `num_elems`.
+pub fn name_from_str(s: &str) -> wasm_name_t {
+    name_from_bytes(s.as_bytes())
+}
+
+/// A name from raw bytes, NUL-terminated with the NUL counted.
+pub fn name_from_bytes(b: &[u8]) -> wasm_name_t {
+    let bytes = b.iter().copied().chain(std::iter::once(0)).map(|b| b as wasm_byte_t);
+    wasm_byte_vec_t::from_raw(RawVec::from_iter(bytes.collect::<Vec<_>>().into_iter()))
+}
+
+/// The bytes of a name a client passed in, without a trailing NUL if it
+/// has one.
+///
+/// # Safety
+/// `v` must be NULL or a valid byte vector.
+pub unsafe fn name_bytes<'a>(v: *const wasm_byte_vec_t) -> &'a [u8] {
+    let Some(v) = v.as_ref() else { return &[] };
+    let bytes: &[wasm_byte_t] = v.raw().as_slice();
+    // SAFETY: c_char and u8 have the same size and alignment.
+    let bytes: &'a [u8] = std::slice::from_raw_parts(bytes.as_ptr().cast(), bytes.len());
+    bytes.strip_suffix(&[0]).unwrap_or(bytes)
+}
+
+/// Normalises a name a client handed over: the same bytes, NUL-terminated
+/// with the NUL counted, like the names the runtime hands out.
+///
+/// # Safety
+/// `v` must be NULL or a valid byte vector; it is emptied.
+pub unsafe fn take_name(v: *mut wasm_byte_vec_t) -> wasm_name_t {
+    let owned = name_bytes(v).to_vec();
+    if let Some(v) = v.as_mut() {
+        v.raw_mut().delete();
+    }
+    name_from_bytes(&owned)
+}
+
+impl wasm_byte_vec_t {
+    fn raw_mut(&mut self) -> &mut RawVec<wasm_byte_t> {
+        // SAFETY: same layout, see `raw`.
+        unsafe { &mut *(self as *mut wasm_byte_vec_t).cast() }
+    }
+}

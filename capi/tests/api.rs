@@ -1,0 +1,490 @@
+//! Behaviour of the C layer that ABI.md promises, exercised through the
+//! exported functions themselves (as a C client would call them).
+
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use iwasm::config::*;
+use iwasm::engine::*;
+use iwasm::extern_::*;
+use iwasm::frame::*;
+use iwasm::func::*;
+use iwasm::global::*;
+use iwasm::import_export::*;
+use iwasm::instance::*;
+use iwasm::memory::*;
+use iwasm::module::*;
+use iwasm::ref_::*;
+use iwasm::store::*;
+use iwasm::table::*;
+use iwasm::trap::*;
+use iwasm::types::*;
+use iwasm::val::*;
+use iwasm::vec::*;
+use iwasm::*;
+
+fn empty_vec<T>() -> T {
+    // SAFETY: every vector type is plain data whose all-zero value is the
+    // empty vector.
+    unsafe { std::mem::zeroed() }
+}
+
+fn bytes(v: &wasm_byte_vec_t) -> &[u8] {
+    // SAFETY: a vector the runtime filled.
+    unsafe { std::slice::from_raw_parts(v.data.cast(), v.size) }
+}
+
+/// A store of the process engine, with the module compiled from `wat`.
+unsafe fn setup(wat: &str) -> (*mut wasm_engine_t, *mut wasm_store_t, *mut wasm_module_t) {
+    let engine = wasm_engine_new();
+    let store = wasm_store_new(engine);
+    let mut binary = empty_vec::<wasm_byte_vec_t>();
+    assert!(cranewasm_wat2wasm_for(wat, &mut binary));
+    let module = wasm_module_new(store, &binary);
+    wasm_byte_vec_delete(&mut binary);
+    assert!(!module.is_null());
+    (engine, store, module)
+}
+
+unsafe fn cranewasm_wat2wasm_for(wat: &str, out: &mut wasm_byte_vec_t) -> bool {
+    iwasm::wat::cranewasm_wat2wasm(wat.as_ptr().cast(), wat.len(), out)
+}
+
+unsafe fn message(t: *mut wasm_trap_t) -> Vec<u8> {
+    let mut m = empty_vec::<wasm_byte_vec_t>();
+    wasm_trap_message(t, &mut m);
+    let out = bytes(&m).to_vec();
+    wasm_byte_vec_delete(&mut m);
+    out
+}
+
+unsafe fn exports(i: *mut wasm_instance_t) -> Vec<*mut wasm_extern_t> {
+    let mut v = empty_vec::<wasm_extern_vec_t>();
+    wasm_instance_exports(i, &mut v);
+    let out = std::slice::from_raw_parts(v.data, v.size).to_vec();
+    // Free only the buffer: the objects stay with the store.
+    libc::free(v.data.cast());
+    out
+}
+
+/// `wasm_functype_new_1_1` (an inline function of the header).
+unsafe fn functype_1_1(param: u8, result: u8) -> *mut wasm_functype_t {
+    let (ps, rs) = ([wasm_valtype_new(param)], [wasm_valtype_new(result)]);
+    let (mut pv, mut rv) = (empty_vec::<wasm_valtype_vec_t>(), empty_vec::<wasm_valtype_vec_t>());
+    wasm_valtype_vec_new(&mut pv, 1, ps.as_ptr());
+    wasm_valtype_vec_new(&mut rv, 1, rs.as_ptr());
+    wasm_functype_new(&mut pv, &mut rv)
+}
+
+fn i32_val(i: i32) -> wasm_val_t {
+    wasm_val_t { kind: 0, _paddings: [0; 7], of: wasm_val_union { i32: i } }
+}
+
+#[test]
+fn vectors_follow_the_abi() {
+    unsafe {
+        let mut v = empty_vec::<wasm_valtype_vec_t>();
+        wasm_valtype_vec_new_uninitialized(&mut v, 3);
+        assert_eq!((v.size, v.num_elems, v.size_of_elem), (3, 0, 8));
+        assert!(std::slice::from_raw_parts(v.data, 3).iter().all(|p| p.is_null()));
+        *v.data = wasm_valtype_new(1);
+        *v.data.add(2) = wasm_valtype_new(129);
+        let mut copy = empty_vec::<wasm_valtype_vec_t>();
+        wasm_valtype_vec_copy(&mut copy, &v);
+        assert_eq!(copy.size, 3);
+        assert_ne!(*copy.data, *v.data, "a deep copy has its own elements");
+        assert_eq!(wasm_valtype_kind(*copy.data.add(2)), 129);
+        wasm_valtype_vec_delete(&mut v);
+        assert!(v.data.is_null() && v.size == 0 && v.size_of_elem == 0);
+        wasm_valtype_vec_delete(&mut v);
+        wasm_valtype_vec_delete(&mut copy);
+
+        let mut b = empty_vec::<wasm_byte_vec_t>();
+        wasm_byte_vec_new(&mut b, 3, b"abc".as_ptr().cast());
+        assert_eq!((b.size, b.num_elems, b.size_of_elem), (3, 3, 1));
+        wasm_byte_vec_delete(&mut b);
+        wasm_byte_vec_new_uninitialized(&mut b, 0);
+        assert!(b.data.is_null() && b.size == 0 && b.size_of_elem == 0, "an empty vector is all zeros");
+        assert!(wasm_valtype_new(7).is_null());
+    }
+}
+
+#[test]
+fn names_and_types_round_trip() {
+    unsafe {
+        let (engine, store, module) = setup(
+            r#"(module (import "env" "f" (func (param i32) (result f64)))
+                (import "env" "m" (memory 1))
+                (global (export "g") (mut i64) (i64.const 0)) (table (export "t") 1 5 funcref))"#,
+        );
+        let mut imports = empty_vec::<wasm_importtype_vec_t>();
+        wasm_module_imports(module, &mut imports);
+        assert_eq!(imports.size, 2);
+        let f = *imports.data;
+        assert_eq!(bytes(&*wasm_importtype_module(f)), b"env\0", "names carry a counted NUL");
+        assert_eq!(bytes(&*wasm_importtype_name(f)), b"f\0");
+        let ft = wasm_externtype_as_functype_const(wasm_importtype_type(f));
+        assert_eq!(wasm_valtype_kind(*(*wasm_functype_params(ft)).data), 0);
+        assert_eq!(wasm_valtype_kind(*(*wasm_functype_results(ft)).data), 3);
+        let mt = wasm_externtype_as_memorytype_const(wasm_importtype_type(*imports.data.add(1)));
+        assert_eq!(*wasm_memorytype_limits(mt), wasm_limits_t { min: 1, max: u32::MAX });
+        wasm_importtype_vec_delete(&mut imports);
+
+        let mut exports = empty_vec::<wasm_exporttype_vec_t>();
+        wasm_module_exports(module, &mut exports);
+        let table = wasm_externtype_as_tabletype_const(wasm_exporttype_type(*exports.data.add(1)));
+        assert_eq!(*wasm_tabletype_limits(table), wasm_limits_t { min: 1, max: 5 });
+        assert_eq!(wasm_valtype_kind(wasm_tabletype_element(table)), 129);
+        wasm_exporttype_vec_delete(&mut exports);
+
+        // Names given with or without a NUL come back NUL-terminated.
+        for given in [&b"mod"[..], &b"mod\0"[..]] {
+            let (mut m, mut n) = (empty_vec::<wasm_byte_vec_t>(), empty_vec::<wasm_byte_vec_t>());
+            wasm_byte_vec_new(&mut m, given.len(), given.as_ptr().cast());
+            wasm_byte_vec_new(&mut n, 1, b"x".as_ptr().cast());
+            let it = wasm_importtype_new(
+                &mut m,
+                &mut n,
+                wasm_memorytype_as_externtype(wasm_memorytype_new(&wasm_limits_t { min: 0, max: 1 })),
+            );
+            assert_eq!(bytes(&*wasm_importtype_module(it)), b"mod\0");
+            assert!(m.data.is_null(), "ownership moved");
+            wasm_importtype_delete(it);
+        }
+        wasm_store_delete(store);
+        wasm_engine_delete(engine);
+    }
+}
+
+#[test]
+fn bad_modules_are_refused() {
+    unsafe {
+        let engine = wasm_engine_new();
+        let store = wasm_store_new(engine);
+        for bad in [&b""[..], b"(module)", b"\0asm\x02\0\0\0", b"\0asm\x01\0\0\0\x01\x05"] {
+            let mut v = empty_vec::<wasm_byte_vec_t>();
+            wasm_byte_vec_new(&mut v, bad.len(), bad.as_ptr().cast());
+            assert!(wasm_module_new(store, &v).is_null(), "{bad:?} is refused");
+            assert!(!wasm_module_validate(store, &v));
+            wasm_byte_vec_delete(&mut v);
+        }
+        wasm_store_delete(store);
+        wasm_engine_delete(engine);
+    }
+}
+
+static HOST_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe extern "C" fn double_it(
+    env: *mut c_void,
+    args: *const wasm_val_vec_t,
+    results: *mut wasm_val_vec_t,
+) -> *mut wasm_trap_t {
+    let (args, results) = (&*args, &mut *results);
+    assert_eq!((args.size, args.num_elems), (1, 1));
+    assert_eq!((results.size, results.num_elems), (1, 0));
+    assert_eq!((*results.data).of.i64, 0, "result slots start zeroed");
+    HOST_CALLS.fetch_add(1, Ordering::SeqCst);
+    let x = (*args.data).of.i32;
+    if x == 13 {
+        let text = b"thirteen";
+        let mut m = empty_vec::<wasm_byte_vec_t>();
+        wasm_byte_vec_new(&mut m, text.len(), text.as_ptr().cast());
+        let t = wasm_trap_new(env.cast(), &m);
+        wasm_byte_vec_delete(&mut m);
+        return t;
+    }
+    (*results.data).of.i32 = x * 2;
+    ptr::null_mut()
+}
+
+static FINALIZED: AtomicUsize = AtomicUsize::new(0);
+unsafe extern "C" fn count_finalize(_: *mut c_void) {
+    FINALIZED.fetch_add(1, Ordering::SeqCst);
+}
+
+static INFO_FINALIZED: AtomicUsize = AtomicUsize::new(0);
+unsafe extern "C" fn count_info(_: *mut c_void) {
+    INFO_FINALIZED.fetch_add(1, Ordering::SeqCst);
+}
+
+#[test]
+fn calls_traps_and_host_functions() {
+    unsafe {
+        let (engine, store, module) = setup(
+            r#"(module
+                (import "env" "double" (func $double (param i32) (result i32)))
+                (import "env" "gone" (func $gone))
+                (func (export "run") (param i32) (result i32) (call $double (local.get 0)))
+                (func (export "boom") unreachable)
+                (func (export "gone") (call $gone))
+                (func (export "swap") (param i64 f64) (result f64 i64) (local.get 1) (local.get 0)))"#,
+        );
+        let ty = functype_1_1(0, 0);
+        let before = FINALIZED.load(Ordering::SeqCst);
+        let double = wasm_func_new_with_env(store, ty, Some(double_it), store.cast(), Some(count_finalize));
+        wasm_functype_delete(ty);
+        let mut given = [wasm_func_as_extern(double)];
+        let imports = wasm_extern_vec_t {
+            size: 1,
+            data: given.as_mut_ptr(),
+            num_elems: 1,
+            size_of_elem: 8,
+            lock: ptr::null_mut(),
+        };
+        let mut trap = ptr::null_mut();
+        let instance = wasm_instance_new(store, module, &imports, &mut trap);
+        assert!(!instance.is_null() && trap.is_null());
+        wasm_func_delete(double);
+        let ex = exports(instance);
+        wasm_instance_delete(instance);
+        wasm_module_delete(module);
+        let (run, boom, gone, swap) = (
+            wasm_extern_as_func(ex[0]),
+            wasm_extern_as_func(ex[1]),
+            wasm_extern_as_func(ex[2]),
+            wasm_extern_as_func(ex[3]),
+        );
+
+        let mut args = [i32_val(21)];
+        let mut res = [wasm_val_t::ZERO; 1];
+        let argv =
+            wasm_val_vec_t { size: 1, data: args.as_mut_ptr(), num_elems: 1, size_of_elem: 16, lock: ptr::null_mut() };
+        let mut resv =
+            wasm_val_vec_t { size: 1, data: res.as_mut_ptr(), num_elems: 0, size_of_elem: 16, lock: ptr::null_mut() };
+        assert!(wasm_func_call(run, &argv, &mut resv).is_null(), "the call works after the handles are deleted");
+        assert_eq!((res[0].kind, res[0].of.i32, resv.num_elems, resv.size), (0, 42, 1, 1));
+
+        *argv.data = i32_val(13);
+        let t = wasm_func_call(run, &argv, &mut resv);
+        assert_eq!(message(t), b"thirteen\0", "a host trap keeps its message");
+        wasm_trap_delete(t);
+
+        let t = wasm_func_call(boom, ptr::null(), ptr::null_mut());
+        assert_eq!(message(t), b"Exception: unreachable\0");
+        let origin = wasm_trap_origin(t);
+        assert_eq!(wasm_frame_func_index(origin), 3, "two imports, then run, then boom");
+        wasm_frame_delete(origin);
+        let mut trace = empty_vec::<wasm_frame_vec_t>();
+        wasm_trap_trace(t, &mut trace);
+        assert_eq!(trace.size, 1);
+        wasm_frame_vec_delete(&mut trace);
+        wasm_trap_delete(t);
+
+        let t = wasm_func_call(gone, ptr::null(), ptr::null_mut());
+        assert_eq!(message(t), b"failed to call unlinked function\0");
+        wasm_trap_delete(t);
+
+        // Wrong arity and wrong kinds are traps, not crashes.
+        let t = wasm_func_call(run, ptr::null(), &mut resv);
+        assert!(String::from_utf8_lossy(&message(t)).contains("expected 1 arguments"));
+        wasm_trap_delete(t);
+        (*argv.data).kind = 1;
+        let t = wasm_func_call(run, &argv, &mut resv);
+        assert!(!t.is_null());
+        wasm_trap_delete(t);
+        let t = wasm_func_call(run, &argv, ptr::null_mut());
+        assert!(!t.is_null(), "no room for results");
+        wasm_trap_delete(t);
+
+        let mut two = [
+            wasm_val_t { kind: 1, _paddings: [0; 7], of: wasm_val_union { i64: -5 } },
+            wasm_val_t { kind: 3, _paddings: [0; 7], of: wasm_val_union { f64: 2.5 } },
+        ];
+        let twov =
+            wasm_val_vec_t { size: 2, data: two.as_mut_ptr(), num_elems: 2, size_of_elem: 16, lock: ptr::null_mut() };
+        let mut out = [wasm_val_t::ZERO; 2];
+        let mut outv =
+            wasm_val_vec_t { size: 2, data: out.as_mut_ptr(), num_elems: 0, size_of_elem: 16, lock: ptr::null_mut() };
+        assert!(wasm_func_call(swap, &twov, &mut outv).is_null());
+        assert_eq!((out[0].kind, out[0].of.f64, out[1].kind, out[1].of.i64), (3, 2.5, 1, -5));
+
+        assert_eq!(FINALIZED.load(Ordering::SeqCst), before, "the env lives as long as the store");
+        wasm_store_delete(store);
+        assert_eq!(FINALIZED.load(Ordering::SeqCst), before + 1, "and is finalized once with it");
+        wasm_engine_delete(engine);
+    }
+}
+
+unsafe extern "C" fn echo(args: *const wasm_val_vec_t, results: *mut wasm_val_vec_t) -> *mut wasm_trap_t {
+    wasm_val_copy((*results).data, (*args).data);
+    ptr::null_mut()
+}
+
+#[test]
+fn references_keep_their_identity() {
+    unsafe {
+        let (engine, store, module) = setup(
+            r#"(module
+                (import "env" "echo" (func $echo (param externref) (result externref)))
+                (global (export "g") (mut externref) (ref.null extern))
+                (table (export "t") 2 funcref)
+                (func (export "id") (param externref) (result externref) (call $echo (local.get 0)))
+                (func (export "get") (result externref) (global.get 0)))"#,
+        );
+        let ty = functype_1_1(128, 128);
+        let echo_f = wasm_func_new(store, ty, Some(echo));
+        wasm_functype_delete(ty);
+        let mut given = [wasm_func_as_extern(echo_f)];
+        let imports = wasm_extern_vec_t {
+            size: 1,
+            data: given.as_mut_ptr(),
+            num_elems: 1,
+            size_of_elem: 8,
+            lock: ptr::null_mut(),
+        };
+        let instance = wasm_instance_new(store, module, &imports, ptr::null_mut());
+        let ex = exports(instance);
+        let (global, table, id, get) = (
+            wasm_extern_as_global(ex[0]),
+            wasm_extern_as_table(ex[1]),
+            wasm_extern_as_func(ex[2]),
+            wasm_extern_as_func(ex[3]),
+        );
+
+        let host = wasm_foreign_as_ref(wasm_foreign_new(store));
+        wasm_ref_set_host_info(host, 7 as *mut c_void);
+        let mut arg = [wasm_val_t { kind: 128, _paddings: [0; 7], of: wasm_val_union { r#ref: host } }];
+        let argv =
+            wasm_val_vec_t { size: 1, data: arg.as_mut_ptr(), num_elems: 1, size_of_elem: 16, lock: ptr::null_mut() };
+        let mut res = [wasm_val_t::ZERO];
+        let mut resv =
+            wasm_val_vec_t { size: 1, data: res.as_mut_ptr(), num_elems: 0, size_of_elem: 16, lock: ptr::null_mut() };
+        assert!(wasm_func_call(id, &argv, &mut resv).is_null());
+        assert_eq!((res[0].kind, res[0].ref_ptr()), (128, host), "the same pointer comes back");
+
+        // Any host pointer, not only our objects, round-trips.
+        wasm_global_set(
+            global,
+            &wasm_val_t { kind: 128, _paddings: [0; 7], of: wasm_val_union { r#ref: 0x1234 as *mut _ } },
+        );
+        assert!(wasm_func_call(get, ptr::null(), &mut resv).is_null());
+        assert_eq!(res[0].ref_ptr() as usize, 0x1234);
+        let mut v = wasm_val_t::ZERO;
+        wasm_global_get(global, &mut v);
+        assert_eq!((v.kind, v.ref_ptr() as usize), (128, 0x1234));
+
+        assert!(wasm_table_get(table, 0).is_null());
+        assert!(wasm_table_set(table, 1, wasm_func_as_ref(id)));
+        let got = wasm_table_get(table, 1);
+        assert!(wasm_ref_same(got, wasm_func_as_ref(id)) && got != wasm_func_as_ref(id));
+        assert!(!wasm_ref_as_func(got).is_null() && wasm_ref_as_global(got).is_null());
+        wasm_ref_delete(got);
+        assert!(!wasm_table_set(table, 2, ptr::null_mut()), "out of bounds");
+        assert!(wasm_table_grow(table, 3, ptr::null_mut()));
+        assert_eq!(wasm_table_size(table), 5);
+
+        assert_eq!(wasm_ref_get_host_info(host) as usize, 7);
+        wasm_store_delete(store);
+        wasm_engine_delete(engine);
+    }
+}
+
+#[test]
+fn memories_globals_and_placeholders() {
+    unsafe {
+        let (engine, store, module) = setup(
+            r#"(module (import "env" "g" (global i32)) (import "env" "f" (func (result i32)))
+                (memory (export "m") 1 3)
+                (func (export "read") (result i32) (global.get 0)))"#,
+        );
+        let placeholders = [wasm_extern_new_empty(store, 1), wasm_extern_new_empty(store, 0)];
+        assert!(wasm_extern_new_empty(store, 4).is_null());
+        let mut given = placeholders;
+        let imports = wasm_extern_vec_t {
+            size: 2,
+            data: given.as_mut_ptr(),
+            num_elems: 2,
+            size_of_elem: 8,
+            lock: ptr::null_mut(),
+        };
+        let instance = wasm_instance_new(store, module, &imports, ptr::null_mut());
+        assert!(!instance.is_null());
+        assert_eq!(wasm_instance_sum_wasm_exec_time(instance), -1.0, "not profiling");
+        let ex = exports(instance);
+        let memory = wasm_extern_as_memory(ex[0]);
+        let data = wasm_memory_data(memory);
+        assert_eq!((wasm_memory_size(memory), wasm_memory_data_size(memory)), (1, 65536));
+        assert!(wasm_memory_grow(memory, 2));
+        assert!(!wasm_memory_grow(memory, 1), "past the maximum");
+        assert_eq!(wasm_memory_data(memory), data, "the base does not move");
+        *data.add(3 * 65536 - 1) = 9;
+
+        let t = wasm_func_call(wasm_func_copy(wasm_extern_as_func(placeholders[1])), ptr::null(), ptr::null_mut());
+        assert_eq!(message(t), b"failed to call unlinked function\0");
+
+        let gt = wasm_globaltype_new(wasm_valtype_new(2), 1);
+        let g = wasm_global_new(store, gt, &wasm_val_t { kind: 2, _paddings: [0; 7], of: wasm_val_union { f32: 1.5 } });
+        assert!(wasm_global_new(store, gt, &i32_val(1)).is_null(), "kind mismatch");
+        wasm_globaltype_delete(gt);
+        wasm_global_set(g, &wasm_val_t { kind: 2, _paddings: [0; 7], of: wasm_val_union { f32: -4.0 } });
+        let mut v = wasm_val_t::ZERO;
+        wasm_global_get(g, &mut v);
+        assert_eq!((v.kind, v.of.f32), (2, -4.0));
+
+        // Host info finalizers of objects left to the store run with it.
+        wasm_global_set_host_info_with_finalizer(g, 1 as *mut c_void, Some(count_info));
+        wasm_trap_set_host_info_with_finalizer(t, 1 as *mut c_void, Some(count_info));
+        wasm_store_delete(store);
+        assert_eq!(INFO_FINALIZED.load(Ordering::SeqCst), 2);
+        wasm_engine_delete(engine);
+    }
+}
+
+#[test]
+fn modules_move_between_threads() {
+    unsafe {
+        let (engine, store, module) = setup(r#"(module (func (export "seven") (result i32) (i32.const 7)))"#);
+        let shared = wasm_module_share(module) as usize;
+        wasm_module_delete(module);
+        let engine_addr = engine as usize;
+        let result = std::thread::spawn(move || {
+            let store = wasm_store_new(engine_addr as *mut wasm_engine_t);
+            let module = wasm_module_obtain(store, shared as *mut wasm_shared_module_t);
+            let instance = wasm_instance_new(store, module, ptr::null(), ptr::null_mut());
+            let f = wasm_extern_as_func(exports(instance)[0]);
+            let mut res = [wasm_val_t::ZERO];
+            let mut resv = wasm_val_vec_t {
+                size: 1,
+                data: res.as_mut_ptr(),
+                num_elems: 0,
+                size_of_elem: 16,
+                lock: ptr::null_mut(),
+            };
+            assert!(wasm_func_call(f, ptr::null(), &mut resv).is_null());
+            wasm_store_delete(store);
+            res[0].of.i32
+        })
+        .join()
+        .unwrap();
+        assert_eq!(result, 7);
+        let again = wasm_module_obtain(store, shared as *mut _);
+        assert!(wasm_module_set_name(again, c"named".as_ptr()));
+        assert_eq!(std::ffi::CStr::from_ptr(wasm_module_get_name(again)), c"named");
+        let mut ser = empty_vec::<wasm_byte_vec_t>();
+        wasm_module_serialize(again, &mut ser);
+        let back = wasm_module_deserialize(store, &ser);
+        assert!(!back.is_null());
+        wasm_byte_vec_delete(&mut ser);
+        wasm_shared_module_delete(shared as *mut _);
+        wasm_store_delete(store);
+        wasm_engine_delete(engine);
+    }
+}
+
+#[test]
+fn engines_are_counted() {
+    unsafe {
+        let a = wasm_engine_new();
+        let config = wasm_config_set_segue_flags(wasm_config_new(), 0x1f1f);
+        let b = wasm_engine_new_with_config(config);
+        wasm_config_delete(config);
+        assert_eq!(a, b, "one engine per process");
+        let s = wasm_store_new(b);
+        assert!(!s.is_null());
+        wasm_store_delete(s);
+        wasm_engine_delete(a);
+        wasm_engine_delete(b);
+    }
+}

@@ -1,0 +1,61 @@
+//! Helpers for the tests that build C programs against the library.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("repository root")
+}
+
+/// The project's shared material, beside the repository.
+pub fn shared() -> PathBuf {
+    repo().join("../shared")
+}
+
+/// The directory of the `libiwasm.so` built with this test (the test
+/// binary lives in its `deps/`).
+pub fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable");
+    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>").to_path_buf();
+    assert!(dir.join("libiwasm.so").exists(), "{} has no libiwasm.so", dir.display());
+    dir
+}
+
+/// A scratch directory for this test's files.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// Runs a command, failing the test with its output if it cannot start.
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+/// Compiles C sources with the system `cc` into `exe`, with `include` on
+/// the include path and, if `link` is set, linked against our library.
+pub fn compile(sources: &[&Path], include: &Path, exe: &Path, link: bool, extra: &[&str]) {
+    let mut cmd = Command::new("cc");
+    cmd.args(["-std=c11", "-g", "-o"]).arg(exe).arg("-I").arg(include).args(sources).args(extra);
+    if link {
+        let lib = lib_dir();
+        cmd.arg("-L").arg(&lib).arg("-liwasm").arg(format!("-Wl,-rpath,{}", lib.display()));
+    }
+    let out = run(&mut cmd);
+    assert!(
+        out.status.success(),
+        "cc failed for {exe:?}:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The 284 functions of the API, from the shared list.
+pub fn api_symbols() -> Vec<String> {
+    let text = std::fs::read_to_string(shared().join("capi-symbols.txt")).expect("shared/capi-symbols.txt");
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
+}
