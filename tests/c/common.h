@@ -282,4 +282,49 @@ static wasm_functype_t *functype_of(const wasm_valkind_t *params, size_t np,
     return wasm_functype_new(&p, &r);
 }
 
+/* The "counter" module (wat/counter.wat) imports host.tick: tick(x) = 2x,
+   counting its calls in the int the env points at. */
+static wasm_trap_t *counter_tick_cb(void *env, const wasm_val_vec_t *args,
+                                    wasm_val_vec_t *results)
+{
+    if (env)
+        (*(int *)env)++;
+    results->data[0].kind = WASM_I32;
+    results->data[0].of.i32 = 2 * args->data[0].of.i32;
+    return NULL;
+}
+
+static wasm_func_t *counter_tick(wasm_store_t *store, int *calls)
+{
+    const wasm_valkind_t i32[1] = { WASM_I32 };
+    wasm_functype_t *ft = functype_of(i32, 1, i32, 1);
+    wasm_func_t *f = wasm_func_new_with_env(store, ft, counter_tick_cb, calls,
+                                            NULL);
+    wasm_functype_delete(ft);
+    CHECK(f != NULL, "wasm_func_new_with_env(tick)");
+    return f;
+}
+
+/* Instantiates "counter" with a fresh tick and checks bump/square on it;
+   deletes everything it made. The first bump of a fresh instance returns
+   2x + 1. */
+static void counter_roundtrip(wasm_store_t *store, const wasm_module_t *m,
+                              int32_t x)
+{
+    int calls = 0;
+    wasm_func_t *tick = counter_tick(store, &calls);
+    wasm_extern_t *imports[1];
+    instance_t inst;
+    int32_t out = 0;
+    imports[0] = wasm_func_as_extern(tick);
+    inst = instantiate(store, m, imports, 1);
+    EXPECT_NO_TRAP(call_i32(export_func(&inst, "bump"), x, &out));
+    CHECK_EQ_INT(out, 2 * x + 1, "bump on a fresh instance");
+    EXPECT_NO_TRAP(call_i32(export_func(&inst, "square"), x, &out));
+    CHECK_EQ_INT(out, x * x, "square");
+    CHECK_EQ_INT(calls, 1, "tick calls");
+    instance_release(&inst);
+    wasm_func_delete(tick);
+}
+
 #endif
