@@ -44,7 +44,6 @@ int main(int argc, char **argv)
     instance_t inst;
     wasm_memory_t *mem;
     byte_t *base;
-    int32_t out = 0;
 
     test_init(argc, argv, "memory");
     engine = wasm_engine_new();
