@@ -3,7 +3,7 @@ NUL-terminated counted names (ABI.md: Names)."""
 
 import wamr.wasmcapi.ffi as ffi
 
-from capi import NO_MAX, compile_module, runtime_name
+from capi import NO_MAX, Instance, compile_module, in_child, runtime_name
 
 MODULE = """(module
   (import "env" "f" (func (param i32 f64) (result i64)))
@@ -71,3 +71,33 @@ def test_exports(store):
     ]
     ffi.wasm_exporttype_vec_delete(vec)
     ffi.wasm_module_delete(module)
+
+
+def test_instance_exports_match_module_exports(store):
+    module = compile_module(store, """(module
+      (func (export "f")) (global (export "g") i32 (i32.const 0))
+      (table (export "t") 1 funcref) (memory (export "m") 1))""")
+    inst = Instance(store, module)
+    for name, kind in [("f", ffi.WASM_EXTERN_FUNC), ("g", ffi.WASM_EXTERN_GLOBAL), ("t", ffi.WASM_EXTERN_TABLE), ("m", ffi.WASM_EXTERN_MEMORY)]:
+        ext = inst.exports[name]
+        assert ffi.wasm_extern_kind(ext) == kind, name
+        et = ffi.wasm_extern_type(ext)
+        assert et and ffi.wasm_externtype_kind(et) == kind, name
+        ffi.wasm_externtype_delete(et)
+    inst.release()
+    ffi.wasm_module_delete(module)
+
+
+def test_reflection_given_null(store):
+    def run():
+        assert not ffi.wasm_importtype_module(None)
+        assert not ffi.wasm_importtype_name(None)
+        assert not ffi.wasm_importtype_type(None)
+        assert not ffi.wasm_exporttype_name(None)
+        assert not ffi.wasm_exporttype_type(None)
+        assert not ffi.wasm_extern_type(None)
+        ffi.wasm_extern_kind(None)
+        ffi.wasm_importtype_vec_delete(None)
+        ffi.wasm_exporttype_vec_delete(None)
+
+    in_child(run)
