@@ -58,30 +58,44 @@ macro_rules! declare_builtins {
     };
 }
 
+// The bulk operations do not trap themselves: they return nonzero when out
+// of bounds and the compiled caller traps (see `Builtin::trap_code`), so
+// the trap is raised at a wasm pc and its backtrace starts in wasm.
 declare_builtins! {
     /// `(mem, delta_pages)` → old size in pages, or -1.
     memory_grow(vmctx, i32, i32) -> i32;
-    /// `(mem, dst, byte, len)`; traps when out of bounds.
-    memory_fill(vmctx, i32, i64, i32, i64);
-    /// `(dst_mem, dst, src_mem, src, len)`.
-    memory_copy(vmctx, i32, i64, i32, i64, i64);
-    /// `(mem, data, dst, src, len)`.
-    memory_init(vmctx, i32, i32, i64, i32, i32);
+    /// `(mem, dst, byte, len)` → nonzero when out of bounds.
+    memory_fill(vmctx, i32, i64, i32, i64) -> i32;
+    /// `(dst_mem, dst, src_mem, src, len)` → nonzero when out of bounds.
+    memory_copy(vmctx, i32, i64, i32, i64, i64) -> i32;
+    /// `(mem, data, dst, src, len)` → nonzero when out of bounds.
+    memory_init(vmctx, i32, i32, i64, i32, i32) -> i32;
     /// `(data)`.
     data_drop(vmctx, i32);
     /// `(table, delta, init)` → old size, or -1.
     table_grow(vmctx, i32, i32, ptr) -> i32;
-    /// `(table, dst, value, len)`.
-    table_fill(vmctx, i32, i32, ptr, i32);
-    /// `(dst_table, src_table, dst, src, len)`.
-    table_copy(vmctx, i32, i32, i32, i32, i32);
-    /// `(table, elem, dst, src, len)`.
-    table_init(vmctx, i32, i32, i32, i32, i32);
+    /// `(table, dst, value, len)` → nonzero when out of bounds.
+    table_fill(vmctx, i32, i32, ptr, i32) -> i32;
+    /// `(dst_table, src_table, dst, src, len)` → nonzero when out of bounds.
+    table_copy(vmctx, i32, i32, i32, i32, i32) -> i32;
+    /// `(table, elem, dst, src, len)` → nonzero when out of bounds.
+    table_init(vmctx, i32, i32, i32, i32, i32) -> i32;
     /// `(elem)`.
     elem_drop(vmctx, i32);
 }
 
 impl Builtin {
+    /// The trap compiled code raises when this builtin returns nonzero;
+    /// `None` for builtins whose result is a value.
+    pub fn trap_code(self) -> Option<crate::trap::TrapCode> {
+        use crate::trap::TrapCode::*;
+        match self {
+            Builtin::memory_fill | Builtin::memory_copy | Builtin::memory_init => Some(MemoryOutOfBounds),
+            Builtin::table_fill | Builtin::table_copy | Builtin::table_init => Some(TableOutOfBounds),
+            _ => None,
+        }
+    }
+
     /// Byte offset of this builtin's slot in [`BuiltinFunctions`].
     pub fn offset(self) -> i32 {
         self as i32 * std::mem::size_of::<usize>() as i32

@@ -256,6 +256,13 @@ impl<'a> FuncEnv<'a> {
         all.push(self.vmctx(b));
         all.extend_from_slice(args);
         let call = b.ins().call_indirect(sig, f, &all);
-        b.inst_results(call).first().copied()
+        let result = b.inst_results(call).first().copied();
+        match (builtin.trap_code(), result) {
+            (Some(code), Some(failed)) => {
+                b.ins().trapnz(failed, code.to_clif());
+                None
+            }
+            _ => result,
+        }
     }
 }

@@ -1,9 +1,10 @@
 //! The builtins compiled code calls: growing memories and tables and the
 //! bulk memory and table operations (see [`crate::builtins`]).
 //!
-//! Each takes the calling instance's VMContext first. Failures trap: the
-//! work is done in a helper returning `Result<_, TrapCode>`, and only a
-//! plain `TrapCode` is live when [`raise`] jumps back to the entry.
+//! Each takes the calling instance's VMContext first. The bulk operations
+//! never unwind: they return nonzero when out of bounds and the compiled
+//! caller traps with [`Builtin::trap_code`](crate::builtins::Builtin), so
+//! the trap's backtrace starts at a wasm pc like any other trap.
 //!
 //! Safety of every builtin: it may only be called by compiled code of the
 //! instance whose VMContext it gets, with indices the validator accepted.
@@ -13,7 +14,6 @@ use cranelift_codegen::entity::EntityRef;
 use super::instance::InstanceData;
 use super::memory::LinearMemory;
 use super::table::TableInstance;
-use super::unwind::{raise, UnwindReason};
 use crate::builtins::BuiltinFunctions;
 use crate::index::*;
 use crate::trap::TrapCode;
@@ -66,18 +66,17 @@ fn range(start: u64, len: u64, size: usize) -> Result<std::ops::Range<usize>, ()
     Ok(start as usize..end as usize)
 }
 
-fn check(r: Result<(), TrapCode>) {
-    if let Err(code) = r {
-        // SAFETY: builtins run inside an activation; `code` is plain data.
-        unsafe { raise(UnwindReason::Wasm(code)) }
-    }
+/// The status a bulk builtin returns: 0 on success, 1 when the compiled
+/// caller must trap.
+fn check(r: Result<(), TrapCode>) -> u32 {
+    r.is_err() as u32
 }
 
 unsafe extern "C" fn memory_grow(vmctx: *mut VMContext, mem: u32, delta: u32) -> u32 {
     memory(instance(vmctx), mem).grow(delta).unwrap_or(u32::MAX)
 }
 
-unsafe extern "C" fn memory_fill(vmctx: *mut VMContext, mem: u32, dst: u64, byte: u32, len: u64) {
+unsafe extern "C" fn memory_fill(vmctx: *mut VMContext, mem: u32, dst: u64, byte: u32, len: u64) -> u32 {
     let m = memory(instance(vmctx), mem);
     check((|| {
         let r = range(dst, len, m.byte_size()).map_err(|_| TrapCode::MemoryOutOfBounds)?;
@@ -86,7 +85,7 @@ unsafe extern "C" fn memory_fill(vmctx: *mut VMContext, mem: u32, dst: u64, byte
     })())
 }
 
-unsafe extern "C" fn memory_copy(vmctx: *mut VMContext, dst_mem: u32, dst: u64, src_mem: u32, src: u64, len: u64) {
+unsafe extern "C" fn memory_copy(vmctx: *mut VMContext, dst_mem: u32, dst: u64, src_mem: u32, src: u64, len: u64) -> u32 {
     let inst = instance(vmctx);
     let (d, s) = (memory(inst, dst_mem), memory(inst, src_mem));
     check((|| {
@@ -100,7 +99,7 @@ unsafe extern "C" fn memory_copy(vmctx: *mut VMContext, dst_mem: u32, dst: u64, 
     })())
 }
 
-unsafe extern "C" fn memory_init(vmctx: *mut VMContext, mem: u32, data: u32, dst: u64, src: u32, len: u32) {
+unsafe extern "C" fn memory_init(vmctx: *mut VMContext, mem: u32, data: u32, dst: u64, src: u32, len: u32) -> u32 {
     let inst = instance(vmctx);
     let m = memory(inst, mem);
     check((|| {
@@ -122,11 +121,11 @@ unsafe extern "C" fn table_grow(vmctx: *mut VMContext, t: u32, delta: u32, init:
     table(instance(vmctx), t).grow(delta, init).unwrap_or(u32::MAX)
 }
 
-unsafe extern "C" fn table_fill(vmctx: *mut VMContext, t: u32, dst: u32, value: usize, len: u32) {
+unsafe extern "C" fn table_fill(vmctx: *mut VMContext, t: u32, dst: u32, value: usize, len: u32) -> u32 {
     check(table(instance(vmctx), t).fill(dst, value, len))
 }
 
-unsafe extern "C" fn table_copy(vmctx: *mut VMContext, dst_t: u32, src_t: u32, dst: u32, src: u32, len: u32) {
+unsafe extern "C" fn table_copy(vmctx: *mut VMContext, dst_t: u32, src_t: u32, dst: u32, src: u32, len: u32) -> u32 {
     let inst = instance(vmctx);
     let (d, s) = (table(inst, dst_t), table(inst, src_t));
     check((|| {
@@ -139,7 +138,7 @@ unsafe extern "C" fn table_copy(vmctx: *mut VMContext, dst_t: u32, src_t: u32, d
     })())
 }
 
-unsafe extern "C" fn table_init(vmctx: *mut VMContext, t: u32, elem: u32, dst: u32, src: u32, len: u32) {
+unsafe extern "C" fn table_init(vmctx: *mut VMContext, t: u32, elem: u32, dst: u32, src: u32, len: u32) -> u32 {
     let inst = instance(vmctx);
     let tb = table(inst, t);
     check((|| {
