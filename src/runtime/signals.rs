@@ -1,7 +1,8 @@
 //! Turning hardware faults in compiled code into traps.
 //!
-//! Out-of-bounds accesses hit guard pages (SIGSEGV/SIGBUS), integer division
-//! faults raise SIGFPE, and explicit traps execute `ud2` (SIGILL). The
+//! Out-of-bounds accesses hit guard pages (SIGSEGV/SIGBUS) and explicit
+//! traps execute `ud2` (SIGILL); divisions check their divisor first, and
+//! SIGFPE is handled only in case a division faults anyway. The
 //! handler checks that the faulting thread is running wasm and that the
 //! faulting instruction is a trap site of compiled code; if so it records
 //! the trap and unwinds to the activation's entry. Every other fault goes
