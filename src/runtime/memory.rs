@@ -180,6 +180,12 @@ impl Memory {
         self.get(store.as_context().opaque()).ty()
     }
 
+    /// The type the memory was created (or declared) with, whatever it has
+    /// grown to since: what WAMR's C API reports.
+    pub fn declared_ty(&self, store: impl AsContext) -> MemoryType {
+        self.get(store.as_context().opaque()).ty
+    }
+
     /// Current size in 64 KiB pages.
     pub fn size(&self, store: impl AsContext) -> u32 {
         self.get(store.as_context().opaque()).pages()

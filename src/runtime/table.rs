@@ -25,6 +25,8 @@ pub struct TableInstance {
     elements: Vec<usize>,
     element: ValType,
     max: Option<u32>,
+    /// The size the table was created with.
+    declared_min: u32,
     /// The instance that defined this table (None for host-created ones).
     pub(crate) owner: Option<usize>,
 }
@@ -42,6 +44,7 @@ impl TableInstance {
             elements: vec![init; ty.limits.min as usize],
             element: ty.element,
             max: ty.limits.max,
+            declared_min: ty.limits.min,
             owner: None,
         };
         t.sync();
@@ -61,6 +64,10 @@ impl TableInstance {
     /// The table's type with its current size as minimum.
     pub fn ty(&self) -> TableType {
         TableType::new(self.element, Limits::new(self.len(), self.max))
+    }
+
+    pub fn declared_ty(&self) -> TableType {
+        TableType::new(self.element, Limits::new(self.declared_min, self.max))
     }
 
     pub fn elements(&self) -> &[usize] {
@@ -142,6 +149,12 @@ impl Table {
     /// The table's type, with its current size as minimum.
     pub fn ty(&self, store: impl AsContext) -> TableType {
         self.get_instance(store.as_context().opaque()).ty()
+    }
+
+    /// The type the table was created (or declared) with, whatever it has
+    /// grown to since: what WAMR's C API reports.
+    pub fn declared_ty(&self, store: impl AsContext) -> TableType {
+        self.get_instance(store.as_context().opaque()).declared_ty()
     }
 
     /// The number of elements.
