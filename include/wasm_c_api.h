@@ -508,8 +508,8 @@ WASM_API_EXTERN bool wasm_extern_same(const struct wasm_extern_t *a, const struc
 // The extern's kind (`WASM_EXTERNREF`, 128, for NULL, as WAMR answers).
 WASM_API_EXTERN wasm_externkind_t wasm_extern_kind(const struct wasm_extern_t *e);
 
-// The entity's current type (tables and memories report their current
-// size as minimum); NULL for a placeholder.
+// The entity's type, as `wasm_func_type` .. `wasm_memory_type` give it;
+// NULL for a placeholder.
 WASM_API_EXTERN struct wasm_externtype_t *wasm_extern_type(const struct wasm_extern_t *e);
 
 // A placeholder extern of `kind` in `store`, for the imports of
@@ -730,8 +730,9 @@ struct wasm_instance_t *wasm_instance_new_with_args_ex(struct wasm_store_t *stor
                                                        struct wasm_trap_t **trap,
                                                        const InstantiationArgs *_args);
 
-// Deletes the handle. The instance itself stays in its store (its
-// exported functions keep working) until the store is deleted.
+// Deletes the handle. The instance is freed when no handle to it and no
+// extern object of its exports is left (WAMR's samples call exports after
+// deleting their instance), or with its store.
 WASM_API_EXTERN void wasm_instance_delete(struct wasm_instance_t *i);
 
 WASM_API_EXTERN struct wasm_instance_t *wasm_instance_copy(const struct wasm_instance_t *i);
@@ -766,7 +767,8 @@ WASM_API_EXTERN
 struct wasm_memory_t *wasm_memory_new(struct wasm_store_t *store,
                                       const struct wasm_memorytype_t *ty);
 
-// The memory's type, with its current size as minimum.
+// The memory's type as created or declared: its minimum stays the
+// initial size after growth, as in WAMR.
 WASM_API_EXTERN struct wasm_memorytype_t *wasm_memory_type(const struct wasm_memory_t *m);
 
 // Byte 0 of the memory.
@@ -1108,7 +1110,8 @@ struct wasm_table_t *wasm_table_new(struct wasm_store_t *store,
                                     const struct wasm_tabletype_t *ty,
                                     struct wasm_ref_t *init);
 
-// The table's type, with its current size as minimum.
+// The table's type as created or declared: its minimum stays the initial
+// size after growth, as in WAMR.
 WASM_API_EXTERN struct wasm_tabletype_t *wasm_table_type(const struct wasm_table_t *t);
 
 // Element `index`: NULL for a null reference or an index out of bounds.
@@ -1302,13 +1305,14 @@ struct wasm_memorytype_t *wasm_externtype_as_memorytype(struct wasm_externtype_t
 WASM_API_EXTERN
 const struct wasm_memorytype_t *wasm_externtype_as_memorytype_const(const struct wasm_externtype_t *t);
 
-// Releases what a value owns: the function object of a funcref (an
-// externref is the client's own pointer and is left alone). The value
-// itself is not freed; a deleted value holds a null reference.
+// Releases what a value owns: the function object of a funcref, or the
+// 16 bytes of a v128 (an externref is the client's own pointer and is
+// left alone). The value itself is not freed; a deleted value holds a
+// null reference.
 WASM_API_EXTERN void wasm_val_delete(wasm_val_t *v);
 
-// Copies a value; a funcref gets its own copy of the function object, so
-// both values can be deleted.
+// Copies a value; a funcref gets its own copy of the function object and a
+// v128 its own 16 bytes, so both values can be deleted.
 WASM_API_EXTERN void wasm_val_copy(wasm_val_t *out, const wasm_val_t *src);
 
 // Sets `*out` to the empty vector (all fields zero).
@@ -1725,6 +1729,12 @@ static inline void* wasm_val_ptr(const wasm_val_t* val) {
 #define WASM_F64_VAL(z) {.kind = WASM_F64, ._paddings = {0}, .of = {.f64 = z}}
 #define WASM_REF_VAL(r) {.kind = WASM_EXTERNREF, ._paddings = {0}, .of = {.ref = r}}
 #define WASM_INIT_VAL {.kind = WASM_EXTERNREF, ._paddings = {0}, .of = {.ref = NULL}}
+
+/* cranewasm: a v128 value does not fit the union, so its of.ref points at
+   its 16 bytes (lanes little-endian). Passed in, they are read during the
+   call; handed out (wasm_func_call results, wasm_global_get), they come
+   from malloc and wasm_val_delete frees them. */
+#define WASM_V128_VAL(bytes16) {.kind = WASM_V128, ._paddings = {0}, .of = {.ref = (struct wasm_ref_t *)(bytes16)}}
 
 #define KILOBYTE(n) ((n) * 1024)
 

@@ -3,8 +3,9 @@
 //!
 //! All five are one [`ExternObj`], so `wasm_func_as_extern` and friends are
 //! casts and the reverse casts check the kind. An object is a handle: it
-//! names a core entity of its store, and copying or deleting it does not
-//! touch the entity (that lives as long as the store).
+//! names a core entity of its store. Host-made entities live as long as
+//! the store; an object made from an instance's export keeps that instance
+//! alive (see `instance.rs`).
 //!
 //! `wasm_extern_new_empty` makes a placeholder of a kind: given as an
 //! import, it stands for "not provided" (a function that traps with "failed
@@ -13,7 +14,7 @@
 
 use std::ptr;
 
-use cranewasm::{Extern, Global, Memory, Table};
+use cranewasm::{Extern, Global, Instance, Memory, Table};
 
 use crate::func::FuncData;
 use crate::object::{header, impl_object, register, release, Header, ObjKind};
@@ -38,9 +39,30 @@ pub enum Item {
 pub struct ExternObj {
     pub header: Header,
     pub item: Item,
+    /// The instance whose export this object was made from; it lives at
+    /// least as long as the object (see `instance.rs`).
+    pub owner: Option<Instance>,
 }
 
 impl_object!(ExternObj);
+
+impl Drop for ExternObj {
+    fn drop(&mut self) {
+        if let Some(owner) = self.owner {
+            // SAFETY: objects are destroyed while their store is alive.
+            unsafe { crate::instance::unretain(self.header.store, owner) }
+        }
+    }
+}
+
+/// Records that `obj`, just made, stands for an export of `owner`.
+///
+/// # Safety
+/// `obj` must be a live extern object without an owner, of `owner`'s store.
+pub unsafe fn set_owner(obj: *mut ExternObj, owner: Instance) {
+    crate::instance::retain((*obj).header.store, owner);
+    (*obj).owner = Some(owner);
+}
 
 impl ExternObj {
     /// The core entity, unless this is a placeholder.
@@ -70,7 +92,7 @@ impl ExternObj {
 /// # Safety
 /// `store` must be live.
 pub unsafe fn new_extern(store: *mut StoreObj, kind: ObjKind, item: Item) -> *mut ExternObj {
-    register(ExternObj { header: Header::new(kind, store), item })
+    register(ExternObj { header: Header::new(kind, store), item, owner: None })
 }
 
 /// A new object for a core entity of `store`.
@@ -104,7 +126,13 @@ pub unsafe fn obj<'a, T>(p: *const T) -> Option<&'a ExternObj> {
 /// As for [`obj`], with a live store.
 pub unsafe fn copy<T>(p: *const T) -> *mut T {
     match obj(p) {
-        Some(e) => new_extern(e.header.store, e.header.kind, e.item.clone()).cast(),
+        Some(e) => {
+            let c = new_extern(e.header.store, e.header.kind, e.item.clone());
+            if let Some(owner) = e.owner {
+                set_owner(c, owner);
+            }
+            c.cast()
+        }
         None => ptr::null_mut(),
     }
 }
@@ -146,11 +174,17 @@ pub unsafe extern "C" fn wasm_extern_kind(e: *const wasm_extern_t) -> wasm_exter
     obj(e).map_or(128, |e| e.kind())
 }
 
-/// The entity's current type (tables and memories report their current
-/// size as minimum); NULL for a placeholder.
+/// The entity's type, as `wasm_func_type` .. `wasm_memory_type` give it;
+/// NULL for a placeholder.
 #[no_mangle]
 pub unsafe extern "C" fn wasm_extern_type(e: *const wasm_extern_t) -> *mut wasm_externtype_t {
-    let Some(e) = obj(e) else { return ptr::null_mut() };
+    let Some(obj) = obj(e) else { return ptr::null_mut() };
+    match obj.header.kind {
+        ObjKind::Table => return crate::table::wasm_table_type(e.cast()).cast(),
+        ObjKind::Memory => return crate::memory::wasm_memory_type(e.cast()).cast(),
+        _ => {}
+    }
+    let e = obj;
     let Some(core) = e.to_core() else { return ptr::null_mut() };
     ExternTypeObj::new_boxed(&core.ty(crate::store::core(e.header.store)))
 }

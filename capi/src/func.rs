@@ -53,7 +53,10 @@ pub struct FuncData {
 }
 
 fn is_raw(ty: &FuncType) -> bool {
-    ty.params().iter().chain(ty.results()).all(|t| t.is_num())
+    use cranewasm::ValType::*;
+    // A v128 slot in C is a pointer to its bytes (see val.rs), not the
+    // bytes themselves, so only scalars can go straight through.
+    ty.params().iter().chain(ty.results()).all(|t| matches!(t, I32 | I64 | F32 | F64))
 }
 
 /// Registers a new function object for `func` in `store`.
@@ -172,6 +175,9 @@ impl HostCallback {
         for (a, ty) in args.iter().zip(self.ty.params()) {
             if *ty == cranewasm::ValType::FuncRef && !returned.contains(&a.ref_ptr()) {
                 release(a.ref_ptr().cast());
+            } else if *ty == cranewasm::ValType::V128 {
+                // Read already, if the callback returned it.
+                libc::free(a.ref_ptr().cast());
             }
         }
         outcome

@@ -82,6 +82,10 @@ pub unsafe extern "C" fn wasm_importtype_new(
     ty: *mut wasm_externtype_t,
 ) -> *mut wasm_importtype_t {
     if module.is_null() || name.is_null() || ty.is_null() {
+        // The arguments are owned: those given are consumed even so.
+        wasm_byte_vec_delete(module);
+        wasm_byte_vec_delete(name);
+        wasm_externtype_delete(ty);
         return ptr::null_mut();
     }
     let obj = ImportTypeObj { module: take_name(module), name: take_name(name), ty };
@@ -136,6 +140,9 @@ pub unsafe extern "C" fn wasm_exporttype_new(
     ty: *mut wasm_externtype_t,
 ) -> *mut wasm_exporttype_t {
     if name.is_null() || ty.is_null() {
+        // The arguments are owned: those given are consumed even so.
+        wasm_byte_vec_delete(name);
+        wasm_externtype_delete(ty);
         return ptr::null_mut();
     }
     Box::into_raw(Box::new(ExportTypeObj { name: take_name(name), ty })).cast()

@@ -7,12 +7,18 @@
 //! called, a zero global, or a new table or memory of the declared type.
 //! WAMR behaves the same for functions, which is what clients rely on.
 //!
-//! The core keeps an instance until its store is deleted: `wasm_instance_delete`
-//! frees the handle, and exported functions taken from the instance keep
-//! working afterwards (WAMR's samples call them after deleting the
-//! instance).
+//! An instance lives while a C object refers to it: its `wasm_instance_t`
+//! handles and the extern objects of its exports. WAMR's samples call
+//! exported functions after deleting the instance, so deleting the
+//! instance handle alone must not free it; once the last of these objects
+//! is deleted the core instance is released ([`Lives`]), so a long-lived
+//! store that instantiates and deletes forever stays bounded. An instance
+//! one of whose functions the client stored where the C layer cannot
+//! follow it (a table, a global, a call argument) lives as long as its
+//! store.
 
 use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, CStr};
 use std::ptr;
 use std::rc::Rc;
@@ -41,6 +47,52 @@ impl Profile {
     }
 }
 
+/// How many C objects refer to each instance of a store, and which
+/// instances must stay for the store's life.
+#[derive(Default)]
+pub struct Lives {
+    handles: HashMap<Instance, usize>,
+    escaped: HashSet<Instance>,
+}
+
+/// Counts one more C object referring to `instance`.
+///
+/// # Safety
+/// `store` must be live.
+pub unsafe fn retain(store: *mut StoreObj, instance: Instance) {
+    *(*store).lives.handles.entry(instance).or_insert(0) += 1;
+}
+
+/// Counts one C object fewer referring to `instance`, and releases the
+/// core instance when none is left and none of its functions escaped.
+///
+/// # Safety
+/// `store` must be live and own `instance`, which must have been retained.
+pub unsafe fn unretain(store: *mut StoreObj, instance: Instance) {
+    let lives = &mut (*store).lives;
+    let Some(n) = lives.handles.get_mut(&instance) else { return };
+    *n -= 1;
+    if *n > 0 {
+        return;
+    }
+    lives.handles.remove(&instance);
+    if !lives.escaped.remove(&instance) {
+        // SAFETY: no C object refers to the instance any more, and its
+        // functions never went anywhere the C layer cannot see; what other
+        // instances imported from it the core keeps alive itself.
+        instance.release(store::core(store));
+    }
+}
+
+/// Keeps `instance` for its store's life: one of its functions was stored
+/// where the C layer cannot follow it.
+///
+/// # Safety
+/// `store` must be live.
+pub unsafe fn escape(store: *mut StoreObj, instance: Instance) {
+    (*store).lives.escaped.insert(instance);
+}
+
 /// What a `wasm_instance_t *` points at.
 #[repr(C)]
 pub struct InstanceObj {
@@ -51,6 +103,13 @@ pub struct InstanceObj {
 }
 
 impl_object!(InstanceObj);
+
+impl Drop for InstanceObj {
+    fn drop(&mut self) {
+        // SAFETY: objects are destroyed while their store is alive.
+        unsafe { unretain(self.header.store, self.instance) }
+    }
+}
 
 unsafe fn obj<'a>(i: *const wasm_instance_t) -> Option<&'a InstanceObj> {
     i.cast::<InstanceObj>().as_ref()
@@ -89,6 +148,7 @@ unsafe fn instantiate(
         let funcs = instance.exports(store::core(store)).into_iter().map(|(name, _)| (name, Cell::new(0.0)));
         Rc::new(Profile { funcs: funcs.collect() })
     });
+    retain(store, instance);
     let obj = InstanceObj { header: Header::new(ObjKind::Instance, store), instance, profile };
     Ok(register(obj).cast())
 }
@@ -162,8 +222,9 @@ pub unsafe extern "C" fn wasm_instance_new_with_args_ex(
     }
 }
 
-/// Deletes the handle. The instance itself stays in its store (its
-/// exported functions keep working) until the store is deleted.
+/// Deletes the handle. The instance is freed when no handle to it and no
+/// extern object of its exports is left (WAMR's samples call exports after
+/// deleting their instance), or with its store.
 #[no_mangle]
 pub unsafe extern "C" fn wasm_instance_delete(i: *mut wasm_instance_t) {
     release(i.cast())
@@ -172,6 +233,7 @@ pub unsafe extern "C" fn wasm_instance_delete(i: *mut wasm_instance_t) {
 #[no_mangle]
 pub unsafe extern "C" fn wasm_instance_copy(i: *const wasm_instance_t) -> *mut wasm_instance_t {
     let Some(i) = obj(i) else { return ptr::null_mut() };
+    retain(i.header.store, i.instance);
     let copy = InstanceObj {
         header: Header::new(ObjKind::Instance, i.header.store),
         instance: i.instance,
@@ -202,6 +264,7 @@ pub unsafe extern "C" fn wasm_instance_exports(i: *const wasm_instance_t, out: *
     let exports = i.instance.exports(store::core(store));
     let items = exports.into_iter().enumerate().map(|(n, (_, e))| {
         let obj = extern_::from_core(store, e);
+        extern_::set_owner(obj, i.instance);
         if let (Some(p), extern_::Item::Func(f)) = (&i.profile, &mut (*obj).item) {
             f.profile = Some((p.clone(), n));
         }

@@ -46,11 +46,12 @@ pub unsafe extern "C" fn wasm_memory_new(store: *mut wasm_store_t, ty: *const wa
     }
 }
 
-/// The memory's type, with its current size as minimum.
+/// The memory's type as created or declared: its minimum stays the
+/// initial size after growth, as in WAMR.
 #[no_mangle]
 pub unsafe extern "C" fn wasm_memory_type(m: *const wasm_memory_t) -> *mut wasm_memorytype_t {
     match memory(m) {
-        Some((s, m)) => ExternTypeObj::new_boxed(&ExternType::Memory(m.ty(store::core(s)))).cast(),
+        Some((s, m)) => ExternTypeObj::new_boxed(&ExternType::Memory(m.declared_ty(store::core(s)))).cast(),
         None => ptr::null_mut(),
     }
 }

@@ -34,6 +34,8 @@ pub struct StoreObj {
     externrefs: HashMap<usize, ExternRef>,
     /// Whether calls are timed for `wasm_instance_*_exec_time`.
     pub profiling: bool,
+    /// Which instances C objects still refer to ([`crate::instance::Lives`]).
+    pub lives: crate::instance::Lives,
 }
 
 impl StoreObj {
@@ -84,6 +86,7 @@ pub unsafe extern "C" fn wasm_store_new(engine: *mut wasm_engine_t) -> *mut wasm
         registry: Registry::default(),
         externrefs: HashMap::new(),
         profiling,
+        lives: Default::default(),
     }));
     (*obj).store.data_mut().obj = obj;
     obj.cast()

@@ -51,11 +51,12 @@ pub unsafe extern "C" fn wasm_table_new(
     }
 }
 
-/// The table's type, with its current size as minimum.
+/// The table's type as created or declared: its minimum stays the initial
+/// size after growth, as in WAMR.
 #[no_mangle]
 pub unsafe extern "C" fn wasm_table_type(t: *const wasm_table_t) -> *mut wasm_tabletype_t {
     match table(t) {
-        Some((s, t)) => ExternTypeObj::new_boxed(&ExternType::Table(t.ty(store::core(s)))).cast(),
+        Some((s, t)) => ExternTypeObj::new_boxed(&ExternType::Table(t.declared_ty(store::core(s)))).cast(),
         None => ptr::null_mut(),
     }
 }

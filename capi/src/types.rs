@@ -229,6 +229,8 @@ pub unsafe extern "C" fn wasm_globaltype_new(
     mutability: wasm_mutability_t,
 ) -> *mut wasm_globaltype_t {
     if content.is_null() || mutability > 1 {
+        // `content` is owned: it is consumed even when the call fails.
+        wasm_valtype_delete(content);
         return ptr::null_mut();
     }
     let content = Box::from_raw(content.cast::<ValTypeObj>());
@@ -271,9 +273,12 @@ pub unsafe extern "C" fn wasm_tabletype_new(
     limits: *const wasm_limits_t,
 ) -> *mut wasm_tabletype_t {
     let (Some(e), Some(limits)) = (element.cast::<ValTypeObj>().as_ref(), limits.as_ref()) else {
+        // `element` is owned: it is consumed even when the call fails.
+        wasm_valtype_delete(element);
         return ptr::null_mut();
     };
     if !e.ty.is_ref() {
+        wasm_valtype_delete(element);
         return ptr::null_mut();
     }
     let element = Box::from_raw(element.cast::<ValTypeObj>());
