@@ -21,6 +21,12 @@ python3 -c "import pytest" 2>/dev/null || python3 -m pip install -q pytest
 cargo build --release --workspace --all-targets
 cargo test --release --workspace
 
+# --- WAMR's Python binding, unchanged, on our libiwasm.so ----------------------
+# (tests/python: every API area, positive and negative; the binding's own
+# hello sample and examples/python/hello_wamr.py among them)
+../shared/clients/run-wamr-python.sh target/release/libiwasm.so \
+    python3 -m pytest -q tests/python
+
 # --- examples ----------------------------------------------------------------
 cargo run --release --example hello
 
