@@ -256,6 +256,10 @@ typedef struct wasm_config_t {
   bool enable_linux_perf;
 } wasm_config_t;
 
+// `cranewasm_feature_t`: a WebAssembly proposal beyond 2.0 (or SIMD) that
+// [`cranewasm_config_set_feature`] switches.
+typedef uint32_t cranewasm_feature_t;
+
 // `wasm_externkind_t`: `WASM_EXTERN_FUNC` (0), `_GLOBAL`, `_TABLE`,
 // `_MEMORY` (3).
 typedef uint8_t wasm_externkind_t;
@@ -452,6 +456,21 @@ typedef struct wasm_externtype_vec_t {
 // `Alloc_With_System_Allocator`, the default.
 #define ALLOC_WITH_SYSTEM_ALLOCATOR 2
 
+// 128-bit SIMD (part of WebAssembly 2.0).
+#define CRANEWASM_FEATURE_SIMD 0
+
+// Relaxed SIMD.
+#define CRANEWASM_FEATURE_RELAXED_SIMD 1
+
+// Tail calls (`return_call`, `return_call_indirect`).
+#define CRANEWASM_FEATURE_TAIL_CALL 2
+
+// Extended constant expressions.
+#define CRANEWASM_FEATURE_EXTENDED_CONST 3
+
+// Several memories per module.
+#define CRANEWASM_FEATURE_MULTI_MEMORY 4
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -461,6 +480,15 @@ WASM_API_EXTERN struct wasm_config_t *wasm_config_new(void);
 
 // Deletes a configuration (engines keep no pointer to it).
 WASM_API_EXTERN void wasm_config_delete(struct wasm_config_t *config);
+
+// cranewasm extension: turns a proposal on or off for engines made from
+// `config` (all are on by default). Returns false for NULL or an unknown
+// feature. As in WAMR, the process has one engine, which keeps the
+// configuration of the first `wasm_engine_new_with_config`.
+WASM_API_EXTERN
+bool cranewasm_config_set_feature(struct wasm_config_t *config,
+                                  cranewasm_feature_t feature,
+                                  bool enable);
 
 // Records WAMR's allocator choice. cranewasm always uses the system
 // allocator, so the option is accepted and has no effect. Returns

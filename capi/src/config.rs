@@ -9,6 +9,9 @@
 
 use std::ffi::{c_char, c_void};
 use std::ptr;
+use std::sync::{Mutex, MutexGuard};
+
+use cranewasm::Config;
 
 /// How WAMR would allocate its memory (`Alloc_With_Pool`,
 /// `Alloc_With_Allocator`, `Alloc_With_System_Allocator`). Ignored.
@@ -99,8 +102,78 @@ pub extern "C" fn wasm_config_new() -> *mut wasm_config_t {
 #[no_mangle]
 pub unsafe extern "C" fn wasm_config_delete(config: *mut wasm_config_t) {
     if !config.is_null() {
+        features().retain(|(c, _)| *c != config as usize);
         drop(Box::from_raw(config));
     }
+}
+
+/// `cranewasm_feature_t`: a WebAssembly proposal beyond 2.0 (or SIMD) that
+/// [`cranewasm_config_set_feature`] switches.
+pub type cranewasm_feature_t = u32;
+/// 128-bit SIMD (part of WebAssembly 2.0).
+pub const CRANEWASM_FEATURE_SIMD: cranewasm_feature_t = 0;
+/// Relaxed SIMD.
+pub const CRANEWASM_FEATURE_RELAXED_SIMD: cranewasm_feature_t = 1;
+/// Tail calls (`return_call`, `return_call_indirect`).
+pub const CRANEWASM_FEATURE_TAIL_CALL: cranewasm_feature_t = 2;
+/// Extended constant expressions.
+pub const CRANEWASM_FEATURE_EXTENDED_CONST: cranewasm_feature_t = 3;
+/// Several memories per module.
+pub const CRANEWASM_FEATURE_MULTI_MEMORY: cranewasm_feature_t = 4;
+
+/// The features switched off in each live configuration that has any, by
+/// address. `wasm_config_t` has WAMR's layout, with no room for them; a
+/// process has a handful of configurations, so a list will do.
+static FEATURES_OFF: Mutex<Vec<(usize, u32)>> = Mutex::new(Vec::new());
+
+fn features() -> MutexGuard<'static, Vec<(usize, u32)>> {
+    FEATURES_OFF.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// cranewasm extension: turns a proposal on or off for engines made from
+/// `config` (all are on by default). Returns false for NULL or an unknown
+/// feature. As in WAMR, the process has one engine, which keeps the
+/// configuration of the first `wasm_engine_new_with_config`.
+#[no_mangle]
+pub unsafe extern "C" fn cranewasm_config_set_feature(
+    config: *mut wasm_config_t,
+    feature: cranewasm_feature_t,
+    enable: bool,
+) -> bool {
+    if config.is_null() || feature > CRANEWASM_FEATURE_MULTI_MEMORY {
+        return false;
+    }
+    let mut all = features();
+    let i = match all.iter().position(|(c, _)| *c == config as usize) {
+        Some(i) => i,
+        None => {
+            all.push((config as usize, 0));
+            all.len() - 1
+        }
+    };
+    let bits = &mut all[i].1;
+    if enable {
+        *bits &= !(1 << feature);
+    } else {
+        *bits |= 1 << feature;
+    }
+    true
+}
+
+/// The core configuration an engine made from `config` uses.
+///
+/// # Safety
+/// `config` must be NULL or a live configuration.
+pub unsafe fn core_config(config: *const wasm_config_t) -> Config {
+    let off = features().iter().find(|(c, _)| *c == config as usize).map_or(0, |(_, off)| *off);
+    let on = |f: cranewasm_feature_t| off & (1 << f) == 0;
+    let mut c = Config::default();
+    c.wasm_simd(on(CRANEWASM_FEATURE_SIMD))
+        .wasm_relaxed_simd(on(CRANEWASM_FEATURE_RELAXED_SIMD) && on(CRANEWASM_FEATURE_SIMD))
+        .wasm_tail_call(on(CRANEWASM_FEATURE_TAIL_CALL))
+        .wasm_extended_const(on(CRANEWASM_FEATURE_EXTENDED_CONST))
+        .wasm_multi_memory(on(CRANEWASM_FEATURE_MULTI_MEMORY));
+    c
 }
 
 /// Records WAMR's allocator choice. cranewasm always uses the system

@@ -9,7 +9,7 @@
 use std::ptr;
 use std::sync::Mutex;
 
-use cranewasm::{Config, Engine};
+use cranewasm::Engine;
 
 use crate::config::wasm_config_t;
 use crate::wasm_engine_t;
@@ -65,7 +65,7 @@ pub unsafe extern "C" fn wasm_engine_new_with_config(config: *mut wasm_config_t)
         return s.engine as *mut wasm_engine_t;
     }
     let profiling = config.as_ref().is_some_and(|c| c.enable_linux_perf);
-    match Engine::new(&Config::default()) {
+    match Engine::new(&crate::config::core_config(config)) {
         Ok(engine) => {
             let obj = Box::into_raw(Box::new(EngineObj { engine, profiling }));
             s.engine = obj as usize;
