@@ -27,6 +27,9 @@ cargo test --release --workspace
 ../shared/clients/run-wamr-python.sh target/release/libiwasm.so \
     python3 -m pytest -q tests/python
 
+# --- our Python package, installed from python/ with the library bundled ------
+tests/python_pkg/run.sh
+
 # --- examples ----------------------------------------------------------------
 cargo run --release --example hello
 

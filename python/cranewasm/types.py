@@ -1,0 +1,243 @@
+"""Type objects: value, function, global, table, memory, import and export
+types. Each owns its C object and frees it once; types belong to no store."""
+
+import ctypes as c
+from typing import List, Optional, Sequence
+
+from . import _ffi as f
+
+
+class ValType:
+    """A value type: ``ValType.i32()``, ..., ``ValType.funcref()``."""
+
+    _NAMES = {f.I32: "i32", f.I64: "i64", f.F32: "f32", f.F64: "f64", f.V128: "v128",
+              f.EXTERNREF: "externref", f.FUNCREF: "funcref"}
+
+    def __init__(self, kind: int):
+        if kind not in self._NAMES:
+            raise ValueError(f"not a value kind: {kind!r}")
+        self.kind = kind
+
+    @classmethod
+    def i32(cls) -> "ValType":
+        return cls(f.I32)
+
+    @classmethod
+    def i64(cls) -> "ValType":
+        return cls(f.I64)
+
+    @classmethod
+    def f32(cls) -> "ValType":
+        return cls(f.F32)
+
+    @classmethod
+    def f64(cls) -> "ValType":
+        return cls(f.F64)
+
+    @classmethod
+    def v128(cls) -> "ValType":
+        return cls(f.V128)
+
+    @classmethod
+    def externref(cls) -> "ValType":
+        return cls(f.EXTERNREF)
+
+    @classmethod
+    def funcref(cls) -> "ValType":
+        return cls(f.FUNCREF)
+
+    def _new_c(self):
+        return f.wasm_valtype_new(self.kind)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ValType) and other.kind == self.kind
+
+    def __hash__(self) -> int:
+        return hash(self.kind)
+
+    def __str__(self) -> str:
+        return self._NAMES[self.kind]
+
+    def __repr__(self) -> str:
+        return f"ValType.{self}()"
+
+
+def _valtypes_of(vec) -> List[ValType]:
+    return [ValType(f.wasm_valtype_kind(p)) for p in f.elems(vec.contents)]
+
+
+def _valtype_vec(types: Sequence[ValType]) -> f.Vec:
+    for t in types:
+        if not isinstance(t, ValType):
+            raise TypeError(f"expected a ValType, got {t!r}")
+    v = f.Vec()
+    arr = (c.c_void_p * max(len(types), 1))(*[t._new_c() for t in types])
+    f.wasm_valtype_vec_new(c.byref(v), len(types), arr)
+    return v
+
+
+class _Owned:
+    """A C type object this wrapper owns (``_delete`` frees it)."""
+
+    _delete = None
+
+    def __init__(self, ptr, owner=None):
+        if not ptr:
+            raise ValueError(f"cannot make a {type(self).__name__}")
+        self._ptr = ptr
+        # A type borrowed from another object keeps that object alive.
+        self._owner = owner
+
+    def __del__(self):
+        if getattr(self, "_owner", 1) is None and getattr(self, "_ptr", None):
+            type(self)._delete(self._ptr)
+            self._ptr = None
+
+
+class FuncType(_Owned):
+    """A function type: ``FuncType([ValType.i32()], [ValType.i32()])``."""
+
+    _delete = staticmethod(f.wasm_functype_delete)
+
+    def __init__(self, params: Sequence[ValType], results: Sequence[ValType]):
+        p, r = _valtype_vec(list(params)), _valtype_vec(list(results))
+        super().__init__(f.wasm_functype_new(c.byref(p), c.byref(r)))
+
+    @classmethod
+    def _wrap(cls, ptr, owner=None) -> "FuncType":
+        t = cls.__new__(cls)
+        _Owned.__init__(t, ptr, owner)
+        return t
+
+    @property
+    def params(self) -> List[ValType]:
+        return _valtypes_of(f.wasm_functype_params(self._ptr))
+
+    @property
+    def results(self) -> List[ValType]:
+        return _valtypes_of(f.wasm_functype_results(self._ptr))
+
+    def __repr__(self) -> str:
+        return f"FuncType({self.params}, {self.results})"
+
+
+class GlobalType(_Owned):
+    """A global's content type and mutability."""
+
+    _delete = staticmethod(f.wasm_globaltype_delete)
+
+    def __init__(self, content: ValType, mutable: bool):
+        if not isinstance(content, ValType):
+            raise TypeError(f"expected a ValType, got {content!r}")
+        super().__init__(f.wasm_globaltype_new(content._new_c(), f.VAR if mutable else f.CONST))
+
+    @classmethod
+    def _wrap(cls, ptr, owner=None) -> "GlobalType":
+        t = cls.__new__(cls)
+        _Owned.__init__(t, ptr, owner)
+        return t
+
+    @property
+    def content(self) -> ValType:
+        return ValType(f.wasm_valtype_kind(f.wasm_globaltype_content(self._ptr)))
+
+    @property
+    def mutable(self) -> bool:
+        return f.wasm_globaltype_mutability(self._ptr) == f.VAR
+
+    def __repr__(self) -> str:
+        return f"GlobalType({self.content!r}, mutable={self.mutable})"
+
+
+def _limits(minimum: int, maximum: Optional[int]) -> f.Limits:
+    if minimum < 0 or (maximum is not None and maximum < minimum):
+        raise ValueError(f"bad limits: min {minimum}, max {maximum}")
+    return f.Limits(minimum, f.NO_MAX if maximum is None else maximum)
+
+
+def _limits_of(p):
+    lim = p.contents
+    return lim.min, None if lim.max == f.NO_MAX else lim.max
+
+
+class TableType(_Owned):
+    """A table's element type and limits (``maximum=None``: no maximum)."""
+
+    _delete = staticmethod(f.wasm_tabletype_delete)
+
+    def __init__(self, element: ValType, minimum: int, maximum: Optional[int] = None):
+        if not isinstance(element, ValType) or element.kind not in (f.FUNCREF, f.EXTERNREF):
+            raise TypeError(f"a table holds funcref or externref, not {element!r}")
+        lim = _limits(minimum, maximum)
+        super().__init__(f.wasm_tabletype_new(element._new_c(), c.byref(lim)))
+
+    @classmethod
+    def _wrap(cls, ptr, owner=None) -> "TableType":
+        t = cls.__new__(cls)
+        _Owned.__init__(t, ptr, owner)
+        return t
+
+    @property
+    def element(self) -> ValType:
+        return ValType(f.wasm_valtype_kind(f.wasm_tabletype_element(self._ptr)))
+
+    @property
+    def limits(self):
+        """``(minimum, maximum or None)``."""
+        return _limits_of(f.wasm_tabletype_limits(self._ptr))
+
+    def __repr__(self) -> str:
+        return f"TableType({self.element!r}, {self.limits[0]}, {self.limits[1]})"
+
+
+class MemoryType(_Owned):
+    """A memory's limits in 64 KiB pages (``maximum=None``: no maximum)."""
+
+    _delete = staticmethod(f.wasm_memorytype_delete)
+
+    def __init__(self, minimum: int, maximum: Optional[int] = None):
+        lim = _limits(minimum, maximum)
+        super().__init__(f.wasm_memorytype_new(c.byref(lim)))
+
+    @classmethod
+    def _wrap(cls, ptr, owner=None) -> "MemoryType":
+        t = cls.__new__(cls)
+        _Owned.__init__(t, ptr, owner)
+        return t
+
+    @property
+    def limits(self):
+        """``(minimum, maximum or None)``."""
+        return _limits_of(f.wasm_memorytype_limits(self._ptr))
+
+    def __repr__(self) -> str:
+        return f"MemoryType({self.limits[0]}, {self.limits[1]})"
+
+
+def extern_type(ptr, owner=None):
+    """The Python type object for a ``wasm_externtype_t`` (borrowed from
+    ``owner`` when given, else owned)."""
+    kind = f.wasm_externtype_kind(ptr)
+    cls = {f.EXTERN_FUNC: FuncType, f.EXTERN_GLOBAL: GlobalType, f.EXTERN_TABLE: TableType,
+           f.EXTERN_MEMORY: MemoryType}[kind]
+    return cls._wrap(ptr, owner)
+
+
+class ImportType:
+    """An import of a module: ``module``, ``name`` and ``type``."""
+
+    def __init__(self, module: str, name: str, type):
+        self.module, self.name, self.type = module, name, type
+
+    def __repr__(self) -> str:
+        return f"ImportType({self.module!r}, {self.name!r}, {self.type!r})"
+
+
+class ExportType:
+    """An export of a module: ``name`` and ``type``."""
+
+    def __init__(self, name: str, type):
+        self.name, self.type = name, type
+
+    def __repr__(self) -> str:
+        return f"ExportType({self.name!r}, {self.type!r})"

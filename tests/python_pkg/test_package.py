@@ -1,0 +1,273 @@
+"""The cranewasm Python package: every class, positive and negative cases,
+traps, values of every type, and ownership in any drop order."""
+
+import gc
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cranewasm as w
+
+i32, i64, f32, f64 = w.ValType.i32(), w.ValType.i64(), w.ValType.f32(), w.ValType.f64()
+ROOT = Path(__file__).resolve().parents[2]
+
+WAT = """(module
+  (import "host" "inc" (func $inc (param i32) (result i32)))
+  (memory (export "mem") 1 4)
+  (global (export "g") (mut i64) (i64.const 5))
+  (global (export "c") f32 (f32.const 1.5))
+  (table (export "t") 2 8 funcref)
+  (table (export "refs") 2 externref)
+  (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1)))
+  (func (export "via") (param i32) (result i32) (call $inc (local.get 0)))
+  (func (export "swap") (param f64 i64) (result i64 f64) (local.get 1) (local.get 0))
+  (func (export "div") (param i32) (result i32) (i32.div_s (i32.const 1) (local.get 0)))
+  (func (export "load") (param i32) (result i32) (i32.load (local.get 0)))
+  (func (export "id") (param externref) (result externref) (local.get 0))
+  (func (export "v") (param v128) (result v128) (i64x2.add (local.get 0) (local.get 0)))
+  (func (export "call_t") (param i32 i32 i32) (result i32)
+    (call_indirect (param i32 i32) (result i32) (local.get 1) (local.get 2) (local.get 0)))
+  (func $deep (export "deep") (param i32) (result i32) (call $deep (i32.add (local.get 0) (i32.const 1)))))"""
+
+
+def world(store, inc=lambda x: x + 1):
+    module = w.Module(store.engine, WAT)
+    f = w.Func(store, w.FuncType([i32], [i32]), inc)
+    return module, w.Instance(store, module, [f])
+
+
+def test_types_and_reprs():
+    ft = w.FuncType([i32, i64], [f32])
+    assert ft.params == [i32, i64] and ft.results == [f32]
+    assert repr(ft) == "FuncType([ValType.i32(), ValType.i64()], [ValType.f32()])"
+    gt = w.GlobalType(f64, True)
+    assert gt.content == f64 and gt.mutable
+    tt = w.TableType(w.ValType.funcref(), 1, 5)
+    assert tt.element == w.ValType.funcref() and tt.limits == (1, 5)
+    assert w.MemoryType(2).limits == (2, None)
+    for bad in (lambda: w.ValType(7), lambda: w.FuncType([1], []), lambda: w.TableType(i32, 1),
+                lambda: w.MemoryType(3, 2), lambda: w.GlobalType("i32", False)):
+        with pytest.raises((TypeError, ValueError)):
+            bad()
+
+
+def test_module_reflection_serialize_and_errors(engine):
+    m = w.Module(engine, WAT)
+    assert [(i.module, i.name) for i in m.imports] == [("host", "inc")]
+    assert isinstance(m.imports[0].type, w.FuncType)
+    names = [e.name for e in m.exports]
+    assert names[:4] == ["mem", "g", "c", "t"]
+    assert isinstance(m.exports[0].type, w.MemoryType) and m.exports[0].type.limits == (1, 4)
+    assert w.Module.validate(engine, b"\0asm\x01\0\0\0")
+    assert not w.Module.validate(engine, b"\0asm\x01\0\0\0\x01")
+    with pytest.raises(w.WasmError):
+        w.Module(engine, b"not wasm")
+    with pytest.raises(w.WasmError):
+        w.Module(engine, "(module (func (result i32)))")  # invalid: empty body
+    with pytest.raises(w.WasmError):
+        w.Module(engine, "(module (oops")
+    with pytest.raises(TypeError):
+        w.Module(engine, None)
+    again = w.Module.deserialize(engine, m.serialize())
+    assert [e.name for e in again.exports] == names
+    with pytest.raises(w.WasmError):
+        w.Module.deserialize(engine, b"garbage")
+
+
+def test_module_from_file(engine, tmp_path):
+    p = tmp_path / "m.wat"
+    p.write_text('(module (func (export "f") (result i32) (i32.const 4)))')
+    store = w.Store(engine)
+    assert w.Instance(store, w.Module.from_file(engine, p)).exports.f() == 4
+
+
+def test_calls_host_functions_and_values(store):
+    seen = []
+    _, inst = world(store, lambda x: seen.append(x) or x * 10)
+    ex = inst.exports
+    assert ex.add(2, 3) == 5 and ex["add"](-1, -2) == -3
+    assert ex.add(2**31 - 1, 1) == -(2**31)          # wraps like i32
+    assert ex.add(0xFFFFFFFF, 0) == -1                # unsigned spelling accepted
+    assert ex.via(4) == 40 and seen == [4]
+    assert ex.swap(2.5, 7) == (7, 2.5)
+    assert ex.v(1 | (2 << 64)) == 2 | (4 << 64)
+    obj = {"any": "object"}
+    assert ex.id(obj) is obj and ex.id(None) is None
+    assert len(ex) == 14 and "add" in ex and list(ex)[0] == "mem"
+    assert isinstance(ex.add, w.Func) and ex.add.type.params == [i32, i32]
+
+
+def test_v128_lanes(store):
+    _, inst = world(store)
+    lanes = (3).to_bytes(8, "little") + (5).to_bytes(8, "little")
+    assert inst.exports.v(lanes) == 6 | (10 << 64)
+
+
+def test_wrong_arguments(store):
+    _, inst = world(store)
+    add = inst.exports.add
+    with pytest.raises(TypeError):
+        add(1)
+    with pytest.raises(TypeError):
+        add(1, 2, 3)
+    with pytest.raises(TypeError):
+        add("1", 2)
+    with pytest.raises(TypeError):
+        add(2**40, 1)
+    with pytest.raises(TypeError):
+        inst.exports.v(b"short")
+    with pytest.raises(AttributeError):
+        inst.exports.nope
+    with pytest.raises(KeyError):
+        inst.exports["nope"]
+
+
+def test_traps(store):
+    _, inst = world(store)
+    with pytest.raises(w.Trap) as e:
+        inst.exports.div(0)
+    assert e.value.message == "Exception: integer divide by zero"
+    assert e.value.frames and e.value.frames[0].func_index == 4  # import 0, add 1, ..., div 4
+    with pytest.raises(w.Trap, match="out of bounds memory access"):
+        inst.exports.load(65536)
+    with pytest.raises(w.Trap, match="call stack exhausted"):
+        inst.exports.deep(0)
+    assert inst.exports.add(1, 1) == 2  # the store stays usable
+
+
+def test_python_exceptions_become_traps(store):
+    def boom(x):
+        raise RuntimeError(f"no {x}")
+
+    _, inst = world(store, boom)
+    with pytest.raises(w.Trap, match="RuntimeError: no 3"):
+        inst.exports.via(3)
+    _, inst2 = world(store, lambda x: "not an int")
+    with pytest.raises(w.Trap, match="TypeError"):
+        inst2.exports.via(3)
+
+
+def test_memory(store):
+    _, inst = world(store)
+    mem = inst.exports.mem
+    assert (mem.size, mem.data_size) == (1, 65536)
+    mem.write(100, b"\x01\x02\x03\x04")
+    assert inst.exports.load(100) == 0x04030201
+    view = mem.buffer
+    view[200] = 9
+    assert mem.read(200, 1) == b"\x09"
+    assert mem.grow(2) == 1 and mem.size == 3
+    with pytest.raises(w.WasmError):
+        mem.grow(5)
+    with pytest.raises(IndexError):
+        mem.read(3 * 65536 - 1, 2)
+    host = w.Memory(store, w.MemoryType(1, 2))
+    assert host.size == 1 and repr(host).startswith("Memory(")
+
+
+def test_globals(store):
+    _, inst = world(store)
+    g, cst = inst.exports.g, inst.exports.c
+    assert g.value == 5 and g.type.mutable and cst.value == 1.5
+    g.value = -(2**40)
+    assert g.value == -(2**40)
+    with pytest.raises(AttributeError):
+        cst.value = 2.0
+    h = w.Global(store, w.GlobalType(f64, False), 2.25)
+    assert h.value == 2.25
+    with pytest.raises(TypeError):
+        w.Global(store, w.GlobalType(i32, True), "x")
+
+
+def test_tables(store):
+    _, inst = world(store)
+    t = inst.exports.t
+    assert len(t) == 2 and t[0] is None
+    t[1] = inst.exports.add
+    assert inst.exports.call_t(1, 20, 22) == 42
+    assert t[1](1, 2) == 3
+    assert t.grow(3) == 2 and len(t) == 5
+    with pytest.raises(w.WasmError):
+        t.grow(10)
+    with pytest.raises(IndexError):
+        t[99]
+    with pytest.raises(TypeError):
+        t[0] = "not a func"
+    refs = inst.exports.refs
+    marker = object()
+    refs[0] = marker
+    assert refs[0] is marker
+    own = w.Table(store, w.TableType(w.ValType.funcref(), 1), None)
+    assert own.size == 1
+
+
+def test_imports_checked(store, engine):
+    m = w.Module(engine, WAT)
+    with pytest.raises(w.WasmError):
+        w.Instance(store, m, [w.Func(store, w.FuncType([], []), lambda: None)])
+    with pytest.raises(TypeError):
+        w.Instance(store, m, ["nope"])
+    other = w.Store(engine)
+    with pytest.raises(w.WasmError):
+        w.Instance(store, m, [w.Func(other, w.FuncType([i32], [i32]), abs)])
+    with pytest.raises(w.Trap, match="unreachable"):
+        w.Instance(store, w.Module(engine, "(module (func unreachable) (start 0))"))
+
+
+def test_drop_orders_and_gc(engine):
+    for order in range(3):
+        store = w.Store(engine)
+        module, inst = world(store)
+        add = inst.exports.add
+        objs = [store, module, inst, add]
+        for i in [(0, 1, 2, 3), (3, 2, 1, 0), (2, 0, 3, 1)][order]:
+            objs[i] = None
+            gc.collect()
+        del store, module, inst
+        assert add(1, 2) == 3  # the export keeps its store alive
+        del add
+        gc.collect()
+
+
+def test_closed_store_refuses_work(engine):
+    store = w.Store(engine)
+    _, inst = world(store)
+    add = inst.exports.add
+    store.close()
+    with pytest.raises(ValueError):
+        add(1, 2)
+    store.close()  # twice is fine
+
+
+def test_many_objects(engine):
+    store = w.Store(engine)
+    module = w.Module(engine, WAT)
+    for i in range(300):
+        inst = w.Instance(store, module, [w.Func(store, w.FuncType([i32], [i32]), lambda x: x)])
+        assert inst.exports.via(i) == i
+    gc.collect()
+
+
+def test_interpreter_exit_with_live_objects():
+    code = """
+import cranewasm as w
+e = w.Engine(); s = w.Store(e)
+m = w.Module(e, '(module (import "h" "f" (func (param i32) (result i32))) (func (export "g") (param i32) (result i32) (call 0 (local.get 0))))')
+f = w.Func(s, w.FuncType([w.ValType.i32()], [w.ValType.i32()]), lambda x: x * 2)
+i = w.Instance(s, m, [f])
+cycle = [i, s]; cycle.append(cycle)
+print(i.exports.g(21))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "42"
+
+
+def test_example_runs():
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "hello_cranewasm.py")],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "Hello from Python, wasm passed 42\nadd(2, 3) = 5\n"
