@@ -21,7 +21,9 @@ for name in $(kernel_names); do
     echo "$name.c: needs '#define TEST_N <n>' and '#define BENCH_N <n>'" >&2
     exit 1
   fi
-  "$CLANG" "${WASM_CFLAGS[@]}" -o "$KERNEL_DIR/$name.wasm" "$KERNEL_DIR/$name.c"
+  # A kernel may ask for more wasm flags (the SIMD one: -msimd128).
+  read -r -a extra <<< "$(sed -n 's|^// wasm-cflags: ||p' "$KERNEL_DIR/$name.c")"
+  "$CLANG" "${WASM_CFLAGS[@]}" "${extra[@]}" -o "$KERNEL_DIR/$name.wasm" "$KERNEL_DIR/$name.c"
   if command -v wasm-objdump > /dev/null; then
     if wasm-objdump -x -j Import "$KERNEL_DIR/$name.wasm" 2> /dev/null | grep ' <- ' > /dev/null; then
       echo "$name.wasm imports something; kernels must be self-contained" >&2

@@ -85,4 +85,4 @@ macro_rules! kernel_tests {
     };
 }
 
-kernel_tests!(bulkmem crc32 dispatch fib hash mandel matmul nbody sieve sort);
+kernel_tests!(bulkmem crc32 dispatch fib hash mandel matmul nbody sieve simd sort);
