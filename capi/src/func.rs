@@ -9,6 +9,7 @@
 //! go through the core's typed `Val` API instead.
 
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 use std::ptr;
 use std::rc::Rc;
 use std::time::Instant;
@@ -131,10 +132,21 @@ impl HostCallback {
     unsafe fn call_raw(&self, slots: &mut [ValRaw]) -> Result<(), Trap> {
         let (n, m) = (self.ty.params().len(), self.ty.results().len());
         let params = view(slots.as_mut_ptr().cast(), n, n);
-        let mut inline = [wasm_val_t::ZERO; INLINE_SLOTS];
+        // Only the `m` result slots are zeroed: zeroing the whole inline
+        // buffer was most of the cost of a call from wasm.
+        let mut inline = [const { MaybeUninit::<wasm_val_t>::uninit() }; INLINE_SLOTS];
         let mut spilled = Vec::new();
-        let buf = if m <= INLINE_SLOTS {
-            &mut inline[..m]
+        let buf: &mut [wasm_val_t] = if m <= INLINE_SLOTS {
+            // One result is the common case: a store, not a memset call.
+            if m == 1 {
+                inline[0].write(wasm_val_t::ZERO);
+            } else {
+                for slot in &mut inline[..m] {
+                    slot.write(wasm_val_t::ZERO);
+                }
+            }
+            // SAFETY: the first `m` slots were just initialised.
+            std::slice::from_raw_parts_mut(inline.as_mut_ptr().cast::<wasm_val_t>(), m)
         } else {
             spilled.resize(m, wasm_val_t::ZERO);
             &mut spilled[..]
@@ -144,8 +156,10 @@ impl HostCallback {
         // The results are whatever the callback left in `data`, whatever
         // `num_elems` says.
         let out = if results.data.is_null() { buf.as_ptr() } else { results.data };
-        if m > 0 {
-            ptr::copy_nonoverlapping(out.cast::<ValRaw>(), slots.as_mut_ptr(), m);
+        match m {
+            0 => {}
+            1 => *slots.as_mut_ptr() = *out.cast::<ValRaw>(),
+            _ => ptr::copy_nonoverlapping(out.cast::<ValRaw>(), slots.as_mut_ptr(), m),
         }
         Ok(())
     }

@@ -189,7 +189,9 @@ where
 {
     let result = {
         let host = &*ctx;
-        let f: &F = host.closure.downcast_ref::<F>().unwrap_unchecked();
+        // SAFETY: `new_raw` boxed an `F` for this very `host_call::<T, F>`,
+        // so the cast is exact (no `downcast` type check on every call).
+        let f: &F = &*(&*host.closure as *const (dyn std::any::Any + Send + Sync) as *const F);
         // SAFETY: a host function only ever runs in the store that created
         // it, whose `StoreInner<T>` starts with the `StoreOpaque`.
         let store = &mut *host.store.cast::<StoreInner<T>>();
