@@ -162,6 +162,7 @@ impl Memory {
         Memory { store: store.id(), ptr }
     }
 
+    #[inline]
     pub(crate) fn get<'a>(&self, store: &'a StoreOpaque) -> &'a LinearMemory {
         store.assert_owns(self.store);
         // SAFETY: the store owns the memory and outlives the borrow.
@@ -169,6 +170,7 @@ impl Memory {
     }
 
     #[allow(clippy::mut_from_ref)]
+    #[inline]
     pub(crate) fn get_mut<'a>(&self, store: &'a mut StoreOpaque) -> &'a mut LinearMemory {
         store.assert_owns(self.store);
         // SAFETY: as above; `&mut StoreOpaque` gives exclusive access.

@@ -83,6 +83,7 @@ impl StoreOpaque {
 
     /// Panicking form of [`check`](Self::check) for accessors without an
     /// error path, like wasmtime's handles.
+    #[inline]
     pub(crate) fn assert_owns(&self, id: StoreId) {
         assert_eq!(id, self.id, "object used with a store it does not belong to");
     }

@@ -133,6 +133,7 @@ impl Table {
         Table { store: store.id(), ptr }
     }
 
+    #[inline]
     pub(crate) fn get_instance<'a>(&self, store: &'a StoreOpaque) -> &'a TableInstance {
         store.assert_owns(self.store);
         // SAFETY: the store owns the table and outlives the borrow.
@@ -140,6 +141,7 @@ impl Table {
     }
 
     #[allow(clippy::mut_from_ref)]
+    #[inline]
     pub(crate) fn get_instance_mut<'a>(&self, store: &'a mut StoreOpaque) -> &'a mut TableInstance {
         store.assert_owns(self.store);
         // SAFETY: as above; `&mut StoreOpaque` gives exclusive access.
