@@ -128,29 +128,39 @@ impl HostCallback {
     }
 
     /// The fast path: parameters are viewed in place; results go to a
-    /// zeroed buffer and are copied into the slots afterwards.
+    /// zeroed buffer on the stack and are copied into the slots afterwards.
     unsafe fn call_raw(&self, slots: &mut [ValRaw]) -> Result<(), Trap> {
-        let (n, m) = (self.ty.params().len(), self.ty.results().len());
-        let params = view(slots.as_mut_ptr().cast(), n, n);
-        // Only the `m` result slots are zeroed: zeroing the whole inline
-        // buffer was most of the cost of a call from wasm.
+        let m = self.ty.results().len();
+        if m > INLINE_SLOTS {
+            return self.call_raw_spilled(slots);
+        }
+        // Only the `m` result slots are zeroed, and one result (the common
+        // case) with a store rather than a memset call.
         let mut inline = [const { MaybeUninit::<wasm_val_t>::uninit() }; INLINE_SLOTS];
-        let mut spilled = Vec::new();
-        let buf: &mut [wasm_val_t] = if m <= INLINE_SLOTS {
-            // One result is the common case: a store, not a memset call.
-            if m == 1 {
-                inline[0].write(wasm_val_t::ZERO);
-            } else {
-                for slot in &mut inline[..m] {
-                    slot.write(wasm_val_t::ZERO);
-                }
-            }
-            // SAFETY: the first `m` slots were just initialised.
-            std::slice::from_raw_parts_mut(inline.as_mut_ptr().cast::<wasm_val_t>(), m)
+        if m == 1 {
+            inline[0].write(wasm_val_t::ZERO);
         } else {
-            spilled.resize(m, wasm_val_t::ZERO);
-            &mut spilled[..]
-        };
+            for slot in &mut inline[..m] {
+                slot.write(wasm_val_t::ZERO);
+            }
+        }
+        // SAFETY: the first `m` slots were just initialised.
+        self.call_raw_into(slots, std::slice::from_raw_parts_mut(inline.as_mut_ptr().cast(), m))
+    }
+
+    /// The fast path for more results than fit on the stack.
+    #[cold]
+    unsafe fn call_raw_spilled(&self, slots: &mut [ValRaw]) -> Result<(), Trap> {
+        let mut buf = vec![wasm_val_t::ZERO; self.ty.results().len()];
+        self.call_raw_into(slots, &mut buf)
+    }
+
+    /// Calls the callback with the parameters in `slots` and zeroed result
+    /// slots `buf`, then copies the results into `slots`.
+    #[inline(always)]
+    unsafe fn call_raw_into(&self, slots: &mut [ValRaw], buf: &mut [wasm_val_t]) -> Result<(), Trap> {
+        let (n, m) = (self.ty.params().len(), buf.len());
+        let params = view(slots.as_mut_ptr().cast(), n, n);
         let mut results = view(buf.as_mut_ptr(), m, 0);
         self.invoke(&params, &mut results)?;
         // The results are whatever the callback left in `data`, whatever
