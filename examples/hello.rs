@@ -14,10 +14,8 @@ fn main() -> Result<(), cranewasm::Error> {
 
     // A host function reading a string out of the caller's memory.
     let greet = Func::wrap(&mut store, |mut caller: Caller<'_, u32>, ptr: i32, len: i32| -> Result<(), Trap> {
-        let memory = caller
-            .get_export("memory")
-            .and_then(|e| e.into_memory())
-            .ok_or_else(|| Trap::new("no memory exported"))?;
+        let memory =
+            caller.get_export("memory").and_then(|e| e.into_memory()).ok_or_else(|| Trap::new("no memory exported"))?;
         let mut text = vec![0; len as usize];
         memory.read(&caller, ptr as usize, &mut text).map_err(|e| Trap::new(e.to_string()))?;
         println!("guest says: {}", String::from_utf8_lossy(&text));

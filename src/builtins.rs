@@ -28,10 +28,18 @@ macro_rules! rust_type {
 }
 
 macro_rules! abi_type {
-    (vmctx) => { AbiType::VMContext };
-    (i32) => { AbiType::I32 };
-    (i64) => { AbiType::I64 };
-    (ptr) => { AbiType::Ptr };
+    (vmctx) => {
+        AbiType::VMContext
+    };
+    (i32) => {
+        AbiType::I32
+    };
+    (i64) => {
+        AbiType::I64
+    };
+    (ptr) => {
+        AbiType::Ptr
+    };
 }
 
 macro_rules! declare_builtins {

@@ -63,5 +63,7 @@ pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreCont
 pub use runtime::table::Table;
 pub use runtime::typed::{HostResult, IntoFunc, TypedFunc, WasmList, WasmTy};
 pub use trap::{FrameInfo, Trap, TrapCode};
-pub use types::{ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType};
+pub use types::{
+    ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType,
+};
 pub use values::{Val, ValRaw, V128};

@@ -43,7 +43,10 @@ impl Linker {
     pub fn instantiate(&self, mut store: impl AsContextMut, module: &Module) -> Result<Instance> {
         let imports = module
             .imports()
-            .map(|i| self.get(&i.module, &i.name).ok_or_else(|| Error::Link(format!("unknown import: {}::{}", i.module, i.name))))
+            .map(|i| {
+                self.get(&i.module, &i.name)
+                    .ok_or_else(|| Error::Link(format!("unknown import: {}::{}", i.module, i.name)))
+            })
             .collect::<Result<Vec<_>>>()?;
         Instance::new(&mut store, module, &imports)
     }

@@ -157,14 +157,8 @@ fn interned() -> &'static Mutex<HashSet<&'static FuncTypeInner>> {
 
 impl FuncType {
     /// The signature `params -> results`.
-    pub fn new(
-        params: impl IntoIterator<Item = ValType>,
-        results: impl IntoIterator<Item = ValType>,
-    ) -> FuncType {
-        let inner = FuncTypeInner {
-            params: params.into_iter().collect(),
-            results: results.into_iter().collect(),
-        };
+    pub fn new(params: impl IntoIterator<Item = ValType>, results: impl IntoIterator<Item = ValType>) -> FuncType {
+        let inner = FuncTypeInner { params: params.into_iter().collect(), results: results.into_iter().collect() };
         let mut set = interned().lock().unwrap_or_else(|e| e.into_inner());
         if let Some(existing) = set.get(&inner) {
             return FuncType(existing);

@@ -89,31 +89,59 @@ impl Val {
 
     /// The `i32`, if this is one.
     pub fn i32(&self) -> Option<i32> {
-        if let Val::I32(v) = self { Some(*v) } else { None }
+        if let Val::I32(v) = self {
+            Some(*v)
+        } else {
+            None
+        }
     }
     /// The `i64`, if this is one.
     pub fn i64(&self) -> Option<i64> {
-        if let Val::I64(v) = self { Some(*v) } else { None }
+        if let Val::I64(v) = self {
+            Some(*v)
+        } else {
+            None
+        }
     }
     /// The `f32`, if this is one.
     pub fn f32_value(&self) -> Option<f32> {
-        if let Val::F32(v) = self { Some(f32::from_bits(*v)) } else { None }
+        if let Val::F32(v) = self {
+            Some(f32::from_bits(*v))
+        } else {
+            None
+        }
     }
     /// The `f64`, if this is one.
     pub fn f64_value(&self) -> Option<f64> {
-        if let Val::F64(v) = self { Some(f64::from_bits(*v)) } else { None }
+        if let Val::F64(v) = self {
+            Some(f64::from_bits(*v))
+        } else {
+            None
+        }
     }
     /// The `v128`, if this is one.
     pub fn v128(&self) -> Option<V128> {
-        if let Val::V128(v) = self { Some(*v) } else { None }
+        if let Val::V128(v) = self {
+            Some(*v)
+        } else {
+            None
+        }
     }
     /// The `funcref`, if this is one.
     pub fn funcref(&self) -> Option<Option<Func>> {
-        if let Val::FuncRef(v) = self { Some(*v) } else { None }
+        if let Val::FuncRef(v) = self {
+            Some(*v)
+        } else {
+            None
+        }
     }
     /// The `externref`, if this is one.
     pub fn externref(&self) -> Option<Option<ExternRef>> {
-        if let Val::ExternRef(v) = self { Some(*v) } else { None }
+        if let Val::ExternRef(v) = self {
+            Some(*v)
+        } else {
+            None
+        }
     }
 }
 

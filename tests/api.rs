@@ -298,7 +298,10 @@ fn stores_run_on_many_threads_sharing_a_module() {
                     let mut store = Store::new(&engine, ());
                     let instance = Instance::new(&mut store, &m, &[]).unwrap();
                     let fib = instance.get_func(&store, "fib").unwrap().typed::<i32, i32>(&store).unwrap();
-                    assert_eq!(fib.call(&mut store, 15 + (i + round) % 3).unwrap(), [610, 987, 1597][((i + round) % 3) as usize]);
+                    assert_eq!(
+                        fib.call(&mut store, 15 + (i + round) % 3).unwrap(),
+                        [610, 987, 1597][((i + round) % 3) as usize]
+                    );
                     // Traps on one thread do not disturb the others.
                     if round % 10 == 0 {
                         let bad = Module::new(&engine, r#"(module (func (export "u") unreachable))"#).unwrap();
@@ -378,7 +381,10 @@ fn released_instances_are_freed_when_nothing_can_reach_them() {
     assert_eq!(store.instance_count(), 0);
 
     // An instance others import from lives until its importers go.
-    let user = module(&engine, r#"(module (import "p" "mem" (memory 1)) (func (export "g") (result i32) (i32.load (i32.const 0))))"#);
+    let user = module(
+        &engine,
+        r#"(module (import "p" "mem" (memory 1)) (func (export "g") (result i32) (i32.load (i32.const 0))))"#,
+    );
     let provider = Instance::new(&mut store, &m, &[]).unwrap();
     let mem = provider.get_memory(&store, "mem").unwrap();
     let consumer = Instance::new(&mut store, &user, &[mem.into()]).unwrap();

@@ -109,16 +109,17 @@ fn module_text(offset: u64) -> String {
                 Kind::Load(wrap) => {
                     let operand = if is_lane(op.name) { " (global.get $zero_v)" } else { "" };
                     let load = format!("({} {mem} offset={offset}{lane} (local.get 0){operand})", op.name);
-                    if wrap.is_empty() { load } else { format!("({wrap} {load})") }
+                    if wrap.is_empty() {
+                        load
+                    } else {
+                        format!("({wrap} {load})")
+                    }
                 }
                 Kind::Store(value) => {
                     format!("({} {mem} offset={offset}{lane} (local.get 0) {value}) (global.get $zero_v)", op.name)
                 }
             };
-            funcs.push_str(&format!(
-                "(func (export \"{mem}:{}\") (param i32) (result v128) {body})\n",
-                op.name
-            ));
+            funcs.push_str(&format!("(func (export \"{mem}:{}\") (param i32) (result v128) {body})\n", op.name));
         }
     }
     let p = pattern();
@@ -192,7 +193,7 @@ fn run(engine: &Engine) -> usize {
                     *b = i as u8 ^ 0x5a;
                 }
                 for op in OPS {
-                        let f = instance.get_func(&store, &format!("{mem}:{}", op.name)).unwrap();
+                    let f = instance.get_func(&store, &format!("{mem}:{}", op.name)).unwrap();
                     let f = f.typed::<i32, V128>(&store).unwrap();
                     // Addresses whose effective address lands at the edges,
                     // past the end, and beyond 2^32.
@@ -224,7 +225,11 @@ fn run(engine: &Engine) -> usize {
                             }
                             Kind::Store(_) => {
                                 let now = memory.data(&store);
-                                assert_eq!(&now[ea as usize..(ea + op.width) as usize], &pattern()[..op.width as usize], "{what}");
+                                assert_eq!(
+                                    &now[ea as usize..(ea + op.width) as usize],
+                                    &pattern()[..op.width as usize],
+                                    "{what}"
+                                );
                                 // Nothing else changed.
                                 let mut rest = now.to_vec();
                                 rest[ea as usize..(ea + op.width) as usize]

@@ -20,11 +20,7 @@ fn release_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => {
             let dir = PathBuf::from(dir);
-            let dir = if dir.is_absolute() {
-                dir
-            } else {
-                root().join(dir)
-            };
+            let dir = if dir.is_absolute() { dir } else { root().join(dir) };
             dir.join("release")
         }
         None => root().join("target").join("release"),
@@ -36,11 +32,7 @@ fn newest_source(dir: &Path) -> Option<SystemTime> {
     let mut newest = None;
     for entry in std::fs::read_dir(dir).ok()?.flatten() {
         let path = entry.path();
-        let time = if path.is_dir() {
-            newest_source(&path)
-        } else {
-            entry.metadata().ok()?.modified().ok()
-        };
+        let time = if path.is_dir() { newest_source(&path) } else { entry.metadata().ok()?.modified().ok() };
         newest = newest.max(time);
     }
     newest
@@ -64,11 +56,7 @@ fn c_api_programs_pass_against_libiwasm() {
         .unwrap_or_else(|e| panic!("no library at {} ({e}): {rebuild}", lib.display()));
     for src in ["src", "capi/src"] {
         if let Some(newest) = newest_source(&root.join(src)) {
-            assert!(
-                newest <= lib_time,
-                "{} is older than the sources in {src}/: {rebuild}",
-                lib.display()
-            );
+            assert!(newest <= lib_time, "{} is older than the sources in {src}/: {rebuild}", lib.display());
         }
     }
 
@@ -78,8 +66,5 @@ fn c_api_programs_pass_against_libiwasm() {
         .arg(&libdir)
         .status()
         .expect("cannot run bash tests/c/run.sh");
-    assert!(
-        status.success(),
-        "C API tests failed ({status}); see the output above"
-    );
+    assert!(status.success(), "C API tests failed ({status}); see the output above");
 }

@@ -163,7 +163,11 @@ fn check(engines: &[Engine], bytes: &[u8]) -> Result<bool, String> {
         let outcome = catch_unwind(AssertUnwindSafe(|| (Module::validate(engine, bytes), Module::new(engine, bytes))));
         let (validated, compiled) = outcome.map_err(|_| "panicked".to_string())?;
         if validated.is_ok() != compiled.is_ok() {
-            return Err(format!("validate says {:?} but new says {:?}", validated.err(), compiled.err().map(|e| e.to_string())));
+            return Err(format!(
+                "validate says {:?} but new says {:?}",
+                validated.err(),
+                compiled.err().map(|e| e.to_string())
+            ));
         }
         if let Err(e) = &compiled {
             if !matches!(e, Error::Invalid { .. } | Error::Unsupported(_)) {

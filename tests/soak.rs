@@ -49,7 +49,11 @@ fn a_million_calls_through_host_callbacks() {
     });
     // Every 1000th call traps in the host, so the trap path runs too.
     let maybe_fail = Func::wrap(&mut store, |x: i32| -> Result<(), Trap> {
-        if x % 1000 == 999 { Err(Trap::new("every thousandth call fails")) } else { Ok(()) }
+        if x % 1000 == 999 {
+            Err(Trap::new("every thousandth call fails"))
+        } else {
+            Ok(())
+        }
     });
     let instance = Instance::new(&mut store, &module, &[add.into(), maybe_fail.into()]).unwrap();
     let run_func = instance.get_func(&store, "run").unwrap();
@@ -58,7 +62,10 @@ fn a_million_calls_through_host_callbacks() {
         // Most calls typed; every tenth through the `Val` interface.
         let result = if i % 10 == 0 {
             let mut out = [Val::I32(0)];
-            run_func.call(&mut *store, &[Val::I32(i)], &mut out).map(|()| out[0].i32().unwrap()).map_err(|e| e.to_string())
+            run_func
+                .call(&mut *store, &[Val::I32(i)], &mut out)
+                .map(|()| out[0].i32().unwrap())
+                .map_err(|e| e.to_string())
         } else {
             run.call(&mut *store, i).map_err(|t| t.to_string())
         };
@@ -136,7 +143,9 @@ fn threads_of_rounds(n: u32, fresh_store: bool) -> (i64, i64, i64) {
         let threads: Vec<_> = (0..4)
             .map(|_| {
                 let (engine, module) = (engine.clone(), module.clone());
-                std::thread::spawn(move || alloc_counter::counting(|| rounds(&module, &engine, warm_up, n, fresh_store)))
+                std::thread::spawn(move || {
+                    alloc_counter::counting(|| rounds(&module, &engine, warm_up, n, fresh_store))
+                })
             })
             .collect();
         threads.into_iter().map(|t| t.join().unwrap()).sum()
@@ -223,7 +232,8 @@ fn one_module_shared_by_threads_that_trap_and_compile_meanwhile() {
         std::thread::spawn(move || {
             barrier.wait();
             for i in 0..300 {
-                let m = Module::new(&engine, format!("(module (func (export \"f\") (result i32) i32.const {i}))")).unwrap();
+                let m =
+                    Module::new(&engine, format!("(module (func (export \"f\") (result i32) i32.const {i}))")).unwrap();
                 let mut store = Store::new(&engine, ());
                 let instance = Instance::new(&mut store, &m, &[]).unwrap();
                 let f = instance.get_func(&store, "f").unwrap().typed::<(), i32>(&store).unwrap();

@@ -44,7 +44,9 @@ fn main() {
 
     let root = spec_root();
     let mut files = Vec::new();
-    for dir in ["core", "proposals/extended-const", "proposals/multi-memory", "proposals/tail-call", "proposals/relaxed-simd"] {
+    for dir in
+        ["core", "proposals/extended-const", "proposals/multi-memory", "proposals/tail-call", "proposals/relaxed-simd"]
+    {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", root.join(dir).display()))
             .map(|e| e.unwrap().path())
@@ -63,17 +65,17 @@ fn main() {
         }
         let (counts, directives, failures) = run_file(&path, &name);
         let status = if counts.failed == 0 { "ok  " } else { "FAIL" };
-        println!(
-            "{status} {name}: {} passed, {} failed, {} skipped",
-            counts.passed, counts.failed, counts.skipped
-        );
+        println!("{status} {name}: {} passed, {} failed, {} skipped", counts.passed, counts.failed, counts.skipped);
         if verbose || counts.failed > 0 {
             for f in failures.iter().take(if verbose { usize::MAX } else { 5 }) {
                 println!("       {f}");
             }
         }
         if counts.passed + counts.failed + counts.skipped != directives {
-            mismatched.push(format!("{name}: {directives} directives, counted {}", counts.passed + counts.failed + counts.skipped));
+            mismatched.push(format!(
+                "{name}: {directives} directives, counted {}",
+                counts.passed + counts.failed + counts.skipped
+            ));
         }
         total.passed += counts.passed;
         total.failed += counts.failed;
@@ -136,7 +138,8 @@ fn run_file(path: &Path, name: &str) -> (Counts, usize, Vec<String>) {
             }
             Err(p) => {
                 counts.failed += 1;
-                let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+                let msg =
+                    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
                 failures.push(format!("line {line}: panic: {}", msg.unwrap_or_default()));
             }
         }
@@ -265,7 +268,9 @@ impl Runner {
             }
             WastExecute::Get { module, global, .. } => {
                 let instance = self.instance(module).map_err(Error::Usage)?;
-                let g = instance.get_global(&self.store, global).ok_or_else(|| Error::Usage(format!("no global {global}")))?;
+                let g = instance
+                    .get_global(&self.store, global)
+                    .ok_or_else(|| Error::Usage(format!("no global {global}")))?;
                 Ok(vec![g.get(&self.store)])
             }
         }
@@ -390,9 +395,9 @@ fn define_spectest(store: &mut Store<()>, linker: &mut Linker) {
         let g = Global::new(&mut *store, GlobalType::new(v.ty(), Mutability::Const), v).unwrap();
         linker.define("spectest", name, g);
     }
-    let table = Table::new(&mut *store, TableType::new(FuncRef, Limits::new(10, Some(20))), Val::FuncRef(None)).unwrap();
+    let table =
+        Table::new(&mut *store, TableType::new(FuncRef, Limits::new(10, Some(20))), Val::FuncRef(None)).unwrap();
     linker.define("spectest", "table", table);
     let memory = Memory::new(&mut *store, MemoryType::new(1, Some(2))).unwrap();
     linker.define("spectest", "memory", memory);
 }
-

@@ -161,9 +161,10 @@ fn many_threads_exhaust_their_stacks_at_once() {
                     let slot: Arc<std::sync::OnceLock<Func>> = Arc::default();
                     let s = slot.clone();
                     let mut store2 = Store::new(&engine, ());
-                    let back = Func::wrap(&mut store2, move |mut caller: Caller<'_, ()>, n: i32| -> Result<i32, Trap> {
-                        s.get().unwrap().typed::<i32, i32>(&caller).unwrap().call(&mut caller, n)
-                    });
+                    let back =
+                        Func::wrap(&mut store2, move |mut caller: Caller<'_, ()>, n: i32| -> Result<i32, Trap> {
+                            s.get().unwrap().typed::<i32, i32>(&caller).unwrap().call(&mut caller, n)
+                        });
                     let host = Instance::new(&mut store2, &through_host, &[back.into()]).unwrap();
                     let down = host.get_func(&store2, "down").unwrap();
                     slot.set(down).unwrap();

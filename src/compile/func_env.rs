@@ -7,11 +7,10 @@
 
 use std::collections::HashMap;
 
-
 use cranelift_codegen::entity::EntityRef;
 use cranelift_codegen::ir::{
-    self, types, AbiParam, ArgumentPurpose, ExtFuncData, ExternalName, FuncRef, GlobalValue,
-    GlobalValueData, InstBuilder, MemFlagsData, SigRef, Signature, UserExternalName, Value,
+    self, types, AbiParam, ArgumentPurpose, ExtFuncData, ExternalName, FuncRef, GlobalValue, GlobalValueData,
+    InstBuilder, MemFlagsData, SigRef, Signature, UserExternalName, Value,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;

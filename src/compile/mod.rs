@@ -101,12 +101,8 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context) -> Result<Compil
         .iter()
         .map(|t| (t.offset, TrapCode::from_clif(t.code).unwrap_or(TrapCode::Unreachable)))
         .collect();
-    let srclocs = buffer
-        .get_srclocs_sorted()
-        .iter()
-        .filter(|s| !s.loc.is_default())
-        .map(|s| (s.start, s.loc.bits()))
-        .collect();
+    let srclocs =
+        buffer.get_srclocs_sorted().iter().filter(|s| !s.loc.is_default()).map(|s| (s.start, s.loc.bits())).collect();
     Ok(CompiledFunction { body: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps, srclocs })
 }
 

@@ -113,8 +113,7 @@ pub fn exit_trampoline(isa: &dyn TargetIsa, ty: &FuncType, fctx: &mut FunctionBu
     let host_call = b.ins().load(POINTER, trusted, host_ctx_ptr, host_ctx::HOST_CALL);
     b.ins().call_indirect(host_sig, host_call, &[host_ctx_ptr, caller_vmctx, values]);
 
-    let results: Vec<Value> =
-        ty.results().iter().enumerate().map(|(i, r)| load_slot(&mut b, values, i, *r)).collect();
+    let results: Vec<Value> = ty.results().iter().enumerate().map(|(i, r)| load_slot(&mut b, values, i, *r)).collect();
     b.ins().return_(&results);
     b.finalize(isa.frontend_config());
     debug_assert_eq!(func.signature.call_conv, CallConv::Tail);

@@ -4,8 +4,8 @@
 
 use cranelift_codegen::entity::EntityRef;
 use wasmparser::{
-    BinaryReaderError, ElementItems, ElementKind, FuncToValidate, FunctionBody, KnownCustom, Name,
-    Operator, Parser, Payload, TypeRef, ValidPayload, Validator, ValidatorResources,
+    BinaryReaderError, ElementItems, ElementKind, FuncToValidate, FunctionBody, KnownCustom, Name, Operator, Parser,
+    Payload, TypeRef, ValidPayload, Validator, ValidatorResources,
 };
 
 use super::info::*;
@@ -125,12 +125,8 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                             EntityIndex::Func(FuncIndex::from_u32(e.index))
                         }
                         wasmparser::ExternalKind::Table => EntityIndex::Table(TableIndex::from_u32(e.index)),
-                        wasmparser::ExternalKind::Memory => {
-                            EntityIndex::Memory(MemoryIndex::from_u32(e.index))
-                        }
-                        wasmparser::ExternalKind::Global => {
-                            EntityIndex::Global(GlobalIndex::from_u32(e.index))
-                        }
+                        wasmparser::ExternalKind::Memory => EntityIndex::Memory(MemoryIndex::from_u32(e.index)),
+                        wasmparser::ExternalKind::Global => EntityIndex::Global(GlobalIndex::from_u32(e.index)),
                         wasmparser::ExternalKind::Tag => return Err(unsupported("exception tags", 0)),
                     };
                     info.export_names.insert(e.name.to_string(), info.exports.len());
@@ -172,9 +168,7 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
 
 fn func_type(ty: &wasmparser::FuncType) -> Result<FuncType> {
     let conv = |tys: &[wasmparser::ValType]| -> Result<Vec<ValType>> {
-        tys.iter()
-            .map(|t| ValType::from_wasmparser(*t).ok_or_else(|| unsupported("typed references", 0)))
-            .collect()
+        tys.iter().map(|t| ValType::from_wasmparser(*t).ok_or_else(|| unsupported("typed references", 0))).collect()
     };
     Ok(FuncType::new(conv(ty.params())?, conv(ty.results())?))
 }
@@ -188,8 +182,8 @@ fn table_type(t: &wasmparser::TableType, offset: u64) -> Result<TableType> {
     if t.table64 {
         return Err(unsupported("64-bit tables", offset as usize));
     }
-    let element = ValType::from_ref_type(t.element_type)
-        .ok_or_else(|| unsupported("typed references", offset as usize))?;
+    let element =
+        ValType::from_ref_type(t.element_type).ok_or_else(|| unsupported("typed references", offset as usize))?;
     Ok(TableType::new(element, limits32(t.initial, t.maximum, offset)?))
 }
 
@@ -201,8 +195,8 @@ fn memory_type(m: &wasmparser::MemoryType, offset: u64) -> Result<MemoryType> {
 }
 
 fn global_type(g: &wasmparser::GlobalType, offset: u64) -> Result<GlobalType> {
-    let content = ValType::from_wasmparser(g.content_type)
-        .ok_or_else(|| unsupported("typed references", offset as usize))?;
+    let content =
+        ValType::from_wasmparser(g.content_type).ok_or_else(|| unsupported("typed references", offset as usize))?;
     let mutability = if g.mutable { Mutability::Var } else { Mutability::Const };
     Ok(GlobalType::new(content, mutability))
 }

@@ -4,8 +4,8 @@
 use super::code_registry;
 use super::signals;
 use super::stack;
-use super::thread;
 use super::store::StoreOpaque;
+use super::thread;
 use super::unwind::{self, UnwindReason, Unwound};
 use crate::trap::{FrameInfo, Trap};
 

@@ -39,19 +39,35 @@ impl Extern {
 
     /// The function, if this is one.
     pub fn into_func(self) -> Option<Func> {
-        if let Extern::Func(f) = self { Some(f) } else { None }
+        if let Extern::Func(f) = self {
+            Some(f)
+        } else {
+            None
+        }
     }
     /// The global, if this is one.
     pub fn into_global(self) -> Option<Global> {
-        if let Extern::Global(g) = self { Some(g) } else { None }
+        if let Extern::Global(g) = self {
+            Some(g)
+        } else {
+            None
+        }
     }
     /// The table, if this is one.
     pub fn into_table(self) -> Option<Table> {
-        if let Extern::Table(t) = self { Some(t) } else { None }
+        if let Extern::Table(t) = self {
+            Some(t)
+        } else {
+            None
+        }
     }
     /// The memory, if this is one.
     pub fn into_memory(self) -> Option<Memory> {
-        if let Extern::Memory(m) = self { Some(m) } else { None }
+        if let Extern::Memory(m) = self {
+            Some(m)
+        } else {
+            None
+        }
     }
 
     pub(crate) fn store_id(&self) -> super::store::StoreId {

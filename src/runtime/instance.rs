@@ -14,7 +14,6 @@ use super::global::{self, Global};
 use super::memory::{LinearMemory, Memory};
 use super::store::{AsContext, AsContextMut, StoreId, StoreOpaque};
 use super::table::{Table, TableInstance};
-use cranelift_codegen::entity::EntityRef;
 use crate::builtins::BuiltinFunctions;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -25,6 +24,7 @@ use crate::trap::{Trap, TrapCode};
 use crate::types::{ExternType, ValType};
 use crate::values::ValRaw;
 use crate::vmctx::*;
+use cranelift_codegen::entity::EntityRef;
 
 /// An instance's VMContext allocation.
 struct VMContextBox {
@@ -312,7 +312,8 @@ fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> 
     let offsets = module.offsets();
     let layout = Layout::from_size_align(offsets.size().max(16) as usize, 16).expect("sane VMContext size");
     // SAFETY: non-zero size; zeroed memory is a valid initial VMContext.
-    let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).ok_or_else(|| Error::Resource("out of memory".into()))?;
+    let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
+        .ok_or_else(|| Error::Resource("out of memory".into()))?;
     // Slots of freed instances are reused, so a long-lived store that
     // instantiates and releases forever stays the size of its peak.
     let index = store.free_slots.pop().unwrap_or(store.instances.len());

@@ -85,7 +85,14 @@ unsafe extern "C" fn memory_fill(vmctx: *mut VMContext, mem: u32, dst: u64, byte
     })())
 }
 
-unsafe extern "C" fn memory_copy(vmctx: *mut VMContext, dst_mem: u32, dst: u64, src_mem: u32, src: u64, len: u64) -> u32 {
+unsafe extern "C" fn memory_copy(
+    vmctx: *mut VMContext,
+    dst_mem: u32,
+    dst: u64,
+    src_mem: u32,
+    src: u64,
+    len: u64,
+) -> u32 {
     let inst = instance(vmctx);
     let (d, s) = (memory(inst, dst_mem), memory(inst, src_mem));
     check((|| {

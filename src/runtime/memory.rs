@@ -241,4 +241,3 @@ impl Memory {
         Ok(())
     }
 }
-

@@ -85,8 +85,8 @@ impl MemoryPool {
         }
         // SAFETY: the range is our private anonymous mapping; after
         // MADV_DONTNEED its pages read as zero, as a fresh mapping's would.
-        let zeroed = r.accessible == 0
-            || unsafe { libc::madvise(r.base().cast(), r.accessible, libc::MADV_DONTNEED) } == 0;
+        let zeroed =
+            r.accessible == 0 || unsafe { libc::madvise(r.base().cast(), r.accessible, libc::MADV_DONTNEED) } == 0;
         if zeroed {
             free.push(r);
         }

@@ -77,8 +77,14 @@ fn config(u: &mut arbitrary::Unstructured<'_>) -> Config {
     if u.arbitrary::<u8>().unwrap_or(0) % 3 == 0 {
         use wasm_smith::InstructionKind as K;
         c.simd_enabled = true;
-        c.allowed_instructions =
-            wasm_smith::InstructionKinds::new(&[K::Vector, K::VectorInt, K::Variable, K::Parametric, K::Control, K::Memory]);
+        c.allowed_instructions = wasm_smith::InstructionKinds::new(&[
+            K::Vector,
+            K::VectorInt,
+            K::Variable,
+            K::Parametric,
+            K::Control,
+            K::Memory,
+        ]);
     }
     c.max_instructions = c.max_instructions.min(400);
     c.max_imports = c.max_imports.min(20);

@@ -109,7 +109,8 @@ pub fn compare(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> 
 /// (of either runtime or of the harness) saves the module under
 /// `target/fuzz-failures/` and fails with the seed in the message.
 pub fn run_seed(seed: u64, stats: &mut Stats) -> Result<(), String> {
-    let wasm = std::panic::catch_unwind(|| generate::module(seed)).map_err(|_| format!("seed {seed}: generation panicked"))?;
+    let wasm =
+        std::panic::catch_unwind(|| generate::module(seed)).map_err(|_| format!("seed {seed}: generation panicked"))?;
     let mut local = Stats::default();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compare(&wasm, seed, &mut local)));
     *stats += local;

@@ -107,7 +107,10 @@ impl State {
             if a.len() != b.len() {
                 return Some(format!("{what}: {} vs {} entries", a.len(), b.len()));
             }
-            a.iter().zip(b).find(|(x, y)| x != y).map(|(x, y)| format!("{what} {:?}: {:?} vs {:?} {:?}", x.0, x.1, y.0, y.1))
+            a.iter()
+                .zip(b)
+                .find(|(x, y)| x != y)
+                .map(|(x, y)| format!("{what} {:?}: {:?} vs {:?} {:?}", x.0, x.1, y.0, y.1))
         }
         if let Some(d) = list("global", &self.globals, &other.globals) {
             return Some(d);

@@ -164,9 +164,7 @@ impl Oracle {
             Extern::Global(g) => state.globals.push((name.to_string(), to_value(store, &g.get(store)))),
             Extern::Memory(m) => state.memories.push((name.to_string(), m.data(store).to_vec())),
             Extern::Table(t) => {
-                let elems = (0..t.size(store))
-                    .map(|i| to_value(store, &t.get(store, i).expect("in bounds")))
-                    .collect();
+                let elems = (0..t.size(store)).map(|i| to_value(store, &t.get(store, i).expect("in bounds"))).collect();
                 state.tables.push((name.to_string(), elems))
             }
         }
@@ -214,7 +212,11 @@ impl Runtime for Oracle {
                 let name = e.name().to_string();
                 let f = e.into_func()?;
                 let ft = f.ty(&self.store);
-                Some((name, ft.params().iter().map(|t| ty(*t)).collect(), ft.results().iter().map(|t| ty(*t)).collect()))
+                Some((
+                    name,
+                    ft.params().iter().map(|t| ty(*t)).collect(),
+                    ft.results().iter().map(|t| ty(*t)).collect(),
+                ))
             })
             .collect();
         funcs.sort_by(|a: &(String, _, _), b| a.0.cmp(&b.0));

@@ -100,7 +100,9 @@ fn to_value(store: &Store<Log>, v: &Val) -> Value {
         Val::F64(x) => Value::F64(x),
         Val::V128(x) => Value::V128(x.as_u128()),
         Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
-        Val::ExternRef(r) => Value::ExternRef(r.map(|r| *r.data(store).downcast_ref::<u32>().expect("our externrefs hold u32"))),
+        Val::ExternRef(r) => {
+            Value::ExternRef(r.map(|r| *r.data(store).downcast_ref::<u32>().expect("our externrefs hold u32")))
+        }
     }
 }
 
@@ -219,7 +221,11 @@ impl Runtime for Subject {
             .filter_map(|(name, e)| {
                 let f = e.into_func()?;
                 let ft = f.ty(&self.store);
-                Some((name, ft.params().iter().map(|t| ty(*t)).collect(), ft.results().iter().map(|t| ty(*t)).collect()))
+                Some((
+                    name,
+                    ft.params().iter().map(|t| ty(*t)).collect(),
+                    ft.results().iter().map(|t| ty(*t)).collect(),
+                ))
             })
             .collect();
         // In name order, as the oracle lists them.

@@ -24,9 +24,7 @@ use crate::trap::TrapCode;
 /// Flags of a wasm memory access: little-endian, faults are out-of-bounds
 /// traps.
 pub(super) fn heap_flags() -> MemFlagsData {
-    MemFlagsData::new()
-        .with_endianness(Endianness::Little)
-        .with_trap_code(Some(TrapCode::MemoryOutOfBounds.to_clif()))
+    MemFlagsData::new().with_endianness(Endianness::Little).with_trap_code(Some(TrapCode::MemoryOutOfBounds.to_clif()))
 }
 
 #[derive(Copy, Clone)]
@@ -116,9 +114,7 @@ impl Translator<'_, '_> {
     /// and immediate offset to access it with.
     pub(super) fn heap_addr(&mut self, memarg: &MemArg, size: u32) -> (Value, i32) {
         let index = self.pop1();
-        let wasmparser::MemArgTarget::Memory(m) = memarg.target else {
-            unreachable!("GC arrays are not enabled")
-        };
+        let wasmparser::MemArgTarget::Memory(m) = memarg.target else { unreachable!("GC arrays are not enabled") };
         let m = MemoryIndex::from_u32(m);
         let index = self.b.ins().uextend(I64, index);
         if self.env.module.bounds_checks == BoundsChecks::Explicit {

@@ -28,8 +28,14 @@ use crate::types::{FuncType, ValType};
 /// What kind of construct a control frame is.
 enum FrameKind {
     Block,
-    Loop { header: Block },
-    If { else_block: Block, else_params: Vec<Value>, has_else: bool },
+    Loop {
+        header: Block,
+    },
+    If {
+        else_block: Block,
+        else_params: Vec<Value>,
+        has_else: bool,
+    },
     /// A construct entered in unreachable code: only its nesting matters.
     Dead,
 }
@@ -263,7 +269,12 @@ impl<'a, 'f> Translator<'a, 'f> {
                 self.b.switch_to_block(then_block);
                 let else_params = self.top(params.len()).to_vec();
                 let next = self.new_block(results);
-                self.push_frame(FrameKind::If { else_block, else_params, has_else: false }, next, params.len(), results.len());
+                self.push_frame(
+                    FrameKind::If { else_block, else_params, has_else: false },
+                    next,
+                    params.len(),
+                    results.len(),
+                );
             }
             Operator::Else => {
                 let frame = self.control.last_mut().expect("validated: inside if");
@@ -483,7 +494,15 @@ impl<'a, 'f> Translator<'a, 'f> {
         }
     }
 
-    fn call_code(&mut self, ty: FuncType, code: Value, callee_vmctx: Value, caller: Value, args: Vec<Value>, tail: bool) {
+    fn call_code(
+        &mut self,
+        ty: FuncType,
+        code: Value,
+        callee_vmctx: Value,
+        caller: Value,
+        args: Vec<Value>,
+        tail: bool,
+    ) {
         let sig = self.env.wasm_sig_ref(self.b.func, ty);
         let mut all = vec![callee_vmctx, caller];
         all.extend(args);

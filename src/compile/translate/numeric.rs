@@ -149,7 +149,10 @@ impl Translator<'_, '_> {
         self.push1(v)
     }
 
-    pub(super) fn binary(&mut self, f: impl FnOnce(&mut cranelift_frontend::FunctionBuilder<'_>, Value, Value) -> Value) {
+    pub(super) fn binary(
+        &mut self,
+        f: impl FnOnce(&mut cranelift_frontend::FunctionBuilder<'_>, Value, Value) -> Value,
+    ) {
         let (x, y) = self.pop2();
         let v = f(&mut self.b, x, y);
         self.push1(v)
