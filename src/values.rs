@@ -260,29 +260,13 @@ impl ValRaw {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn raw_slots_have_the_c_api_layout() {
-        assert_eq!(std::mem::size_of::<ValRaw>(), 16);
-        let v = ValRaw::i32(-2);
-        assert_eq!(v.kind_byte(), 0);
-        assert_eq!(v.bytes[8..12], (-2i32).to_le_bytes());
-        assert_eq!(ValRaw::f64(7).kind_byte(), 3);
-        assert_eq!(ValRaw::reference(ValType::FuncRef, 0x10).kind_byte(), 129);
-        assert_eq!(ValRaw::v128(u128::MAX - 1).get_v128(), u128::MAX - 1);
-    }
-}
-
 use crate::runtime::store::StoreOpaque;
 
 impl Val {
     /// The raw slot form of this value, checking that references belong to
     /// `store`.
-    pub(crate) fn to_raw(&self, store: &StoreOpaque) -> crate::Result<ValRaw> {
-        Ok(match *self {
+    pub(crate) fn to_raw(self, store: &StoreOpaque) -> crate::Result<ValRaw> {
+        Ok(match self {
             Val::I32(v) => ValRaw::i32(v),
             Val::I64(v) => ValRaw::i64(v),
             Val::F32(v) => ValRaw::f32(v),
@@ -331,5 +315,21 @@ impl Val {
             ValType::FuncRef => Val::FuncRef(ptr.map(|p| Func { store: store.id(), ptr: p.cast() })),
             _ => Val::ExternRef(ptr.map(|p| ExternRef { store: store.id(), ptr: p.cast() })),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_slots_have_the_c_api_layout() {
+        assert_eq!(std::mem::size_of::<ValRaw>(), 16);
+        let v = ValRaw::i32(-2);
+        assert_eq!(v.kind_byte(), 0);
+        assert_eq!(v.bytes[8..12], (-2i32).to_le_bytes());
+        assert_eq!(ValRaw::f64(7).kind_byte(), 3);
+        assert_eq!(ValRaw::reference(ValType::FuncRef, 0x10).kind_byte(), 129);
+        assert_eq!(ValRaw::v128(u128::MAX - 1).get_v128(), u128::MAX - 1);
     }
 }

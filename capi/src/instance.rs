@@ -270,7 +270,7 @@ pub unsafe extern "C" fn wasm_instance_exports(i: *const wasm_instance_t, out: *
         }
         obj.cast::<wasm_extern_t>()
     });
-    ptr::write(out, wasm_extern_vec_t::from_raw(RawVec::from_iter(items.collect::<Vec<_>>().into_iter())));
+    ptr::write(out, wasm_extern_vec_t::from_raw(RawVec::from_items(items.collect::<Vec<_>>().into_iter())));
 }
 
 /// Total milliseconds spent in calls (through `wasm_func_call`) to the

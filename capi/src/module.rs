@@ -156,7 +156,7 @@ pub unsafe extern "C" fn wasm_module_validate(store: *mut wasm_store_t, binary: 
 pub unsafe extern "C" fn wasm_module_imports(module: *const wasm_module_t, out: *mut wasm_importtype_vec_t) {
     let Some(out) = out.as_mut() else { return };
     let items = match slot(module) {
-        Some(s) => RawVec::from_iter(s.shared.module.imports().map(|i| ImportTypeObj::new_boxed(&i))),
+        Some(s) => RawVec::from_items(s.shared.module.imports().map(|i| ImportTypeObj::new_boxed(&i))),
         None => RawVec::EMPTY,
     };
     ptr::write(out, wasm_importtype_vec_t::from_raw(items));
@@ -167,7 +167,7 @@ pub unsafe extern "C" fn wasm_module_imports(module: *const wasm_module_t, out: 
 pub unsafe extern "C" fn wasm_module_exports(module: *const wasm_module_t, out: *mut wasm_exporttype_vec_t) {
     let Some(out) = out.as_mut() else { return };
     let items = match slot(module) {
-        Some(s) => RawVec::from_iter(s.shared.module.exports().map(|e| ExportTypeObj::new_boxed(&e))),
+        Some(s) => RawVec::from_items(s.shared.module.exports().map(|e| ExportTypeObj::new_boxed(&e))),
         None => RawVec::EMPTY,
     };
     ptr::write(out, wasm_exporttype_vec_t::from_raw(items));
@@ -179,7 +179,7 @@ pub unsafe extern "C" fn wasm_module_exports(module: *const wasm_module_t, out: 
 pub unsafe extern "C" fn wasm_module_serialize(module: *mut wasm_module_t, out: *mut wasm_byte_vec_t) {
     let Some(out) = out.as_mut() else { return };
     let bytes = match slot(module) {
-        Some(s) => RawVec::from_iter(s.shared.module.serialize().into_iter().map(|b| b as vec::wasm_byte_t)),
+        Some(s) => RawVec::from_items(s.shared.module.serialize().into_iter().map(|b| b as vec::wasm_byte_t)),
         None => RawVec::EMPTY,
     };
     ptr::write(out, wasm_byte_vec_t::from_raw(bytes));

@@ -147,7 +147,7 @@ pub unsafe extern "C" fn wasm_trap_origin(t: *const wasm_trap_t) -> *mut wasm_fr
 pub unsafe extern "C" fn wasm_trap_trace(t: *const wasm_trap_t, out: *mut wasm_frame_vec_t) {
     let Some(out) = out.as_mut() else { return };
     let frames = match t.cast::<TrapObj>().as_ref() {
-        Some(t) => RawVec::from_iter(t.frames.iter().map(|f| new_frame(t.header.store, f))),
+        Some(t) => RawVec::from_items(t.frames.iter().map(|f| new_frame(t.header.store, f))),
         None => RawVec::EMPTY,
     };
     ptr::write(out, wasm_frame_vec_t::from_raw(frames));

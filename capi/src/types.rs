@@ -122,7 +122,7 @@ impl ExternTypeObj {
 /// An owned vector of new value types.
 fn valtypes(tys: &[ValType]) -> wasm_valtype_vec_t {
     let items = tys.iter().map(|&ty| Box::into_raw(Box::new(ValTypeObj { ty })).cast::<wasm_valtype_t>());
-    wasm_valtype_vec_t::from_raw(RawVec::from_iter(items))
+    wasm_valtype_vec_t::from_raw(RawVec::from_items(items))
 }
 
 /// The type object behind any of the type pointers.

@@ -69,7 +69,7 @@ impl<T> RawVec<T> {
 
     /// A full vector holding the items, in a C-allocated buffer (empty when
     /// the allocator refuses).
-    pub fn from_iter(items: impl ExactSizeIterator<Item = T>) -> RawVec<T> {
+    pub fn from_items(items: impl ExactSizeIterator<Item = T>) -> RawVec<T> {
         let n = items.len();
         let Some(mut v) = RawVec::<T>::zeroed(n) else { return RawVec::EMPTY };
         for (i, item) in items.take(n).enumerate() {
@@ -78,6 +78,11 @@ impl<T> RawVec<T> {
         }
         v.num_elems = n;
         v
+    }
+
+    /// Whether no element is in use.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Number of elements in use: `num_elems` when set, else `size`.
@@ -343,7 +348,7 @@ pub fn name_from_str(s: &str) -> wasm_name_t {
 /// A name from raw bytes, NUL-terminated with the NUL counted.
 pub fn name_from_bytes(b: &[u8]) -> wasm_name_t {
     let bytes = b.iter().copied().chain(std::iter::once(0)).map(|b| b as wasm_byte_t);
-    wasm_byte_vec_t::from_raw(RawVec::from_iter(bytes.collect::<Vec<_>>().into_iter()))
+    wasm_byte_vec_t::from_raw(RawVec::from_items(bytes.collect::<Vec<_>>().into_iter()))
 }
 
 /// The bytes of a name a client passed in, without a trailing NUL if it

@@ -22,7 +22,10 @@ pub unsafe extern "C" fn cranewasm_wat2wasm(text: *const c_char, len: usize, out
     };
     match wat::parse_str(source) {
         Ok(binary) => {
-            ptr::write(out, wasm_byte_vec_t::from_raw(RawVec::from_iter(binary.into_iter().map(|b| b as wasm_byte_t))));
+            ptr::write(
+                out,
+                wasm_byte_vec_t::from_raw(RawVec::from_items(binary.into_iter().map(|b| b as wasm_byte_t))),
+            );
             true
         }
         Err(e) => {

@@ -424,8 +424,8 @@ fn memories_globals_and_placeholders() {
         assert_eq!((v.kind, v.of.f32), (2, -4.0));
 
         // Host info finalizers of objects left to the store run with it.
-        wasm_global_set_host_info_with_finalizer(g, 1 as *mut c_void, Some(count_info));
-        wasm_trap_set_host_info_with_finalizer(t, 1 as *mut c_void, Some(count_info));
+        wasm_global_set_host_info_with_finalizer(g, std::ptr::dangling_mut::<c_void>(), Some(count_info));
+        wasm_trap_set_host_info_with_finalizer(t, std::ptr::dangling_mut::<c_void>(), Some(count_info));
         wasm_store_delete(store);
         assert_eq!(INFO_FINALIZED.load(Ordering::SeqCst), 2);
         wasm_engine_delete(engine);

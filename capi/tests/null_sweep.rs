@@ -33,7 +33,7 @@ fn declarations(header: &str) -> Vec<Decl> {
     for piece in code.split("WASM_API_EXTERN").skip(1) {
         let decl = piece.split(';').next().expect("a declaration ends with ;");
         let open = decl.find('(').expect("a function declaration");
-        let name = decl[..open].split(|c: char| !c.is_alphanumeric() && c != '_').filter(|s| !s.is_empty()).last();
+        let name = decl[..open].split(|c: char| !c.is_alphanumeric() && c != '_').rfind(|s| !s.is_empty());
         let inner = &decl[open + 1..decl.rfind(')').expect("closing parenthesis")];
         let mut params = Vec::new();
         let (mut depth, mut current) = (0, String::new());

@@ -83,7 +83,8 @@ macro_rules! wasm_list_tuples {
             fn store(self, slots: &mut [ValRaw]) {
                 $(slots[$n] = self.$n.into_raw();)*
             }
-            #[allow(unused_variables)]
+            // The empty list loads as `()`.
+            #[allow(unused_variables, clippy::unused_unit)]
             fn load(slots: &[ValRaw]) -> Self {
                 ($($t::from_raw(&slots[$n]),)*)
             }

@@ -180,7 +180,7 @@ impl CallThreadState {
             n = 1;
         }
         let mut lowest = fp;
-        while n < MAX_FRAMES && fp != 0 && fp % 8 == 0 && fp >= lowest && fp < self.stack_top {
+        while n < MAX_FRAMES && fp != 0 && fp.is_multiple_of(8) && fp >= lowest && fp < self.stack_top {
             let ra = *((fp + 8) as *const usize);
             if !is_wasm(ra) {
                 break;

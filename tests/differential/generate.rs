@@ -74,7 +74,7 @@ fn config(u: &mut arbitrary::Unstructured<'_>) -> Config {
     // Vector operators need two v128 operands at hand and compete with all
     // the scalar ones, so they are rare; every third module is about
     // vectors only (plus what moves values around).
-    if u.arbitrary::<u8>().unwrap_or(0) % 3 == 0 {
+    if u.arbitrary::<u8>().unwrap_or(0).is_multiple_of(3) {
         use wasm_smith::InstructionKind as K;
         c.simd_enabled = true;
         c.allowed_instructions = wasm_smith::InstructionKinds::new(&[

@@ -213,7 +213,7 @@ pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<V
             Value::ExternRef(v) => mix(v.map_or(u64::MAX, u64::from)),
         }
     }
-    if h % 23 == 0 {
+    if h.is_multiple_of(23) {
         return Err(());
     }
     Ok(results
@@ -229,7 +229,7 @@ pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<V
                 Ty::F64 => Value::F64(((x % 1_000_000) as f64).to_bits()),
                 Ty::V128 => Value::V128(((x as u128) << 64) | h as u128),
                 Ty::FuncRef => Value::FuncRef { null: true },
-                Ty::ExternRef => Value::ExternRef((x % 3 != 0).then_some(x as u32 % 1000)),
+                Ty::ExternRef => Value::ExternRef((!x.is_multiple_of(3)).then_some(x as u32 % 1000)),
             }
         })
         .collect())

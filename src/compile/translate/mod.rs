@@ -254,7 +254,7 @@ impl<'a, 'f> Translator<'a, 'f> {
                 self.b.ins().jump(header, &args);
                 self.stack.truncate(self.stack.len() - params.len());
                 self.b.switch_to_block(header);
-                self.stack.extend_from_slice(&self.b.block_params(header).to_vec());
+                self.stack.extend_from_slice(self.b.block_params(header));
                 let next = self.new_block(results);
                 self.push_frame(FrameKind::Loop { header }, next, params.len(), results.len());
             }
@@ -423,7 +423,7 @@ impl<'a, 'f> Translator<'a, 'f> {
         self.stack.truncate(frame.stack_base);
         if frame.exit_reached {
             self.b.switch_to_block(frame.next);
-            self.stack.extend_from_slice(&self.b.block_params(frame.next).to_vec());
+            self.stack.extend_from_slice(self.b.block_params(frame.next));
             self.reachable = true;
             if self.control.is_empty() {
                 let results = self.stack.clone();
@@ -487,7 +487,7 @@ impl<'a, 'f> Translator<'a, 'f> {
                     self.reachable = false;
                 } else {
                     let call = self.b.ins().call(r, &all);
-                    self.stack.extend_from_slice(&self.b.inst_results(call).to_vec());
+                    self.stack.extend_from_slice(self.b.inst_results(call));
                 }
             }
             Callee::Indirect { code, vmctx } => self.call_code(ty, code, vmctx, caller, args, tail),
@@ -511,7 +511,7 @@ impl<'a, 'f> Translator<'a, 'f> {
             self.reachable = false;
         } else {
             let call = self.b.ins().call_indirect(sig, code, &all);
-            self.stack.extend_from_slice(&self.b.inst_results(call).to_vec());
+            self.stack.extend_from_slice(self.b.inst_results(call));
         }
     }
 
