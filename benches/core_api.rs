@@ -7,25 +7,28 @@
 //! the numbers are comparable with the C harness's overhead cases
 //! (`benches/harness/bench.c`), which use the same small module.
 
+mod support;
+
 use std::hint::black_box;
 use std::time::Instant;
 
 use cranewasm::{AsContextMut, Engine, Func, FuncType, Instance, Module, Store, Val, ValRaw, ValType};
+use support::{kernel_runner, kernels, median};
 
 const SMALL_WAT: &str = include_str!("harness/small.wat");
 
 /// Times `reps` repetitions of `body`, which does `per_rep` operations, and
 /// returns the median cost of one operation in nanoseconds.
 fn median_ns(reps: usize, per_rep: u32, mut body: impl FnMut()) -> f64 {
-    let mut samples: Vec<f64> = (0..reps)
-        .map(|_| {
-            let start = Instant::now();
-            body();
-            start.elapsed().as_secs_f64() * 1e9 / f64::from(per_rep)
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
+    median(
+        (0..reps)
+            .map(|_| {
+                let start = Instant::now();
+                body();
+                start.elapsed().as_secs_f64() * 1e9 / f64::from(per_rep)
+            })
+            .collect(),
+    )
 }
 
 fn i32_to_i32() -> FuncType {
@@ -49,22 +52,6 @@ fn host_inc(store: &mut Store<()>, raw: bool) -> Func {
     }
 }
 
-fn kernel_dir() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/kernels")
-}
-
-/// (name, bench_n) of every kernel, from kernels/expected.txt.
-fn kernels() -> Vec<(String, u32)> {
-    let text = std::fs::read_to_string(kernel_dir().join("expected.txt")).expect("kernels/expected.txt");
-    text.lines()
-        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
-        .map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            (fields[0].to_string(), fields[3].parse().expect("bench_n"))
-        })
-        .collect()
-}
-
 struct Small {
     store: Store<()>,
     instance: Instance,
@@ -85,7 +72,7 @@ fn call_i32(func: &Func, store: &mut Store<()>, arg: i32) -> i32 {
 
 fn main() {
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    let reps: usize = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(7).max(1);
+    let reps = support::reps(7);
     let wanted = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let report = |name: &str, value: f64, unit: &str| println!("core_api/{name:<22} {value:>12.1} {unit}");
 
@@ -116,8 +103,7 @@ fn main() {
             }
             samples.push(start.elapsed().as_secs_f64() * 1e9 / f64::from(N));
         }
-        samples.sort_by(f64::total_cmp);
-        report("instantiate_small", samples[samples.len() / 2] / 1e3, "us/instance");
+        report("instantiate_small", median(samples) / 1e3, "us/instance");
     }
 
     if wanted("call_i32") {
@@ -154,18 +140,8 @@ fn main() {
         if !wanted(&case) {
             continue;
         }
-        let bytes = std::fs::read(kernel_dir().join(format!("{name}.wasm"))).expect("kernel .wasm");
-        let module = Module::new(&engine, &bytes).expect("compile kernel");
-        let mut store = Store::new(&engine, ());
-        let instance = Instance::new(&mut store, &module, &[]).expect("instantiate kernel");
-        let run = instance.get_func(&store, "run").expect("run");
-        let mut call = || {
-            let mut result = [Val::I64(0)];
-            run.call(&mut store, &[Val::I32(bench_n as i32)], &mut result).expect("run");
-            result[0].i64().unwrap()
-        };
-        let first = call();
-        let ns = median_ns(reps, 1, || assert_eq!(call(), first, "{name}: checksum changed between runs"));
+        let mut run = kernel_runner(&engine, &name, bench_n);
+        let ns = median((0..reps).map(|_| run()).collect());
         report(&case, ns / 1e6, "ms");
     }
 }

@@ -12,6 +12,16 @@ pub enum BoundsChecks {
     Explicit,
 }
 
+/// Which register allocator Cranelift runs: the trade between compile time
+/// and code speed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Regalloc {
+    /// Better code, slower compilation. The default.
+    Backtracking,
+    /// Faster compilation, slower code (more spills and moves).
+    SinglePass,
+}
+
 /// Settings shared by everything created from one [`Engine`](crate::Engine).
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -24,6 +34,8 @@ pub struct Config {
     pub(crate) max_wasm_stack: usize,
     pub(crate) parallel_compilation: bool,
     pub(crate) optimize: bool,
+    pub(crate) regalloc: Regalloc,
+    pub(crate) memory_pool_capacity: usize,
 }
 
 impl Default for Config {
@@ -38,6 +50,8 @@ impl Default for Config {
             max_wasm_stack: 1 << 20,
             parallel_compilation: true,
             optimize: true,
+            regalloc: Regalloc::Backtracking,
+            memory_pool_capacity: 16,
         }
     }
 }
@@ -101,6 +115,22 @@ impl Config {
     /// Run Cranelift's optimiser (on by default).
     pub fn cranelift_optimize(&mut self, on: bool) -> &mut Config {
         self.optimize = on;
+        self
+    }
+
+    /// Cranelift's register allocator (see [`Regalloc`]).
+    pub fn cranelift_regalloc(&mut self, algorithm: Regalloc) -> &mut Config {
+        self.regalloc = algorithm;
+        self
+    }
+
+    /// How many released linear-memory reservations the engine keeps for
+    /// reuse by later instances (default 16). Reuse saves the system calls
+    /// that map and unmap a reservation; each kept one holds its address
+    /// space (8 GiB with guard pages) but no memory. 0 returns every
+    /// reservation to the system at once.
+    pub fn memory_pool_capacity(&mut self, reservations: usize) -> &mut Config {
+        self.memory_pool_capacity = reservations;
         self
     }
 

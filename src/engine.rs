@@ -11,7 +11,7 @@ use cranelift_frontend::FunctionBuilderContext;
 
 use crate::code_memory::CodeMemory;
 use crate::compile::{compile_function, trampoline};
-use crate::config::Config;
+use crate::config::{Config, Regalloc};
 use crate::error::{Error, Result};
 use crate::runtime::memory_pool::MemoryPool;
 use crate::runtime::signals;
@@ -33,9 +33,6 @@ struct EngineInner {
     memory_pool: Arc<MemoryPool>,
 }
 
-/// Reservations kept for reuse per engine: 16 × 8 GiB of address space.
-const MEMORY_POOL_CAPACITY: usize = 16;
-
 impl Engine {
     /// An engine with the given settings, generating code for this host.
     pub fn new(config: &Config) -> Result<Engine> {
@@ -45,6 +42,11 @@ impl Engine {
         };
         set(&mut flags, "opt_level", if config.optimize { "speed" } else { "none" })?;
         // Frame pointers give trap backtraces a chain to follow.
+        let regalloc = match config.regalloc {
+            Regalloc::Backtracking => "backtracking",
+            Regalloc::SinglePass => "single_pass",
+        };
+        set(&mut flags, "regalloc_algorithm", regalloc)?;
         set(&mut flags, "preserve_frame_pointers", "true")?;
         // Prologues check the stack limit before allocating, so no probes.
         set(&mut flags, "enable_probestack", "false")?;
@@ -65,7 +67,7 @@ impl Engine {
                 config: config.clone(),
                 isa,
                 exit_trampolines: Mutex::default(),
-                memory_pool: Arc::new(MemoryPool::new(MEMORY_POOL_CAPACITY)),
+                memory_pool: Arc::new(MemoryPool::new(config.memory_pool_capacity)),
             }),
         })
     }

@@ -47,7 +47,7 @@ mod types;
 mod values;
 mod vmctx;
 
-pub use config::{BoundsChecks, Config};
+pub use config::{BoundsChecks, Config, Regalloc};
 pub use engine::Engine;
 pub use error::{Error, Result};
 pub use linker::Linker;

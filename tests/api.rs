@@ -404,7 +404,14 @@ fn released_instances_are_freed_when_nothing_can_reach_them() {
 
 #[test]
 fn reused_memory_reservations_start_zeroed_and_bounded() {
-    let engine = Engine::default();
+    // With the default pool and with none (every reservation unmapped).
+    for capacity in [16, 0] {
+        memories_start_zeroed_and_bounded(Config::new().memory_pool_capacity(capacity));
+    }
+}
+
+fn memories_start_zeroed_and_bounded(config: &Config) {
+    let engine = Engine::new(config).unwrap();
     let mut store = Store::new(&engine, ());
     let m = module(
         &engine,

@@ -19,7 +19,8 @@ pub struct Subject {
 
 thread_local! {
     /// Engines are made once per thread: guard pages and explicit bounds
-    /// checks, with and without Cranelift's optimiser.
+    /// checks, with Cranelift's optimiser and backtracking register
+    /// allocator or with neither (no optimiser, single-pass allocator).
     static ENGINES: RefCell<Vec<Engine>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -36,6 +37,7 @@ fn engine(config_seed: u64) -> Engine {
                 config.max_wasm_stack(MAX_WASM_STACK);
                 config.bounds_checks(if i & 1 == 0 { BoundsChecks::GuardPages } else { BoundsChecks::Explicit });
                 config.cranelift_optimize(i & 2 == 0);
+                config.cranelift_regalloc(if i & 2 == 0 { Regalloc::Backtracking } else { Regalloc::SinglePass });
                 // Fuzzing runs several workers already.
                 config.parallel_compilation(false);
                 engines.push(Engine::new(&config).expect("engine"));
@@ -45,7 +47,8 @@ fn engine(config_seed: u64) -> Engine {
     })
 }
 
-/// The description of an engine chosen by `config_seed`, for failure reports.
+/// The description of an engine chosen by `config_seed`, for failure reports
+/// ("unoptimised" engines also use the single-pass register allocator).
 pub fn engine_name(config_seed: u64) -> &'static str {
     ["guard pages, optimised", "explicit checks, optimised", "guard pages, unoptimised", "explicit checks, unoptimised"]
         [(config_seed % 4) as usize]

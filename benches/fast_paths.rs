@@ -1,0 +1,260 @@
+//! Every switchable fast path of the runtime, measured with and without it
+//! in one run: the "before and after" of each, on the same machine at the
+//! same time.
+//!
+//! `cargo bench --bench fast_paths [FILTER...]` (REPS, default 3) prints one
+//! row per case: the median time with the fast path, without it, and the
+//! ratio (below 1 means the fast path wins), then the geometric mean of the
+//! ratios of each fast path. FILTER matches fast-path or case names. In each
+//! repetition every row times both variants back to back, alternating which
+//! goes first, so machine load drifts over both alike.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::Instant;
+
+use cranewasm::{
+    AsContextMut, BoundsChecks, Config, Engine, Func, FuncType, Instance, Module, Regalloc, Store, Val, ValRaw, ValType,
+};
+use support::{kernel_runner, kernels, median};
+
+const SMALL_WAT: &str = include_str!("harness/small.wat");
+
+/// One measurement: each call times one sample, in `unit`.
+type Sampler = Box<dyn FnMut() -> f64>;
+
+struct Row {
+    fast_path: &'static str,
+    case: String,
+    unit: &'static str,
+    with: Sampler,
+    without: Sampler,
+}
+
+fn engine(tweak: impl FnOnce(&mut Config)) -> Engine {
+    let mut config = Config::new();
+    tweak(&mut config);
+    Engine::new(&config).expect("engine")
+}
+
+/// The large module of the compile benchmark (4000 functions, ~4.4 MB),
+/// written by the same generator compare.sh uses.
+fn large_module() -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("large.wasm");
+    if !path.exists() {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gen_large_module.py");
+        let status = std::process::Command::new("python3").arg(script).arg(&path).status().expect("run python3");
+        assert!(status.success(), "gen_large_module.py failed");
+    }
+    std::fs::read(path).expect("large.wasm")
+}
+
+fn compile_sampler(engine: Engine, bytes: std::rc::Rc<Vec<u8>>) -> Sampler {
+    Box::new(move || {
+        let start = Instant::now();
+        black_box(Module::new(&engine, bytes.as_slice()).expect("compile"));
+        start.elapsed().as_secs_f64() * 1e3
+    })
+}
+
+fn i32_to_i32() -> FuncType {
+    FuncType::new([ValType::I32], [ValType::I32])
+}
+
+/// A small instance whose one import adds 1, written against raw slots or
+/// against `Val`s as `raw` says.
+fn small_instance(engine: &Engine, module: &Module, raw: bool) -> (Store<()>, Instance) {
+    let mut store = Store::new(engine, ());
+    let host = if raw {
+        Func::new_raw(store.as_context_mut(), i32_to_i32(), |_, slots| {
+            slots[0] = ValRaw::i32(slots[0].get_i32().wrapping_add(1));
+            Ok(())
+        })
+        .expect("host function")
+    } else {
+        Func::new(&mut store, i32_to_i32(), |_, params, results| {
+            results[0] = Val::I32(params[0].i32().unwrap().wrapping_add(1));
+            Ok(())
+        })
+    };
+    let instance = Instance::new(&mut store, module, &[host.into()]).expect("instantiate");
+    (store, instance)
+}
+
+/// Nanoseconds per store + instantiation + teardown of the small module.
+fn instantiate_sampler(engine: Engine) -> Sampler {
+    let module = Module::new(&engine, SMALL_WAT).expect("small.wat");
+    Box::new(move || {
+        const N: u32 = 200;
+        let start = Instant::now();
+        for _ in 0..N {
+            black_box(small_instance(&engine, &module, true));
+        }
+        start.elapsed().as_secs_f64() * 1e6 / f64::from(N)
+    })
+}
+
+const CALLS: u32 = 1_000_000;
+
+/// Nanoseconds per host→wasm call of `inc`, typed or through `Val`s.
+fn call_sampler(engine: &Engine, typed: bool) -> Sampler {
+    let module = Module::new(engine, SMALL_WAT).expect("small.wat");
+    let (mut store, instance) = small_instance(engine, &module, true);
+    let inc = instance.get_func(&store, "inc").expect("inc");
+    let typed_inc = inc.typed::<i32, i32>(&store).expect("inc: i32 -> i32");
+    Box::new(move || {
+        let start = Instant::now();
+        for i in 0..CALLS as i32 {
+            let result = if typed {
+                typed_inc.call(&mut store, i).expect("call")
+            } else {
+                let mut results = [Val::I32(0)];
+                inc.call(&mut store, &[Val::I32(i)], &mut results).expect("call");
+                results[0].i32().unwrap()
+            };
+            assert_eq!(result, i.wrapping_add(1));
+        }
+        start.elapsed().as_secs_f64() * 1e9 / f64::from(CALLS)
+    })
+}
+
+/// Nanoseconds per wasm→host→wasm call, the host function raw or `Val`-based.
+fn host_sampler(engine: &Engine, raw: bool) -> Sampler {
+    let module = Module::new(engine, SMALL_WAT).expect("small.wat");
+    let (mut store, instance) = small_instance(engine, &module, raw);
+    let host_loop =
+        instance.get_func(&store, "host_loop").expect("host_loop").typed::<i32, i32>(&store).expect("host_loop type");
+    Box::new(move || {
+        let start = Instant::now();
+        assert_eq!(host_loop.call(&mut store, CALLS as i32).expect("host_loop"), CALLS as i32);
+        start.elapsed().as_secs_f64() * 1e9 / f64::from(CALLS)
+    })
+}
+
+fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let default = engine(|_| {});
+    let mut push = |fast_path, case: &str, unit, with: &dyn Fn() -> Sampler, without: &dyn Fn() -> Sampler| {
+        if wanted(fast_path, case) {
+            rows.push(Row { fast_path, case: case.to_string(), unit, with: with(), without: without() });
+        }
+    };
+
+    // Code generation: each switch against the default engine, per kernel.
+    let code_switches: [(&str, Engine); 3] = [
+        (
+            "guard pages (vs explicit bounds checks)",
+            engine(|c| {
+                c.bounds_checks(BoundsChecks::Explicit);
+            }),
+        ),
+        (
+            "cranelift opt_level=speed (vs none)",
+            engine(|c| {
+                c.cranelift_optimize(false);
+            }),
+        ),
+        (
+            "backtracking regalloc (vs single_pass)",
+            engine(|c| {
+                c.cranelift_regalloc(Regalloc::SinglePass);
+            }),
+        ),
+    ];
+    let ms = |mut run: Box<dyn FnMut() -> f64>| -> Sampler { Box::new(move || run() / 1e6) };
+    for (fast_path, without) in &code_switches {
+        for (name, bench_n) in kernels() {
+            let case = format!("kernel:{name}");
+            push(fast_path, &case, "ms", &|| ms(Box::new(kernel_runner(&default, &name, bench_n))), &|| {
+                ms(Box::new(kernel_runner(without, &name, bench_n)))
+            });
+        }
+    }
+
+    // Compile time: what the code-generation choices cost, and parallelism.
+    let serial = engine(|c| {
+        c.parallel_compilation(false);
+    });
+    let large = std::rc::Rc::new(if wanted("", "compile_large") { large_module() } else { Vec::new() });
+    for (fast_path, without) in
+        code_switches.iter().map(|(p, e)| (*p, e)).chain([("parallel compilation (vs serial)", &serial)])
+    {
+        push(fast_path, "compile_large", "ms", &|| compile_sampler(default.clone(), large.clone()), &|| {
+            compile_sampler(without.clone(), large.clone())
+        });
+    }
+
+    // Instantiation: reusing memory reservations.
+    let no_pool = engine(|c| {
+        c.memory_pool_capacity(0);
+    });
+    push(
+        "memory reservation pool (vs none)",
+        "instantiate_small",
+        "us",
+        &|| instantiate_sampler(default.clone()),
+        &|| instantiate_sampler(no_pool.clone()),
+    );
+
+    // Calls: the typed and raw paths of the Rust API against the `Val` ones.
+    push("typed call (vs Func::call with Vals)", "call_i32", "ns/call", &|| call_sampler(&default, true), &|| {
+        call_sampler(&default, false)
+    });
+    push(
+        "raw host function (vs Func::new with Vals)",
+        "host_roundtrip",
+        "ns/call",
+        &|| host_sampler(&default, true),
+        &|| host_sampler(&default, false),
+    );
+    rows
+}
+
+fn main() {
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let reps = support::reps(3);
+    let wanted = |fast_path: &str, case: &str| {
+        filters.is_empty() || filters.iter().any(|f| fast_path.contains(f.as_str()) || case.contains(f.as_str()))
+    };
+    let mut rows = rows(wanted);
+    let mut samples: Vec<(Vec<f64>, Vec<f64>)> = rows.iter().map(|_| Default::default()).collect();
+    for rep in 0..reps {
+        for (row, (with, without)) in rows.iter_mut().zip(&mut samples) {
+            if rep % 2 == 0 {
+                with.push((row.with)());
+                without.push((row.without)());
+            } else {
+                without.push((row.without)());
+                with.push((row.with)());
+            }
+        }
+    }
+
+    println!(
+        "{:<44} {:<18} {:<8} {:>10} {:>10} {:>13}",
+        "fast path", "case", "unit", "with", "without", "with/without"
+    );
+    // Kernel ratios of one fast path, for its geometric mean.
+    let mut kernel_logs: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for (row, (with, without)) in rows.iter().zip(samples) {
+        let (with, without) = (median(with), median(without));
+        println!(
+            "{:<44} {:<18} {:<8} {:>10.3} {:>10.3} {:>13.3}",
+            row.fast_path,
+            row.case,
+            row.unit,
+            with,
+            without,
+            with / without
+        );
+        if row.case.starts_with("kernel:") {
+            kernel_logs.entry(row.fast_path).or_default().push((with / without).ln());
+        }
+    }
+    for (fast_path, logs) in kernel_logs {
+        let geomean = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
+        println!("{:<44} {:<18} {:<8} {:>10} {:>10} {:>13.3}", fast_path, "geomean (kernels)", "", "", "", geomean);
+    }
+}

@@ -1,0 +1,59 @@
+//! What the Rust benchmarks share: the checked-in kernels and the median of
+//! timed samples.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use cranewasm::{Engine, Func, Instance, Module, Store, Val};
+
+pub fn kernel_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/kernels")
+}
+
+/// (name, bench_n) of every kernel, from kernels/expected.txt.
+pub fn kernels() -> Vec<(String, u32)> {
+    let text = std::fs::read_to_string(kernel_dir().join("expected.txt")).expect("kernels/expected.txt");
+    text.lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields[0].to_string(), fields[3].parse().expect("bench_n"))
+        })
+        .collect()
+}
+
+/// A kernel compiled and instantiated in `engine`, warmed up by one call:
+/// each call of the returned closure times one `run(bench_n)` in
+/// nanoseconds and checks the checksum against the warm-up's.
+pub fn kernel_runner(engine: &Engine, name: &str, bench_n: u32) -> impl FnMut() -> f64 {
+    let bytes = std::fs::read(kernel_dir().join(format!("{name}.wasm"))).expect("kernel .wasm");
+    let module = Module::new(engine, &bytes).expect("compile kernel");
+    let mut store = Store::new(engine, ());
+    let instance = Instance::new(&mut store, &module, &[]).expect("instantiate kernel");
+    let run: Func = instance.get_func(&store, "run").expect("run");
+    let mut call = move || {
+        let mut result = [Val::I64(0)];
+        run.call(&mut store, &[Val::I32(bench_n as i32)], &mut result).expect("run");
+        result[0].i64().unwrap()
+    };
+    let first = call();
+    let name = name.to_string();
+    move || {
+        let start = Instant::now();
+        let checksum = call();
+        let ns = start.elapsed().as_secs_f64() * 1e9;
+        assert_eq!(checksum, first, "{name}: checksum changed between runs");
+        ns
+    }
+}
+
+/// The median of `samples`.
+pub fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// REPS from the environment, at least 1.
+pub fn reps(default: usize) -> usize {
+    std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(default).max(1)
+}
