@@ -6,6 +6,7 @@
 //! for host functions a Rust shim. Wasm calls a host function through the
 //! exit trampoline in `wasm_call`, which lands in [`HostFunc::host_call`].
 
+use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -63,19 +64,26 @@ impl Func {
         f: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> Result<(), Trap> + Send + Sync + 'static,
     ) -> Func {
         let raw = move |mut caller: Caller<'_, T>, slots: &mut [ValRaw]| {
-            let store = &caller.store.opaque;
-            let params: Vec<Val> =
-                ty.params().iter().zip(slots.iter()).map(|(t, v)| Val::from_raw(store, *v, *t)).collect();
-            let mut results: Vec<Val> = ty.results().iter().map(|t| Val::default_for(*t)).collect();
-            f(caller.reborrow(), &params, &mut results)?;
-            let store = &caller.store.opaque;
-            for ((slot, r), t) in slots.iter_mut().zip(&results).zip(ty.results()) {
-                if r.ty() != *t {
-                    return Err(Trap::new(format!("host function returned {} where {t} was expected", r.ty())));
+            let (n_params, n_results) = (ty.params().len(), ty.results().len());
+            with_scratch(n_params + n_results, Val::I32(0), |vals| {
+                let (params, results) = vals.split_at_mut(n_params);
+                let store = &caller.store.opaque;
+                for ((p, slot), t) in params.iter_mut().zip(slots.iter()).zip(ty.params()) {
+                    *p = Val::from_raw(store, *slot, *t);
                 }
-                *slot = r.to_raw(store).map_err(|e| Trap::new(e.to_string()))?;
-            }
-            Ok(())
+                for (r, t) in results.iter_mut().zip(ty.results()) {
+                    *r = Val::default_for(*t);
+                }
+                f(caller.reborrow(), params, results)?;
+                let store = &caller.store.opaque;
+                for ((slot, r), t) in slots.iter_mut().zip(results.iter()).zip(ty.results()) {
+                    if r.ty() != *t {
+                        return Err(Trap::new(format!("host function returned {} where {t} was expected", r.ty())));
+                    }
+                    *slot = r.to_raw(store).map_err(|e| Trap::new(e.to_string()))?;
+                }
+                Ok(())
+            })
         };
         Func::new_raw(store.as_context_mut(), ty, raw).expect("trampoline compilation cannot fail")
     }
@@ -150,19 +158,20 @@ impl Func {
                 results.len()
             )));
         }
-        let mut slots = vec![ValRaw::default(); ty.params().len().max(ty.results().len())];
-        for ((slot, p), t) in slots.iter_mut().zip(params).zip(ty.params()) {
-            if p.ty() != *t {
-                return Err(Error::Usage(format!("argument of type {} where {t} was expected", p.ty())));
+        with_scratch(ty.params().len().max(ty.results().len()), ValRaw::default(), |slots| {
+            for ((slot, p), t) in slots.iter_mut().zip(params).zip(ty.params()) {
+                if p.ty() != *t {
+                    return Err(Error::Usage(format!("argument of type {} where {t} was expected", p.ty())));
+                }
+                *slot = p.to_raw(store)?;
             }
-            *slot = p.to_raw(store)?;
-        }
-        // SAFETY: `slots` holds the parameters and has room for the results.
-        unsafe { self.call_raw(store, slots.as_mut_ptr())? };
-        for ((r, slot), t) in results.iter_mut().zip(&slots).zip(ty.results()) {
-            *r = Val::from_raw(store, *slot, *t);
-        }
-        Ok(())
+            // SAFETY: `slots` holds the parameters and has room for the results.
+            unsafe { self.call_raw(store, slots.as_mut_ptr())? };
+            for ((r, slot), t) in results.iter_mut().zip(slots.iter()).zip(ty.results()) {
+                *r = Val::from_raw(store, *slot, *t);
+            }
+            Ok(())
+        })
     }
 
     /// Calls the function with arguments and results in `values`, which
@@ -226,4 +235,22 @@ unsafe extern "C" fn host_array_call<T: 'static, F>(
     (*vm).last_exit_fp = 0;
     host_call::<T, F>(ctx, caller_vmctx, values);
     (*vm).last_exit_fp = saved;
+}
+
+/// Runs `f` on `n` copies of `fill`, kept on the stack when few (as for
+/// every ordinary signature) so that calls do not allocate.
+fn with_scratch<V: Copy, R>(n: usize, fill: V, f: impl FnOnce(&mut [V]) -> R) -> R {
+    const ON_STACK: usize = 16;
+    if n > ON_STACK {
+        return f(&mut vec![fill; n]);
+    }
+    // Only the `n` slots in use are written: filling all sixteen cost more
+    // than the rest of a call.
+    let mut buf = [const { MaybeUninit::<V>::uninit() }; ON_STACK];
+    for slot in &mut buf[..n] {
+        slot.write(fill);
+    }
+    // SAFETY: the first `n` elements were just initialised; `V: Copy` has no
+    // destructor to run when `buf` goes.
+    f(unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<V>(), n) })
 }
