@@ -26,6 +26,8 @@ cargo test --release --workspace
 # hello sample and examples/python/hello_wamr.py among them)
 ../shared/clients/run-wamr-python.sh target/release/libiwasm.so \
     python3 -m pytest -q tests/python
+# ... and again under valgrind: no memory error or leak involving our library
+python3 tests/python/valgrind.py target/release/libiwasm.so
 
 # --- our Python package, installed from python/ with the library bundled ------
 tests/python_pkg/run.sh

@@ -75,6 +75,7 @@ def test_import_of_wrong_kind_fails(store):
     def run():
         gt = ffi.wasm_globaltype_new(ffi.wasm_valtype_new(ffi.WASM_I32), ffi.WASM_CONST)
         g = ffi.wasm_global_new(store, gt, ffi.wasm_i32_val(0))
+        ffi.wasm_globaltype_delete(gt)
         arr = (c.POINTER(ffi.wasm_extern_t) * 1)(ffi.wasm_global_as_extern(g))
         vec = ffi.wasm_extern_vec_t(1, arr, 1, c.sizeof(c.c_void_p), None)
         assert not ffi.wasm_instance_new(store, module, vec, None), "a global satisfied a function import"

@@ -28,8 +28,10 @@ def test_exported_memory(store):
     assert call_ok(inst.func("load"), ("i32", 100)) == [0xAB]
     call_ok(inst.func("store"), ("i32", 200), ("i32", 7))
     assert data[200] == 7
-    limits = ffi.dereference(ffi.wasm_memorytype_limits(ffi.wasm_memory_type(mem)))
+    mt = ffi.wasm_memory_type(mem)
+    limits = ffi.dereference(ffi.wasm_memorytype_limits(mt))
     assert (limits.min, limits.max) == (1, 3)
+    ffi.wasm_memorytype_delete(mt)
     inst.release()
     ffi.wasm_module_delete(module)
 

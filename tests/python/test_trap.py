@@ -90,7 +90,9 @@ def test_client_trap_message_is_nul_terminated(store, text):
 
 def test_trap_functions_given_null(store):
     def run():
-        assert not ffi.wasm_trap_new(None, byte_vec(b"x"))
+        msg = byte_vec(b"x")
+        assert not ffi.wasm_trap_new(None, msg)
+        ffi.wasm_byte_vec_delete(msg)
         out = ffi.wasm_message_t()
         ffi.wasm_trap_message(None, out)
         assert out.num_elems == 0
