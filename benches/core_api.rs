@@ -12,10 +12,8 @@ mod support;
 use std::hint::black_box;
 use std::time::Instant;
 
-use cranewasm::{AsContextMut, Engine, Func, FuncType, Instance, Module, Store, Val, ValRaw, ValType};
-use support::{kernel_runner, kernels, median};
-
-const SMALL_WAT: &str = include_str!("harness/small.wat");
+use cranewasm::{Engine, Func, Instance, Module, Store, Val};
+use support::{host_inc, kernel_runner, kernels, median, small_instance, SMALL_WAT};
 
 /// Times `reps` repetitions of `body`, which does `per_rep` operations, and
 /// returns the median cost of one operation in nanoseconds.
@@ -29,39 +27,6 @@ fn median_ns(reps: usize, per_rep: u32, mut body: impl FnMut()) -> f64 {
             })
             .collect(),
     )
-}
-
-fn i32_to_i32() -> FuncType {
-    FuncType::new([ValType::I32], [ValType::I32])
-}
-
-/// The small module's one import, written with [`Func::new`] (slices of
-/// [`Val`]) or [`Func::new_raw`] (raw slots) as `raw` says.
-fn host_inc(store: &mut Store<()>, raw: bool) -> Func {
-    if raw {
-        Func::new_raw(store.as_context_mut(), i32_to_i32(), |_, slots| {
-            slots[0] = ValRaw::i32(slots[0].get_i32().wrapping_add(1));
-            Ok(())
-        })
-        .expect("host function")
-    } else {
-        Func::new(&mut *store, i32_to_i32(), |_, params, results| {
-            results[0] = Val::I32(params[0].i32().unwrap().wrapping_add(1));
-            Ok(())
-        })
-    }
-}
-
-struct Small {
-    store: Store<()>,
-    instance: Instance,
-}
-
-fn small(engine: &Engine, module: &Module, raw: bool) -> Small {
-    let mut store = Store::new(engine, ());
-    let host = host_inc(&mut store, raw);
-    let instance = Instance::new(&mut store, module, &[host.into()]).expect("instantiate small module");
-    Small { store, instance }
 }
 
 fn call_i32(func: &Func, store: &mut Store<()>, arg: i32) -> i32 {
@@ -108,7 +73,7 @@ fn main() {
 
     if wanted("call_i32") {
         const N: u32 = 1_000_000;
-        let Small { mut store, instance } = small(&engine, &module, true);
+        let (mut store, instance) = small_instance(&engine, &module, true);
         let inc = instance.get_func(&store, "inc").expect("inc");
         let mut sum = 0u64;
         let ns = median_ns(reps, N, || {
@@ -125,7 +90,7 @@ fn main() {
             continue;
         }
         const N: u32 = 1_000_000;
-        let Small { mut store, instance } = small(&engine, &module, raw);
+        let (mut store, instance) = small_instance(&engine, &module, raw);
         let host_loop = instance.get_func(&store, "host_loop").expect("host_loop");
         let ns = median_ns(reps, N, || {
             assert_eq!(call_i32(&host_loop, &mut store, N as i32), N as i32, "host_loop count");

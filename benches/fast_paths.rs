@@ -15,12 +15,8 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
 
-use cranewasm::{
-    AsContextMut, BoundsChecks, Config, Engine, Func, FuncType, Instance, Module, Regalloc, Store, Val, ValRaw, ValType,
-};
-use support::{kernel_runner, kernels, median};
-
-const SMALL_WAT: &str = include_str!("harness/small.wat");
+use cranewasm::{BoundsChecks, Config, Engine, Module, Regalloc, Val};
+use support::{kernel_runner, kernels, median, small_instance, SMALL_WAT};
 
 /// One measurement: each call times one sample, in `unit`.
 type Sampler = Box<dyn FnMut() -> f64>;
@@ -57,30 +53,6 @@ fn compile_sampler(engine: Engine, bytes: std::rc::Rc<Vec<u8>>) -> Sampler {
         black_box(Module::new(&engine, bytes.as_slice()).expect("compile"));
         start.elapsed().as_secs_f64() * 1e3
     })
-}
-
-fn i32_to_i32() -> FuncType {
-    FuncType::new([ValType::I32], [ValType::I32])
-}
-
-/// A small instance whose one import adds 1, written against raw slots or
-/// against `Val`s as `raw` says.
-fn small_instance(engine: &Engine, module: &Module, raw: bool) -> (Store<()>, Instance) {
-    let mut store = Store::new(engine, ());
-    let host = if raw {
-        Func::new_raw(store.as_context_mut(), i32_to_i32(), |_, slots| {
-            slots[0] = ValRaw::i32(slots[0].get_i32().wrapping_add(1));
-            Ok(())
-        })
-        .expect("host function")
-    } else {
-        Func::new(&mut store, i32_to_i32(), |_, params, results| {
-            results[0] = Val::I32(params[0].i32().unwrap().wrapping_add(1));
-            Ok(())
-        })
-    };
-    let instance = Instance::new(&mut store, module, &[host.into()]).expect("instantiate");
-    (store, instance)
 }
 
 /// Nanoseconds per store + instantiation + teardown of the small module.
@@ -163,13 +135,13 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
             }),
         ),
     ];
-    let ms = |mut run: Box<dyn FnMut() -> f64>| -> Sampler { Box::new(move || run() / 1e6) };
     for (fast_path, without) in &code_switches {
         for (name, bench_n) in kernels() {
-            let case = format!("kernel:{name}");
-            push(fast_path, &case, "ms", &|| ms(Box::new(kernel_runner(&default, &name, bench_n))), &|| {
-                ms(Box::new(kernel_runner(without, &name, bench_n)))
-            });
+            let kernel_ms = |engine: &Engine| -> Sampler {
+                let mut run = kernel_runner(engine, &name, bench_n);
+                Box::new(move || run() / 1e6)
+            };
+            push(fast_path, &format!("kernel:{name}"), "ms", &|| kernel_ms(&default), &|| kernel_ms(without));
         }
     }
 

@@ -41,12 +41,12 @@ impl Engine {
             flags.set(name, value).map_err(|e| Error::Unsupported(format!("cranelift setting {name}: {e}")))
         };
         set(&mut flags, "opt_level", if config.optimize { "speed" } else { "none" })?;
-        // Frame pointers give trap backtraces a chain to follow.
         let regalloc = match config.regalloc {
             Regalloc::Backtracking => "backtracking",
             Regalloc::SinglePass => "single_pass",
         };
         set(&mut flags, "regalloc_algorithm", regalloc)?;
+        // Frame pointers give trap backtraces a chain to follow.
         set(&mut flags, "preserve_frame_pointers", "true")?;
         // Prologues check the stack limit before allocating, so no probes.
         set(&mut flags, "enable_probestack", "false")?;

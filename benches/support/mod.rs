@@ -1,10 +1,39 @@
-//! What the Rust benchmarks share: the checked-in kernels and the median of
-//! timed samples.
+//! What the Rust benchmarks share: the small module of the overhead cases,
+//! the checked-in kernels and the median of timed samples.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use cranewasm::{Engine, Func, Instance, Module, Store, Val};
+use cranewasm::{AsContextMut, Engine, Func, FuncType, Instance, Module, Store, Val, ValRaw, ValType};
+
+/// The module of the overhead cases, the same as the C harness's.
+pub const SMALL_WAT: &str = include_str!("../harness/small.wat");
+
+/// The small module's one import, which adds 1, written with [`Func::new`]
+/// (slices of [`Val`]) or [`Func::new_raw`] (raw slots) as `raw` says.
+pub fn host_inc(store: &mut Store<()>, raw: bool) -> Func {
+    let ty = FuncType::new([ValType::I32], [ValType::I32]);
+    if raw {
+        Func::new_raw(store.as_context_mut(), ty, |_, slots| {
+            slots[0] = ValRaw::i32(slots[0].get_i32().wrapping_add(1));
+            Ok(())
+        })
+        .expect("host function")
+    } else {
+        Func::new(&mut *store, ty, |_, params, results| {
+            results[0] = Val::I32(params[0].i32().unwrap().wrapping_add(1));
+            Ok(())
+        })
+    }
+}
+
+/// A fresh store with the small module instantiated in it.
+pub fn small_instance(engine: &Engine, module: &Module, raw: bool) -> (Store<()>, Instance) {
+    let mut store = Store::new(engine, ());
+    let host = host_inc(&mut store, raw);
+    let instance = Instance::new(&mut store, module, &[host.into()]).expect("instantiate small module");
+    (store, instance)
+}
 
 pub fn kernel_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/kernels")
