@@ -40,6 +40,10 @@ impl Drop for VMContextBox {
 }
 
 /// An instance as its store owns it.
+#[allow(
+    clippy::vec_box,
+    reason = "JIT code and handles hold pointers to these objects, so they must not move when the Vec grows"
+)]
 pub(crate) struct InstanceData {
     pub(crate) module: Module,
     store: StoreId,

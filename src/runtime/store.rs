@@ -34,6 +34,10 @@ impl StoreId {
 }
 
 /// The part of a store that does not depend on the embedder's data type.
+#[allow(
+    clippy::vec_box,
+    reason = "JIT code and handles hold pointers to these objects, so they must not move when the Vec grows"
+)]
 pub struct StoreOpaque {
     id: StoreId,
     engine: Engine,
