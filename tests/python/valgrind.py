@@ -52,7 +52,7 @@ def ours(error):
 
 
 def in_jit_code(error):
-    return any(not obj for obj, fn in frames(error))
+    return any(not obj for obj, _ in frames(error))
 
 
 def counts(error):
@@ -101,7 +101,8 @@ def main():
             try:
                 root = ET.fromstring(text)
             except ET.ParseError:
-                counted.append(f"report {os.path.basename(path)} cut short: the process died under valgrind")
+                name = os.path.basename(path)
+                counted.append(("Died", (name,), f"report {name} cut short: the process died under valgrind"))
                 continue
             for error in root.iter("error"):
                 if counts(error):
