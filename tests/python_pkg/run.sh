@@ -6,8 +6,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-# Building without isolation needs setuptools' wheel support.
-python3 -c 'import wheel' 2>/dev/null || python3 -m pip install -q wheel
+# Building without isolation needs setuptools and its wheel support here.
+python3 -c 'import setuptools, wheel' 2>/dev/null || python3 -m pip install -q setuptools wheel
 # A copy of the source, so the build leaves nothing in the repository.
 cp -r "$root/python" "$tmp/src"
 mkdir -p "$tmp/target/release"
