@@ -1,15 +1,88 @@
 //! Engine-wide settings: which proposals are on, and how code is generated.
 
 /// How linear-memory accesses are kept in bounds.
+///
+/// The default comes from the environment, so that programs whose
+/// configuration cannot be changed (C and Python clients) can choose too:
+/// [`BOUNDS_CHECKS_ENV`] set to `explicit` or `guard-pages`; unset, explicit
+/// checks under valgrind and guard pages otherwise. [`Config::bounds_checks`]
+/// overrides both.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum BoundsChecks {
     /// Reserve the whole 32-bit index space plus a guard region per memory,
     /// so every access lands in mapped memory or faults; no compare in the
     /// generated code. The default on 64-bit hosts.
+    ///
+    /// An out-of-bounds access is a real access to an inaccessible page, so
+    /// valgrind reports it ("Invalid read") before the fault becomes the
+    /// trap.
     GuardPages,
     /// Compare every access against the current length. For hosts short of
-    /// address space; memories still never move once created.
+    /// address space, and for running under valgrind: an out-of-bounds
+    /// access traps before it touches memory, so valgrind reports nothing.
+    /// Memories still never move once created.
     Explicit,
+}
+
+/// The environment variable that chooses the default [`BoundsChecks`]:
+/// `explicit` or `guard-pages`. Any other value makes [`Engine::new`]
+/// fail with an error naming it.
+///
+/// [`Engine::new`]: crate::Engine::new
+pub const BOUNDS_CHECKS_ENV: &str = "CRANEWASM_BOUNDS_CHECKS";
+
+impl BoundsChecks {
+    /// The mode [`BOUNDS_CHECKS_ENV`] asks for, or, when it is unset, explicit
+    /// checks under valgrind and guard pages otherwise.
+    fn from_environment() -> Result<BoundsChecks, String> {
+        match std::env::var(BOUNDS_CHECKS_ENV) {
+            Ok(v) if v == "explicit" => Ok(BoundsChecks::Explicit),
+            Ok(v) if v == "guard-pages" => Ok(BoundsChecks::GuardPages),
+            Ok(v) => Err(format!("{BOUNDS_CHECKS_ENV}={v:?}: expected \"explicit\" or \"guard-pages\"")),
+            Err(std::env::VarError::NotUnicode(v)) => {
+                Err(format!("{BOUNDS_CHECKS_ENV}={v:?}: expected \"explicit\" or \"guard-pages\""))
+            }
+            Err(std::env::VarError::NotPresent) if running_on_valgrind() => Ok(BoundsChecks::Explicit),
+            Err(std::env::VarError::NotPresent) => Ok(BoundsChecks::GuardPages),
+        }
+    }
+}
+
+/// Whether the process runs under valgrind: its `RUNNING_ON_VALGRIND`
+/// client request. Natively the sequence below changes nothing (the four
+/// rotations of `rdi` add up to 128 bits, and `xchg rbx, rbx` is a no-op),
+/// so `rdx` keeps the 0 it was given; valgrind recognises the sequence and
+/// puts its nesting depth in `rdx` instead.
+#[cfg(target_arch = "x86_64")]
+fn running_on_valgrind() -> bool {
+    const VG_USERREQ_RUNNING_ON_VALGRIND: u64 = 0x1001;
+    let request: [u64; 6] = [VG_USERREQ_RUNNING_ON_VALGRIND, 0, 0, 0, 0, 0];
+    let depth: u64;
+    // SAFETY: the instructions only rotate `rdi` back to its value and
+    // exchange `rbx` with itself; valgrind, if present, reads the six words
+    // of `request` (alive and initialised for the whole block) and writes
+    // only `rdx`. Flags are clobbered, which asm! assumes by default.
+    unsafe {
+        std::arch::asm!(
+            "rol rdi, 3",
+            "rol rdi, 13",
+            "rol rdi, 61",
+            "rol rdi, 51",
+            "xchg rbx, rbx",
+            inout("rdx") 0u64 => depth,
+            in("rax") request.as_ptr(),
+            inout("rdi") 0u64 => _,
+            options(nostack, readonly),
+        );
+    }
+    depth != 0
+}
+
+/// Without the client request on this architecture, set
+/// [`BOUNDS_CHECKS_ENV`] to get explicit checks under valgrind.
+#[cfg(not(target_arch = "x86_64"))]
+fn running_on_valgrind() -> bool {
+    false
 }
 
 /// Which register allocator Cranelift runs: the trade between compile time
@@ -31,6 +104,12 @@ pub struct Config {
     pub(crate) extended_const: bool,
     pub(crate) multi_memory: bool,
     pub(crate) bounds_checks: BoundsChecks,
+    /// Why [`BOUNDS_CHECKS_ENV`] could not be used, until
+    /// [`Config::bounds_checks`] makes it irrelevant; [`Engine::new`]
+    /// reports it.
+    ///
+    /// [`Engine::new`]: crate::Engine::new
+    pub(crate) bounds_checks_env_error: Option<String>,
     pub(crate) max_wasm_stack: usize,
     pub(crate) parallel_compilation: bool,
     pub(crate) optimize: bool,
@@ -40,13 +119,18 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Config {
+        let (bounds_checks, bounds_checks_env_error) = match BoundsChecks::from_environment() {
+            Ok(mode) => (mode, None),
+            Err(e) => (BoundsChecks::GuardPages, Some(e)),
+        };
         Config {
             simd: true,
             relaxed_simd: true,
             tail_call: true,
             extended_const: true,
             multi_memory: true,
-            bounds_checks: BoundsChecks::GuardPages,
+            bounds_checks,
+            bounds_checks_env_error,
             max_wasm_stack: 1 << 20,
             parallel_compilation: true,
             optimize: true,
@@ -57,7 +141,10 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The default configuration: WebAssembly 2.0 plus the tail-call, extended-const, multi-memory and relaxed-SIMD proposals, guard-page bounds checks, 1 MiB of wasm stack.
+    /// The default configuration: WebAssembly 2.0 plus the tail-call,
+    /// extended-const, multi-memory and relaxed-SIMD proposals, 1 MiB of wasm
+    /// stack, and guard-page bounds checks unless the environment asks
+    /// otherwise (see [`BoundsChecks`]).
     pub fn new() -> Config {
         Config::default()
     }
@@ -92,9 +179,11 @@ impl Config {
         self
     }
 
-    /// How memory accesses are bounds-checked (see [`BoundsChecks`]).
+    /// How memory accesses are bounds-checked (see [`BoundsChecks`]); wins
+    /// over what the environment chose.
     pub fn bounds_checks(&mut self, mode: BoundsChecks) -> &mut Config {
         self.bounds_checks = mode;
+        self.bounds_checks_env_error = None;
         self
     }
 
@@ -143,5 +232,81 @@ impl Config {
         f.set(F::EXTENDED_CONST, self.extended_const);
         f.set(F::MULTI_MEMORY, self.multi_memory);
         f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// Runs `report_default_bounds_checks` in a child process of this test
+    /// binary (the environment is per process, and other tests make engines
+    /// at the same time), with `value` in `BOUNDS_CHECKS_ENV`, under
+    /// `wrapper` if given; returns the line it printed.
+    fn default_in_child(value: Option<&str>, wrapper: &[&str]) -> String {
+        let exe = std::env::current_exe().unwrap();
+        let (program, args) = match wrapper.split_first() {
+            Some((p, rest)) => (*p, rest.to_vec()),
+            None => (exe.to_str().unwrap(), vec![]),
+        };
+        let mut cmd = Command::new(program);
+        cmd.args(args);
+        if !wrapper.is_empty() {
+            cmd.arg(&exe);
+        }
+        cmd.args(["--exact", "config::tests::report_default_bounds_checks", "--ignored", "--nocapture"]);
+        cmd.env_remove(BOUNDS_CHECKS_ENV);
+        if let Some(v) = value {
+            cmd.env(BOUNDS_CHECKS_ENV, v);
+        }
+        let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "child failed: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+        stdout.lines().find(|l| l.starts_with("default:")).expect("the child's report").to_string()
+    }
+
+    #[test]
+    #[ignore = "run in a child process by the tests below"]
+    fn report_default_bounds_checks() {
+        let config = Config::default();
+        let engine = crate::Engine::new(&config).map(|_| ()).map_err(|e| e.to_string());
+        let mut chosen = Config::default();
+        chosen.bounds_checks(BoundsChecks::GuardPages);
+        let overridden = crate::Engine::new(&chosen).is_ok();
+        println!("default: {:?}, engine: {engine:?}, explicit choice works: {overridden}", config.bounds_checks);
+    }
+
+    #[test]
+    fn the_environment_chooses_the_default_bounds_checks() {
+        assert_eq!(default_in_child(None, &[]), "default: GuardPages, engine: Ok(()), explicit choice works: true");
+        assert_eq!(
+            default_in_child(Some("explicit"), &[]),
+            "default: Explicit, engine: Ok(()), explicit choice works: true"
+        );
+        assert_eq!(
+            default_in_child(Some("guard-pages"), &[]),
+            "default: GuardPages, engine: Ok(()), explicit choice works: true"
+        );
+        // A typo is an error, not silently the other mode; a configuration
+        // that chose its mode does not care.
+        assert_eq!(
+            default_in_child(Some("Explicit"), &[]),
+            "default: GuardPages, engine: Err(\"CRANEWASM_BOUNDS_CHECKS=\\\"Explicit\\\": expected \\\"explicit\\\" \
+             or \\\"guard-pages\\\"\"), explicit choice works: true"
+        );
+    }
+
+    /// The point of the default: a program run under valgrind gets explicit
+    /// checks, unless the variable says otherwise. Needs valgrind, as the C
+    /// tests do (`tests/run-all.sh` installs it).
+    #[test]
+    fn valgrind_gets_explicit_bounds_checks() {
+        let valgrind = ["valgrind", "-q", "--error-exitcode=0"];
+        assert_eq!(default_in_child(None, &valgrind), "default: Explicit, engine: Ok(()), explicit choice works: true");
+        assert_eq!(
+            default_in_child(Some("guard-pages"), &valgrind),
+            "default: GuardPages, engine: Ok(()), explicit choice works: true"
+        );
     }
 }

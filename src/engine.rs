@@ -35,7 +35,14 @@ struct EngineInner {
 
 impl Engine {
     /// An engine with the given settings, generating code for this host.
+    ///
+    /// Fails on a [`BOUNDS_CHECKS_ENV`](crate::BOUNDS_CHECKS_ENV) value it
+    /// does not know (unless the configuration chose its bounds checks), as
+    /// well as on a host Cranelift cannot generate code for.
     pub fn new(config: &Config) -> Result<Engine> {
+        if let Some(e) = &config.bounds_checks_env_error {
+            return Err(Error::Usage(e.clone()));
+        }
         let mut flags = settings::builder();
         let set = |flags: &mut settings::Builder, name: &str, value: &str| {
             flags.set(name, value).map_err(|e| Error::Unsupported(format!("cranelift setting {name}: {e}")))
@@ -107,7 +114,7 @@ impl Engine {
 
 impl Default for Engine {
     fn default() -> Engine {
-        Engine::new(&Config::default()).expect("Cranelift supports this host")
+        Engine::new(&Config::default()).unwrap_or_else(|e| panic!("cannot create the default engine: {e}"))
     }
 }
 

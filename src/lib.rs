@@ -47,7 +47,7 @@ mod types;
 mod values;
 mod vmctx;
 
-pub use config::{BoundsChecks, Config, Regalloc};
+pub use config::{BoundsChecks, Config, Regalloc, BOUNDS_CHECKS_ENV};
 pub use engine::Engine;
 pub use error::{Error, Result};
 pub use linker::Linker;

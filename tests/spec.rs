@@ -3,8 +3,11 @@
 //! Every directive of every `.wast` file counts once: it passes, fails, or
 //! is skipped because it is listed in [`SKIPS`] with a reason. Each file
 //! prints one line; the run ends with `spec: N passed, N failed, N
-//! skipped` and fails if anything failed or if the counts of a file do not
-//! add up to its number of directives.
+//! skipped` and fails if anything failed, if the counts of a file do not
+//! add up to its number of directives, or (in a full run) if a folder holds
+//! another number of files than [`FOLDERS`] says or there are fewer than
+//! [`MIN_DIRECTIVES`] directives: a suite that shrank is not a suite that
+//! passed.
 //!
 //! `cargo test --release --test spec -- FILTER...` runs the files whose
 //! path contains one of the filters; `-v` prints each failure.
@@ -14,13 +17,33 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use cranewasm::*;
-use wast::core::{NanPattern, V128Pattern, WastArgCore, WastRetCore};
+use wast::core::{AbstractHeapType, HeapType, NanPattern, V128Pattern, WastArgCore, WastRetCore};
 use wast::parser::{self, ParseBuffer};
 use wast::{QuoteWat, Wast, WastArg, WastDirective, WastExecute, WastInvoke, WastRet};
 
 /// Directives that cannot pass yet: (part of the file path, line or 0 for
 /// the whole file, reason). Keep this list short and shrinking.
-const SKIPS: &[(&str, u32, &str)] = &[];
+const SKIPS: &[(&str, u32, &str)] = &[(
+    "core/bulk.wast",
+    221,
+    "expects \"uninitialized element 2\": the reference interpreter names the element here (only here; 1,778 \
+     other assertions expect \"uninitialized element\"). Our trap comes from a Cranelift trap code, which carries \
+     no operand, so the message cannot name it; WAMR's has no index either. It still traps, as \"uninitialized \
+     element\".",
+)];
+
+/// The folders of `../shared/spec` that run, and how many `.wast` files
+/// each holds.
+const FOLDERS: &[(&str, usize)] = &[
+    ("core", 147),
+    ("proposals/extended-const", 3),
+    ("proposals/multi-memory", 48),
+    ("proposals/tail-call", 2),
+    ("proposals/relaxed-simd", 7),
+];
+
+/// Directives in all those files together (56,372 when this was written).
+const MIN_DIRECTIVES: usize = 56_372;
 
 fn spec_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec")
@@ -44,28 +67,34 @@ fn main() {
 
     let root = spec_root();
     let mut files = Vec::new();
-    for dir in
-        ["core", "proposals/extended-const", "proposals/multi-memory", "proposals/tail-call", "proposals/relaxed-simd"]
-    {
+    let mut mismatched = Vec::new();
+    for (dir, expected) in FOLDERS {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", root.join(dir).display()))
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|e| e == "wast"))
             .collect();
         entries.sort();
+        if entries.len() != *expected {
+            mismatched.push(format!("{dir}: {} .wast files, expected {expected}", entries.len()));
+        }
         files.extend(entries);
     }
 
     let mut total = Counts::default();
-    let mut mismatched = Vec::new();
+    let mut all_directives = 0;
     for path in files {
         let name = path.strip_prefix(&root).unwrap().display().to_string();
         if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
             continue;
         }
-        let (counts, directives, failures) = run_file(&path, &name);
+        let (counts, directives, failures, skips) = run_file(&path, &name);
         let status = if counts.failed == 0 { "ok  " } else { "FAIL" };
         println!("{status} {name}: {} passed, {} failed, {} skipped", counts.passed, counts.failed, counts.skipped);
+        // Every skip is shown with its reason, every run.
+        for s in &skips {
+            println!("       {s}");
+        }
         if verbose || counts.failed > 0 {
             for f in failures.iter().take(if verbose { usize::MAX } else { 5 }) {
                 println!("       {f}");
@@ -80,11 +109,18 @@ fn main() {
         total.passed += counts.passed;
         total.failed += counts.failed;
         total.skipped += counts.skipped;
+        all_directives += directives;
+    }
+    if filters.is_empty() && all_directives < MIN_DIRECTIVES {
+        mismatched.push(format!("{all_directives} directives in all, expected at least {MIN_DIRECTIVES}"));
     }
     for m in &mismatched {
         println!("count mismatch: {m}");
     }
-    println!("spec: {} passed, {} failed, {} skipped", total.passed, total.failed, total.skipped);
+    println!(
+        "spec: {} passed, {} failed, {} skipped ({all_directives} directives)",
+        total.passed, total.failed, total.skipped
+    );
     if total.failed > 0 || !mismatched.is_empty() {
         std::process::exit(1);
     }
@@ -103,30 +139,32 @@ fn config_for(name: &str) -> Config {
     config
 }
 
-/// Runs one file: its counts, its number of directives, and failure notes.
-fn run_file(path: &Path, name: &str) -> (Counts, usize, Vec<String>) {
+/// Runs one file: its counts, its number of directives, failure notes and
+/// skip notes.
+fn run_file(path: &Path, name: &str) -> (Counts, usize, Vec<String>, Vec<String>) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lexer = wast::lexer::Lexer::new(&text);
     // names.wast exports names with bidirectional-override characters.
     lexer.allow_confusing_unicode(true);
     let buf = match ParseBuffer::new_with_lexer(lexer) {
         Ok(b) => b,
-        Err(e) => return (Counts { failed: 1, ..Counts::default() }, 1, vec![format!("lexing: {e}")]),
+        Err(e) => return (Counts { failed: 1, ..Counts::default() }, 1, vec![format!("lexing: {e}")], vec![]),
     };
     let wast = match parser::parse::<Wast>(&buf) {
         Ok(w) => w,
-        Err(e) => return (Counts { failed: 1, ..Counts::default() }, 1, vec![format!("parsing: {e}")]),
+        Err(e) => return (Counts { failed: 1, ..Counts::default() }, 1, vec![format!("parsing: {e}")], vec![]),
     };
     let directives = wast.directives.len();
     let mut counts = Counts::default();
     let mut failures = Vec::new();
+    let mut skips = Vec::new();
     let mut runner = Runner::new(&config_for(name));
     for directive in wast.directives {
         let (line, _) = directive.span().linecol_in(&text);
         let line = line as u32 + 1;
         if let Some(reason) = skip_reason(name, line) {
-            let _ = reason;
             counts.skipped += 1;
+            skips.push(format!("skipped line {line}: {reason}"));
             continue;
         }
         let result = catch_unwind(AssertUnwindSafe(|| runner.run(directive)));
@@ -144,7 +182,7 @@ fn run_file(path: &Path, name: &str) -> (Counts, usize, Vec<String>) {
             }
         }
     }
-    (counts, directives, failures)
+    (counts, directives, failures, skips)
 }
 
 struct Runner {
@@ -153,7 +191,17 @@ struct Runner {
     linker: Linker,
     current: Option<Instance>,
     named: HashMap<String, Instance>,
-    definitions: HashMap<String, Module>,
+    definitions: HashMap<String, Compiled>,
+    /// Each instance's exported functions by function index, to tell which
+    /// function a `(ref.func N)` result names.
+    func_exports: HashMap<Instance, Vec<(u32, String)>>,
+}
+
+/// A compiled module and its exported functions by function index.
+#[derive(Clone)]
+struct Compiled {
+    module: Module,
+    func_exports: Vec<(u32, String)>,
 }
 
 type Outcome = Result<(), String>;
@@ -164,16 +212,26 @@ impl Runner {
         let mut store = Store::new(&engine, ());
         let mut linker = Linker::new();
         define_spectest(&mut store, &mut linker);
-        Runner { engine, store, linker, current: None, named: HashMap::new(), definitions: HashMap::new() }
+        Runner {
+            engine,
+            store,
+            linker,
+            current: None,
+            named: HashMap::new(),
+            definitions: HashMap::new(),
+            func_exports: HashMap::new(),
+        }
     }
 
-    fn compile(&self, module: &mut QuoteWat) -> Result<Module, String> {
+    fn compile(&self, module: &mut QuoteWat) -> Result<Compiled, String> {
         let bytes = module.encode().map_err(|e| format!("encoding: {e}"))?;
-        Module::new(&self.engine, bytes).map_err(|e| e.to_string())
+        let module = Module::new(&self.engine, &bytes).map_err(|e| e.to_string())?;
+        Ok(Compiled { module, func_exports: func_exports(&bytes) })
     }
 
-    fn instantiate(&mut self, module: &Module, name: Option<String>) -> Result<Instance, Error> {
-        let instance = self.linker.instantiate(&mut self.store, module)?;
+    fn instantiate(&mut self, compiled: &Compiled, name: Option<String>) -> Result<Instance, Error> {
+        let instance = self.linker.instantiate(&mut self.store, &compiled.module)?;
+        self.func_exports.insert(instance, compiled.func_exports.clone());
         self.current = Some(instance);
         if let Some(name) = name {
             self.named.insert(name, instance);
@@ -215,15 +273,20 @@ impl Runner {
             }
             WastDirective::Invoke(invoke) => self.invoke(&invoke).map(|_| ()).map_err(|e| e.to_string()),
             WastDirective::AssertReturn { exec, results, .. } => {
+                // The instance whose functions a `(ref.func N)` names.
+                let source = match &exec {
+                    WastExecute::Invoke(invoke) => self.instance(invoke.module).ok(),
+                    WastExecute::Get { module, .. } => self.instance(*module).ok(),
+                    WastExecute::Wat(_) => None,
+                };
                 let actual = self.execute(exec).map_err(|e| format!("unexpected error: {e}"))?;
                 if actual.len() != results.len() {
                     return Err(format!("expected {} results, got {}", results.len(), actual.len()));
                 }
                 for (i, (a, e)) in actual.iter().zip(&results).enumerate() {
                     let WastRet::Core(e) = e else { return Err("component value".into()) };
-                    if !self.matches(a, e) {
-                        return Err(format!("result {i}: expected {e:?}, got {a:?}"));
-                    }
+                    self.matches(source, a, e)
+                        .map_err(|why| format!("result {i}: expected {e:?}, got {a:?}: {why}"))?;
                 }
                 Ok(())
             }
@@ -234,21 +297,28 @@ impl Runner {
             },
             WastDirective::AssertExhaustion { call, message, .. } => match self.invoke(&call) {
                 Ok(v) => Err(format!("expected exhaustion, got {v:?}")),
-                Err(Error::Trap(t)) if t.code() == Some(TrapCode::StackOverflow) => Ok(()),
+                Err(Error::Trap(t))
+                    if t.code() == Some(TrapCode::StackOverflow) && trap_matches(t.message(), message) =>
+                {
+                    Ok(())
+                }
                 Err(e) => Err(format!("expected \"{message}\", got {e}")),
             },
-            WastDirective::AssertInvalid { mut module, message, .. }
-            | WastDirective::AssertMalformed { mut module, message, .. } => match module.encode() {
+            // An invalid module is well-formed text that fails validation:
+            // text that does not even encode is a broken test, not a pass.
+            WastDirective::AssertInvalid { mut module, message, .. } => match module.encode() {
+                Err(e) => Err(format!(
+                    "expected a module that fails validation (\"{message}\"), but the text does not encode: {e}"
+                )),
+                Ok(bytes) => self.expect_module_error(&bytes, message),
+            },
+            WastDirective::AssertMalformed { mut module, message, .. } => match module.encode() {
                 // The text parser already rejects it: malformed text.
                 Err(_) => Ok(()),
-                Ok(bytes) => match Module::new(&self.engine, bytes) {
-                    Ok(_) => Err(format!("expected a module error \"{message}\", but it compiled")),
-                    Err(Error::Invalid { .. }) => Ok(()),
-                    Err(e) => Err(format!("expected a module error \"{message}\", got {e}")),
-                },
+                Ok(bytes) => self.expect_module_error(&bytes, message),
             },
             WastDirective::AssertUnlinkable { module, message, .. } => {
-                let module = self.compile(&mut QuoteWat::Wat(module))?;
+                let module = self.compile(&mut QuoteWat::Wat(module))?.module;
                 match self.linker.instantiate(&mut self.store, &module) {
                     Ok(_) => Err(format!("expected link error \"{message}\"")),
                     Err(Error::Link(_)) => Ok(()),
@@ -256,6 +326,14 @@ impl Runner {
                 }
             }
             other => Err(format!("unsupported directive {other:?}")),
+        }
+    }
+
+    fn expect_module_error(&self, bytes: &[u8], message: &str) -> Outcome {
+        match Module::new(&self.engine, bytes) {
+            Ok(_) => Err(format!("expected a module error \"{message}\", but it compiled")),
+            Err(Error::Invalid { .. }) => Ok(()),
+            Err(e) => Err(format!("expected a module error \"{message}\", got {e}")),
         }
     }
 
@@ -305,30 +383,93 @@ impl Runner {
         })
     }
 
-    fn matches(&self, actual: &Val, expected: &WastRetCore) -> bool {
+    /// Whether `actual`, returned by a function of `source`, is what
+    /// `expected` describes; if not, why.
+    fn matches(&self, source: Option<Instance>, actual: &Val, expected: &WastRetCore) -> Outcome {
+        let check = |ok: bool, why: &str| if ok { Ok(()) } else { Err(why.to_string()) };
         match (actual, expected) {
             // Relaxed operators may return any one of several results.
-            (a, WastRetCore::Either(cases)) => cases.iter().any(|e| self.matches(a, e)),
-            (Val::I32(a), WastRetCore::I32(e)) => a == e,
-            (Val::I64(a), WastRetCore::I64(e)) => a == e,
-            (Val::F32(a), WastRetCore::F32(e)) => f32_matches(*a, e),
-            (Val::F64(a), WastRetCore::F64(e)) => f64_matches(*a, e),
-            (Val::V128(a), WastRetCore::V128(e)) => v128_matches(a.0, e),
-            (Val::FuncRef(f), WastRetCore::RefNull(_)) => f.is_none(),
-            (Val::ExternRef(r), WastRetCore::RefNull(_)) => r.is_none(),
-            (Val::FuncRef(f), WastRetCore::RefFunc(_)) => f.is_some(),
+            (a, WastRetCore::Either(cases)) => {
+                check(cases.iter().any(|e| self.matches(source, a, e).is_ok()), "none of the cases")
+            }
+            (Val::I32(a), WastRetCore::I32(e)) => check(a == e, "another value"),
+            (Val::I64(a), WastRetCore::I64(e)) => check(a == e, "another value"),
+            (Val::F32(a), WastRetCore::F32(e)) => check(f32_matches(*a, e), "another value"),
+            (Val::F64(a), WastRetCore::F64(e)) => check(f64_matches(*a, e), "another value"),
+            (Val::V128(a), WastRetCore::V128(e)) => check(v128_matches(a.0, e), "another value"),
+            (Val::FuncRef(f), WastRetCore::RefNull(ty)) => {
+                check(f.is_none(), "not null")?;
+                check(null_type_is(ty, AbstractHeapType::Func), "a null of another type")
+            }
+            (Val::ExternRef(r), WastRetCore::RefNull(ty)) => {
+                check(r.is_none(), "not null")?;
+                check(null_type_is(ty, AbstractHeapType::Extern), "a null of another type")
+            }
+            (Val::FuncRef(None), WastRetCore::RefFunc(_)) => Err("null".into()),
+            (Val::FuncRef(Some(_)), WastRetCore::RefFunc(None)) => Ok(()),
+            (Val::FuncRef(Some(f)), WastRetCore::RefFunc(Some(index))) => self.is_function(source, *f, index),
             (Val::ExternRef(r), WastRetCore::RefExtern(e)) => match (r, e) {
-                (None, _) => false,
-                (Some(_), None) => true,
-                (Some(r), Some(n)) => r.data(&self.store).downcast_ref::<u32>() == Some(n),
+                (None, _) => Err("null".into()),
+                (Some(_), None) => Ok(()),
+                (Some(r), Some(n)) => check(r.data(&self.store).downcast_ref::<u32>() == Some(n), "another host value"),
             },
-            _ => false,
+            _ => Err("another type".into()),
+        }
+    }
+
+    /// Whether `func` is function `index` of `source`. Only exported
+    /// functions can be told apart from outside; a result naming another
+    /// one fails rather than passing unchecked.
+    fn is_function(&self, source: Option<Instance>, func: Func, index: &wast::token::Index) -> Outcome {
+        let wast::token::Index::Num(n, _) = index else { return Err(format!("cannot resolve {index:?}")) };
+        let instance = source.ok_or("no instance to resolve the function index in")?;
+        let names = self.func_exports.get(&instance).map(Vec::as_slice).unwrap_or_default();
+        let mut candidates = names.iter().filter(|(i, _)| i == n).peekable();
+        if candidates.peek().is_none() {
+            return Err(format!("function {n} is not exported, so it cannot be identified"));
+        }
+        let same = candidates.any(|(_, name)| instance.get_func(&self.store, name) == Some(func));
+        if same {
+            Ok(())
+        } else {
+            Err(format!("another function than {n}"))
         }
     }
 }
 
+/// A null reference of the type `ty` names (any null when it names none).
+fn null_type_is(ty: &Option<wast::core::HeapType>, top: AbstractHeapType) -> bool {
+    use AbstractHeapType as T;
+    match ty {
+        None => true,
+        Some(HeapType::Abstract { ty, .. }) => match top {
+            T::Func => matches!(ty, T::Func | T::NoFunc),
+            T::Extern => matches!(ty, T::Extern | T::NoExtern),
+            _ => false,
+        },
+        Some(_) => false,
+    }
+}
+
+/// Exported functions of a module's bytes, by function index.
+fn func_exports(bytes: &[u8]) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        if let Ok(wasmparser::Payload::ExportSection(reader)) = payload {
+            for export in reader.into_iter().flatten() {
+                if export.kind == wasmparser::ExternalKind::Func {
+                    out.push((export.index, export.name.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Our trap message must be the spec's, or start with it (and go on with
+/// detail); containing it somewhere, or being a part of it, is not enough.
 fn trap_matches(actual: &str, expected: &str) -> bool {
-    actual.contains(expected) || expected.contains(actual)
+    actual.starts_with(expected)
 }
 
 fn f32_matches(bits: u32, e: &NanPattern<wast::token::F32>) -> bool {

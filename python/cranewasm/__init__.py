@@ -8,12 +8,24 @@
     instance.exports.add(2, 3)  # 5
 
 Everything goes through the standard C API of ``libiwasm.so`` (ctypes, no
-other native code).
+other native code). One module per concept, as in wasmtime's package:
+``_engine``, ``_store`` (and the base of objects in a store), ``_module``,
+``_instance``, ``_func``, ``_global``, ``_table``, ``_memory``, ``_extern``,
+``_trap``, ``_error``; ``_value`` converts values, ``_ffi`` declares the C
+API, ``types`` holds the type objects.
 """
 
+from ._engine import Engine
+from ._error import WasmError
 from ._ffi import LIBRARY_PATH
-from .runtime import (Engine, Exports, Frame, Func, Global, Instance, Memory, Module, Store, Table, Trap,
-                      WasmError)
+from ._func import Func
+from ._global import Global
+from ._instance import Exports, Instance
+from ._memory import Memory
+from ._module import Module
+from ._store import Store
+from ._table import Table
+from ._trap import Frame, Trap
 from .types import ExportType, FuncType, GlobalType, ImportType, MemoryType, TableType, ValType
 
 __all__ = [

@@ -4,8 +4,8 @@
 
 use cranelift_codegen::entity::EntityRef;
 use wasmparser::{
-    BinaryReaderError, ElementItems, ElementKind, FuncToValidate, FunctionBody, KnownCustom, Name, Operator, Parser,
-    Payload, TypeRef, ValidPayload, Validator, ValidatorResources,
+    BinaryReaderError, Chunk, ElementItems, ElementKind, FuncToValidate, FunctionBody, KnownCustom, Name, Operator,
+    Parser, Payload, TypeRef, ValidPayload, Validator, ValidatorResources,
 };
 
 use super::info::*;
@@ -34,12 +34,19 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
     let mut info = ModuleInfo::default();
     let mut bodies = Vec::new();
 
-    let mut parser = Parser::new(0);
-    // The parser must use the same features as the validator: they decide
-    // how some encodings (memory limits, for one) are read.
-    parser.set_features(features);
-    for payload in parser.parse_all(bytes) {
-        let payload = payload?;
+    let mut parser = new_parser(features);
+    let mut rest = bytes;
+    loop {
+        let payload = match parser.parse(rest, true)? {
+            Chunk::Parsed { consumed, payload } => {
+                rest = &rest[consumed..];
+                payload
+            }
+            // Not with `eof` set; an error rather than a panic all the same.
+            Chunk::NeedMoreData(_) => {
+                return Err(Error::Invalid { message: "unexpected end".into(), offset: bytes.len() - rest.len() })
+            }
+        };
         // Validate first: everything below may then trust counts and indices.
         match validator.payload(&payload)? {
             ValidPayload::Func(validator, body) => {
@@ -160,10 +167,33 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                 }
             }
             Payload::TagSection(r) => return Err(unsupported("exception tags", r.range().start as usize)),
+            Payload::End(_) => break,
             _ => {}
         }
     }
     Ok(ParsedModule { info, bodies })
+}
+
+/// A parser for a whole module, in heap memory that was zeroed before the
+/// parser was written into it, and used in place from then on.
+///
+/// Why not `Parser::new(0).parse_all(bytes)` on the stack: LLVM compiles
+/// wasmparser's `Parser::parse` so that it tests the two `u32`s of the
+/// parser's function-body state (`remaining`, `len`) before it tests which
+/// state the parser is in. The branch taken in the end does not depend on
+/// them, but until the first code section they were never written, so
+/// valgrind reported "conditional jump depends on uninitialised value(s)"
+/// on every module. A program of wasmparser alone shows the same report.
+/// Zeroed storage makes those bytes defined (0) whatever the state. The
+/// parser stays in its box: a move is a typed copy, which need not keep
+/// bytes that no field of the current state covers. The C tests run under
+/// valgrind with no suppression, so a regression shows there.
+fn new_parser(features: wasmparser::WasmFeatures) -> Box<Parser> {
+    let mut parser = Box::write(Box::new_zeroed(), Parser::new(0));
+    // The parser must use the same features as the validator: they decide
+    // how some encodings (memory limits, for one) are read.
+    parser.set_features(features);
+    parser
 }
 
 fn func_type(ty: &wasmparser::FuncType) -> Result<FuncType> {

@@ -10,9 +10,12 @@
  * are referenced weakly: a function the library lacks is reported as
  * missing instead of failing the link.
  *
- * Where a NULL leaves two sensible answers (a NULL config or load/instance
- * arguments may mean "the defaults"; wasm_func_call(NULL) may return NULL or
- * a trap), either is accepted, and whatever comes back is deleted.
+ * Constructors and wasm_func_call get one NULL at a time, each result
+ * checked against WAMR's (core/iwasm/common/wasm_c_api.c, 2.4.x). Where WAMR
+ * dereferences the NULL (a crash) or builds an object it cannot use, ours
+ * answers NULL, a trap or the defaults instead: such checks say "WAMR:".
+ * Owned arguments given next to a NULL are consumed by ours (valgrind's
+ * leak check in run.sh holds us to that); WAMR leaves them to leak.
  */
 #include <signal.h>
 #include <sys/wait.h>
@@ -298,22 +301,39 @@ PROBE(wasm_engine_new)
 }
 PROBE(wasm_engine_new_with_config)
 {
+    /* NULL is the default configuration. WAMR: reads the NULL config. */
     wasm_engine_t *e = wasm_engine_new_with_config(NULL);
-    if (e)
-        wasm_engine_delete(e);
+    CHECK(e == fx.engine, "wasm_engine_new_with_config(NULL) is not the "
+                          "process engine");
+    wasm_engine_delete(e);
 }
 PROBE(wasm_store_new) { IS_NULL(wasm_store_new(NULL)); }
 
 /* --- Types. --- */
 PROBE(wasm_valtype_new) { IS_NULL(wasm_valtype_new(200)); }
 PROBE(wasm_valtype_kind) { wasm_valtype_kind(NULL); }
+/* A vector of one i32, owned by the caller. */
+static wasm_valtype_vec_t one_i32(void)
+{
+    wasm_valtype_vec_t v;
+    wasm_valtype_t *t = wasm_valtype_new(WASM_I32);
+    wasm_valtype_vec_new(&v, 1, &t);
+    return v;
+}
 PROBE(wasm_functype_new)
 {
-    /* As in WAMR, a NULL vector is an empty one. */
-    wasm_functype_t *f = wasm_functype_new(NULL, NULL);
-    CHECK(f != NULL && wasm_functype_params(f)->size == 0 &&
-              wasm_functype_results(f)->size == 0,
-          "wasm_functype_new(NULL, NULL) is not the empty function type");
+    /* As in WAMR, a NULL vector is an empty one; the other is taken. */
+    wasm_valtype_vec_t v = one_i32();
+    wasm_functype_t *f = wasm_functype_new(NULL, &v);
+    CHECK(f != NULL && wasm_functype_params(f)->num_elems == 0 &&
+              wasm_functype_results(f)->num_elems == 1,
+          "wasm_functype_new(NULL, [i32]) is not [] -> [i32]");
+    wasm_functype_delete(f);
+    v = one_i32();
+    f = wasm_functype_new(&v, NULL);
+    CHECK(f != NULL && wasm_functype_params(f)->num_elems == 1 &&
+              wasm_functype_results(f)->num_elems == 0,
+          "wasm_functype_new([i32], NULL) is not [i32] -> []");
     wasm_functype_delete(f);
 }
 PROBE(wasm_functype_params) { IS_NULL(wasm_functype_params(NULL)); }
@@ -324,7 +344,6 @@ PROBE(wasm_globaltype_mutability) { wasm_globaltype_mutability(NULL); }
 PROBE(wasm_tabletype_new)
 {
     IS_NULL(wasm_tabletype_new(NULL, &fx.limits));
-    IS_NULL(wasm_tabletype_new(NULL, NULL));
     /* The valtype is given up even when construction fails. */
     IS_NULL(wasm_tabletype_new(wasm_valtype_new(WASM_FUNCREF), NULL));
 }
@@ -354,15 +373,33 @@ EXTERNTYPE_CAST_PROBES(functype)
 EXTERNTYPE_CAST_PROBES(globaltype)
 EXTERNTYPE_CAST_PROBES(tabletype)
 EXTERNTYPE_CAST_PROBES(memorytype)
+/* An owned name and an owned extern type, to give away. */
+static wasm_name_t *new_name(wasm_name_t *n, const char *s)
+{
+    wasm_name_new_from_string(n, s);
+    return n;
+}
+static wasm_externtype_t *new_externtype(void)
+{
+    return wasm_functype_as_externtype(wasm_functype_new(NULL, NULL));
+}
 PROBE(wasm_importtype_new)
 {
-    IS_NULL(wasm_importtype_new(NULL, NULL, NULL));
+    wasm_name_t a, b;
+    IS_NULL(wasm_importtype_new(NULL, new_name(&b, "f"), new_externtype()));
+    IS_NULL(wasm_importtype_new(new_name(&a, "m"), NULL, new_externtype()));
+    IS_NULL(wasm_importtype_new(new_name(&a, "m"), new_name(&b, "f"), NULL));
 }
 PROBE(wasm_importtype_module) { IS_NULL(wasm_importtype_module(NULL)); }
 PROBE(wasm_importtype_name) { IS_NULL(wasm_importtype_name(NULL)); }
 PROBE(wasm_importtype_type) { IS_NULL(wasm_importtype_type(NULL)); }
 PROBE(wasm_importtype_is_linked) { IS_FALSE(wasm_importtype_is_linked(NULL)); }
-PROBE(wasm_exporttype_new) { IS_NULL(wasm_exporttype_new(NULL, NULL)); }
+PROBE(wasm_exporttype_new)
+{
+    wasm_name_t n;
+    IS_NULL(wasm_exporttype_new(NULL, new_externtype()));
+    IS_NULL(wasm_exporttype_new(new_name(&n, "f"), NULL));
+}
 PROBE(wasm_exporttype_name) { IS_NULL(wasm_exporttype_name(NULL)); }
 PROBE(wasm_exporttype_type) { IS_NULL(wasm_exporttype_type(NULL)); }
 
@@ -378,9 +415,15 @@ PROBE(wasm_trap_new)
     wasm_name_new_from_string_nt(&m, "x");
     IS_NULL(wasm_trap_new(NULL, &m));
     wasm_byte_vec_delete(&m);
+    /* As in WAMR, a trap without a message; ours reads as "" (WAMR's
+       message vector stays empty). */
     t = wasm_trap_new(fx.store, NULL);
-    if (t)
-        wasm_trap_delete(t);
+    CHECK(t != NULL, "wasm_trap_new(store, NULL) gave no trap");
+    wasm_trap_message(t, &m);
+    CHECK(m.num_elems <= 1 && (m.num_elems == 0 || m.data[0] == 0),
+          "wasm_trap_new(store, NULL) has a message");
+    wasm_byte_vec_delete(&m);
+    wasm_trap_delete(t);
 }
 PROBE(wasm_trap_message)
 {
@@ -415,9 +458,10 @@ PROBE(wasm_module_new_ex)
     args.clone_wasm_binary = true;
     IS_NULL(wasm_module_new_ex(NULL, &fx.bytes, &args));
     IS_NULL(wasm_module_new_ex(fx.store, NULL, &args));
+    /* NULL arguments are the defaults. WAMR: reads them. */
     m = wasm_module_new_ex(fx.store, &fx.bytes, NULL);
-    if (m)
-        wasm_module_delete(m);
+    CHECK(m != NULL, "wasm_module_new_ex(store, bytes, NULL)");
+    wasm_module_delete(m);
 }
 PROBE(wasm_module_validate)
 {
@@ -481,50 +525,86 @@ PROBE(wasm_module_is_underlying_binary_freeable)
 }
 
 /* --- Instances. --- */
-PROBE(wasm_instance_new)
+/* The three ways to instantiate, one NULL at a time: `make` is called with
+   store, module, imports, trap (and NULL for the last argument of _ex, so
+   that a NULL there is tested by its own probe). */
+typedef wasm_instance_t *(*make_instance_t)(wasm_store_t *,
+                                            const wasm_module_t *,
+                                            const wasm_extern_vec_t *,
+                                            wasm_trap_t **);
+static wasm_instance_t *make_plain(wasm_store_t *s, const wasm_module_t *m,
+                                   const wasm_extern_vec_t *v, wasm_trap_t **t)
+{
+    return wasm_instance_new(s, m, v, t);
+}
+static wasm_instance_t *make_args(wasm_store_t *s, const wasm_module_t *m,
+                                  const wasm_extern_vec_t *v, wasm_trap_t **t)
+{
+    return wasm_instance_new_with_args(s, m, v, t, 0, 0);
+}
+static wasm_instance_t *make_args_ex(wasm_store_t *s, const wasm_module_t *m,
+                                     const wasm_extern_vec_t *v,
+                                     wasm_trap_t **t)
+{
+    InstantiationArgs args;
+    memset(&args, 0, sizeof args);
+    return wasm_instance_new_with_args_ex(s, m, v, t, &args);
+}
+static void instantiate_with_nulls(make_instance_t make)
 {
     wasm_extern_t *imports[1];
     wasm_extern_vec_t vec = { 1, imports, 1, sizeof(wasm_extern_t *), NULL };
     wasm_trap_t *trap = NULL;
     wasm_instance_t *i;
+    wasm_extern_vec_t exports;
+    wasm_name_t msg;
     imports[0] = wasm_func_as_extern(fx.tick);
-    IS_NULL(wasm_instance_new(NULL, fx.module, &vec, &trap));
-    wasm_trap_delete(trap);
-    trap = NULL;
-    IS_NULL(wasm_instance_new(fx.store, NULL, &vec, &trap));
-    wasm_trap_delete(trap);
-    /* No imports vector: as for missing imports, an instance or NULL. */
-    i = wasm_instance_new(fx.store, fx.module, NULL, NULL);
-    if (i)
+    /* No store or no module: nothing made, and no trap either. WAMR: a NULL
+       store goes on into the store's use. */
+    IS_NULL(make(NULL, fx.module, &vec, &trap));
+    IS_NULL(trap);
+    IS_NULL(make(fx.store, NULL, &vec, &trap));
+    IS_NULL(trap);
+    /* No imports vector: as in WAMR, the instance is made with its import
+       unlinked, and calling through it traps. */
+    i = make(fx.store, fx.module, NULL, &trap);
+    CHECK(i != NULL, "instantiation without an imports vector");
+    IS_NULL(trap);
+    if (i) {
+        wasm_val_t a[1] = { WASM_I32_VAL(1) }, r[1];
+        wasm_trap_t *t;
+        wasm_instance_exports(i, &exports);
+        CHECK(exports.num_elems == 3, "%zu exports", exports.num_elems);
+        t = call(wasm_extern_as_func(exports.data[1]), a, 1, r, 1);
+        CHECK(t != NULL, "bump with its import unlinked did not trap");
+        wasm_trap_message(t, &msg);
+        CHECK(strcmp(msg.data, "failed to call unlinked function") == 0,
+              "trap message \"%s\"", msg.data);
+        wasm_byte_vec_delete(&msg);
+        wasm_trap_delete(t);
+        wasm_extern_vec_delete(&exports);
         wasm_instance_delete(i);
+    }
     /* No trap out-parameter: the instance is made all the same. */
-    i = wasm_instance_new(fx.store, fx.module, &vec, NULL);
-    CHECK(i != NULL, "wasm_instance_new without a trap pointer");
+    i = make(fx.store, fx.module, &vec, NULL);
+    CHECK(i != NULL, "instantiation without a trap pointer");
     wasm_instance_delete(i);
 }
-PROBE(wasm_instance_new_with_args)
-{
-    wasm_extern_t *imports[1];
-    wasm_extern_vec_t vec = { 1, imports, 1, sizeof(wasm_extern_t *), NULL };
-    imports[0] = wasm_func_as_extern(fx.tick);
-    IS_NULL(wasm_instance_new_with_args(NULL, fx.module, &vec, NULL, 0, 0));
-    IS_NULL(wasm_instance_new_with_args(fx.store, NULL, &vec, NULL, 0, 0));
-}
+PROBE(wasm_instance_new) { instantiate_with_nulls(make_plain); }
+PROBE(wasm_instance_new_with_args) { instantiate_with_nulls(make_args); }
 PROBE(wasm_instance_new_with_args_ex)
 {
     wasm_extern_t *imports[1];
     wasm_extern_vec_t vec = { 1, imports, 1, sizeof(wasm_extern_t *), NULL };
-    InstantiationArgs args;
+    wasm_trap_t *trap = NULL;
     wasm_instance_t *i;
-    memset(&args, 0, sizeof args);
+    instantiate_with_nulls(make_args_ex);
+    /* NULL arguments are the defaults. WAMR: reads them. */
     imports[0] = wasm_func_as_extern(fx.tick);
-    IS_NULL(wasm_instance_new_with_args_ex(NULL, fx.module, &vec, NULL,
-                                           &args));
-    IS_NULL(wasm_instance_new_with_args_ex(fx.store, NULL, &vec, NULL,
-                                           &args));
-    i = wasm_instance_new_with_args_ex(fx.store, fx.module, &vec, NULL, NULL);
-    if (i)
-        wasm_instance_delete(i);
+    i = wasm_instance_new_with_args_ex(fx.store, fx.module, &vec, &trap, NULL);
+    CHECK(i != NULL, "wasm_instance_new_with_args_ex(..., NULL)");
+    IS_NULL(trap);
+    wasm_instance_delete(i);
 }
 PROBE(wasm_instance_exports)
 {
@@ -559,35 +639,98 @@ static wasm_trap_t *cb_env(void *e, const wasm_val_vec_t *a, wasm_val_vec_t *r)
     (void)r;
     return NULL;
 }
+/* Store constructors given no store: ours NULL. WAMR makes an object with
+   no store, whose every later use reads through the NULL; NULL is the
+   answer ABI.md promises. */
 PROBE(wasm_func_new)
 {
     IS_NULL(wasm_func_new(NULL, fx.functype, cb));
     IS_NULL(wasm_func_new(fx.store, NULL, cb));
     IS_NULL(wasm_func_new(fx.store, fx.functype, NULL));
 }
+static void env_finalizer(void *env)
+{
+    (*(int *)env)++;
+}
 PROBE(wasm_func_new_with_env)
 {
-    IS_NULL(wasm_func_new_with_env(NULL, fx.functype, cb_env, NULL, NULL));
-    IS_NULL(wasm_func_new_with_env(fx.store, NULL, cb_env, NULL, NULL));
-    IS_NULL(wasm_func_new_with_env(fx.store, fx.functype, NULL, NULL, NULL));
+    static int finalized;
+    wasm_func_t *f;
+    IS_NULL(wasm_func_new_with_env(NULL, fx.functype, cb_env, &finalized,
+                                   env_finalizer));
+    IS_NULL(wasm_func_new_with_env(fx.store, NULL, cb_env, &finalized,
+                                   env_finalizer));
+    IS_NULL(wasm_func_new_with_env(fx.store, fx.functype, NULL, &finalized,
+                                   env_finalizer));
+    /* Neither a NULL env nor a NULL finalizer is an error. */
+    f = wasm_func_new_with_env(fx.store, fx.functype, cb_env, NULL,
+                               env_finalizer);
+    CHECK(f != NULL, "wasm_func_new_with_env with a NULL env");
+    wasm_func_delete(f);
+    f = wasm_func_new_with_env(fx.store, fx.functype, cb_env, &finalized,
+                               NULL);
+    CHECK(f != NULL, "wasm_func_new_with_env with a NULL finalizer");
+    wasm_func_delete(f);
+    /* A failed construction never runs the finalizer. */
+    CHECK_EQ_INT(finalized, 0, "finalizer runs");
 }
 PROBE(wasm_func_type) { IS_NULL(wasm_func_type(NULL)); }
 PROBE(wasm_func_param_arity) { IS_ZERO(wasm_func_param_arity(NULL)); }
 PROBE(wasm_func_result_arity) { IS_ZERO(wasm_func_result_arity(NULL)); }
+static int nullary_calls;
+static wasm_trap_t *count_call(const wasm_val_vec_t *a, wasm_val_vec_t *r)
+{
+    (void)a;
+    (void)r;
+    nullary_calls++;
+    return NULL;
+}
+/* The i32 that bump stores at memory[0]: its call count. */
+static int32_t bump_count(void)
+{
+    int32_t n;
+    memcpy(&n, wasm_memory_data(fx.memory), sizeof n);
+    return n;
+}
 PROBE(wasm_func_call)
 {
-    wasm_val_t r[1];
+    wasm_val_t a[1] = { WASM_I32_VAL(1) }, r[1];
+    wasm_val_vec_t args = { 1, a, 1, sizeof(wasm_val_t), NULL };
     wasm_val_vec_t res = { 1, r, 0, sizeof(wasm_val_t), NULL };
-    wasm_trap_t *t = wasm_func_call(NULL, NULL, NULL);
-    if (t)
-        wasm_trap_delete(t);
-    t = wasm_func_call(NULL, NULL, &res);
-    if (t)
-        wasm_trap_delete(t);
-    /* bump takes one argument: a NULL argument vector is an arity error. */
+    wasm_val_vec_t none = WASM_EMPTY_VEC;
+    wasm_functype_t *unit = wasm_functype_new(NULL, NULL);
+    wasm_func_t *nullary = wasm_func_new(fx.store, unit, count_call);
+    wasm_trap_t *t;
+    int32_t before;
+    wasm_functype_delete(unit);
+
+    /* No function: NULL (no trap, nothing run). WAMR: reads the NULL. */
+    IS_NULL(wasm_func_call(NULL, &args, &res));
+
+    /* No arguments: bump takes one, so an arity error, as a trap. WAMR
+       reads the NULL vector. */
+    before = bump_count();
     t = wasm_func_call(fx.bump, NULL, &res);
     CHECK(t != NULL, "bump called without arguments did not trap");
     wasm_trap_delete(t);
+    CHECK_EQ_INT(bump_count(), before, "bump ran without its argument");
+    /* ... but a function without parameters needs none. */
+    IS_NULL(wasm_func_call(nullary, NULL, &none));
+    CHECK_EQ_INT(nullary_calls, 1, "calls of the nullary function");
+
+    /* No results vector: as in WAMR, a function without results runs and
+       returns NULL. */
+    IS_NULL(wasm_func_call(nullary, &none, NULL));
+    CHECK_EQ_INT(nullary_calls, 2, "calls of the nullary function");
+    /* bump has a result and nowhere to put it: ours traps before running
+       it. WAMR runs it and then writes through the NULL (ABI.md: it runs
+       the function before it looks at the room in results). */
+    before = bump_count();
+    t = wasm_func_call(fx.bump, &args, NULL);
+    CHECK(t != NULL, "bump with no results vector did not trap");
+    wasm_trap_delete(t);
+    CHECK_EQ_INT(bump_count(), before, "bump ran with no results vector");
+    wasm_func_delete(nullary);
 }
 
 /* --- Globals, tables, memories, externs. --- */
@@ -614,8 +757,14 @@ PROBE(wasm_global_set)
 }
 PROBE(wasm_table_new)
 {
+    wasm_table_t *t;
     IS_NULL(wasm_table_new(NULL, fx.tabletype, NULL));
     IS_NULL(wasm_table_new(fx.store, NULL, NULL));
+    /* A NULL initial element is the null reference, not an error. */
+    t = wasm_table_new(fx.store, fx.tabletype, NULL);
+    CHECK(t != NULL && wasm_table_size(t) == 1 && wasm_table_get(t, 0) == NULL,
+          "wasm_table_new(store, type, NULL) is not a table of one null");
+    wasm_table_delete(t);
 }
 PROBE(wasm_table_type) { IS_NULL(wasm_table_type(NULL)); }
 PROBE(wasm_table_get) { IS_NULL(wasm_table_get(NULL, 0)); }

@@ -13,16 +13,20 @@ crash); this script reads them all and counts:
 - every invalid read, write, free or jump, wherever it happens: CPython with
   the plain allocator makes none, and a use after free of memory our library
   released shows up in the interpreter or ctypes;
-- uses of uninitialised values only when a frame is in libiwasm.so or in
-  JIT code (no object file): CPython's own reports of that kind (reference
-  counts of static objects at start-up) are not ours to fix;
+- uses of uninitialised values only when a frame of the use or of the
+  value's origin is in libiwasm.so or in JIT code (no object file): CPython's
+  own reports of that kind (reference counts of static objects at start-up)
+  are not ours to fix;
 - definite leaks only when the allocation came through libiwasm.so: the
   interpreter leaks its own locks and state at exit, and forked children
   leave through os._exit.
 
-Accesses by JIT code to guard pages, which become traps, are suppressed by
-tests/c/valgrind.supp as in the C tests. The ignored reports are counted by
-kind in the summary, so a change in CPython's noise stays visible.
+Nothing is suppressed: under valgrind the library checks memory bounds
+explicitly, so out-of-bounds accesses trap without touching a guard page
+(README, "Under valgrind"). --track-origins=yes names where an uninitialised
+value came from, so that one our library hands to CPython is attributed to
+the allocation or stack frame that made it. The ignored reports are counted
+by kind in the summary, so a change in CPython's noise stays visible.
 """
 import collections
 import glob
@@ -67,10 +71,17 @@ def counts(error):
 
 
 def describe(error):
-    text = error.findtext("what") or error.findtext("xwhat/text") or error.findtext("kind")
-    lines = [text]
-    for obj, fn in list(frames(error))[:25]:
-        lines.append(f"    {fn or '???'}  ({os.path.basename(obj) or 'no object: JIT code?'})")
+    """The report as text: what happened, then each stack under the line
+    that introduces it (with --track-origins, the origin of an uninitialised
+    value is a second stack)."""
+    lines = [error.findtext("what") or error.findtext("xwhat/text") or error.findtext("kind")]
+    for part in error:
+        if part.tag in ("auxwhat", "xauxwhat"):
+            lines.append("  " + (part.text if part.tag == "auxwhat" else part.findtext("text") or ""))
+        elif part.tag == "stack":
+            for frame in list(part.iter("frame"))[:25]:
+                obj, fn = frame.findtext("obj") or "", frame.findtext("fn") or "???"
+                lines.append(f"    {fn}  ({os.path.basename(obj) or 'no object: JIT code?'})")
     return "\n".join(lines)
 
 
@@ -82,8 +93,7 @@ def main():
         command = [
             os.path.join(ROOT, "..", "shared", "clients", "run-wamr-python.sh"), lib,
             "valgrind", "-q", "--xml=yes", f"--xml-file={out}/vg.%p.xml", "--smc-check=all-non-file",
-            "--leak-check=full", "--show-leak-kinds=definite", "--num-callers=40",
-            f"--suppressions={os.path.join(ROOT, 'tests', 'c', 'valgrind.supp')}",
+            "--leak-check=full", "--show-leak-kinds=definite", "--num-callers=40", "--track-origins=yes",
             os.path.realpath(sys.executable), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args,
         ]
         env = dict(os.environ, PYTHONMALLOC="malloc")

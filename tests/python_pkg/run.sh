@@ -12,8 +12,14 @@ python3 -c 'import setuptools, wheel' 2>/dev/null || python3 -m pip install -q s
 cp -r "$root/python" "$tmp/src"
 mkdir -p "$tmp/target/release"
 cp "$root/target/release/libiwasm.so" "$tmp/target/release/"
-python3 -m pip install -q --no-deps --no-build-isolation --target "$tmp/site" "$tmp/src" 2>&1 |
-    grep -v 'WARNING: Running pip as' || true
+# pip's own status decides (its output is shown without the warning about
+# running as root, which says nothing about the package).
+if ! python3 -m pip install -q --no-deps --no-build-isolation --target "$tmp/site" "$tmp/src" >"$tmp/pip.log" 2>&1; then
+    cat "$tmp/pip.log" >&2
+    echo "pip could not install the package" >&2
+    exit 1
+fi
+sed '/WARNING: Running pip as/d' "$tmp/pip.log" >&2
 test -f "$tmp/site/cranewasm/libiwasm.so" || { echo "the package does not bundle libiwasm.so" >&2; exit 1; }
 # The installed package only: no CRANEWASM_LIB, no source tree on the path.
 cd "$tmp"

@@ -5,6 +5,7 @@ import gc
 import os
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
@@ -218,18 +219,38 @@ def test_imports_checked(store, engine):
 
 
 def test_drop_orders_and_gc(engine):
-    for order in range(3):
+    """A store, a module, an instance and an export, held only by one list
+    and dropped one at a time in three orders: whatever is still held keeps
+    working, and the C store goes (finalizing its host function, which lets
+    the Python callable go) exactly when the last object that needs it does."""
+    for order in [(0, 1, 2, 3), (3, 2, 1, 0), (2, 0, 3, 1)]:
+        def inc(x):
+            return x + 1
+        host_alive = weakref.ref(inc)
         store = w.Store(engine)
-        module, inst = world(store)
-        add = inst.exports.add
-        objs = [store, module, inst, add]
-        for i in [(0, 1, 2, 3), (3, 2, 1, 0), (2, 0, 3, 1)][order]:
+        module, inst = world(store, inc)
+        objs = [store, module, inst, inst.exports.add]
+        del store, module, inst, inc
+        for step, i in enumerate(order):
             objs[i] = None
             gc.collect()
-        del store, module, inst
-        assert add(1, 2) == 3  # the export keeps its store alive
-        del add
-        gc.collect()
+            store, module, inst, add = objs
+            if store is not None:
+                assert repr(store) == "Store(open)"
+                assert w.Func(store, w.FuncType([i32], [i32]), abs)(-3) == 3
+            if module is not None:
+                other = w.Store(engine)
+                assert w.Instance(other, module, [w.Func(other, w.FuncType([i32], [i32]), abs)]).exports.via(-4) == 4
+                del other
+            if inst is not None:
+                assert inst.exports.via(41) == 42
+            if add is not None:
+                assert add(1, 2) == 3
+            needed = store is not None or inst is not None or add is not None
+            del store, module, inst, add
+            gc.collect()
+            assert (host_alive() is not None) == needed, (order, step)
+        assert host_alive() is None
 
 
 def test_closed_store_refuses_work(engine):

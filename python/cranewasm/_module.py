@@ -1,0 +1,104 @@
+"""Compiled modules: from bytes or text, validated, reflected, serialized."""
+
+import ctypes as c
+from typing import List, Union
+
+from . import _ffi as f
+from ._engine import Engine
+from ._error import WasmError
+from ._store import Store
+from .types import ExportType, ImportType, extern_type
+
+
+def _wasm_bytes(wasm: Union[bytes, bytearray, str]) -> bytes:
+    if isinstance(wasm, str):
+        text = wasm.encode()
+        out = f.Vec()
+        if not f.cranewasm_wat2wasm(text, len(text), c.byref(out)):
+            raise WasmError("invalid WebAssembly text (details on stderr)")
+        data = f.vec_bytes(out)
+        f.wasm_byte_vec_delete(c.byref(out))
+        return data
+    if isinstance(wasm, (bytes, bytearray, memoryview)):
+        return bytes(wasm)
+    raise TypeError(f"expected WebAssembly bytes or text, got {type(wasm).__name__}")
+
+
+class Module:
+    """A compiled module: ``Module(engine, wasm_bytes_or_wat_text)``.
+
+    The C API compiles modules in a store; the module keeps a private one,
+    and can be instantiated in any store of the same engine."""
+
+    def __init__(self, engine: Engine, wasm: Union[bytes, str]):
+        data = _wasm_bytes(wasm)
+        self._store = Store(engine)
+        vec = f.byte_vec(data)
+        self._ptr = f.wasm_module_new(self._store._ptr, c.byref(vec))
+        f.wasm_byte_vec_delete(c.byref(vec))
+        if not self._ptr:
+            raise WasmError("invalid module (the reason is on stderr)")
+
+    @property
+    def engine(self) -> Engine:
+        return self._store.engine
+
+    @classmethod
+    def from_file(cls, engine: Engine, path) -> "Module":
+        """Loads a ``.wasm`` (or ``.wat``) file."""
+        with open(path, "rb") as fh:
+            data = fh.read()
+        return cls(engine, data if data.startswith(b"\0asm") else data.decode())
+
+    @staticmethod
+    def validate(engine: Engine, wasm: bytes) -> bool:
+        """Whether ``wasm`` is a valid module."""
+        store = Store(engine)
+        vec = f.byte_vec(bytes(wasm))
+        ok = f.wasm_module_validate(store._ptr, c.byref(vec))
+        f.wasm_byte_vec_delete(c.byref(vec))
+        return bool(ok)
+
+    @property
+    def imports(self) -> List[ImportType]:
+        vec = f.Vec()
+        f.wasm_module_imports(self._ptr, c.byref(vec))
+        out = [ImportType(f.name_str(f.wasm_importtype_module(p)), f.name_str(f.wasm_importtype_name(p)),
+                          extern_type(f.wasm_externtype_copy(f.wasm_importtype_type(p)))) for p in f.elems(vec)]
+        f.wasm_importtype_vec_delete(c.byref(vec))
+        return out
+
+    @property
+    def exports(self) -> List[ExportType]:
+        vec = f.Vec()
+        f.wasm_module_exports(self._ptr, c.byref(vec))
+        out = [ExportType(f.name_str(f.wasm_exporttype_name(p)),
+                          extern_type(f.wasm_externtype_copy(f.wasm_exporttype_type(p)))) for p in f.elems(vec)]
+        f.wasm_exporttype_vec_delete(c.byref(vec))
+        return out
+
+    def serialize(self) -> bytes:
+        vec = f.Vec()
+        f.wasm_module_serialize(self._ptr, c.byref(vec))
+        data = f.vec_bytes(vec)
+        f.wasm_byte_vec_delete(c.byref(vec))
+        return data
+
+    @classmethod
+    def deserialize(cls, engine: Engine, data: bytes) -> "Module":
+        m = cls.__new__(cls)
+        m._store = Store(engine)
+        vec = f.byte_vec(bytes(data))
+        m._ptr = f.wasm_module_deserialize(m._store._ptr, c.byref(vec))
+        f.wasm_byte_vec_delete(c.byref(vec))
+        if not m._ptr:
+            raise WasmError("not a serialized module of this runtime")
+        return m
+
+    def __del__(self):
+        if getattr(self, "_ptr", None) and self._store._ptr:
+            f.wasm_module_delete(self._ptr)
+        self._ptr = None
+
+    def __repr__(self) -> str:
+        return f"Module(imports={len(self.imports)}, exports={len(self.exports)})"

@@ -1,0 +1,65 @@
+"""Tables of funcref or externref values."""
+
+from . import _ffi as f
+from ._error import WasmError
+from ._store import Store, _InStore
+from ._value import _from_c, _to_c
+from .types import TableType
+
+
+class Table(_InStore):
+    """A table of funcref or externref values, indexed like a list."""
+
+    _free = staticmethod(f.wasm_extern_delete)
+
+    def __init__(self, store: Store, ty: TableType, init=None):
+        keep: list = []
+        ref = _to_c(store, ty.element.kind, init, keep).of.ref
+        ptr = f.wasm_table_new(store._live(), ty._ptr, ref)
+        if not ptr:
+            raise WasmError("wasm_table_new failed")
+        super().__init__(store, ptr)
+
+    @property
+    def type(self) -> TableType:
+        return TableType._wrap(f.wasm_table_type(self._ptr))
+
+    @property
+    def size(self) -> int:
+        return f.wasm_table_size(self._ptr)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _element(self) -> int:
+        return self.type.element.kind
+
+    def __getitem__(self, index: int):
+        if not 0 <= index < self.size:
+            raise IndexError(f"table index {index} out of range")
+        ref = f.wasm_table_get(self._ptr, index)
+        v = f.Val()
+        v.kind = self._element()
+        v.of.ref = ref
+        # A funcref comes back as a new function object we own; an
+        # externref as the key we passed in.
+        return _from_c(self.store, v, owned=True)
+
+    def __setitem__(self, index: int, value) -> None:
+        keep: list = []
+        ref = _to_c(self.store, self._element(), value, keep).of.ref
+        if not f.wasm_table_set(self._ptr, index, ref):
+            raise IndexError(f"table index {index} out of range")
+
+    def grow(self, delta: int, init=None) -> int:
+        """Grows by ``delta`` elements set to ``init``; returns the old size.
+        Raises ``WasmError`` past the maximum."""
+        old = self.size
+        keep: list = []
+        ref = _to_c(self.store, self._element(), init, keep).of.ref
+        if delta < 0 or not f.wasm_table_grow(self._ptr, delta, ref):
+            raise WasmError(f"cannot grow the table by {delta}")
+        return old
+
+    def __repr__(self) -> str:
+        return f"Table({self.type!r}, size={self.size})"

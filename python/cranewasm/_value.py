@@ -1,0 +1,89 @@
+"""Python values to and from ``wasm_val_t``: the conversions every call,
+global, table and host function goes through."""
+
+import ctypes as c
+from typing import Sequence
+
+from . import _ffi as f
+from ._store import Store
+from .types import ValType
+
+
+def _to_c(store: Store, kind: int, value, keep: list) -> f.Val:
+    """A ``wasm_val_t`` of ``kind`` for a Python value; buffers it needs go
+    to ``keep``."""
+    v = f.Val()
+    v.kind = kind
+    try:
+        if kind == f.I32:
+            v.of.i32 = _int(value, 32)
+        elif kind == f.I64:
+            v.of.i64 = _int(value, 64)
+        elif kind == f.F32:
+            v.of.f32 = float(value)
+        elif kind == f.F64:
+            v.of.f64 = float(value)
+        elif kind == f.V128:
+            buf = (c.c_ubyte * 16).from_buffer_copy(_v128_bytes(value))
+            keep.append(buf)
+            v.of.ref = c.addressof(buf)
+        elif kind == f.EXTERNREF:
+            v.of.ref = None if value is None else store._extern_key(value)
+        elif kind == f.FUNCREF:
+            from ._func import Func  # here, not above: _func imports this module
+            if value is not None and not isinstance(value, Func):
+                raise TypeError(f"a funcref is a Func or None, not {type(value).__name__}")
+            v.of.ref = None if value is None else f.wasm_func_as_ref(value._ptr)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise TypeError(f"cannot pass {value!r} as {ValType(kind)}: {e}") from None
+    return v
+
+
+def _int(value, bits: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("expected an int")
+    if not -(1 << (bits - 1)) <= value < (1 << bits):
+        raise OverflowError(f"out of range for i{bits}")
+    return value - (1 << bits) if value >= 1 << (bits - 1) else value
+
+
+def _v128_bytes(value) -> bytes:
+    if isinstance(value, (bytes, bytearray)) and len(value) == 16:
+        return bytes(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 128:
+        return value.to_bytes(16, "little")
+    raise TypeError("a v128 is 16 bytes or an int in [0, 2**128)")
+
+
+def _from_c(store: Store, v: f.Val, owned: bool):
+    """The Python value of a ``wasm_val_t``. ``owned``: the value was handed
+    out to us (its v128 bytes or function object are ours to free)."""
+    k = v.kind
+    if k == f.I32:
+        return v.of.i32
+    if k == f.I64:
+        return v.of.i64
+    if k == f.F32:
+        return v.of.f32
+    if k == f.F64:
+        return v.of.f64
+    if k == f.V128:
+        value = int.from_bytes(c.string_at(v.of.ref, 16), "little") if v.of.ref else 0
+        if owned:
+            f.wasm_val_delete(c.byref(v))
+        return value
+    if k == f.EXTERNREF:
+        return None if not v.of.ref else store._externs.get(v.of.ref)
+    if k == f.FUNCREF:
+        if not v.of.ref:
+            return None
+        from ._func import Func  # here, not above: _func imports this module
+        ptr = f.wasm_ref_as_func(v.of.ref)
+        return Func._wrap(store, ptr if owned else f.wasm_func_copy(ptr))
+    raise TypeError(f"unknown value kind {k}")
+
+
+def _val_vec(vals: Sequence[f.Val], capacity: int):
+    n = max(capacity, len(vals))
+    arr = (f.Val * max(n, 1))(*vals)
+    return f.Vec(n, c.addressof(arr), len(vals), c.sizeof(f.Val), None), arr
