@@ -11,13 +11,13 @@
 
 use cranelift_codegen::entity::EntityRef;
 
-use super::instance::InstanceData;
-use super::memory::LinearMemory;
-use super::table::TableInstance;
+use super::instance::VMInstance;
+use super::memory::VMMemory;
+use super::table::VMTable;
 use crate::builtins::BuiltinFunctions;
 use crate::index::*;
 use crate::trap::TrapCode;
-use crate::vmctx::{header, VMContext};
+use crate::vmctx::VMContext;
 
 pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     memory_grow,
@@ -36,8 +36,8 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
 ///
 /// # Safety
 /// `vmctx` must be the VMContext of a live instance, passed by its code.
-unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut InstanceData {
-    &mut **(vmctx as *mut u8).add(header::INSTANCE as usize).cast::<*mut InstanceData>()
+unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut VMInstance {
+    VMInstance::from_vmctx(vmctx)
 }
 
 /// Memory `m` of `inst`.
@@ -45,7 +45,7 @@ unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut InstanceData {
 /// # Safety
 /// `m` must be a memory index of `inst`'s module (compiled code passes only
 /// validated ones), and no other reference to that memory may be live.
-unsafe fn memory<'a>(inst: &InstanceData, m: u32) -> &'a mut LinearMemory {
+unsafe fn memory<'a>(inst: &VMInstance, m: u32) -> &'a mut VMMemory {
     &mut *inst.memory(MemoryIndex::from_u32(m)).as_ptr()
 }
 
@@ -53,7 +53,7 @@ unsafe fn memory<'a>(inst: &InstanceData, m: u32) -> &'a mut LinearMemory {
 ///
 /// # Safety
 /// As for [`memory`], for a table index.
-unsafe fn table<'a>(inst: &InstanceData, t: u32) -> &'a mut TableInstance {
+unsafe fn table<'a>(inst: &VMInstance, t: u32) -> &'a mut VMTable {
     &mut *inst.table(TableIndex::from_u32(t)).as_ptr()
 }
 
