@@ -35,6 +35,20 @@ fn call_i32(func: &Func, store: &mut Store<()>, arg: i32) -> i32 {
     result[0].i32().unwrap()
 }
 
+/// Times 10⁶ calls of the small module's `inc` through `call` per
+/// repetition, checking every result; nanoseconds per call.
+fn time_inc_calls(reps: usize, mut call: impl FnMut(i32) -> i32) -> f64 {
+    const N: u32 = 1_000_000;
+    let mut sum = 0u64;
+    let ns = median_ns(reps, N, || {
+        for i in 0..N as i32 {
+            sum = sum.wrapping_add(call(i) as u32 as u64);
+        }
+    });
+    assert_eq!(sum, reps as u64 * (u64::from(N) * (u64::from(N) + 1) / 2), "inc returned wrong values");
+    ns
+}
+
 fn main() {
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let reps = support::reps(7);
@@ -72,31 +86,15 @@ fn main() {
     }
 
     if wanted("call_i32") {
-        const N: u32 = 1_000_000;
         let (mut store, instance) = small_instance(&engine, &module, true);
         let inc = instance.get_func(&store, "inc").expect("inc");
-        let mut sum = 0u64;
-        let ns = median_ns(reps, N, || {
-            for i in 0..N as i32 {
-                sum = sum.wrapping_add(call_i32(&inc, &mut store, i) as u32 as u64);
-            }
-        });
-        assert_eq!(sum, reps as u64 * (u64::from(N) * (u64::from(N) + 1) / 2), "inc returned wrong values");
-        report("call_i32", ns, "ns/call");
+        report("call_i32", time_inc_calls(reps, |i| call_i32(&inc, &mut store, i)), "ns/call");
     }
 
     if wanted("call_i32_typed") {
-        const N: u32 = 1_000_000;
         let (mut store, instance) = small_instance(&engine, &module, true);
         let inc = instance.get_func(&store, "inc").expect("inc").typed::<i32, i32>(&store).expect("i32 -> i32");
-        let mut sum = 0u64;
-        let ns = median_ns(reps, N, || {
-            for i in 0..N as i32 {
-                sum = sum.wrapping_add(inc.call(&mut store, i).expect("call") as u32 as u64);
-            }
-        });
-        assert_eq!(sum, reps as u64 * (u64::from(N) * (u64::from(N) + 1) / 2), "inc returned wrong values");
-        report("call_i32_typed", ns, "ns/call");
+        report("call_i32_typed", time_inc_calls(reps, |i| inc.call(&mut store, i).expect("call")), "ns/call");
     }
 
     for (name, raw) in [("host_roundtrip", false), ("host_roundtrip_raw", true)] {

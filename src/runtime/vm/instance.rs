@@ -121,27 +121,33 @@ impl VMInstance {
         self.vmctx.ptr.as_ptr().add(offset as usize).cast()
     }
 
+    /// The object stored in this VMContext at `defined` when the entity is
+    /// defined here, else the one whose address the import slot `imported`
+    /// holds.
+    ///
+    /// # Safety
+    /// The offsets must be of fields of type `T` (`defined`) and `*mut T`
+    /// (`imported`) in this module's layout, the import slot filled.
+    unsafe fn own_or_imported<T>(&self, defined: Option<u32>, imported: u32) -> NonNull<T> {
+        match defined {
+            Some(offset) => NonNull::new_unchecked(self.field(offset)),
+            None => NonNull::new_unchecked(*self.field::<*mut T>(imported)),
+        }
+    }
+
     pub(crate) fn func_ref(&self, f: FuncIndex) -> NonNull<VMFuncRef> {
         let offsets = self.module.offsets();
+        let defined = self.info().defined_func_index(f).map(|d| offsets.defined_func(d));
         // SAFETY: offsets come from this module's layout; imported slots were
         // filled with live funcrefs at instantiation.
-        unsafe {
-            match self.info().defined_func_index(f) {
-                Some(d) => NonNull::new_unchecked(self.field(offsets.defined_func(d))),
-                None => NonNull::new_unchecked(*self.field::<*mut VMFuncRef>(offsets.imported_func(f))),
-            }
-        }
+        unsafe { self.own_or_imported(defined, offsets.imported_func(f)) }
     }
 
     pub(crate) fn global_ptr(&self, g: GlobalIndex) -> NonNull<VMGlobal> {
         let offsets = self.module.offsets();
-        // SAFETY: as for `func_ref`.
-        unsafe {
-            match self.info().defined_global_index(g) {
-                Some(d) => NonNull::new_unchecked(self.field(offsets.defined_global(d))),
-                None => NonNull::new_unchecked(*self.field::<*mut VMGlobal>(offsets.imported_global(g))),
-            }
-        }
+        let defined = self.info().defined_global_index(g).map(|d| offsets.defined_global(d));
+        // SAFETY: as for `func_ref`, with globals.
+        unsafe { self.own_or_imported(defined, offsets.imported_global(g)) }
     }
 
     pub(crate) fn memory(&self, m: MemoryIndex) -> NonNull<VMMemory> {
@@ -191,6 +197,18 @@ impl VMInstance {
     /// Evaluates a constant expression in this instance.
     fn eval(&self, expr: &ConstExpr) -> ValRaw {
         let mut stack: Vec<ValRaw> = Vec::with_capacity(2);
+        // The extended-const arithmetic `$op` on the top two values, at the
+        // width that `$get` reads and `$make` writes.
+        macro_rules! arith {
+            ($op:expr, $get:ident, $make:ident) => {{
+                let (b, a) = (stack.pop().unwrap().$get(), stack.pop().unwrap().$get());
+                ValRaw::$make(match $op {
+                    ConstOp::I32Add | ConstOp::I64Add => a.wrapping_add(b),
+                    ConstOp::I32Sub | ConstOp::I64Sub => a.wrapping_sub(b),
+                    _ => a.wrapping_mul(b),
+                })
+            }};
+        }
         for op in expr.ops.iter() {
             let v = match *op {
                 ConstOp::I32Const(v) => ValRaw::i32(v),
@@ -205,22 +223,8 @@ impl VMInstance {
                 }
                 ConstOp::RefNull => ValRaw::reference(ValType::FuncRef, 0),
                 ConstOp::RefFunc(f) => ValRaw::reference(ValType::FuncRef, self.func_ref(f).as_ptr() as usize),
-                ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => {
-                    let (b, a) = (stack.pop().unwrap().get_i32(), stack.pop().unwrap().get_i32());
-                    ValRaw::i32(match op {
-                        ConstOp::I32Add => a.wrapping_add(b),
-                        ConstOp::I32Sub => a.wrapping_sub(b),
-                        _ => a.wrapping_mul(b),
-                    })
-                }
-                ConstOp::I64Add | ConstOp::I64Sub | ConstOp::I64Mul => {
-                    let (b, a) = (stack.pop().unwrap().get_i64(), stack.pop().unwrap().get_i64());
-                    ValRaw::i64(match op {
-                        ConstOp::I64Add => a.wrapping_add(b),
-                        ConstOp::I64Sub => a.wrapping_sub(b),
-                        _ => a.wrapping_mul(b),
-                    })
-                }
+                ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => arith!(op, get_i32, i32),
+                ConstOp::I64Add | ConstOp::I64Sub | ConstOp::I64Mul => arith!(op, get_i64, i64),
             };
             stack.push(v);
         }
