@@ -79,8 +79,7 @@ impl Func {
     pub fn call(&self, mut store: impl AsContextMut, params: &[Val], results: &mut [Val]) -> Result<()> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        self.0.check(store)?;
-        let ty = self.0.get(store).ty();
+        let ty = self.0.try_get(store)?.ty();
         if params.len() != ty.params().len() || results.len() != ty.results().len() {
             return Err(Error::Usage(format!(
                 "function of type {ty} called with {} arguments and {} result slots",

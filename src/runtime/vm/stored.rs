@@ -83,8 +83,14 @@ impl<T> Stored<T> {
     /// Fails with [`Error::WrongStore`] unless the object belongs to `store`.
     #[inline]
     pub(crate) fn check(&self, store: &StoreOpaque) -> Result<()> {
+        self.try_get(store).map(|_| ())
+    }
+
+    /// The object, or [`Error::WrongStore`] when `store` is not its store.
+    #[inline]
+    pub(crate) fn try_get<'a>(&self, store: &'a StoreOpaque) -> Result<&'a T> {
         if self.comes_from(store) {
-            Ok(())
+            Ok(self.get(store))
         } else {
             Err(Error::WrongStore)
         }
@@ -94,7 +100,9 @@ impl<T> Stored<T> {
     /// accessors that have no error path).
     #[inline]
     pub(crate) fn get<'a>(&self, store: &'a StoreOpaque) -> &'a T {
-        assert!(self.comes_from(store), "object used with a store it does not belong to");
+        if !self.comes_from(store) {
+            wrong_store();
+        }
         // SAFETY: the store owns the object (checked above), keeps it at
         // this address until it is dropped, and is borrowed for `'a`.
         unsafe { self.ptr.as_ref() }
@@ -103,7 +111,9 @@ impl<T> Stored<T> {
     /// The object, mutably. Panics as [`get`](Self::get) does.
     #[inline]
     pub(crate) fn get_mut<'a>(&self, store: &'a mut StoreOpaque) -> &'a mut T {
-        assert!(self.comes_from(store), "object used with a store it does not belong to");
+        if !self.comes_from(store) {
+            wrong_store();
+        }
         // SAFETY: as in `get`; `&mut StoreOpaque` is exclusive access to
         // everything the store owns.
         unsafe { &mut *self.ptr.as_ptr() }
@@ -115,6 +125,12 @@ impl<T> Stored<T> {
     pub(crate) fn as_ptr(&self) -> *mut T {
         self.ptr.as_ptr()
     }
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_store() -> ! {
+    panic!("object used with a store it does not belong to")
 }
 
 /// The objects a store keeps in a list of boxes of their own.
