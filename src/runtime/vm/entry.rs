@@ -18,6 +18,9 @@ use crate::vmctx::VMFuncRef;
 /// # Safety
 /// `values` must hold `max(params, results)` slots matching the function's
 /// signature, references in them belonging to `store`.
+// Called only by `Func::call_raw` (everything else calls through that), so
+// that this and `enter_wasm` inline into it: one more call level, or two
+// callers keeping `enter_wasm` out of line, cost 1 ns of a typed call's 12.
 #[inline]
 pub(crate) unsafe fn call(store: &mut StoreOpaque, func: Stored<VMFuncRef>, values: *mut ValRaw) -> Result<(), Trap> {
     let f: *const VMFuncRef = func.get(store);

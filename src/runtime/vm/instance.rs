@@ -494,7 +494,7 @@ unsafe fn initialize(store: &mut StoreOpaque, data: &mut VMInstance) -> Result<(
     }
     if let Some(start) = info.start {
         let mut none = [ValRaw::default(); 1];
-        super::entry::call(store, data.func(start).0, none.as_mut_ptr())?;
+        data.func(start).call_raw(store, none.as_mut_ptr())?;
     }
     Ok(())
 }
