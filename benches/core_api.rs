@@ -53,7 +53,7 @@ fn main() {
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let reps = support::reps(7);
     let wanted = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
-    let report = |name: &str, value: f64, unit: &str| println!("core_api/{name:<22} {value:>12.1} {unit}");
+    let report = |name: &str, value: f64, unit: &str| println!("core_api/{name:<22} {value:>12.2} {unit}");
 
     let engine = Engine::default();
     let small_bytes = wat::parse_str(SMALL_WAT).expect("small.wat");
