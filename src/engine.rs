@@ -9,12 +9,12 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 
-use crate::code_memory::CodeMemory;
 use crate::compile::{compile_function, trampoline};
 use crate::config::{Config, Regalloc};
 use crate::error::{Error, Result};
-use crate::runtime::memory_pool::MemoryPool;
-use crate::runtime::signals;
+use crate::runtime::vm::code_memory::CodeMemory;
+use crate::runtime::vm::memory_pool::MemoryPool;
+use crate::runtime::vm::signals;
 use crate::types::FuncType;
 
 /// A compilation environment. Cheap to clone (a reference count); modules

@@ -1,11 +1,18 @@
 //! The error type of every fallible operation outside a running call.
+//!
+//! Variants carry structure where callers branch on them: which import
+//! failed to link and why, an object of another store, a memory access or a
+//! growth that does not fit. The rest carry a message. `Display` gives the
+//! texts the C layer passes on (`link error: import m::f: ...`).
 
 use std::fmt;
 
 use crate::trap::Trap;
+use crate::types::{ExternType, ImportType};
 
 /// Why loading, linking, instantiating or calling failed.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// The bytes are not a valid module: wasmparser's message and the byte
     /// offset it points at.
@@ -18,15 +25,80 @@ pub enum Error {
     /// The module is valid but exceeds what this runtime can compile.
     Unsupported(String),
     /// An import is missing or does not match what the module declares.
-    Link(String),
+    Link(LinkError),
     /// The operation trapped (a start function, a segment out of bounds, or
     /// the called function itself).
     Trap(Trap),
     /// The host refused a resource (address space for a memory, say).
     Resource(String),
-    /// The embedder passed something unusable: wrong arity, a value of the
-    /// wrong type, an object from another store.
+    /// An object (a function, memory, table, global or reference) was used
+    /// with a store it does not belong to.
+    WrongStore,
+    /// A module was instantiated in a store of another engine.
+    WrongEngine,
+    /// A memory cannot grow by `delta` pages: past its maximum, or the host
+    /// refused the memory.
+    MemoryGrow {
+        /// The pages asked for.
+        delta: u32,
+    },
+    /// A table cannot grow by `delta` elements: past its maximum or the
+    /// runtime's limit on table size.
+    TableGrow {
+        /// The elements asked for.
+        delta: u32,
+    },
+    /// A host read or write of `len` bytes at `offset` does not lie within
+    /// the memory.
+    MemoryAccess {
+        /// Where the access starts.
+        offset: usize,
+        /// How many bytes it covers.
+        len: usize,
+    },
+    /// The embedder passed something else unusable: wrong arity, a value
+    /// of the wrong type, a write to a constant global.
     Usage(String),
+}
+
+/// Why instantiation could not link a module's imports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LinkError {
+    /// The module declares `expected` imports; `given` were passed.
+    Count {
+        /// Imports the module declares.
+        expected: usize,
+        /// Imports passed to instantiation.
+        given: usize,
+    },
+    /// Nothing is defined under the name of import `index` (a
+    /// [`Linker`](crate::Linker) lookup).
+    Missing {
+        /// Position of the import in the module's imports.
+        index: usize,
+        /// The import, with the type it requires.
+        import: ImportType,
+    },
+    /// What was given for import `index` is of another kind or type.
+    Incompatible {
+        /// Position of the import in the module's imports.
+        index: usize,
+        /// The import, with the type it requires.
+        import: ImportType,
+        /// The type of what was given.
+        actual: ExternType,
+    },
+}
+
+impl LinkError {
+    /// The import that failed, if the error is about one.
+    pub fn import(&self) -> Option<&ImportType> {
+        match self {
+            LinkError::Count { .. } => None,
+            LinkError::Missing { import, .. } | LinkError::Incompatible { import, .. } => Some(import),
+        }
+    }
 }
 
 impl Error {
@@ -46,19 +118,50 @@ impl fmt::Display for Error {
                 write!(f, "invalid module: {message} (at offset {offset:#x})")
             }
             Error::Unsupported(m) => write!(f, "unsupported: {m}"),
-            Error::Link(m) => write!(f, "link error: {m}"),
+            Error::Link(e) => write!(f, "link error: {e}"),
             Error::Trap(t) => write!(f, "{t}"),
             Error::Resource(m) => write!(f, "resource error: {m}"),
+            Error::WrongStore => f.write_str("object used with a store it does not belong to"),
+            Error::WrongEngine => f.write_str("module and store belong to different engines"),
+            Error::MemoryGrow { delta } => write!(f, "memory cannot grow by {delta} pages"),
+            Error::TableGrow { delta } => write!(f, "table cannot grow by {delta} elements"),
+            Error::MemoryAccess { offset, len } => {
+                write!(f, "memory access of {len} bytes at offset {offset} is out of bounds")
+            }
             Error::Usage(m) => write!(f, "{m}"),
         }
     }
 }
 
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkError::Count { expected, given } => write!(f, "expected {expected} imports, got {given}"),
+            LinkError::Missing { import, .. } => write!(f, "unknown import: {}::{}", import.module, import.name),
+            LinkError::Incompatible { import, actual, .. } => write!(
+                f,
+                "import {}::{}: incompatible import type: expected {}, got {}",
+                import.module,
+                import.name,
+                import.ty.kind_name(),
+                actual.kind_name()
+            ),
+        }
+    }
+}
+
 impl std::error::Error for Error {}
+impl std::error::Error for LinkError {}
 
 impl From<Trap> for Error {
     fn from(t: Trap) -> Error {
         Error::Trap(t)
+    }
+}
+
+impl From<LinkError> for Error {
+    fn from(e: LinkError) -> Error {
+        Error::Link(e)
     }
 }
 

@@ -33,7 +33,6 @@
 #![warn(missing_docs)]
 
 mod builtins;
-mod code_memory;
 mod compile;
 mod config;
 mod engine;
@@ -47,9 +46,12 @@ mod types;
 mod values;
 mod vmctx;
 
+// The translator still names code memory by its old path: `crate::code_memory`.
+use runtime::vm::code_memory;
+
 pub use config::{BoundsChecks, Config, Regalloc, BOUNDS_CHECKS_ENV};
 pub use engine::Engine;
-pub use error::{Error, Result};
+pub use error::{Error, LinkError, Result};
 pub use linker::Linker;
 pub use module::Module;
 pub use runtime::caller::Caller;

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::error::{Error, Result};
+use crate::error::{LinkError, Result};
 use crate::module::Module;
 use crate::runtime::extern_::Extern;
 use crate::runtime::instance::Instance;
@@ -39,15 +39,14 @@ impl Linker {
         self.defs.get(&(module.to_string(), name.to_string())).copied()
     }
 
-    /// Instantiates `module`, resolving each import by name.
+    /// Instantiates `module`, resolving each import by name; a
+    /// [`LinkError::Missing`] for the first import without a definition.
     pub fn instantiate(&self, mut store: impl AsContextMut, module: &Module) -> Result<Instance> {
         let imports = module
             .imports()
-            .map(|i| {
-                self.get(&i.module, &i.name)
-                    .ok_or_else(|| Error::Link(format!("unknown import: {}::{}", i.module, i.name)))
-            })
-            .collect::<Result<Vec<_>>>()?;
+            .enumerate()
+            .map(|(index, import)| self.get(&import.module, &import.name).ok_or(LinkError::Missing { index, import }))
+            .collect::<Result<Vec<_>, _>>()?;
         Instance::new(&mut store, module, &imports)
     }
 }

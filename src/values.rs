@@ -261,6 +261,7 @@ impl ValRaw {
 }
 
 use crate::runtime::store::StoreOpaque;
+use crate::runtime::vm::stored::Stored;
 
 impl Val {
     /// The raw slot form of this value, checking that references belong to
@@ -277,8 +278,8 @@ impl Val {
                 match f {
                     None => 0,
                     Some(f) => {
-                        store.check(f.store)?;
-                        f.ptr.as_ptr() as usize
+                        f.0.check(store)?;
+                        f.0.as_ptr() as usize
                     }
                 },
             ),
@@ -287,8 +288,8 @@ impl Val {
                 match e {
                     None => 0,
                     Some(e) => {
-                        store.check(e.store)?;
-                        e.ptr.as_ptr() as usize
+                        e.0.check(store)?;
+                        e.0.as_ptr() as usize
                     }
                 },
             ),
@@ -308,12 +309,16 @@ impl Val {
         }
     }
 
-    /// A reference value from its raw pointer (0 for null).
+    /// A reference value from its raw form (0 for null), which must come
+    /// from `store`: written by its compiled code, or stored in its tables
+    /// or globals.
     pub(crate) fn from_raw_ref(store: &StoreOpaque, ty: ValType, raw: usize) -> Val {
         let ptr = std::ptr::NonNull::new(raw as *mut u8);
+        // SAFETY (both arms): a non-null reference of `store` is the address
+        // of a funcref or externref data that the store owns.
         match ty {
-            ValType::FuncRef => Val::FuncRef(ptr.map(|p| Func { store: store.id(), ptr: p.cast() })),
-            _ => Val::ExternRef(ptr.map(|p| ExternRef { store: store.id(), ptr: p.cast() })),
+            ValType::FuncRef => Val::FuncRef(ptr.map(|p| Func(unsafe { Stored::new_unchecked(store.id(), p.cast()) }))),
+            _ => Val::ExternRef(ptr.map(|p| ExternRef(unsafe { Stored::new_unchecked(store.id(), p.cast()) }))),
         }
     }
 }

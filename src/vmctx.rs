@@ -10,7 +10,7 @@
 //!   0  magic: u32                    VMCONTEXT_MAGIC; host contexts differ
 //!   8  builtins: *const Builtins     runtime functions called from wasm
 //!  16  store: *mut VMStoreContext    per-store state (stack limit, ...)
-//!  24  instance: *mut InstanceData   the owning instance, for builtins
+//!  24  instance: *mut VMInstance     the owning instance, for builtins
 //!  32  imported functions            [*const VMFuncRef]
 //!      memories                      [VMMemoryImport] (base, definition)
 //!      tables                        [*mut VMTableDefinition]
@@ -81,7 +81,7 @@ pub struct VMMemoryImport {
 }
 
 /// A table's current elements: funcrefs (`*const VMFuncRef`) or externrefs
-/// (`*const ExternData`), null for a null reference.
+/// (`*const VMExternData`), null for a null reference.
 #[repr(C)]
 pub struct VMTableDefinition {
     pub base: *mut usize,

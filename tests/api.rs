@@ -160,8 +160,12 @@ fn memories_grow_and_stay_put() {
     assert_eq!(grow.call(&mut store, 1).unwrap(), 1);
     assert_eq!(mem.grow(&mut store, 1).unwrap(), 2);
     assert_eq!(grow.call(&mut store, 1).unwrap(), -1, "past the maximum");
-    assert!(mem.grow(&mut store, 1).is_err());
+    assert!(matches!(mem.grow(&mut store, 1), Err(Error::MemoryGrow { delta: 1 })));
     assert_eq!(mem.data_size(&store), 3 * 65536);
+    let mut buf = [0u8; 2];
+    let past_end = mem.read(&store, 3 * 65536 - 1, &mut buf);
+    assert!(matches!(past_end, Err(Error::MemoryAccess { offset, len: 2 }) if offset == 3 * 65536 - 1));
+    assert!(matches!(mem.write(&mut store, usize::MAX, &buf), Err(Error::MemoryAccess { .. })));
     assert_eq!(mem.data_ptr(&store), base, "memory never moves");
     mem.data_mut(&mut store)[3 * 65536 - 1] = 7;
     assert_eq!(peek.call(&mut store, 3 * 65536 - 1).unwrap(), 7);
@@ -219,10 +223,61 @@ fn linker_shares_memories_tables_and_globals_between_instances() {
     assert_eq!(run.call(&mut store, ()).unwrap(), 7);
     assert_eq!(p.get_global(&store, "g").unwrap().get(&store).i32(), Some(6));
     assert_eq!(p.get_memory(&store, "mem").unwrap().data(&store)[0], 99);
-    let missing = module(&engine, r#"(module (import "nope" "x" (func)))"#);
-    assert!(matches!(linker.instantiate(&mut store, &missing), Err(Error::Link(_))));
+}
+
+#[test]
+fn link_errors_say_which_import_and_why() {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let mut linker = Linker::new();
+    let g = Global::new(&mut store, GlobalType::new(ValType::I32, Mutability::Var), Val::I32(5)).unwrap();
+    linker.define("p", "g", g);
+
+    let missing = module(&engine, r#"(module (import "p" "g" (global (mut i32))) (import "nope" "x" (func)))"#);
+    match linker.instantiate(&mut store, &missing) {
+        Err(Error::Link(LinkError::Missing { index: 1, import })) => {
+            assert_eq!((import.module.as_str(), import.name.as_str()), ("nope", "x"));
+            assert_eq!(import.ty, ExternType::Func(FuncType::new([], [])));
+        }
+        other => panic!("expected a missing import, got {other:?}"),
+    }
+
     let wrong = module(&engine, r#"(module (import "p" "g" (global i64)))"#);
-    assert!(matches!(linker.instantiate(&mut store, &wrong), Err(Error::Link(_))));
+    let e = linker.instantiate(&mut store, &wrong).unwrap_err();
+    match &e {
+        Error::Link(LinkError::Incompatible { index: 0, import, actual }) => {
+            assert_eq!(import.ty, ExternType::Global(GlobalType::new(ValType::I64, Mutability::Const)));
+            assert_eq!(*actual, ExternType::Global(GlobalType::new(ValType::I32, Mutability::Var)));
+        }
+        other => panic!("expected an incompatible import, got {other:?}"),
+    }
+    assert_eq!(e.to_string(), "link error: import p::g: incompatible import type: expected global, got global");
+
+    let e = Instance::new(&mut store, &wrong, &[]).unwrap_err();
+    assert!(matches!(e, Error::Link(LinkError::Count { expected: 1, given: 0 })), "{e}");
+    assert_eq!(e.to_string(), "link error: expected 1 imports, got 0");
+
+    // An import of another store, and a module of another engine.
+    let mut other = Store::new(&engine, ());
+    let foreign = Global::new(&mut other, GlobalType::new(ValType::I64, Mutability::Const), Val::I64(1)).unwrap();
+    assert!(matches!(Instance::new(&mut store, &wrong, &[foreign.into()]), Err(Error::WrongStore)));
+    let elsewhere = module(&Engine::default(), "(module)");
+    assert!(matches!(Instance::new(&mut store, &elsewhere, &[]), Err(Error::WrongEngine)));
+}
+
+#[test]
+fn handles_are_send_and_sync_and_stores_send() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Func>();
+    send_sync::<Memory>();
+    send_sync::<Table>();
+    send_sync::<Global>();
+    send_sync::<ExternRef>();
+    send_sync::<Instance>();
+    send_sync::<Extern>();
+    send_sync::<TypedFunc<i32, i32>>();
+    send::<Store<()>>();
 }
 
 #[test]
@@ -256,12 +311,17 @@ fn globals_tables_and_references_from_the_host() {
     let t = instance.get_table(&store, "t").unwrap();
     assert_eq!(t.grow(&mut store, 3, Val::ExternRef(None)).unwrap(), 1);
     assert_eq!(t.size(&store), 4);
+    let small = Table::new(&mut store, TableType::new(ValType::FuncRef, Limits::new(1, Some(2))), Val::FuncRef(None));
+    assert!(matches!(small.unwrap().grow(&mut store, 2, Val::FuncRef(None)), Err(Error::TableGrow { delta: 2 })));
     assert!(t.set(&mut store, 9, Val::ExternRef(None)).is_err());
     assert!(t.set(&mut store, 0, Val::FuncRef(None)).is_err());
 
-    // Objects of one store are refused by another.
+    // Objects of one store are refused by another, as are their references.
     let mut other = Store::new(&engine, ());
-    assert!(put.call(&mut other, &[Val::ExternRef(None)], &mut []).is_err());
+    assert!(matches!(put.call(&mut other, &[Val::ExternRef(None)], &mut []), Err(Error::WrongStore)));
+    assert!(!data.comes_from(&other));
+    let foreign = ExternRef::new(&mut other, 1u8);
+    assert!(matches!(put.call(&mut store, &[Val::ExternRef(Some(foreign))], &mut []), Err(Error::WrongStore)));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::compile::func_env::ModuleEnv;
 use crate::compile::{compile_module, CompiledModule};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::runtime::code_registry;
+use crate::runtime::vm::code_registry;
 use crate::types::{ExportType, ImportType};
 use crate::vmctx::VMOffsets;
 use info::ModuleInfo;

@@ -2,26 +2,26 @@
 //! called it.
 
 use super::extern_::Extern;
-use super::instance::{Instance, InstanceData};
+use super::instance::Instance;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreContextMut, StoreInner};
+use super::vm::instance::CallerVmctx;
 use crate::engine::Engine;
-use crate::vmctx::{header, VMContext, VMCONTEXT_MAGIC};
 
 /// The store (and, when wasm made the call, the calling instance) of a host
 /// function call.
 pub struct Caller<'a, T> {
     pub(crate) store: &'a mut StoreInner<T>,
-    caller_vmctx: *mut VMContext,
+    caller: CallerVmctx,
 }
 
 impl<'a, T> Caller<'a, T> {
-    pub(crate) fn new(store: &'a mut StoreInner<T>, caller_vmctx: *mut VMContext) -> Caller<'a, T> {
-        Caller { store, caller_vmctx }
+    pub(crate) fn new(store: &'a mut StoreInner<T>, caller: CallerVmctx) -> Caller<'a, T> {
+        Caller { store, caller }
     }
 
     /// A shorter-lived caller over the same store.
     pub fn reborrow(&mut self) -> Caller<'_, T> {
-        Caller { store: self.store, caller_vmctx: self.caller_vmctx }
+        Caller { store: self.store, caller: self.caller }
     }
 
     /// The store's embedder data.
@@ -41,19 +41,7 @@ impl<'a, T> Caller<'a, T> {
 
     /// The calling instance, when the call came from wasm.
     pub fn instance(&self) -> Option<Instance> {
-        if self.caller_vmctx.is_null() {
-            return None;
-        }
-        // SAFETY: a non-null caller vmctx is the live VMContext of the
-        // calling code; its header says whether it is an instance's.
-        unsafe {
-            let base = self.caller_vmctx as *const u8;
-            if *(base.add(header::MAGIC as usize) as *const u32) != VMCONTEXT_MAGIC {
-                return None;
-            }
-            let data = *(base.add(header::INSTANCE as usize) as *const *const InstanceData);
-            Some((*data).handle())
-        }
+        self.caller.instance()
     }
 
     /// An export of the calling instance (its memory, typically).

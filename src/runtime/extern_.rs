@@ -3,7 +3,7 @@
 use super::func::Func;
 use super::global::Global;
 use super::memory::Memory;
-use super::store::{AsContext, StoreOpaque};
+use super::store::{AsContext, StoreId, StoreOpaque};
 use super::table::Table;
 use crate::types::ExternType;
 
@@ -28,12 +28,14 @@ impl Extern {
     }
 
     pub(crate) fn ty_in(&self, store: &StoreOpaque) -> ExternType {
-        store.assert_owns(self.store_id());
         match self {
-            Extern::Func(f) => ExternType::Func(f.ty_unchecked()),
-            Extern::Global(g) => ExternType::Global(g.ty),
-            Extern::Table(t) => ExternType::Table(t.get_instance(store).ty()),
-            Extern::Memory(m) => ExternType::Memory(m.get(store).ty()),
+            Extern::Func(f) => ExternType::Func(f.0.get(store).ty()),
+            Extern::Global(g) => {
+                store.assert_owns(g.storage.store_id());
+                ExternType::Global(g.ty)
+            }
+            Extern::Table(t) => ExternType::Table(t.0.get(store).ty()),
+            Extern::Memory(m) => ExternType::Memory(m.0.get(store).ty()),
         }
     }
 
@@ -70,12 +72,12 @@ impl Extern {
         }
     }
 
-    pub(crate) fn store_id(&self) -> super::store::StoreId {
+    pub(crate) fn store_id(&self) -> StoreId {
         match self {
-            Extern::Func(f) => f.store,
-            Extern::Global(g) => g.store,
-            Extern::Table(t) => t.store,
-            Extern::Memory(m) => m.store,
+            Extern::Func(f) => f.0.store_id(),
+            Extern::Global(g) => g.storage.store_id(),
+            Extern::Table(t) => t.0.store_id(),
+            Extern::Memory(m) => m.0.store_id(),
         }
     }
 }

@@ -1,193 +1,18 @@
-//! Instantiation: checking imports, allocating and filling a VMContext,
-//! applying segments, running the start function.
-//!
-//! Instantiation compiles nothing: the module's code and VMContext layout
-//! are ready, so it is one allocation plus filling in pointers.
-
-use std::alloc::Layout;
-use std::ops::Range;
-use std::ptr::NonNull;
+//! The [`Instance`] handle: instantiating a module with its imports, and
+//! reaching the instance's exports. What the store keeps of an instance is
+//! a [`VMInstance`](super::vm::instance::VMInstance).
 
 use super::extern_::Extern;
 use super::func::Func;
-use super::global::{self, Global};
-use super::memory::{LinearMemory, Memory};
-use super::store::{AsContext, AsContextMut, StoreId, StoreOpaque};
-use super::table::{Table, TableInstance};
-use crate::builtins::BuiltinFunctions;
+use super::global::Global;
+use super::memory::Memory;
+use super::store::{AsContext, AsContextMut, StoreContext, StoreId, StoreOpaque};
+use super::table::Table;
+use super::vm::instance::{self as vm_instance, VMInstance};
 use crate::engine::Engine;
-use crate::error::{Error, Result};
-use crate::index::*;
-use crate::module::info::{ConstExpr, ConstOp, DataMode, ElemMode, ModuleInfo};
+use crate::error::{Error, LinkError, Result};
 use crate::module::Module;
-use crate::trap::{Trap, TrapCode};
-use crate::types::{ExternType, ValType};
-use crate::values::ValRaw;
-use crate::vmctx::*;
-use cranelift_codegen::entity::EntityRef;
-
-/// An instance's VMContext allocation.
-struct VMContextBox {
-    ptr: NonNull<u8>,
-    layout: Layout,
-}
-
-impl Drop for VMContextBox {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `instantiate` with this layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
-
-/// An instance as its store owns it.
-#[allow(
-    clippy::vec_box,
-    reason = "JIT code and handles hold pointers to these objects, so they must not move when the Vec grows"
-)]
-pub(crate) struct InstanceData {
-    pub(crate) module: Module,
-    store: StoreId,
-    index: usize,
-    vmctx: VMContextBox,
-    /// The memories and tables the module defines.
-    memories: Vec<Box<LinearMemory>>,
-    tables: Vec<Box<TableInstance>>,
-    /// Instances this one imports from (once per import).
-    imports_from: Vec<usize>,
-    /// Owner of each imported global, in import order of globals.
-    imported_global_owners: Vec<Option<usize>>,
-    /// Live instances importing from this one.
-    importers: usize,
-    /// Whether references to this instance's functions may have escaped
-    /// where we cannot track them; then it lives as long as its store.
-    pinned: bool,
-    /// Whether the embedder has released it.
-    released: bool,
-    /// Items of each element segment; emptied when dropped (actives and
-    /// declaratives are dropped once instantiation applies them).
-    pub(crate) elems: Vec<Box<[usize]>>,
-    /// Byte range of each data segment in the module binary; emptied when
-    /// dropped.
-    pub(crate) datas: Vec<Range<usize>>,
-}
-
-// SAFETY: the VMContext holds pointers into the owning store (and the
-// module's code); the instance moves with its store.
-unsafe impl Send for InstanceData {}
-
-impl InstanceData {
-    pub(crate) fn handle(&self) -> Instance {
-        Instance { store: self.store, index: self.index }
-    }
-
-    fn info(&self) -> &ModuleInfo {
-        self.module.info()
-    }
-
-    pub(crate) fn vmctx(&self) -> *mut VMContext {
-        self.vmctx.ptr.as_ptr().cast()
-    }
-
-    /// The VMContext field at `offset`.
-    ///
-    /// # Safety
-    /// `offset` must be a field of type `F` in this module's layout.
-    unsafe fn field<F>(&self, offset: u32) -> *mut F {
-        self.vmctx.ptr.as_ptr().add(offset as usize).cast()
-    }
-
-    pub(crate) fn func_ref(&self, f: FuncIndex) -> NonNull<VMFuncRef> {
-        let offsets = self.module.offsets();
-        // SAFETY: offsets come from this module's layout; imported slots were
-        // filled with live funcrefs at instantiation.
-        unsafe {
-            match self.info().defined_func_index(f) {
-                Some(d) => NonNull::new_unchecked(self.field(offsets.defined_func(d))),
-                None => NonNull::new_unchecked(*self.field::<*mut VMFuncRef>(offsets.imported_func(f))),
-            }
-        }
-    }
-
-    pub(crate) fn global_ptr(&self, g: GlobalIndex) -> NonNull<VMGlobal> {
-        let offsets = self.module.offsets();
-        // SAFETY: as for `func_ref`.
-        unsafe {
-            match self.info().defined_global_index(g) {
-                Some(d) => NonNull::new_unchecked(self.field(offsets.defined_global(d))),
-                None => NonNull::new_unchecked(*self.field::<*mut VMGlobal>(offsets.imported_global(g))),
-            }
-        }
-    }
-
-    pub(crate) fn memory(&self, m: MemoryIndex) -> NonNull<LinearMemory> {
-        // SAFETY: filled at instantiation with a live memory's definition,
-        // which is the first field of its `LinearMemory`.
-        unsafe {
-            NonNull::new_unchecked(*self.field::<*mut VMMemoryDefinition>(self.module.offsets().memory_definition(m)))
-                .cast()
-        }
-    }
-
-    pub(crate) fn table(&self, t: TableIndex) -> NonNull<TableInstance> {
-        // SAFETY: as for `memory`, with `TableInstance`.
-        unsafe { NonNull::new_unchecked(*self.field::<*mut VMTableDefinition>(self.module.offsets().table(t))).cast() }
-    }
-
-    fn extern_for(&self, index: EntityIndex) -> Extern {
-        let store = self.store;
-        match index {
-            EntityIndex::Func(f) => Extern::Func(Func { store, ptr: self.func_ref(f) }),
-            EntityIndex::Memory(m) => Extern::Memory(Memory { store, ptr: self.memory(m) }),
-            EntityIndex::Table(t) => Extern::Table(Table { store, ptr: self.table(t) }),
-            EntityIndex::Global(g) => {
-                let owner = match self.info().defined_global_index(g) {
-                    Some(_) => Some(self.index),
-                    None => self.imported_global_owners[g.index()],
-                };
-                Extern::Global(Global { store, ptr: self.global_ptr(g), ty: self.info().globals[g], owner })
-            }
-        }
-    }
-
-    /// Evaluates a constant expression in this instance.
-    fn eval(&self, expr: &ConstExpr) -> ValRaw {
-        let mut stack: Vec<ValRaw> = Vec::with_capacity(2);
-        for op in expr.ops.iter() {
-            let v = match *op {
-                ConstOp::I32Const(v) => ValRaw::i32(v),
-                ConstOp::I64Const(v) => ValRaw::i64(v),
-                ConstOp::F32Const(v) => ValRaw::f32(v),
-                ConstOp::F64Const(v) => ValRaw::f64(v),
-                ConstOp::V128Const(v) => ValRaw::v128(v),
-                ConstOp::GlobalGet(g) => {
-                    // SAFETY: globals are initialised in order, and validation
-                    // only lets an initialiser read earlier globals.
-                    global::read(unsafe { self.global_ptr(g).as_ref() }, self.info().globals[g].content)
-                }
-                ConstOp::RefNull => ValRaw::reference(ValType::FuncRef, 0),
-                ConstOp::RefFunc(f) => ValRaw::reference(ValType::FuncRef, self.func_ref(f).as_ptr() as usize),
-                ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => {
-                    let (b, a) = (stack.pop().unwrap().get_i32(), stack.pop().unwrap().get_i32());
-                    ValRaw::i32(match op {
-                        ConstOp::I32Add => a.wrapping_add(b),
-                        ConstOp::I32Sub => a.wrapping_sub(b),
-                        _ => a.wrapping_mul(b),
-                    })
-                }
-                ConstOp::I64Add | ConstOp::I64Sub | ConstOp::I64Mul => {
-                    let (b, a) = (stack.pop().unwrap().get_i64(), stack.pop().unwrap().get_i64());
-                    ValRaw::i64(match op {
-                        ConstOp::I64Add => a.wrapping_add(b),
-                        ConstOp::I64Sub => a.wrapping_sub(b),
-                        _ => a.wrapping_mul(b),
-                    })
-                }
-            };
-            stack.push(v);
-        }
-        stack.pop().expect("validated constant expressions leave one value")
-    }
-}
+use crate::types::ExternType;
 
 /// An instance of a module in a store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -201,15 +26,20 @@ impl Instance {
     /// order (the C API's model; see [`Linker`](crate::Linker) for imports
     /// by name).
     ///
-    /// Fails with [`Error::Link`] when an import is missing or of the wrong
-    /// type, and [`Error::Trap`] when a segment does not fit or the start
-    /// function traps. Segments applied before such a trap stay applied.
+    /// Fails with [`Error::Link`] when the number of imports is wrong or an
+    /// import is of the wrong kind or type, [`Error::WrongStore`] or
+    /// [`Error::WrongEngine`] for objects of another store or a module of
+    /// another engine, and [`Error::Trap`] when a segment does not fit or
+    /// the start function traps. Segments applied before such a trap stay
+    /// applied.
     pub fn new(mut store: impl AsContextMut, module: &Module, imports: &[Extern]) -> Result<Instance> {
         let mut cx = store.as_context_mut();
-        instantiate(cx.opaque(), module, imports)
+        let store = cx.opaque();
+        check_imports(store, module, imports)?;
+        vm_instance::instantiate(store, module, imports)
     }
 
-    pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> &'a InstanceData {
+    pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> &'a VMInstance {
         store.assert_owns(self.store);
         store.instance(self.index)
     }
@@ -235,28 +65,27 @@ impl Instance {
         store.assert_owns(self.store);
         if let Some(data) = store.instances[self.index].as_mut() {
             data.released = true;
-            try_free(store, self.index);
+            vm_instance::try_free(store, self.index);
         }
     }
 
     /// The module this is an instance of.
-    pub fn module<'a, T: 'a>(&self, store: impl Into<super::store::StoreContext<'a, T>>) -> &'a Module {
-        let cx = store.into();
-        &self.data(&cx.0.opaque).module
+    pub fn module<'a, T: 'a>(&self, store: impl Into<StoreContext<'a, T>>) -> &'a Module {
+        &self.data(store.into().into_opaque()).module
     }
 
     /// The export called `name`.
     pub fn get_export(&self, store: impl AsContext, name: &str) -> Option<Extern> {
         let cx = store.as_context();
         let data = self.data(cx.opaque());
-        data.info().export(name).map(|i| data.extern_for(i))
+        data.module.info().export(name).map(|i| data.export(i))
     }
 
     /// All exports, in the module's order.
     pub fn exports(&self, store: impl AsContext) -> Vec<(String, Extern)> {
         let cx = store.as_context();
         let data = self.data(cx.opaque());
-        data.info().exports.iter().map(|(n, i)| (n.clone(), data.extern_for(*i))).collect()
+        data.module.info().exports.iter().map(|(n, i)| (n.clone(), data.export(*i))).collect()
     }
 
     /// The exported function called `name`.
@@ -277,9 +106,28 @@ impl Instance {
     }
 }
 
-fn link_error(module: &Module, i: usize, why: &str) -> Error {
-    let import = &module.info().imports[i];
-    Error::Link(format!("import {}::{}: {why}", import.module, import.name))
+/// Checks that `imports` can instantiate `module` in `store`: same engine,
+/// one import per declared import, each of the store and of a matching type.
+fn check_imports(store: &StoreOpaque, module: &Module, imports: &[Extern]) -> Result<()> {
+    if !Engine::same(store.engine(), module.engine()) {
+        return Err(Error::WrongEngine);
+    }
+    let info = module.info();
+    if imports.len() != info.imports.len() {
+        return Err(LinkError::Count { expected: info.imports.len(), given: imports.len() }.into());
+    }
+    for (index, (import, given)) in info.imports.iter().zip(imports).enumerate() {
+        if given.store_id() != store.id() {
+            return Err(Error::WrongStore);
+        }
+        let actual = given.ty_in(store);
+        if !import_matches(&actual, &info.entity_type(import.index)) {
+            // Named only now: instantiating clones no strings.
+            let import = module.imports().nth(index).expect("index of an import");
+            return Err(LinkError::Incompatible { index, import, actual }.into());
+        }
+    }
+    Ok(())
 }
 
 /// Whether `actual` can be given where `expected` is imported.
@@ -291,263 +139,4 @@ fn import_matches(actual: &ExternType, expected: &ExternType) -> bool {
         (ExternType::Memory(a), ExternType::Memory(e)) => a.limits.matches(&e.limits),
         _ => false,
     }
-}
-
-fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> Result<Instance> {
-    if !Engine::same(store.engine(), module.engine()) {
-        return Err(Error::Usage("module and store belong to different engines".into()));
-    }
-    let info = module.info();
-    if imports.len() != info.imports.len() {
-        return Err(Error::Link(format!("expected {} imports, got {}", info.imports.len(), imports.len())));
-    }
-    for (i, (import, given)) in info.imports.iter().zip(imports).enumerate() {
-        store.check(given.store_id())?;
-        let (actual, expected) = (given.ty_in(store), info.entity_type(import.index));
-        if !import_matches(&actual, &expected) {
-            return Err(link_error(
-                module,
-                i,
-                &format!("incompatible import type: expected {}, got {}", expected.kind_name(), actual.kind_name()),
-            ));
-        }
-    }
-
-    let offsets = module.offsets();
-    let layout = Layout::from_size_align(offsets.size().max(16) as usize, 16).expect("sane VMContext size");
-    // SAFETY: non-zero size; zeroed memory is a valid initial VMContext.
-    let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
-        .ok_or_else(|| Error::Resource("out of memory".into()))?;
-    // Slots of freed instances are reused, so a long-lived store that
-    // instantiates and releases forever stays the size of its peak.
-    let index = store.free_slots.pop().unwrap_or(store.instances.len());
-    let imports_from: Vec<usize> = imports.iter().filter_map(|e| owner_of(store, e)).collect();
-    for owner in &imports_from {
-        store.instances[*owner].as_mut().expect("imports come from live instances").importers += 1;
-    }
-    let imported_global_owners = imports
-        .iter()
-        .filter_map(|e| match e {
-            Extern::Global(g) => Some(g.owner),
-            _ => None,
-        })
-        .collect();
-    let slot = Some(Box::new(InstanceData {
-        module: module.clone(),
-        store: store.id(),
-        index,
-        vmctx: VMContextBox { ptr, layout },
-        memories: Vec::new(),
-        tables: Vec::new(),
-        imports_from,
-        imported_global_owners,
-        importers: 0,
-        pinned: may_leak_func_refs(info),
-        released: false,
-        elems: Vec::new(),
-        datas: Vec::new(),
-    }));
-    if index == store.instances.len() {
-        store.instances.push(slot);
-    } else {
-        store.instances[index] = slot;
-    }
-    let data_ptr: *mut InstanceData = &mut **store.instances[index].as_mut().unwrap();
-    // SAFETY: the instance is boxed in the store (stable address) and all
-    // offsets come from its module's layout.
-    unsafe {
-        fill_vmctx(store, &mut *data_ptr, imports)?;
-        initialize(store, &mut *data_ptr)?;
-    }
-    Ok(Instance { store: store.id(), index })
-}
-
-static BUILTINS: BuiltinFunctions = super::libcalls::BUILTINS;
-
-/// Writes the VMContext of a new instance: imports, own memories, tables,
-/// globals and function references.
-///
-/// # Safety
-/// `data` must be the boxed instance just pushed into `store`, with a
-/// zeroed VMContext of its module's layout, and `imports` checked against
-/// the module's import types.
-unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut InstanceData, imports: &[Extern]) -> Result<()> {
-    let module = data.module.clone();
-    let info = module.info();
-    let offsets = module.offsets();
-    *data.field::<u32>(header::MAGIC as u32) = VMCONTEXT_MAGIC;
-    *data.field::<*const BuiltinFunctions>(header::BUILTINS as u32) = &BUILTINS;
-    *data.field::<*mut VMStoreContext>(header::STORE as u32) = &mut *store.vm;
-    *data.field::<*mut InstanceData>(header::INSTANCE as u32) = data;
-
-    for (import, given) in info.imports.iter().zip(imports) {
-        match (import.index, given) {
-            (EntityIndex::Func(f), Extern::Func(func)) => {
-                *data.field::<*mut VMFuncRef>(offsets.imported_func(f)) = func.ptr.as_ptr();
-            }
-            (EntityIndex::Global(g), Extern::Global(global)) => {
-                *data.field::<*mut VMGlobal>(offsets.imported_global(g)) = global.ptr.as_ptr();
-            }
-            (EntityIndex::Memory(m), Extern::Memory(memory)) => set_memory(data, m, memory.ptr),
-            (EntityIndex::Table(t), Extern::Table(table)) => {
-                *data.field::<*mut TableInstance>(offsets.table(t)) = table.ptr.as_ptr();
-            }
-            _ => unreachable!("import kinds were checked"),
-        }
-    }
-
-    let engine = store.engine().clone();
-    for (m, ty) in info.memories.iter().skip(info.num_imported_memories) {
-        let mut memory = Box::new(LinearMemory::new(*ty, &engine)?);
-        memory.owner = Some(data.index);
-        set_memory(data, m, NonNull::from(&mut *memory));
-        data.memories.push(memory);
-    }
-    for (t, ty) in info.tables.iter().skip(info.num_imported_tables) {
-        let mut table = Box::new(TableInstance::new(*ty, 0)?);
-        table.owner = Some(data.index);
-        *data.field::<*mut TableInstance>(offsets.table(t)) = &mut *table;
-        data.tables.push(table);
-    }
-
-    let code = &module.code().compiled;
-    let base = code.code.base();
-    for (d, loc) in code.funcs.iter() {
-        let f = info.func_index(d);
-        let array_call = base.add(code.entry_trampolines[d] as usize);
-        *data.field::<VMFuncRef>(offsets.defined_func(d)) = VMFuncRef {
-            wasm_call: base.add(loc.start as usize),
-            // SAFETY: the entry trampoline was compiled with the ArrayCallFn
-            // signature.
-            array_call: std::mem::transmute::<*const u8, ArrayCallFn>(array_call),
-            vmctx: data.vmctx(),
-            sig: info.func_type(f).sig_id(),
-        };
-    }
-
-    for (d, init) in info.global_inits.iter() {
-        let g = info.global_index(d);
-        let value = data.eval(init);
-        global::write(&mut *data.field::<VMGlobal>(offsets.defined_global(d)), info.globals[g].content, value);
-    }
-
-    data.elems = info
-        .elems
-        .values()
-        .map(|e| match e.mode {
-            ElemMode::Passive => e.items.iter().map(|i| data.eval(i).get_ref()).collect(),
-            _ => Box::default(),
-        })
-        .collect();
-    data.datas = info
-        .datas
-        .values()
-        .map(|d| match d.mode {
-            DataMode::Passive => d.range.clone(),
-            DataMode::Active { .. } => 0..0,
-        })
-        .collect();
-    Ok(())
-}
-
-/// The instance that owns an entity given as an import, if an instance
-/// does (host-created entities belong to the store).
-fn owner_of(store: &StoreOpaque, e: &Extern) -> Option<usize> {
-    match e {
-        // SAFETY: the funcref is live (the store was checked); its vmctx
-        // starts with a magic word telling instances from host functions.
-        Extern::Func(f) => unsafe {
-            let vmctx = f.ptr.as_ref().vmctx as *const u8;
-            if *(vmctx.add(header::MAGIC as usize) as *const u32) != VMCONTEXT_MAGIC {
-                return None;
-            }
-            Some((**(vmctx.add(header::INSTANCE as usize) as *const *const InstanceData)).index)
-        },
-        Extern::Memory(m) => m.get(store).owner,
-        Extern::Table(t) => t.get_instance(store).owner,
-        Extern::Global(g) => g.owner,
-    }
-}
-
-/// Whether a module's functions can become references held outside its
-/// instance where we cannot count them: through shared tables, reference
-/// globals, or funcrefs crossing its imports and exports.
-fn may_leak_func_refs(info: &ModuleInfo) -> bool {
-    let leaks = |ty: ExternType| match ty {
-        ExternType::Table(_) => true,
-        ExternType::Global(g) => g.content.is_ref(),
-        ExternType::Func(f) => f.params().iter().chain(f.results()).any(|t| *t == ValType::FuncRef),
-        ExternType::Memory(_) => false,
-    };
-    info.imports.iter().any(|i| leaks(info.entity_type(i.index)))
-        || info.exports.iter().any(|(_, i)| leaks(info.entity_type(*i)))
-}
-
-/// Frees a released instance if nothing can reach it, then whatever that
-/// makes unreachable in turn.
-pub(crate) fn try_free(store: &mut StoreOpaque, index: usize) {
-    let Some(data) = store.instances[index].as_ref() else { return };
-    if !data.released || data.pinned || data.importers > 0 {
-        return;
-    }
-    if store.active_calls > 0 {
-        // Its code may be on the stack: free it when the call returns.
-        store.deferred_frees.push(index);
-        return;
-    }
-    let data = store.instances[index].take().expect("checked above");
-    store.free_slots.push(index);
-    for owner in &data.imports_from {
-        if let Some(o) = store.instances[*owner].as_mut() {
-            o.importers -= 1;
-        }
-        try_free(store, *owner);
-    }
-}
-
-/// Points memory slot `m` of the VMContext at `memory`.
-///
-/// # Safety
-/// `m` must be a memory index of `data`'s module and `memory` a memory
-/// that outlives the instance.
-unsafe fn set_memory(data: &mut InstanceData, m: MemoryIndex, memory: NonNull<LinearMemory>) {
-    let offsets = data.module.offsets();
-    let def: *mut VMMemoryDefinition = memory.as_ptr().cast();
-    *data.field::<VMMemoryImport>(offsets.memory_base(m)) = VMMemoryImport { base: (*def).base, definition: def };
-}
-
-/// Applies active segments in order, then runs the start function.
-///
-/// # Safety
-/// `data` must be an instance of `store` whose VMContext `fill_vmctx`
-/// completed.
-unsafe fn initialize(store: &mut StoreOpaque, data: &mut InstanceData) -> Result<()> {
-    let module = data.module.clone();
-    let info = module.info();
-    for seg in info.elems.values() {
-        let ElemMode::Active { table, offset } = &seg.mode else { continue };
-        let start = data.eval(offset).get_i32() as u32 as usize;
-        let table = &mut *data.table(*table).as_ptr();
-        let end = start.checked_add(seg.items.len()).filter(|e| *e <= table.len() as usize);
-        let Some(end) = end else { return Err(Trap::from_code(TrapCode::TableOutOfBounds).into()) };
-        for (slot, item) in table.elements_mut()[start..end].iter_mut().zip(seg.items.iter()) {
-            *slot = data.eval(item).get_ref();
-        }
-    }
-    let wasm = module.wasm();
-    for seg in info.datas.values() {
-        let DataMode::Active { memory, offset } = &seg.mode else { continue };
-        let start = data.eval(offset).get_i32() as u32 as usize;
-        let memory = &mut *data.memory(*memory).as_ptr();
-        let bytes = &wasm[seg.range.clone()];
-        let dst = start.checked_add(bytes.len()).and_then(|end| memory.data_mut().get_mut(start..end));
-        let Some(dst) = dst else { return Err(Trap::from_code(TrapCode::MemoryOutOfBounds).into()) };
-        dst.copy_from_slice(bytes);
-    }
-    if let Some(start) = info.start {
-        let func = Func { store: store.id(), ptr: data.func_ref(start) };
-        let mut none = [ValRaw::default(); 1];
-        func.call_raw(store, none.as_mut_ptr())?;
-    }
-    Ok(())
 }

@@ -1,21 +1,21 @@
-//! The runtime: stores and the objects in them, calls in and out of
-//! compiled code, and trap handling.
+//! The runtime: stores and the objects in them, as the embedder sees them.
+//!
+//! Each file here is one public concept ([`Store`](crate::Store),
+//! [`Instance`](crate::Instance), [`Func`](crate::Func), ...) and holds
+//! handles and checks, not raw pointers: a handle is a
+//! [`Stored`](vm::stored::Stored) (store id plus address), checked against
+//! the store on every use. What compiled code shares with the runtime
+//! (VMContexts, memory and table storage, host function contexts) and the
+//! machinery of calls and traps live in [`vm`], where the unsafe code is.
 
 pub mod caller;
-pub mod code_registry;
-pub mod entry;
 pub mod extern_;
 pub mod externref;
 pub mod func;
 pub mod global;
 pub mod instance;
-pub mod libcalls;
 pub mod memory;
-pub mod memory_pool;
-pub mod signals;
-pub mod stack;
 pub mod store;
 pub mod table;
-pub mod thread;
 pub mod typed;
-pub mod unwind;
+pub mod vm;

@@ -13,13 +13,12 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::externref::ExternData;
-use super::func::HostFunc;
-use super::instance::InstanceData;
-use super::memory::LinearMemory;
-use super::table::TableInstance;
+use super::vm::externref::VMExternData;
+use super::vm::func::VMHostFunc;
+use super::vm::instance::VMInstance;
+use super::vm::memory::VMMemory;
+use super::vm::table::VMTable;
 use crate::engine::Engine;
-use crate::error::{Error, Result};
 use crate::vmctx::{VMGlobal, VMStoreContext};
 
 /// Unique id of a store (never reused in a process).
@@ -44,25 +43,28 @@ pub struct StoreOpaque {
     pub(crate) vm: Box<VMStoreContext>,
     /// Instances by index; `None` once released and freed (until the slot
     /// is reused, see `free_slots`).
-    pub(crate) instances: Vec<Option<Box<InstanceData>>>,
+    pub(crate) instances: Vec<Option<Box<VMInstance>>>,
     /// Released instances whose freeing waits for the running call to end.
     pub(crate) deferred_frees: Vec<usize>,
     /// Indices in `instances` whose instance was freed, for reuse.
     pub(crate) free_slots: Vec<usize>,
-    pub(crate) host_funcs: Vec<Box<HostFunc>>,
-    pub(crate) memories: Vec<Box<LinearMemory>>,
-    pub(crate) tables: Vec<Box<TableInstance>>,
+    pub(crate) host_funcs: Vec<Box<VMHostFunc>>,
+    pub(crate) memories: Vec<Box<VMMemory>>,
+    pub(crate) tables: Vec<Box<VMTable>>,
     pub(crate) globals: Vec<Box<VMGlobal>>,
-    pub(crate) externrefs: Vec<Box<ExternData>>,
+    pub(crate) externrefs: Vec<Box<VMExternData>>,
     /// Calls from the host into wasm currently running on this store.
     pub(crate) active_calls: usize,
     /// The engine's `max_wasm_stack`, kept here for the call path.
     pub(crate) max_wasm_stack: usize,
 }
 
-// SAFETY: a store's raw pointers all point at objects the store owns (or at
-// engine-wide, thread-safe code). The store is used by one thread at a time
-// (&mut), so moving it between threads is sound.
+// SAFETY: the raw pointers inside a store's objects (VMContexts, memory and
+// table definitions, host function contexts, funcrefs) all point at objects
+// the same store owns, or at engine-wide code that is immutable and shared.
+// Nothing in it is tied to a thread: moving the store moves all of that
+// together. It is deliberately not `Sync`: all access to its objects, through
+// handles or compiled code, needs `&`/`&mut StoreOpaque` on one thread.
 unsafe impl Send for StoreOpaque {}
 
 impl StoreOpaque {
@@ -76,17 +78,8 @@ impl StoreOpaque {
         &self.engine
     }
 
-    /// Fails unless an object of store `id` is used with this store.
-    pub(crate) fn check(&self, id: StoreId) -> Result<()> {
-        if id == self.id {
-            Ok(())
-        } else {
-            Err(Error::Usage("object used with a store it does not belong to".into()))
-        }
-    }
-
-    /// Panicking form of [`check`](Self::check) for accessors without an
-    /// error path, like wasmtime's handles.
+    /// Panics unless an object of store `id` is used with this store: the
+    /// check of accessors without an error path, like wasmtime's handles.
     #[inline]
     pub(crate) fn assert_owns(&self, id: StoreId) {
         assert_eq!(id, self.id, "object used with a store it does not belong to");
@@ -98,7 +91,7 @@ impl StoreOpaque {
     }
 
     /// The instance at `index`.
-    pub(crate) fn instance(&self, index: usize) -> &InstanceData {
+    pub(crate) fn instance(&self, index: usize) -> &VMInstance {
         self.instances[index].as_deref().expect("use of an instance that was released")
     }
 }
@@ -263,17 +256,29 @@ impl<C: AsContextMut + ?Sized> AsContextMut for &mut C {
     }
 }
 
-impl<T> StoreContext<'_, T> {
+impl<'a, T> StoreContext<'a, T> {
     /// The part of the store that does not depend on `T`.
     pub fn opaque(&self) -> &StoreOpaque {
         &self.0.opaque
     }
+
+    /// As [`opaque`](Self::opaque), for as long as the context borrows the
+    /// store (what accessors returning `&'a` data need).
+    pub(crate) fn into_opaque(self) -> &'a StoreOpaque {
+        &self.0.opaque
+    }
 }
 
-impl<T> StoreContextMut<'_, T> {
+impl<'a, T> StoreContextMut<'a, T> {
     /// The part of the store that does not depend on `T`: what
     /// [`Func::call_raw`](crate::Func::call_raw) runs on.
     pub fn opaque(&mut self) -> &mut StoreOpaque {
+        &mut self.0.opaque
+    }
+
+    /// As [`opaque`](Self::opaque), for as long as the context borrows the
+    /// store.
+    pub(crate) fn into_opaque(self) -> &'a mut StoreOpaque {
         &mut self.0.opaque
     }
 }

@@ -7,6 +7,7 @@ use std::marker::PhantomData;
 use super::caller::Caller;
 use super::func::Func;
 use super::store::{AsContext, AsContextMut};
+use super::vm::scratch::with_scratch;
 use crate::error::{Error, Result};
 use crate::trap::Trap;
 use crate::types::{FuncType, ValType};
@@ -221,31 +222,18 @@ impl<P, R> Clone for TypedFunc<P, R> {
 }
 impl<P, R> Copy for TypedFunc<P, R> {}
 
-/// Slots on the stack for calls of up to this many values.
-const INLINE_SLOTS: usize = 16;
-
 impl<P: WasmList, R: WasmList> TypedFunc<P, R> {
     /// Calls the function.
     pub fn call(&self, mut store: impl AsContextMut, params: P) -> Result<R, Trap> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        let n = P::LEN.max(R::LEN).max(1);
-        let mut inline = std::mem::MaybeUninit::<[ValRaw; INLINE_SLOTS]>::uninit();
-        let mut heap = Vec::new();
-        let slots: &mut [ValRaw] = if n <= INLINE_SLOTS {
-            // SAFETY: ValRaw is plain bytes, so any bit pattern is a valid
-            // slot; parameters are written before the call reads them and
-            // results before `load` reads them.
-            unsafe { std::slice::from_raw_parts_mut(inline.as_mut_ptr().cast::<ValRaw>(), n) }
-        } else {
-            heap.resize(n, ValRaw::default());
-            &mut heap
-        };
-        params.store(slots);
-        // SAFETY: `typed` checked the signature; the slots hold the
-        // parameters and have room for the results; no references.
-        unsafe { self.func.call_raw(store, slots.as_mut_ptr())? };
-        Ok(R::load(slots))
+        with_scratch(P::LEN.max(R::LEN).max(1), ValRaw::default(), |slots| {
+            params.store(slots);
+            // SAFETY: `typed` checked the signature; the slots hold the
+            // parameters and have room for the results; no references.
+            unsafe { self.func.call_raw(store, slots.as_mut_ptr())? };
+            Ok(R::load(slots))
+        })
     }
 
     /// The untyped function.

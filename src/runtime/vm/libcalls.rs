@@ -11,13 +11,13 @@
 
 use cranelift_codegen::entity::EntityRef;
 
-use super::instance::InstanceData;
-use super::memory::LinearMemory;
-use super::table::TableInstance;
+use super::instance::VMInstance;
+use super::memory::VMMemory;
+use super::table::VMTable;
 use crate::builtins::BuiltinFunctions;
 use crate::index::*;
 use crate::trap::TrapCode;
-use crate::vmctx::{header, VMContext};
+use crate::vmctx::VMContext;
 
 pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     memory_grow,
@@ -36,8 +36,8 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
 ///
 /// # Safety
 /// `vmctx` must be the VMContext of a live instance, passed by its code.
-unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut InstanceData {
-    &mut **(vmctx as *mut u8).add(header::INSTANCE as usize).cast::<*mut InstanceData>()
+unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut VMInstance {
+    VMInstance::from_vmctx(vmctx)
 }
 
 /// Memory `m` of `inst`.
@@ -45,7 +45,7 @@ unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut InstanceData {
 /// # Safety
 /// `m` must be a memory index of `inst`'s module (compiled code passes only
 /// validated ones), and no other reference to that memory may be live.
-unsafe fn memory<'a>(inst: &InstanceData, m: u32) -> &'a mut LinearMemory {
+unsafe fn memory<'a>(inst: &VMInstance, m: u32) -> &'a mut VMMemory {
     &mut *inst.memory(MemoryIndex::from_u32(m)).as_ptr()
 }
 
@@ -53,8 +53,44 @@ unsafe fn memory<'a>(inst: &InstanceData, m: u32) -> &'a mut LinearMemory {
 ///
 /// # Safety
 /// As for [`memory`], for a table index.
-unsafe fn table<'a>(inst: &InstanceData, t: u32) -> &'a mut TableInstance {
+unsafe fn table<'a>(inst: &VMInstance, t: u32) -> &'a mut VMTable {
     &mut *inst.table(TableIndex::from_u32(t)).as_ptr()
+}
+
+/// Base address and length in bytes of memory `m`'s accessible part.
+///
+/// # Safety
+/// As for [`memory`]; other references to the memory may be live.
+unsafe fn memory_extent(inst: &VMInstance, m: u32) -> (*mut u8, usize) {
+    let def = &(*inst.memory(MemoryIndex::from_u32(m)).as_ptr()).definition;
+    (def.base, def.length)
+}
+
+/// Base address and length in elements of table `t`.
+///
+/// # Safety
+/// As for [`memory_extent`], for a table index.
+unsafe fn table_extent(inst: &VMInstance, t: u32) -> (*mut usize, usize) {
+    let def = &(*inst.table(TableIndex::from_u32(t)).as_ptr()).definition;
+    (def.base, def.length as usize)
+}
+
+/// Copies `len` elements from index `src` of `from` to index `dst` of `to`
+/// (each a base address and a length) as memmove does: the two may be the
+/// same storage and overlap. Returns the status of a bulk builtin: nonzero,
+/// and nothing copied, when either range is out of bounds.
+///
+/// # Safety
+/// Each base must address that many elements, valid for reads (`from`) and
+/// writes (`to`).
+unsafe fn copy_checked<T>(to: (*mut T, usize), dst: u64, from: (*mut T, usize), src: u64, len: u64) -> u32 {
+    match (range(dst, len, to.1), range(src, len, from.1)) {
+        (Ok(d), Ok(s)) => {
+            std::ptr::copy(from.0.add(s.start), to.0.add(d.start), d.len());
+            0
+        }
+        _ => 1,
+    }
 }
 
 /// `start..start + len` if it lies within `0..size`.
@@ -94,16 +130,7 @@ unsafe extern "C" fn memory_copy(
     len: u64,
 ) -> u32 {
     let inst = instance(vmctx);
-    let (d, s) = (memory(inst, dst_mem), memory(inst, src_mem));
-    check((|| {
-        let oob = |_| TrapCode::MemoryOutOfBounds;
-        let dr = range(dst, len, d.byte_size()).map_err(oob)?;
-        let sr = range(src, len, s.byte_size()).map_err(oob)?;
-        // The two may be the same memory and overlap: copy as memmove does.
-        let from = s.definition.base.add(sr.start);
-        std::ptr::copy(from, d.definition.base.add(dr.start), dr.len());
-        Ok(())
-    })())
+    copy_checked(memory_extent(inst, dst_mem), dst, memory_extent(inst, src_mem), src, len)
 }
 
 unsafe extern "C" fn memory_init(vmctx: *mut VMContext, mem: u32, data: u32, dst: u64, src: u32, len: u32) -> u32 {
@@ -134,15 +161,7 @@ unsafe extern "C" fn table_fill(vmctx: *mut VMContext, t: u32, dst: u32, value: 
 
 unsafe extern "C" fn table_copy(vmctx: *mut VMContext, dst_t: u32, src_t: u32, dst: u32, src: u32, len: u32) -> u32 {
     let inst = instance(vmctx);
-    let (d, s) = (table(inst, dst_t), table(inst, src_t));
-    check((|| {
-        let oob = |_| TrapCode::TableOutOfBounds;
-        let dr = range(dst as u64, len as u64, d.len() as usize).map_err(oob)?;
-        let sr = range(src as u64, len as u64, s.len() as usize).map_err(oob)?;
-        let from = s.elements().as_ptr().add(sr.start);
-        std::ptr::copy(from, d.elements_mut().as_mut_ptr().add(dr.start), dr.len());
-        Ok(())
-    })())
+    copy_checked(table_extent(inst, dst_t), dst.into(), table_extent(inst, src_t), src.into(), len.into())
 }
 
 unsafe extern "C" fn table_init(vmctx: *mut VMContext, t: u32, elem: u32, dst: u32, src: u32, len: u32) -> u32 {

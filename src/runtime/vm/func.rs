@@ -1,0 +1,141 @@
+//! Functions as compiled code sees them: every function, wasm or host, is a
+//! [`VMFuncRef`]; a host function's is part of a [`VMHostFunc`] that the
+//! store owns.
+//!
+//! Calling any function from the host goes through its `array_call` entry
+//! with an array of raw slots (see [`entry::call`](super::entry::call)):
+//! for wasm functions that is the compiled entry trampoline of the
+//! signature, for host functions [`host_array_call`]. Wasm calls a host
+//! function through the exit trampoline in `wasm_call`, which lands in
+//! [`host_call`].
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use super::code_memory::CodeMemory;
+use super::entry::raise_host_trap;
+use super::instance::CallerVmctx;
+use super::stored::Stored;
+use super::unwind::{raise, UnwindReason};
+use crate::error::Result;
+use crate::runtime::caller::Caller;
+use crate::runtime::store::{StoreInner, StoreOpaque};
+use crate::trap::Trap;
+use crate::types::FuncType;
+use crate::values::ValRaw;
+use crate::vmctx::{VMContext, VMFuncRef, VMStoreContext, HOST_CONTEXT_MAGIC};
+
+impl VMFuncRef {
+    /// The function's signature.
+    pub(crate) fn ty(&self) -> FuncType {
+        // SAFETY: `sig` of every funcref is the id of an interned signature
+        // (`fill_vmctx` and `VMHostFunc::create` write nothing else).
+        unsafe { FuncType::from_sig_id(self.sig) }
+    }
+}
+
+/// How a host function is called: `(context, caller_vmctx, values)`.
+type HostCallFn = unsafe extern "C" fn(*mut VMHostFunc, *mut VMContext, *mut ValRaw);
+
+/// A host function's context. Its `VMFuncRef` names it as the "vmctx", so
+/// the exit trampoline finds `host_call` and the store at fixed offsets
+/// (see [`crate::vmctx::host_ctx`]).
+#[repr(C)]
+pub(crate) struct VMHostFunc {
+    magic: u32,
+    host_call: HostCallFn,
+    store_vm: *mut VMStoreContext,
+    func_ref: VMFuncRef,
+    store: *mut StoreOpaque,
+    ty: FuncType,
+    /// The exit trampoline `func_ref.wasm_call` points into.
+    _trampoline: Option<Arc<CodeMemory>>,
+    /// The closure `host_call` runs; its concrete type is known only to
+    /// `host_call`.
+    closure: Box<dyn std::any::Any + Send + Sync>,
+}
+
+impl VMHostFunc {
+    /// A host function of type `ty` running `f`, owned by the store.
+    pub(crate) fn create<T: 'static, F>(inner: &mut StoreInner<T>, ty: FuncType, f: F) -> Result<Stored<VMFuncRef>>
+    where
+        F: Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
+    {
+        let trampoline = inner.opaque.engine().exit_trampoline(ty)?;
+        let store_ptr: *mut StoreInner<T> = inner;
+        let mut host = Box::new(VMHostFunc {
+            magic: HOST_CONTEXT_MAGIC,
+            host_call: host_call::<T, F>,
+            store_vm: &mut *inner.opaque.vm,
+            func_ref: VMFuncRef {
+                wasm_call: trampoline.base(),
+                array_call: host_array_call::<T, F>,
+                vmctx: std::ptr::null_mut(),
+                sig: ty.sig_id(),
+            },
+            store: store_ptr.cast(),
+            ty,
+            _trampoline: Some(trampoline),
+            closure: Box::new(f),
+        });
+        host.func_ref.vmctx = (&mut *host as *mut VMHostFunc).cast();
+        let func_ref = NonNull::from(&host.func_ref);
+        inner.opaque.host_funcs.push(host);
+        // SAFETY: the funcref is part of a box the store owns until it is
+        // dropped.
+        Ok(unsafe { Stored::new_unchecked(inner.opaque.id(), func_ref) })
+    }
+}
+
+/// Runs a host function for wasm (through the exit trampoline).
+///
+/// # Safety
+/// `ctx` must be the `VMHostFunc` of a `VMHostFunc::create::<T, F>` of a
+/// live store, `caller_vmctx` null or the calling instance's VMContext, and
+/// `values` must hold `max(params, results)` slots of its signature.
+unsafe extern "C" fn host_call<T: 'static, F>(ctx: *mut VMHostFunc, caller_vmctx: *mut VMContext, values: *mut ValRaw)
+where
+    F: Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
+{
+    let result = {
+        let host = &*ctx;
+        // SAFETY: `create` boxed an `F` for this very `host_call::<T, F>`,
+        // so the cast is exact (no `downcast` type check on every call).
+        let f: &F = &*(&*host.closure as *const (dyn std::any::Any + Send + Sync) as *const F);
+        // SAFETY: a host function only ever runs in the store that created
+        // it, whose `StoreInner<T>` starts with the `StoreOpaque`.
+        let store = &mut *host.store.cast::<StoreInner<T>>();
+        let n = host.ty.params().len().max(host.ty.results().len());
+        let slots = std::slice::from_raw_parts_mut(values, n);
+        let caller = Caller::new(store, CallerVmctx::new(caller_vmctx));
+        catch_unwind(AssertUnwindSafe(|| f(caller, slots)))
+    };
+    // Nothing with a destructor is live below: raising jumps over this frame.
+    match result {
+        Ok(Ok(())) => {}
+        Ok(Err(trap)) => raise_host_trap(&*(*ctx).store, trap),
+        Err(panic) => raise(UnwindReason::Panic(panic)),
+    }
+}
+
+/// Runs a host function for the host (its `array_call`).
+///
+/// # Safety
+/// As for [`host_call`], with `vmctx` the `VMHostFunc`.
+unsafe extern "C" fn host_array_call<T: 'static, F>(
+    vmctx: *mut VMContext,
+    caller_vmctx: *mut VMContext,
+    _code: *const u8,
+    values: *mut ValRaw,
+) where
+    F: Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
+{
+    let ctx: *mut VMHostFunc = vmctx.cast();
+    // No wasm frames lead here: a trap must not walk stale ones.
+    let vm = (*ctx).store_vm;
+    let saved = (*vm).last_exit_fp;
+    (*vm).last_exit_fp = 0;
+    host_call::<T, F>(ctx, caller_vmctx, values);
+    (*vm).last_exit_fp = saved;
+}

@@ -1,0 +1,500 @@
+//! [`VMInstance`]: an instance as its store owns it (its VMContext block,
+//! the memories and tables it defines, and what keeps it alive), and
+//! instantiation's filling in of that block, applying of segments and
+//! running of the start function.
+//!
+//! Instantiation compiles nothing: the module's code and VMContext layout
+//! are ready, so it is one allocation plus filling in pointers. The public
+//! side ([`Instance`]) checks the imports first.
+
+use std::alloc::Layout;
+use std::ops::Range;
+use std::ptr::NonNull;
+
+use super::memory::VMMemory;
+use super::stored::Stored;
+use super::table::VMTable;
+use crate::builtins::BuiltinFunctions;
+use crate::error::{Error, Result};
+use crate::index::*;
+use crate::module::info::{ConstExpr, ConstOp, DataMode, ElemMode, ModuleInfo};
+use crate::module::Module;
+use crate::runtime::extern_::Extern;
+use crate::runtime::func::Func;
+use crate::runtime::global::Global;
+use crate::runtime::instance::Instance;
+use crate::runtime::memory::Memory;
+use crate::runtime::store::{StoreId, StoreOpaque};
+use crate::runtime::table::Table;
+use crate::trap::{Trap, TrapCode};
+use crate::types::{ExternType, ValType};
+use crate::values::ValRaw;
+use crate::vmctx::*;
+use cranelift_codegen::entity::EntityRef;
+
+/// An instance's VMContext allocation.
+struct VMContextBox {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+impl Drop for VMContextBox {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `instantiate` with this layout.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+/// An instance as its store owns it.
+#[allow(
+    clippy::vec_box,
+    reason = "JIT code and handles hold pointers to these objects, so they must not move when the Vec grows"
+)]
+pub(crate) struct VMInstance {
+    pub(crate) module: Module,
+    store: StoreId,
+    index: usize,
+    vmctx: VMContextBox,
+    /// The memories and tables the module defines.
+    memories: Vec<Box<VMMemory>>,
+    tables: Vec<Box<VMTable>>,
+    /// Instances this one imports from (once per import).
+    imports_from: Vec<usize>,
+    /// Owner of each imported global, in import order of globals.
+    imported_global_owners: Vec<Option<usize>>,
+    /// Live instances importing from this one.
+    importers: usize,
+    /// Whether references to this instance's functions may have escaped
+    /// where we cannot track them; then it lives as long as its store.
+    pinned: bool,
+    /// Whether the embedder has released it.
+    pub(crate) released: bool,
+    /// Items of each element segment; emptied when dropped (actives and
+    /// declaratives are dropped once instantiation applies them).
+    pub(crate) elems: Vec<Box<[usize]>>,
+    /// Byte range of each data segment in the module binary; emptied when
+    /// dropped.
+    pub(crate) datas: Vec<Range<usize>>,
+}
+
+impl VMInstance {
+    pub(crate) fn handle(&self) -> Instance {
+        Instance { store: self.store, index: self.index }
+    }
+
+    /// The instance whose VMContext is `vmctx`, or `None` when `vmctx` is a
+    /// host function's context.
+    ///
+    /// # Safety
+    /// `vmctx` must be the live VMContext of an instance or the context of a
+    /// live host function.
+    unsafe fn of_context<'a>(vmctx: *const VMContext) -> Option<&'a VMInstance> {
+        let base = vmctx as *const u8;
+        if *(base.add(header::MAGIC as usize) as *const u32) != VMCONTEXT_MAGIC {
+            return None;
+        }
+        Some(&**(base.add(header::INSTANCE as usize) as *const *const VMInstance))
+    }
+
+    /// The instance owning `vmctx`, as a builtin called by its code gets it.
+    ///
+    /// # Safety
+    /// `vmctx` must be the VMContext of a live instance, passed by its code;
+    /// no other reference to the instance may be live.
+    pub(crate) unsafe fn from_vmctx<'a>(vmctx: *mut VMContext) -> &'a mut VMInstance {
+        &mut **(vmctx as *mut u8).add(header::INSTANCE as usize).cast::<*mut VMInstance>()
+    }
+
+    fn info(&self) -> &ModuleInfo {
+        self.module.info()
+    }
+
+    pub(crate) fn vmctx(&self) -> *mut VMContext {
+        self.vmctx.ptr.as_ptr().cast()
+    }
+
+    /// The VMContext field at `offset`.
+    ///
+    /// # Safety
+    /// `offset` must be a field of type `F` in this module's layout.
+    unsafe fn field<F>(&self, offset: u32) -> *mut F {
+        self.vmctx.ptr.as_ptr().add(offset as usize).cast()
+    }
+
+    /// The object stored in this VMContext at `defined` when the entity is
+    /// defined here, else the one whose address the import slot `imported`
+    /// holds.
+    ///
+    /// # Safety
+    /// The offsets must be of fields of type `T` (`defined`) and `*mut T`
+    /// (`imported`) in this module's layout, the import slot filled.
+    unsafe fn own_or_imported<T>(&self, defined: Option<u32>, imported: u32) -> NonNull<T> {
+        match defined {
+            Some(offset) => NonNull::new_unchecked(self.field(offset)),
+            None => NonNull::new_unchecked(*self.field::<*mut T>(imported)),
+        }
+    }
+
+    pub(crate) fn func_ref(&self, f: FuncIndex) -> NonNull<VMFuncRef> {
+        let offsets = self.module.offsets();
+        let defined = self.info().defined_func_index(f).map(|d| offsets.defined_func(d));
+        // SAFETY: offsets come from this module's layout; imported slots were
+        // filled with live funcrefs at instantiation.
+        unsafe { self.own_or_imported(defined, offsets.imported_func(f)) }
+    }
+
+    pub(crate) fn global_ptr(&self, g: GlobalIndex) -> NonNull<VMGlobal> {
+        let offsets = self.module.offsets();
+        let defined = self.info().defined_global_index(g).map(|d| offsets.defined_global(d));
+        // SAFETY: as for `func_ref`, with globals.
+        unsafe { self.own_or_imported(defined, offsets.imported_global(g)) }
+    }
+
+    pub(crate) fn memory(&self, m: MemoryIndex) -> NonNull<VMMemory> {
+        // SAFETY: filled at instantiation with a live memory's definition,
+        // which is the first field of its `VMMemory`.
+        unsafe {
+            NonNull::new_unchecked(*self.field::<*mut VMMemoryDefinition>(self.module.offsets().memory_definition(m)))
+                .cast()
+        }
+    }
+
+    pub(crate) fn table(&self, t: TableIndex) -> NonNull<VMTable> {
+        // SAFETY: as for `memory`, with `VMTable`.
+        unsafe { NonNull::new_unchecked(*self.field::<*mut VMTableDefinition>(self.module.offsets().table(t))).cast() }
+    }
+
+    /// Function `f` of this instance, as a handle.
+    pub(crate) fn func(&self, f: FuncIndex) -> Func {
+        // SAFETY: funcrefs live in this instance's VMContext or, imported,
+        // in the store's host functions or other instances, which this one
+        // keeps alive (see `importers`); all belong to this instance's store.
+        Func(unsafe { Stored::new_unchecked(self.store, self.func_ref(f)) })
+    }
+
+    /// The entity `index` of this instance (an export), as a handle.
+    pub(crate) fn export(&self, index: EntityIndex) -> Extern {
+        let store = self.store;
+        // SAFETY (for each `new_unchecked`): as in `func`, for the memories,
+        // tables and globals this instance defines or imports.
+        unsafe {
+            match index {
+                EntityIndex::Func(f) => Extern::Func(self.func(f)),
+                EntityIndex::Memory(m) => Extern::Memory(Memory(Stored::new_unchecked(store, self.memory(m)))),
+                EntityIndex::Table(t) => Extern::Table(Table(Stored::new_unchecked(store, self.table(t)))),
+                EntityIndex::Global(g) => {
+                    let owner = match self.info().defined_global_index(g) {
+                        Some(_) => Some(self.index),
+                        None => self.imported_global_owners[g.index()],
+                    };
+                    let storage = Stored::new_unchecked(store, self.global_ptr(g));
+                    Extern::Global(Global { storage, ty: self.info().globals[g], owner })
+                }
+            }
+        }
+    }
+
+    /// Evaluates a constant expression in this instance.
+    fn eval(&self, expr: &ConstExpr) -> ValRaw {
+        let mut stack: Vec<ValRaw> = Vec::with_capacity(2);
+        // The extended-const arithmetic `$op` on the top two values, at the
+        // width that `$get` reads and `$make` writes.
+        macro_rules! arith {
+            ($op:expr, $get:ident, $make:ident) => {{
+                let (b, a) = (stack.pop().unwrap().$get(), stack.pop().unwrap().$get());
+                ValRaw::$make(match $op {
+                    ConstOp::I32Add | ConstOp::I64Add => a.wrapping_add(b),
+                    ConstOp::I32Sub | ConstOp::I64Sub => a.wrapping_sub(b),
+                    _ => a.wrapping_mul(b),
+                })
+            }};
+        }
+        for op in expr.ops.iter() {
+            let v = match *op {
+                ConstOp::I32Const(v) => ValRaw::i32(v),
+                ConstOp::I64Const(v) => ValRaw::i64(v),
+                ConstOp::F32Const(v) => ValRaw::f32(v),
+                ConstOp::F64Const(v) => ValRaw::f64(v),
+                ConstOp::V128Const(v) => ValRaw::v128(v),
+                ConstOp::GlobalGet(g) => {
+                    // SAFETY: globals are initialised in order, and validation
+                    // only lets an initialiser read earlier globals.
+                    unsafe { self.global_ptr(g).as_ref() }.read(self.info().globals[g].content)
+                }
+                ConstOp::RefNull => ValRaw::reference(ValType::FuncRef, 0),
+                ConstOp::RefFunc(f) => ValRaw::reference(ValType::FuncRef, self.func_ref(f).as_ptr() as usize),
+                ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => arith!(op, get_i32, i32),
+                ConstOp::I64Add | ConstOp::I64Sub | ConstOp::I64Mul => arith!(op, get_i64, i64),
+            };
+            stack.push(v);
+        }
+        stack.pop().expect("validated constant expressions leave one value")
+    }
+}
+
+/// The VMContext of the wasm code calling a host function, or none when
+/// the host called it: what [`Caller::instance`](crate::Caller::instance)
+/// looks at.
+#[derive(Copy, Clone)]
+pub(crate) struct CallerVmctx(*mut VMContext);
+
+impl CallerVmctx {
+    /// The caller whose VMContext is `vmctx`.
+    ///
+    /// # Safety
+    /// `vmctx` must be null, or the VMContext of the instance (or the
+    /// context of the host function) making the call in progress; the value
+    /// must not be used after that call returns.
+    pub(crate) unsafe fn new(vmctx: *mut VMContext) -> CallerVmctx {
+        CallerVmctx(vmctx)
+    }
+
+    /// The calling instance, if wasm of an instance made the call.
+    pub(crate) fn instance(self) -> Option<Instance> {
+        if self.0.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null caller context is live while its call runs
+        // (see `new`).
+        unsafe { VMInstance::of_context(self.0) }.map(VMInstance::handle)
+    }
+}
+
+/// Creates an instance of `module` in `store`: allocates and fills its
+/// VMContext, applies its segments and runs its start function.
+///
+/// `imports` must belong to `store` and match the module's import types, in
+/// its import order (see [`Instance::new`], which checks them).
+pub(crate) fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> Result<Instance> {
+    let info = module.info();
+    let offsets = module.offsets();
+    let layout = Layout::from_size_align(offsets.size().max(16) as usize, 16).expect("sane VMContext size");
+    // SAFETY: non-zero size; zeroed memory is a valid initial VMContext.
+    let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
+        .ok_or_else(|| Error::Resource("out of memory".into()))?;
+    // Slots of freed instances are reused, so a long-lived store that
+    // instantiates and releases forever stays the size of its peak.
+    let index = store.free_slots.pop().unwrap_or(store.instances.len());
+    let imports_from: Vec<usize> = imports.iter().filter_map(|e| owner_of(store, e)).collect();
+    for owner in &imports_from {
+        store.instances[*owner].as_mut().expect("imports come from live instances").importers += 1;
+    }
+    let imported_global_owners = imports
+        .iter()
+        .filter_map(|e| match e {
+            Extern::Global(g) => Some(g.owner),
+            _ => None,
+        })
+        .collect();
+    let slot = Some(Box::new(VMInstance {
+        module: module.clone(),
+        store: store.id(),
+        index,
+        vmctx: VMContextBox { ptr, layout },
+        memories: Vec::new(),
+        tables: Vec::new(),
+        imports_from,
+        imported_global_owners,
+        importers: 0,
+        pinned: may_leak_func_refs(info),
+        released: false,
+        elems: Vec::new(),
+        datas: Vec::new(),
+    }));
+    if index == store.instances.len() {
+        store.instances.push(slot);
+    } else {
+        store.instances[index] = slot;
+    }
+    let data_ptr: *mut VMInstance = &mut **store.instances[index].as_mut().unwrap();
+    // SAFETY: the instance is boxed in the store (stable address) and all
+    // offsets come from its module's layout.
+    unsafe {
+        fill_vmctx(store, &mut *data_ptr, imports)?;
+        initialize(store, &mut *data_ptr)?;
+    }
+    Ok(Instance { store: store.id(), index })
+}
+
+static BUILTINS: BuiltinFunctions = super::libcalls::BUILTINS;
+
+/// Writes the VMContext of a new instance: imports, own memories, tables,
+/// globals and function references.
+///
+/// # Safety
+/// `data` must be the boxed instance just pushed into `store`, with a
+/// zeroed VMContext of its module's layout, and `imports` checked against
+/// the module's import types.
+unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut VMInstance, imports: &[Extern]) -> Result<()> {
+    let module = data.module.clone();
+    let info = module.info();
+    let offsets = module.offsets();
+    *data.field::<u32>(header::MAGIC as u32) = VMCONTEXT_MAGIC;
+    *data.field::<*const BuiltinFunctions>(header::BUILTINS as u32) = &BUILTINS;
+    *data.field::<*mut VMStoreContext>(header::STORE as u32) = &mut *store.vm;
+    *data.field::<*mut VMInstance>(header::INSTANCE as u32) = data;
+
+    for (import, given) in info.imports.iter().zip(imports) {
+        match (import.index, given) {
+            (EntityIndex::Func(f), Extern::Func(func)) => {
+                *data.field::<*mut VMFuncRef>(offsets.imported_func(f)) = func.0.as_ptr();
+            }
+            (EntityIndex::Global(g), Extern::Global(global)) => {
+                *data.field::<*mut VMGlobal>(offsets.imported_global(g)) = global.storage.as_ptr();
+            }
+            (EntityIndex::Memory(m), Extern::Memory(memory)) => set_memory(data, m, memory.0.as_ptr()),
+            (EntityIndex::Table(t), Extern::Table(table)) => {
+                *data.field::<*mut VMTable>(offsets.table(t)) = table.0.as_ptr();
+            }
+            _ => unreachable!("import kinds were checked"),
+        }
+    }
+
+    let engine = store.engine().clone();
+    for (m, ty) in info.memories.iter().skip(info.num_imported_memories) {
+        let mut memory = Box::new(VMMemory::new(*ty, &engine)?);
+        memory.owner = Some(data.index);
+        set_memory(data, m, &mut *memory);
+        data.memories.push(memory);
+    }
+    for (t, ty) in info.tables.iter().skip(info.num_imported_tables) {
+        let mut table = Box::new(VMTable::new(*ty, 0)?);
+        table.owner = Some(data.index);
+        *data.field::<*mut VMTable>(offsets.table(t)) = &mut *table;
+        data.tables.push(table);
+    }
+
+    let code = &module.code().compiled;
+    let base = code.code.base();
+    for (d, loc) in code.funcs.iter() {
+        let f = info.func_index(d);
+        let array_call = base.add(code.entry_trampolines[d] as usize);
+        *data.field::<VMFuncRef>(offsets.defined_func(d)) = VMFuncRef {
+            wasm_call: base.add(loc.start as usize),
+            // SAFETY: the entry trampoline was compiled with the ArrayCallFn
+            // signature.
+            array_call: std::mem::transmute::<*const u8, ArrayCallFn>(array_call),
+            vmctx: data.vmctx(),
+            sig: info.func_type(f).sig_id(),
+        };
+    }
+
+    for (d, init) in info.global_inits.iter() {
+        let g = info.global_index(d);
+        let value = data.eval(init);
+        (*data.field::<VMGlobal>(offsets.defined_global(d))).write(info.globals[g].content, value);
+    }
+
+    data.elems = info
+        .elems
+        .values()
+        .map(|e| match e.mode {
+            ElemMode::Passive => e.items.iter().map(|i| data.eval(i).get_ref()).collect(),
+            _ => Box::default(),
+        })
+        .collect();
+    data.datas = info
+        .datas
+        .values()
+        .map(|d| match d.mode {
+            DataMode::Passive => d.range.clone(),
+            DataMode::Active { .. } => 0..0,
+        })
+        .collect();
+    Ok(())
+}
+
+/// The instance that owns an entity given as an import, if an instance
+/// does (host-created entities belong to the store).
+fn owner_of(store: &StoreOpaque, e: &Extern) -> Option<usize> {
+    match e {
+        // SAFETY: the funcref is live (it belongs to `store`), and its vmctx
+        // is an instance's or a host function's.
+        Extern::Func(f) => unsafe { VMInstance::of_context(f.0.get(store).vmctx) }.map(|i| i.index),
+        Extern::Memory(m) => m.0.get(store).owner,
+        Extern::Table(t) => t.0.get(store).owner,
+        Extern::Global(g) => g.owner,
+    }
+}
+
+/// Whether a module's functions can become references held outside its
+/// instance where we cannot count them: through shared tables, reference
+/// globals, or funcrefs crossing its imports and exports.
+fn may_leak_func_refs(info: &ModuleInfo) -> bool {
+    let leaks = |ty: ExternType| match ty {
+        ExternType::Table(_) => true,
+        ExternType::Global(g) => g.content.is_ref(),
+        ExternType::Func(f) => f.params().iter().chain(f.results()).any(|t| *t == ValType::FuncRef),
+        ExternType::Memory(_) => false,
+    };
+    info.imports.iter().any(|i| leaks(info.entity_type(i.index)))
+        || info.exports.iter().any(|(_, i)| leaks(info.entity_type(*i)))
+}
+
+/// Frees a released instance if nothing can reach it, then whatever that
+/// makes unreachable in turn.
+pub(crate) fn try_free(store: &mut StoreOpaque, index: usize) {
+    let Some(data) = store.instances[index].as_ref() else { return };
+    if !data.released || data.pinned || data.importers > 0 {
+        return;
+    }
+    if store.active_calls > 0 {
+        // Its code may be on the stack: free it when the call returns.
+        store.deferred_frees.push(index);
+        return;
+    }
+    let data = store.instances[index].take().expect("checked above");
+    store.free_slots.push(index);
+    for owner in &data.imports_from {
+        if let Some(o) = store.instances[*owner].as_mut() {
+            o.importers -= 1;
+        }
+        try_free(store, *owner);
+    }
+}
+
+/// Points memory slot `m` of the VMContext at `memory`.
+///
+/// # Safety
+/// `m` must be a memory index of `data`'s module and `memory` a memory
+/// that outlives the instance.
+unsafe fn set_memory(data: &mut VMInstance, m: MemoryIndex, memory: *mut VMMemory) {
+    let offsets = data.module.offsets();
+    let def: *mut VMMemoryDefinition = memory.cast();
+    *data.field::<VMMemoryImport>(offsets.memory_base(m)) = VMMemoryImport { base: (*def).base, definition: def };
+}
+
+/// Applies active segments in order, then runs the start function.
+///
+/// # Safety
+/// `data` must be an instance of `store` whose VMContext `fill_vmctx`
+/// completed.
+unsafe fn initialize(store: &mut StoreOpaque, data: &mut VMInstance) -> Result<()> {
+    let module = data.module.clone();
+    let info = module.info();
+    for seg in info.elems.values() {
+        let ElemMode::Active { table, offset } = &seg.mode else { continue };
+        let start = data.eval(offset).get_i32() as u32 as usize;
+        let table = &mut *data.table(*table).as_ptr();
+        let end = start.checked_add(seg.items.len()).filter(|e| *e <= table.len() as usize);
+        let Some(end) = end else { return Err(Trap::from_code(TrapCode::TableOutOfBounds).into()) };
+        for (slot, item) in table.elements_mut()[start..end].iter_mut().zip(seg.items.iter()) {
+            *slot = data.eval(item).get_ref();
+        }
+    }
+    let wasm = module.wasm();
+    for seg in info.datas.values() {
+        let DataMode::Active { memory, offset } = &seg.mode else { continue };
+        let start = data.eval(offset).get_i32() as u32 as usize;
+        let memory = &mut *data.memory(*memory).as_ptr();
+        let bytes = &wasm[seg.range.clone()];
+        let dst = start.checked_add(bytes.len()).and_then(|end| memory.data_mut().get_mut(start..end));
+        let Some(dst) = dst else { return Err(Trap::from_code(TrapCode::MemoryOutOfBounds).into()) };
+        dst.copy_from_slice(bytes);
+    }
+    if let Some(start) = info.start {
+        let mut none = [ValRaw::default(); 1];
+        data.func(start).call_raw(store, none.as_mut_ptr())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! [`VMTable`]: a table's storage, growth and bulk operations.
+//!
+//! Elements are raw references — a `*const VMFuncRef` for funcref tables,
+//! a `*const VMExternData` for externref tables, 0 for null — so compiled
+//! code reads them directly. Growing may move the elements; the definition
+//! that instances point at is updated in place.
+
+use super::stored::StoreOwned;
+use crate::error::{Error, Result};
+use crate::runtime::store::StoreOpaque;
+use crate::trap::TrapCode;
+use crate::types::{Limits, TableType, ValType};
+use crate::vmctx::VMTableDefinition;
+
+/// The most elements a table may have, whatever its declared maximum: a
+/// bound on what one `table.grow` can make the host allocate.
+pub const MAX_TABLE_ELEMENTS: u32 = 10_000_000;
+
+/// A table's storage. Instances point at `definition`, so it comes first.
+#[repr(C)]
+pub struct VMTable {
+    pub(crate) definition: VMTableDefinition,
+    elements: Vec<usize>,
+    element: ValType,
+    max: Option<u32>,
+    /// The size the table was created with.
+    declared_min: u32,
+    /// The instance that defined this table (None for host-created ones).
+    pub(crate) owner: Option<usize>,
+}
+
+impl VMTable {
+    /// A table of type `ty` with every element set to the raw reference
+    /// `init`.
+    pub fn new(ty: TableType, init: usize) -> Result<VMTable> {
+        if ty.limits.min > MAX_TABLE_ELEMENTS {
+            return Err(Error::Resource(format!("table of {} elements is too large", ty.limits.min)));
+        }
+        let mut t = VMTable {
+            definition: VMTableDefinition { base: std::ptr::null_mut(), length: 0 },
+            elements: vec![init; ty.limits.min as usize],
+            element: ty.element,
+            max: ty.limits.max,
+            declared_min: ty.limits.min,
+            owner: None,
+        };
+        t.sync();
+        Ok(t)
+    }
+
+    /// Points the definition at the (possibly moved) elements.
+    fn sync(&mut self) {
+        self.definition.base = self.elements.as_mut_ptr();
+        self.definition.length = self.elements.len() as u32;
+    }
+
+    pub fn len(&self) -> u32 {
+        self.elements.len() as u32
+    }
+
+    /// The table's type with its current size as minimum.
+    pub fn ty(&self) -> TableType {
+        TableType::new(self.element, Limits::new(self.len(), self.max))
+    }
+
+    /// The type the table was created (or declared) with.
+    pub fn declared_ty(&self) -> TableType {
+        TableType::new(self.element, Limits::new(self.declared_min, self.max))
+    }
+
+    /// The element type.
+    pub fn element(&self) -> ValType {
+        self.element
+    }
+
+    pub fn elements(&self) -> &[usize] {
+        &self.elements
+    }
+
+    pub fn elements_mut(&mut self) -> &mut [usize] {
+        &mut self.elements
+    }
+
+    /// Grows by `delta` elements set to `init`; the old size, or `None`
+    /// past the maximum.
+    pub fn grow(&mut self, delta: u32, init: usize) -> Option<u32> {
+        let old = self.len();
+        let new = old.checked_add(delta)?;
+        if new > self.max.unwrap_or(u32::MAX) || new > MAX_TABLE_ELEMENTS {
+            return None;
+        }
+        self.elements.try_reserve(delta as usize).ok()?;
+        self.elements.resize(new as usize, init);
+        self.sync();
+        Some(old)
+    }
+
+    /// Sets `len` elements from `dst` to `value`.
+    pub fn fill(&mut self, dst: u32, value: usize, len: u32) -> Result<(), TrapCode> {
+        let end = (dst as usize).checked_add(len as usize).filter(|e| *e <= self.elements.len());
+        let end = end.ok_or(TrapCode::TableOutOfBounds)?;
+        self.elements[dst as usize..end].fill(value);
+        Ok(())
+    }
+}
+
+impl StoreOwned for VMTable {
+    fn list(store: &mut StoreOpaque) -> &mut Vec<Box<Self>> {
+        &mut store.tables
+    }
+}
