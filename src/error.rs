@@ -24,6 +24,10 @@ pub enum Error {
     Trap(Trap),
     /// The host refused a resource (address space for a memory, say).
     Resource(String),
+    /// A host function ended the call with an exit status (WASI's
+    /// `proc_exit`, through [`Trap::exit`]): the guest finished on purpose,
+    /// this is not a trap.
+    Exit(i32),
     /// The embedder passed something unusable: wrong arity, a value of the
     /// wrong type, an object from another store.
     Usage(String),
@@ -49,6 +53,7 @@ impl fmt::Display for Error {
             Error::Link(m) => write!(f, "link error: {m}"),
             Error::Trap(t) => write!(f, "{t}"),
             Error::Resource(m) => write!(f, "resource error: {m}"),
+            Error::Exit(code) => write!(f, "exit with status {code}"),
             Error::Usage(m) => write!(f, "{m}"),
         }
     }
@@ -58,7 +63,10 @@ impl std::error::Error for Error {}
 
 impl From<Trap> for Error {
     fn from(t: Trap) -> Error {
-        Error::Trap(t)
+        match t.exit_code() {
+            Some(code) => Error::Exit(code),
+            None => Error::Trap(t),
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::extern_::Extern;
 use super::instance::{Instance, InstanceData};
+use super::memory::Memory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreContextMut, StoreInner};
 use crate::engine::Engine;
 use crate::vmctx::{header, VMContext, VMCONTEXT_MAGIC};
@@ -32,6 +33,16 @@ impl<'a, T> Caller<'a, T> {
     /// The store's embedder data, mutably.
     pub fn data_mut(&mut self) -> &mut T {
         &mut self.store.data
+    }
+
+    /// The store's embedder data together with the bytes of `memory`: host
+    /// functions that copy between guest memory and their own state (WASI's
+    /// `fd_write` into a buffer it keeps, say) need both borrowed at once.
+    ///
+    /// Panics if `memory` belongs to another store, as every handle does.
+    pub fn data_and_memory_mut(&mut self, memory: &Memory) -> (&mut T, &mut [u8]) {
+        let bytes = memory.get_mut(&mut self.store.opaque).data_mut();
+        (&mut self.store.data, bytes)
     }
 
     /// The engine of the store.
