@@ -46,6 +46,9 @@ mod trap;
 mod types;
 mod values;
 mod vmctx;
+/// WASI preview 1: `Linker::define_wasi`, [`wasi::WasiCtx`] and [`wasi::start`].
+#[cfg(feature = "wasi")]
+pub mod wasi;
 
 pub use config::{BoundsChecks, Config, Regalloc};
 pub use engine::Engine;
