@@ -13,6 +13,16 @@ macro_rules! errnos {
         #[repr(u16)]
         #[allow(missing_docs)]
         pub enum Errno { $($name = $n,)* }
+
+        impl Errno {
+            /// The errno numbered `n`, if there is one.
+            pub fn from_u16(n: u16) -> Option<Errno> {
+                match n {
+                    $($n => Some(Errno::$name),)*
+                    _ => None,
+                }
+            }
+        }
     };
 }
 
