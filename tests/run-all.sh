@@ -16,6 +16,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 fi
 python3 -c "import pytest" 2>/dev/null || python3 -m pip install -q pytest
+# The WASI example is C built with clang for wasm32-wasi against apt's
+# wasi-libc (lld links it; compiler-rt's wasm32 builtins complete it).
+wasi_pkgs=()
+for pkg in clang lld wasi-libc libclang-rt-dev-wasm32; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || wasi_pkgs+=("$pkg")
+done
+if [ ${#wasi_pkgs[@]} -gt 0 ]; then
+  echo "installing: ${wasi_pkgs[*]}"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -q
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${wasi_pkgs[@]}"
+fi
 
 # --- Rust: unit, API, spec suite, C-API and benchmark-correctness tests -------
 cargo build --release --workspace --all-targets
@@ -32,7 +44,12 @@ python3 tests/python/valgrind.py target/release/libiwasm.so
 # --- our Python package, installed from python/ with the library bundled ------
 tests/python_pkg/run.sh
 
+# --- WASI: the conformance suite, unchanged, through the iwasm command line ----
+tests/wasi-testsuite.sh
+
 # --- examples ----------------------------------------------------------------
 cargo run --release --example hello
+# a wasi-libc C program through iwasm and through the Rust API
+tests/wasi-example.sh
 
 echo "all tests passed"
