@@ -6,6 +6,7 @@ use super::instance::{Instance, InstanceData};
 use super::memory::Memory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreContextMut, StoreInner};
 use crate::engine::Engine;
+use crate::index::MemoryIndex;
 use crate::vmctx::{header, VMContext, VMCONTEXT_MAGIC};
 
 /// The store (and, when wasm made the call, the calling instance) of a host
@@ -52,18 +53,35 @@ impl<'a, T> Caller<'a, T> {
 
     /// The calling instance, when the call came from wasm.
     pub fn instance(&self) -> Option<Instance> {
+        self.instance_data().map(InstanceData::handle)
+    }
+
+    /// The calling instance's memory 0 (defined or imported), found without
+    /// a name lookup: where WASI, like WAMR's native functions, reads and
+    /// writes guest pointers on every call. `None` when wasm did not make
+    /// the call or the instance has no memory.
+    pub fn default_memory(&self) -> Option<Memory> {
+        let data = self.instance_data()?;
+        if data.module.info().memories.is_empty() {
+            return None;
+        }
+        Some(Memory { store: self.store.opaque.id(), ptr: data.memory(MemoryIndex::from_u32(0)) })
+    }
+
+    fn instance_data(&self) -> Option<&InstanceData> {
         if self.caller_vmctx.is_null() {
             return None;
         }
         // SAFETY: a non-null caller vmctx is the live VMContext of the
-        // calling code; its header says whether it is an instance's.
+        // calling code; its header says whether it is an instance's, whose
+        // data lives as long as the store borrowed here.
         unsafe {
             let base = self.caller_vmctx as *const u8;
             if *(base.add(header::MAGIC as usize) as *const u32) != VMCONTEXT_MAGIC {
                 return None;
             }
             let data = *(base.add(header::INSTANCE as usize) as *const *const InstanceData);
-            Some((*data).handle())
+            Some(&*data)
         }
     }
 
