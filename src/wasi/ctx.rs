@@ -196,11 +196,12 @@ impl WasiCtx {
 }
 
 /// How a standard stream of the guest is set up.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 enum StdioSpec {
     #[default]
     Null,
     Inherit,
+    File(StdFile),
     Read(ReadPipe),
     Write(WritePipe),
 }
@@ -285,6 +286,14 @@ impl WasiCtxBuilder {
         self
     }
 
+    /// The guest's stdin, stdout or stderr (`fd` 0, 1 or 2) is a host file
+    /// (a log, `/dev/null`, a pipe from another process).
+    pub fn stdio_file(&mut self, fd: usize, file: StdFile) -> &mut Self {
+        assert!(fd < 3, "stdio fds are 0, 1 and 2");
+        self.stdio[fd] = StdioSpec::File(file);
+        self
+    }
+
     /// Gives the guest the host directory `host` under the name `guest`
     /// (`"."`, `"/"`, `"/data"`, ...). Nothing outside it can be reached
     /// through it.
@@ -324,6 +333,9 @@ impl WasiCtxBuilder {
                 StdioSpec::Null => Stream::Null,
                 StdioSpec::Read(p) => Stream::Read(p.clone()),
                 StdioSpec::Write(p) => Stream::Write(p.clone()),
+                StdioSpec::File(f) => Stream::Host(
+                    f.try_clone().map_err(|e| Error::Resource(format!("cannot duplicate stdio file {i}: {e}")))?,
+                ),
                 StdioSpec::Inherit => {
                     let fd = match i {
                         0 => std::io::stdin().as_fd().try_clone_to_owned(),
