@@ -104,7 +104,8 @@ fn traps_stay_traps_and_reactors_are_initialised() {
         Err(Error::Trap(t)) => assert_eq!(t.message(), "unreachable"),
         other => panic!("expected a trap, got {other:?}"),
     }
-    let (mut store, instance) = setup(r#"(module (func (export "_start") unreachable))"#, WasiCtx::builder().build().unwrap());
+    let (mut store, instance) =
+        setup(r#"(module (func (export "_start") unreachable))"#, WasiCtx::builder().build().unwrap());
     assert!(matches!(wasi::start(&mut store, &instance), Err(Error::Trap(_))));
 }
 
@@ -116,14 +117,52 @@ fn define_wasi_defines_all_46_functions() {
     linker.define_wasi(&mut store, |c: &mut WasiCtx| c).unwrap();
     assert_eq!(wasi::FUNCTION_COUNT, 46);
     for name in [
-        "args_get", "args_sizes_get", "environ_get", "environ_sizes_get", "clock_res_get", "clock_time_get",
-        "fd_advise", "fd_allocate", "fd_close", "fd_datasync", "fd_fdstat_get", "fd_fdstat_set_flags",
-        "fd_fdstat_set_rights", "fd_filestat_get", "fd_filestat_set_size", "fd_filestat_set_times", "fd_pread",
-        "fd_prestat_get", "fd_prestat_dir_name", "fd_pwrite", "fd_read", "fd_readdir", "fd_renumber", "fd_seek",
-        "fd_sync", "fd_tell", "fd_write", "path_create_directory", "path_filestat_get", "path_filestat_set_times",
-        "path_link", "path_open", "path_readlink", "path_remove_directory", "path_rename", "path_symlink",
-        "path_unlink_file", "poll_oneoff", "proc_exit", "proc_raise", "sched_yield", "random_get", "sock_accept",
-        "sock_recv", "sock_send", "sock_shutdown",
+        "args_get",
+        "args_sizes_get",
+        "environ_get",
+        "environ_sizes_get",
+        "clock_res_get",
+        "clock_time_get",
+        "fd_advise",
+        "fd_allocate",
+        "fd_close",
+        "fd_datasync",
+        "fd_fdstat_get",
+        "fd_fdstat_set_flags",
+        "fd_fdstat_set_rights",
+        "fd_filestat_get",
+        "fd_filestat_set_size",
+        "fd_filestat_set_times",
+        "fd_pread",
+        "fd_prestat_get",
+        "fd_prestat_dir_name",
+        "fd_pwrite",
+        "fd_read",
+        "fd_readdir",
+        "fd_renumber",
+        "fd_seek",
+        "fd_sync",
+        "fd_tell",
+        "fd_write",
+        "path_create_directory",
+        "path_filestat_get",
+        "path_filestat_set_times",
+        "path_link",
+        "path_open",
+        "path_readlink",
+        "path_remove_directory",
+        "path_rename",
+        "path_symlink",
+        "path_unlink_file",
+        "poll_oneoff",
+        "proc_exit",
+        "proc_raise",
+        "sched_yield",
+        "random_get",
+        "sock_accept",
+        "sock_recv",
+        "sock_send",
+        "sock_shutdown",
     ] {
         assert!(linker.get(wasi::MODULE, name).is_some(), "{name} missing");
     }

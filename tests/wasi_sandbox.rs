@@ -160,7 +160,8 @@ fn host_symlinks_pointing_out_are_not_followed() {
             assert_ne!(try_read(&mut g, dirflags, path).as_deref(), Some(SECRET), "{path} read the secret");
             let out = g.alloc(64);
             let p = g.put(path.as_bytes());
-            let e = g.call("path_filestat_get", &[A::I(ROOT), A::I(dirflags), A::I(p), A::I(path.len() as u32), A::I(out)]);
+            let e =
+                g.call("path_filestat_get", &[A::I(ROOT), A::I(dirflags), A::I(p), A::I(path.len() as u32), A::I(out)]);
             g.reset();
             // Without FOLLOW a final link is stat'ed itself, which is fine;
             // through a link, or following one, it must fail.
@@ -184,7 +185,8 @@ fn host_symlinks_pointing_out_are_not_followed() {
 fn guest_symlink(g: &mut Guest, target: &str, link: &str) -> Errno {
     let tp = g.put(target.as_bytes());
     let lp = g.put(link.as_bytes());
-    let e = g.call("path_symlink", &[A::I(tp), A::I(target.len() as u32), A::I(ROOT), A::I(lp), A::I(link.len() as u32)]);
+    let e =
+        g.call("path_symlink", &[A::I(tp), A::I(target.len() as u32), A::I(ROOT), A::I(lp), A::I(link.len() as u32)]);
     g.reset();
     e
 }
@@ -194,8 +196,13 @@ fn symlinks_the_guest_creates_lead_nowhere_outside() {
     let t = Tree::new("guestlinks");
     let mut g = t.guest();
     let secret = t.outside().join("secret.txt");
-    let targets =
-        ["../outside/secret.txt", "../outside", "/etc/passwd", secret.to_str().unwrap(), "sub/../../outside/secret.txt"];
+    let targets = [
+        "../outside/secret.txt",
+        "../outside",
+        "/etc/passwd",
+        secret.to_str().unwrap(),
+        "sub/../../outside/secret.txt",
+    ];
     for (i, target) in targets.iter().enumerate() {
         let link = format!("evil{i}");
         // Creating the link may succeed (it is only a name), but nothing
@@ -361,7 +368,10 @@ fn fd_numbers_and_rights_are_checked_on_every_call() {
     assert_eq!(g.read_fd(file, 4), Err(Errno::Badf));
     // The preopen without PATH_OPEN opens nothing.
     assert_eq!(
-        g.call("fd_fdstat_set_rights", &[A::I(ROOT), A::L(rights::DIR & !rights::PATH_OPEN), A::L(rights::DIR | rights::FILE)]),
+        g.call(
+            "fd_fdstat_set_rights",
+            &[A::I(ROOT), A::L(rights::DIR & !rights::PATH_OPEN), A::L(rights::DIR | rights::FILE)]
+        ),
         Errno::Success
     );
     assert_eq!(g.open(ROOT, 0, "file.txt", 0, rights::FD_READ, 0, 0), Err(Errno::Notcapable));
