@@ -7,6 +7,7 @@
 //!
 //! `cargo bench --bench wasi`; REPS (default 7) repetitions, median.
 
+#[allow(dead_code, reason = "the shared helpers serve the other benches")]
 mod support;
 
 use std::time::Instant;

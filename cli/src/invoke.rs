@@ -19,7 +19,7 @@ pub fn parse_arg(i: usize, s: &str, ty: ValType) -> Result<Val, String> {
         ValType::V128 => {
             // `LOW\HIGH`, each an integer.
             let (lo, hi) = s.split_once('\\').ok_or_else(bad)?;
-            let (lo, hi) = (parse_int(lo).ok_or_else(bad)? as u64, parse_int(hi).ok_or_else(bad)? as u64);
+            let (lo, hi) = (parse_int(lo).ok_or_else(bad)?, parse_int(hi).ok_or_else(bad)?);
             Val::V128(V128((u128::from(hi) << 64) | u128::from(lo)))
         }
         ValType::FuncRef if s.eq_ignore_ascii_case("null") => Val::FuncRef(None),

@@ -133,7 +133,7 @@ fn instantiate(store: &mut Store<WasiCtx>, module: &Module) -> Result<Instance, 
     for import in module.imports() {
         if linker.get(&import.module, &import.name).is_none() {
             if let cranewasm::ExternType::Func(ty) = &import.ty {
-                let f = Func::unlinked(&mut *store, ty.clone());
+                let f = Func::unlinked(&mut *store, *ty);
                 linker.define(&import.module, &import.name, Extern::Func(f));
             }
         }

@@ -8,14 +8,14 @@
 
 use std::io::{IoSlice, Read, SeekFrom, Write};
 
-use cap_fs_ext::MetadataExt;
 use cap_fs_ext::SystemTimeSpec;
+use cap_std::fs::MetadataExt;
 use fs_set_times::SetTimes;
 use system_interface::fs::{Advice, FdFlags, FileIoExt, GetSetFdFlags};
 
 use super::ctx::{Entry, Kind, Stream, WasiCtx};
 use super::guest::GuestMemory;
-use super::types::{fdflags, filetype, fstflags, rights, size, whence, Errno, Filestat, WasiResult, ADVICE_MAX};
+use super::types::{fdflags, filetype, fstflags, rights, size, whence, Errno, Filestat, WasiResult};
 
 /// Iovecs handed to the host in one call; more are written in a later
 /// call, which POSIX allows (a short write).
@@ -101,7 +101,7 @@ pub(crate) fn filestat(meta: &cap_std::fs::Metadata) -> Filestat {
         size: meta.len(),
         atim: ns(meta.accessed()),
         mtim: ns(meta.modified()),
-        ctim: ns(meta.created()),
+        ctim: (meta.ctime() as u64).saturating_mul(1_000_000_000).saturating_add(meta.ctime_nsec() as u64),
     }
 }
 
@@ -146,7 +146,6 @@ pub fn fd_advise(
         5 => Advice::NoReuse,
         _ => return Err(Errno::Inval),
     };
-    debug_assert!(ADVICE_MAX == 5);
     Ok(file.advise(offset, len, advice)?)
 }
 
@@ -169,7 +168,7 @@ pub fn fd_sync(cx: &mut WasiCtx, _mem: &mut GuestMemory<'_>, fd: u32) -> WasiRes
     match &e.kind {
         Kind::File(f) => Ok(f.sync_all()?),
         // A directory's entries are made durable by syncing it.
-        Kind::Dir { dir, .. } => Ok(dir.open(".").and_then(|f| f.sync_all()).or_else(|_| Ok::<_, Errno>(()))?),
+        Kind::Dir { dir, .. } => Ok(dir.open(".")?.sync_all()?),
         Kind::Stream(_) => Err(Errno::Inval),
     }
 }
@@ -370,13 +369,13 @@ pub fn fd_seek(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, offset: i64
         whence::END => SeekFrom::End(offset),
         _ => return Err(Errno::Inval),
     };
-    let new = (&*file).seek(pos)?;
+    let new = file.seek(pos)?;
     mem.write_u64(out, new)
 }
 
 pub fn fd_tell(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, out: u32) -> WasiResult {
     let file = cx.get(fd, rights::FD_TELL)?.file()?;
-    let pos = (&*file).stream_position()?;
+    let pos = file.stream_position()?;
     mem.write_u64(out, pos)
 }
 

@@ -319,9 +319,6 @@ pub mod whence {
     pub const END: u8 = 2;
 }
 
-/// `advice` of `fd_advise`: the largest value.
-pub const ADVICE_MAX: u8 = 5;
-
 /// `sdflags` of `sock_shutdown`.
 pub mod sdflags {
     #![allow(missing_docs)]

@@ -3,6 +3,7 @@
 //! `wasi_snapshot_preview1` import with their own parameters (so the host
 //! function sees a real wasm caller and its memory), plus helpers to put
 //! strings in that memory and read results back.
+#![allow(dead_code, reason = "each test file uses some of the helpers")]
 
 use cranewasm::wasi::{Errno, WasiCtx};
 use cranewasm::{Engine, Instance, Linker, Memory, Module, Store, Val};
