@@ -2,8 +2,8 @@
 //! that `benches/wasi_compare.py` sets beside wasmtime's (and that read
 //! well alone): one `fd_write` of 16 bytes to an in-memory capture pipe and
 //! to `/dev/null`, one `clock_time_get`, and loading, compiling,
-//! instantiating and running a hello-world program in-process (`WASI_HELLO`
-//! names its `.wasm`; skipped when unset).
+//! instantiating and running a hello-world program in-process, as `iwasm`
+//! does (`WASI_HELLO` names its `.wasm`; skipped when unset).
 //!
 //! `cargo bench --bench wasi`; REPS (default 7) repetitions, median.
 
@@ -78,7 +78,7 @@ fn main() {
                     let ctx = WasiCtx::builder().arg("hello").stdout(out.clone()).build().unwrap();
                     let mut store = Store::new(&engine, ctx);
                     let mut linker = Linker::new();
-                    linker.define_wasi(&mut store, |c: &mut WasiCtx| c).unwrap();
+                    linker.define_wasi_for(&mut store, &module, |c: &mut WasiCtx| c).unwrap();
                     let instance = linker.instantiate(&mut store, &module).unwrap();
                     assert_eq!(wasi::start(&mut store, &instance).unwrap(), 0);
                     t.elapsed().as_secs_f64() * 1e3

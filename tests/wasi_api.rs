@@ -169,6 +169,19 @@ fn define_wasi_defines_all_46_functions() {
 }
 
 #[test]
+fn define_wasi_for_defines_only_the_imports() {
+    let engine = Engine::default();
+    let module = Module::new(&engine, ECHO).unwrap();
+    let mut store = Store::new(&engine, WasiCtx::builder().build().unwrap());
+    let mut linker = Linker::new();
+    linker.define_wasi_for(&mut store, &module, |c: &mut WasiCtx| c).unwrap();
+    assert!(linker.get(wasi::MODULE, "fd_write").is_some() && linker.get(wasi::MODULE, "proc_exit").is_some());
+    assert!(linker.get(wasi::MODULE, "path_open").is_none());
+    let instance = linker.instantiate(&mut store, &module).unwrap();
+    assert_eq!(wasi::start(&mut store, &instance).unwrap(), 0, "no arguments");
+}
+
+#[test]
 fn a_missing_preopen_is_a_clear_error() {
     let err = WasiCtx::builder().preopened_dir("/no/such/dir/anywhere", "/").build().err().expect("an error");
     assert!(err.to_string().contains("/no/such/dir/anywhere"), "{err}");

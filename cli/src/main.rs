@@ -129,7 +129,7 @@ fn execute(opts: &Options) -> Outcome {
 /// fails only at the call).
 fn instantiate(store: &mut Store<WasiCtx>, module: &Module) -> Result<Instance, Error> {
     let mut linker = Linker::new();
-    linker.define_wasi(&mut *store, |ctx: &mut WasiCtx| ctx)?;
+    linker.define_wasi_for(&mut *store, module, |ctx: &mut WasiCtx| ctx)?;
     for import in module.imports() {
         if linker.get(&import.module, &import.name).is_none() {
             if let cranewasm::ExternType::Func(ty) = &import.ty {

@@ -54,6 +54,7 @@ pub use types::{Errno, WasiResult};
 
 use crate::error::{Error, Result};
 use crate::linker::Linker;
+use crate::module::Module;
 use crate::runtime::caller::Caller;
 use crate::runtime::func::Func;
 use crate::runtime::instance::Instance;
@@ -93,11 +94,17 @@ macro_rules! wasi_functions {
         /// Number of functions [`Linker::define_wasi`] defines.
         pub const FUNCTION_COUNT: usize = 1 + [$(stringify!($name)),*].len();
 
-        fn define_all<T: 'static, V>(linker: &mut Linker, mut store: impl AsContextMut<Data = T>, view: V) -> Result<()>
+        /// Defines the functions `wanted` names.
+        fn define_all<T: 'static, V>(
+            linker: &mut Linker,
+            mut store: impl AsContextMut<Data = T>,
+            view: V,
+            wanted: &dyn Fn(&str) -> bool,
+        ) -> Result<()>
         where
             V: Fn(&mut T) -> &mut WasiCtx + Copy + Send + Sync + 'static,
         {
-            $(
+            $(if wanted(stringify!($name)) {
                 let ty = FuncType::new([$(<$t as WasmTy>::TYPE),*], [ValType::I32]);
                 let f = Func::new_raw(store.as_context_mut(), ty, move |mut caller: Caller<'_, T>, slots: &mut [ValRaw]| {
                     #[allow(unused_mut, unused_variables, unused_assignments)]
@@ -110,13 +117,15 @@ macro_rules! wasi_functions {
                     Ok(())
                 })?;
                 linker.define(MODULE, stringify!($name), f);
-            )*
+            })*
             // `proc_exit` returns nothing: it ends the call.
-            let ty = FuncType::new([ValType::I32], []);
-            let exit = Func::new_raw(store.as_context_mut(), ty, |_: Caller<'_, T>, slots: &mut [ValRaw]| {
-                Err(proc::proc_exit(slots[0].get_i32() as u32))
-            })?;
-            linker.define(MODULE, "proc_exit", exit);
+            if wanted("proc_exit") {
+                let ty = FuncType::new([ValType::I32], []);
+                let exit = Func::new_raw(store.as_context_mut(), ty, |_: Caller<'_, T>, slots: &mut [ValRaw]| {
+                    Err(proc::proc_exit(slots[0].get_i32() as u32))
+                })?;
+                linker.define(MODULE, "proc_exit", exit);
+            }
             Ok(())
         }
     };
@@ -178,7 +187,21 @@ impl Linker {
         store: impl AsContextMut<Data = T>,
         view: impl Fn(&mut T) -> &mut WasiCtx + Copy + Send + Sync + 'static,
     ) -> Result<&mut Linker> {
-        define_all(self, store, view)?;
+        define_all(self, store, view, &|_| true)?;
+        Ok(self)
+    }
+
+    /// As [`define_wasi`](Self::define_wasi), but only the functions that
+    /// `module` imports: each distinct signature costs an exit trampoline
+    /// to compile, which a short-lived program (a command line run) notices.
+    pub fn define_wasi_for<T: 'static>(
+        &mut self,
+        store: impl AsContextMut<Data = T>,
+        module: &Module,
+        view: impl Fn(&mut T) -> &mut WasiCtx + Copy + Send + Sync + 'static,
+    ) -> Result<&mut Linker> {
+        let imported: Vec<String> = module.imports().filter(|i| i.module == MODULE).map(|i| i.name).collect();
+        define_all(self, store, view, &|name| imported.iter().any(|i| i == name))?;
         Ok(self)
     }
 }
