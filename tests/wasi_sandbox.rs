@@ -422,3 +422,39 @@ fn bad_pointers_and_lengths_are_efault_not_a_crash() {
     assert_eq!(g.write_fd(1, b"still fine").unwrap(), 10);
     t.assert_outside_untouched();
 }
+
+/// Iovecs that end exactly at the 4 GiB end of a full-size memory work,
+/// and one byte further is `EFAULT` (sums of a 32-bit pointer and length
+/// must not wrap).
+#[test]
+fn iovecs_at_the_end_of_a_4_gib_memory() {
+    use cranewasm::wasi::WritePipe;
+    use cranewasm::{Engine, Linker, Module, Store};
+    let wat = r#"(module
+      (import "wasi_snapshot_preview1" "fd_write" (func $w (param i32 i32 i32 i32) (result i32)))
+      (import "wasi_snapshot_preview1" "fd_read" (func $r (param i32 i32 i32 i32) (result i32)))
+      (memory (export "memory") 65536)
+      (data (i32.const 0xfffffff0) "0123456789abcdef")
+      (data (i32.const 16) "\f0\ff\ff\ff\10\00\00\00\f1\ff\ff\ff\10\00\00\00")
+      (func (export "write") (param i32) (result i32) (call $w (i32.const 1) (local.get 0) (i32.const 1) (i32.const 0)))
+      (func (export "read") (param i32) (result i32) (call $r (i32.const 0) (local.get 0) (i32.const 1) (i32.const 0))))"#;
+    let engine = Engine::default();
+    let module = Module::new(&engine, wat).expect("module");
+    let out = WritePipe::new();
+    let ctx = WasiCtx::builder().stdout(out.clone()).stdin(cranewasm::wasi::ReadPipe::new("xyz")).build().unwrap();
+    let mut store = Store::new(&engine, ctx);
+    let mut linker = Linker::new();
+    linker.define_wasi(&mut store, |c: &mut WasiCtx| c).unwrap();
+    let instance = linker.instantiate(&mut store, &module).expect("a 4 GiB memory");
+    let write = instance.get_func(&store, "write").unwrap().typed::<i32, i32>(&store).unwrap();
+    let read = instance.get_func(&store, "read").unwrap().typed::<i32, i32>(&store).unwrap();
+    assert_eq!(write.call(&mut store, 16).unwrap(), Errno::Success as i32);
+    assert_eq!(out.contents(), b"0123456789abcdef");
+    assert_eq!(write.call(&mut store, 24).unwrap(), Errno::Fault as i32);
+    assert_eq!(read.call(&mut store, 24).unwrap(), Errno::Fault as i32);
+    assert_eq!(read.call(&mut store, 16).unwrap(), Errno::Success as i32);
+    let memory = instance.get_memory(&store, "memory").unwrap();
+    let mut tail = [0u8; 16];
+    memory.read(&store, 0xffff_fff0, &mut tail).unwrap();
+    assert_eq!(&tail, b"xyz3456789abcdef");
+}

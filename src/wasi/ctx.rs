@@ -58,8 +58,8 @@ impl Entry {
     pub fn filetype(&self) -> u8 {
         match &self.kind {
             Kind::Dir { .. } => filetype::DIRECTORY,
-            Kind::File(f) => host_filetype(f),
-            Kind::Stream(Stream::Host(f)) => host_filetype(f),
+            Kind::File(f) => f.metadata().map_or(filetype::UNKNOWN, |m| super::fd::filestat(&m).filetype),
+            Kind::Stream(Stream::Host(f)) => stream_filetype(f),
             Kind::Stream(_) => filetype::UNKNOWN,
         }
     }
@@ -83,27 +83,10 @@ impl Entry {
     }
 }
 
-/// The file type of a host file from its metadata.
-fn host_filetype(f: &impl AsFd) -> u8 {
-    use std::os::unix::fs::FileTypeExt;
-    let Ok(fd) = f.as_fd().try_clone_to_owned() else { return filetype::UNKNOWN };
-    let Ok(meta) = StdFile::from(fd).metadata() else { return filetype::UNKNOWN };
-    let t = meta.file_type();
-    if t.is_dir() {
-        filetype::DIRECTORY
-    } else if t.is_file() {
-        filetype::REGULAR_FILE
-    } else if t.is_symlink() {
-        filetype::SYMBOLIC_LINK
-    } else if t.is_char_device() {
-        filetype::CHARACTER_DEVICE
-    } else if t.is_block_device() {
-        filetype::BLOCK_DEVICE
-    } else if t.is_socket() {
-        filetype::SOCKET_STREAM
-    } else {
-        filetype::UNKNOWN
-    }
+/// The WASI file type of a host stream (a terminal is a character device).
+fn stream_filetype(f: &StdFile) -> u8 {
+    f.metadata()
+        .map_or(filetype::UNKNOWN, |m| super::fd::filestat(&cap_std::fs::Metadata::from_just_metadata(m)).filetype)
 }
 
 /// Arguments or environment: NUL-terminated strings laid out as the guest

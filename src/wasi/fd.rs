@@ -21,6 +21,12 @@ use super::types::{fdflags, filetype, fstflags, rights, size, whence, Errno, Fil
 /// call, which POSIX allows (a short write).
 const MAX_IOVS: usize = 16;
 
+/// The byte range of a checked iovec, summed in `usize`: one that ends at
+/// exactly 4 GiB would wrap in `u32`.
+fn span(buf: u32, len: u32) -> std::ops::Range<usize> {
+    buf as usize..buf as usize + len as usize
+}
+
 /// The guest's iovecs at `iovs` as host slices (the first `MAX_IOVS`
 /// non-empty ones), passed to `f`.
 fn gather<R>(mem: &GuestMemory<'_>, iovs: u32, n: u32, f: impl FnOnce(&[IoSlice<'_>]) -> R) -> WasiResult<R> {
@@ -35,7 +41,7 @@ fn gather<R>(mem: &GuestMemory<'_>, iovs: u32, n: u32, f: impl FnOnce(&[IoSlice<
         if count == MAX_IOVS {
             break;
         }
-        slices[count] = IoSlice::new(&bytes[buf as usize..(buf + len) as usize]);
+        slices[count] = IoSlice::new(&bytes[span(buf, len)]);
         count += 1;
     }
     Ok(f(&slices[..count]))
@@ -56,7 +62,7 @@ fn scatter(
         if len == 0 {
             continue;
         }
-        let dst = &mut mem.bytes_mut()[buf as usize..(buf + len) as usize];
+        let dst = &mut mem.bytes_mut()[span(buf, len)];
         let got = match read(dst, total as u64) {
             Ok(got) => got,
             // What was read before an error is the result.
@@ -348,7 +354,7 @@ pub fn fd_write(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, iovs: u32,
         Kind::Stream(Stream::Write(p)) => {
             let mut it = mem.iovecs(iovs, n)?;
             let bytes = mem.bytes();
-            p.write_parts(std::iter::from_fn(|| it.next(mem).map(|(b, l)| &bytes[b as usize..(b + l) as usize])))
+            p.write_parts(std::iter::from_fn(|| it.next(mem).map(|(b, l)| &bytes[span(b, l)])))
         }
         Kind::Stream(Stream::Read(_)) => return Err(Errno::Badf),
         Kind::Stream(Stream::Null) => {
