@@ -9,6 +9,11 @@ missing=()
 for tool in wat2wasm:wabt valgrind:valgrind cc:gcc; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
+# The WASI example is C built with clang for wasm32-wasi against apt's
+# wasi-libc (lld links it; compiler-rt's wasm32 builtins complete it).
+for pkg in clang lld wasi-libc libclang-rt-dev-wasm32; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
@@ -16,18 +21,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 fi
 python3 -c "import pytest" 2>/dev/null || python3 -m pip install -q pytest
-# The WASI example is C built with clang for wasm32-wasi against apt's
-# wasi-libc (lld links it; compiler-rt's wasm32 builtins complete it).
-wasi_pkgs=()
-for pkg in clang lld wasi-libc libclang-rt-dev-wasm32; do
-  dpkg -s "$pkg" >/dev/null 2>&1 || wasi_pkgs+=("$pkg")
-done
-if [ ${#wasi_pkgs[@]} -gt 0 ]; then
-  echo "installing: ${wasi_pkgs[*]}"
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -q
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${wasi_pkgs[@]}"
-fi
 
 # --- Rust: unit, API, spec suite, C-API and benchmark-correctness tests -------
 cargo build --release --workspace --all-targets

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 suite=../shared/wasi-testsuite
-[ -x target/release/iwasm ] || cargo build --release -p cranewasm-cli
+cargo build --release -q -p cranewasm-cli
 
 # Python 3.12: from pyenv where the machine has it, else whatever python3.12 is on PATH.
 export PYENV_VERSION="${PYENV_VERSION:-3.12.1}"
