@@ -46,7 +46,6 @@ mod trap;
 mod types;
 mod values;
 mod vmctx;
-/// WASI preview 1: `Linker::define_wasi`, [`wasi::WasiCtx`] and [`wasi::start`].
 #[cfg(feature = "wasi")]
 pub mod wasi;
 

@@ -28,27 +28,26 @@
 //! # Ok::<(), cranewasm::Error>(())
 //! ```
 //!
-//! One file per area: [`args_env`], [`clocks`], [`random`], [`fd`],
-//! [`path`], [`poll`], [`proc`], [`sock`]; the numbers in [`types`], guest
-//! memory access in [`guest`], the context in [`ctx`], pipes in [`pipe`].
+//! One file per area: `args_env`, `clocks`, `random`, `fd`, `path`,
+//! `poll`, `proc`, `sock` (each function as the WASI specification
+//! describes it); the numbers in [`types`], guest memory access in `guest`,
+//! the context in `ctx`, pipes in `pipe`.
 
-#![allow(missing_docs, reason = "the WASI functions are documented by the WASI specification they implement")]
-
-pub mod args_env;
-pub mod clocks;
+mod args_env;
+mod clocks;
 mod ctx;
-pub mod fd;
-pub mod guest;
-pub mod path;
+mod fd;
+mod guest;
+mod path;
 mod pipe;
-pub mod poll;
-pub mod proc;
-pub mod random;
-pub mod sock;
+mod poll;
+mod proc;
+mod random;
+mod sock;
 pub mod types;
 
 pub use ctx::{WasiCtx, WasiCtxBuilder};
-pub use guest::GuestMemory;
+use guest::GuestMemory;
 pub use pipe::{ReadPipe, WritePipe};
 pub use types::{Errno, WasiResult};
 
