@@ -112,6 +112,12 @@ fn execute(opts: &Options) -> Outcome {
         Err(e) => return Outcome::LoadFailed(format!("WASM module instantiate failed: {e}")),
     };
     let result = match &opts.function {
+        // WAMR runs a WASI program's `_start` and refuses a module without one.
+        None if instance.get_func(&store, "_start").is_none() => {
+            return Outcome::Exception(
+                "lookup the entry point symbol (like _start, main, _main, __main_argc_argv) failed".into(),
+            )
+        }
         None => wasi::start(&mut store, &instance).map(Some),
         Some(name) => call_function(&mut store, &instance, name, &opts.args[1..]),
     };

@@ -104,6 +104,10 @@ fn exit_status_is_the_guests() {
     assert_eq!(iwasm(&[m.to_str().unwrap()]).status.code(), Some(42));
     let m = file("ret.wat", r#"(module (func (export "_start")))"#);
     assert_eq!(iwasm(&[m.to_str().unwrap()]).status.code(), Some(0));
+    let m = file("noentry.wat", r#"(module (func (export "f")))"#);
+    let o = iwasm(&[m.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).starts_with("Exception: lookup the entry point symbol"), "{}", stdout(&o));
 }
 
 #[test]
