@@ -56,6 +56,10 @@ pub enum Error {
         /// How many bytes it covers.
         len: usize,
     },
+    /// A host function ended the call with an exit status (WASI's
+    /// `proc_exit`, through [`Trap::exit`]): the guest finished on purpose,
+    /// this is not a trap.
+    Exit(i32),
     /// The embedder passed something else unusable: wrong arity, a value
     /// of the wrong type, a write to a constant global.
     Usage(String),
@@ -128,6 +132,7 @@ impl fmt::Display for Error {
             Error::MemoryAccess { offset, len } => {
                 write!(f, "memory access of {len} bytes at offset {offset} is out of bounds")
             }
+            Error::Exit(code) => write!(f, "exit with status {code}"),
             Error::Usage(m) => write!(f, "{m}"),
         }
     }
@@ -155,7 +160,10 @@ impl std::error::Error for LinkError {}
 
 impl From<Trap> for Error {
     fn from(t: Trap) -> Error {
-        Error::Trap(t)
+        match t.exit_code() {
+            Some(code) => Error::Exit(code),
+            None => Error::Trap(t),
+        }
     }
 }
 

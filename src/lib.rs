@@ -45,6 +45,8 @@ mod trap;
 mod types;
 mod values;
 mod vmctx;
+#[cfg(feature = "wasi")]
+pub mod wasi;
 
 // The translator still names code memory by its old path: `crate::code_memory`.
 use runtime::vm::code_memory;

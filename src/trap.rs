@@ -116,16 +116,33 @@ pub struct Trap {
     code: Option<TrapCode>,
     message: String,
     frames: Vec<FrameInfo>,
+    /// Set when a host function ends the whole call on purpose (WASI's
+    /// `proc_exit`): it travels out of wasm like a trap, but callers see
+    /// [`Error::Exit`](crate::Error::Exit), not a failure.
+    exit_code: Option<i32>,
 }
 
 impl Trap {
     /// A trap with a message, as host functions raise them.
     pub fn new(message: impl Into<String>) -> Trap {
-        Trap { code: None, message: message.into(), frames: Vec::new() }
+        Trap { code: None, message: message.into(), frames: Vec::new(), exit_code: None }
+    }
+
+    /// Ends the running call with exit status `code`, as a process's exit
+    /// does: a host function returns this to unwind every wasm frame, and
+    /// the call then fails with [`Error::Exit`](crate::Error::Exit)`(code)`
+    /// rather than with a trap.
+    pub fn exit(code: i32) -> Trap {
+        Trap { code: None, message: format!("exit with status {code}"), frames: Vec::new(), exit_code: Some(code) }
+    }
+
+    /// The exit status, when this is a [`Trap::exit`] and not a trap.
+    pub fn exit_code(&self) -> Option<i32> {
+        self.exit_code
     }
 
     pub(crate) fn from_code(code: TrapCode) -> Trap {
-        Trap { code: Some(code), message: code.message().to_string(), frames: Vec::new() }
+        Trap { code: Some(code), message: code.message().to_string(), frames: Vec::new(), exit_code: None }
     }
 
     /// The trap's cause, if it came from wasm code or the runtime rather

@@ -9,6 +9,11 @@ missing=()
 for tool in wat2wasm:wabt valgrind:valgrind cc:gcc; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
+# The WASI example is C built with clang for wasm32-wasi against apt's
+# wasi-libc (lld links it; compiler-rt's wasm32 builtins complete it).
+for pkg in clang lld wasi-libc libclang-rt-dev-wasm32; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
@@ -32,7 +37,12 @@ python3 tests/python/valgrind.py target/release/libiwasm.so
 # --- our Python package, installed from python/ with the library bundled ------
 tests/python_pkg/run.sh
 
+# --- WASI: the conformance suite, unchanged, through the iwasm command line ----
+tests/wasi-testsuite.sh
+
 # --- examples ----------------------------------------------------------------
 cargo run --release --example hello
+# a wasi-libc C program through iwasm and through the Rust API
+tests/wasi-example.sh
 
 echo "all tests passed"

@@ -3,9 +3,12 @@
 
 use super::extern_::Extern;
 use super::instance::Instance;
+use super::memory::Memory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreContextMut, StoreInner};
 use super::vm::instance::CallerVmctx;
 use crate::engine::Engine;
+use super::vm::stored::Stored;
+use crate::index::MemoryIndex;
 
 /// The store (and, when wasm made the call, the calling instance) of a host
 /// function call.
@@ -34,6 +37,16 @@ impl<'a, T> Caller<'a, T> {
         &mut self.store.data
     }
 
+    /// The store's embedder data together with the bytes of `memory`: host
+    /// functions that copy between guest memory and their own state (WASI's
+    /// `fd_write` into a buffer it keeps, say) need both borrowed at once.
+    ///
+    /// Panics if `memory` belongs to another store, as every handle does.
+    pub fn data_and_memory_mut(&mut self, memory: &Memory) -> (&mut T, &mut [u8]) {
+        let bytes = memory.0.get_mut(&mut self.store.opaque).data_mut();
+        (&mut self.store.data, bytes)
+    }
+
     /// The engine of the store.
     pub fn engine(&self) -> &Engine {
         self.store.opaque.engine()
@@ -42,6 +55,20 @@ impl<'a, T> Caller<'a, T> {
     /// The calling instance, when the call came from wasm.
     pub fn instance(&self) -> Option<Instance> {
         self.caller.instance()
+    }
+
+    /// The calling instance's memory 0 (defined or imported), found without
+    /// a name lookup: where WASI, like WAMR's native functions, reads and
+    /// writes guest pointers on every call. `None` when wasm did not make
+    /// the call or the instance has no memory.
+    pub fn default_memory(&self) -> Option<Memory> {
+        let data = self.caller.instance_data()?;
+        if data.module.info().memories.is_empty() {
+            return None;
+        }
+        let ptr = data.memory(MemoryIndex::from_u32(0));
+        // SAFETY: the calling instance's memories belong to this store.
+        Some(Memory(unsafe { Stored::new_unchecked(self.store.opaque.id(), ptr) }))
     }
 
     /// An export of the calling instance (its memory, typically).

@@ -256,7 +256,17 @@ impl CallerVmctx {
         }
         // SAFETY: a non-null caller context is live while its call runs
         // (see `new`).
-        unsafe { VMInstance::of_context(self.0) }.map(VMInstance::handle)
+        self.instance_data().map(VMInstance::handle)
+    }
+
+    /// The calling instance's data, if wasm of an instance made the call.
+    pub(crate) fn instance_data<'a>(self) -> Option<&'a VMInstance> {
+        if self.0.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null caller context is live while its call runs
+        // (see `new`), and callers hold the store borrowed for `'a`.
+        unsafe { VMInstance::of_context(self.0) }
     }
 }
 

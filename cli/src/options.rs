@@ -1,0 +1,228 @@
+//! The command line, parsed the way WAMR's `iwasm` parses it
+//! (`product-mini/platforms/posix/main.c`): options first, each starting
+//! with `-`, then the module file, then the program's own arguments.
+//!
+//! Hand-written rather than clap: the grammar is WAMR's, not a
+//! conventional one (`--env=K=V` and `--env K=V`, `--map-dir=GUEST::HOST`,
+//! `-v=3`, everything after the file belongs to the guest), a derive would
+//! fight it, and the binary starts faster without one.
+
+use std::path::PathBuf;
+
+/// What the user asked for.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// The module (binary or text).
+    pub file: PathBuf,
+    /// The program's arguments, its name (the file as given) first.
+    pub args: Vec<String>,
+    /// Environment variables, `KEY=VALUE`.
+    pub env: Vec<(String, String)>,
+    /// Preopened directories: (guest name, host path).
+    pub dirs: Vec<(String, PathBuf)>,
+    /// `-f NAME`: call this export with `args[1..]` instead of `_start`.
+    pub function: Option<String>,
+    /// `--stack-size=N`: most native stack wasm may use, in bytes.
+    pub stack_size: Option<usize>,
+    /// Warnings about options accepted but without effect here.
+    pub notes: Vec<String>,
+}
+
+/// What the command line asks for instead of running a module.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Action {
+    Run,
+    Help,
+    Version,
+}
+
+/// Options WAMR tunes its own interpreter or JITs with: accepted, with a
+/// note, since cranewasm always compiles with Cranelift.
+const TUNING: &[&str] = &[
+    "--interp",
+    "--fast-jit",
+    "--llvm-jit",
+    "--multi-tier-jit",
+    "--enable-segue",
+    "--enable-linux-perf",
+    "--disable-bounds-checks",
+];
+const TUNING_VALUE: &[&str] =
+    &["--jit-codecache-size=", "--llvm-jit-size-level=", "--llvm-jit-opt-level=", "--gc-heap-size=", "--enable-segue="];
+/// WAMR features this runtime does not have: refused with a message.
+const UNSUPPORTED: &[&str] = &[
+    "--repl",
+    "--native-lib=",
+    "--module-path=",
+    "--max-threads=",
+    "--timeout=",
+    "-g=",
+    "--gen-prof-file=",
+    "--addr-pool=",
+    "--allow-resolve=",
+];
+
+/// Parses `argv` (without the program name).
+pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
+    let mut o = Options::default();
+    let mut i = 0;
+    while i < argv.len() && argv[i].starts_with('-') {
+        let arg = argv[i].as_str();
+        // The value of an option given as `--opt VALUE`.
+        let mut next = |what: &str| -> Result<String, String> {
+            i += 1;
+            argv.get(i).cloned().ok_or_else(|| format!("{arg} needs {what}"))
+        };
+        match arg {
+            "-h" | "--help" => return Ok((Action::Help, o)),
+            "--version" => return Ok((Action::Version, o)),
+            "--" => {
+                i += 1;
+                break;
+            }
+            "-f" | "--function" | "--invoke" => o.function = Some(next("a function name")?),
+            "--env" => add_env(&mut o, &next("KEY=VALUE")?)?,
+            "--dir" => add_dir(&mut o, &next("a directory")?),
+            "--map-dir" => add_map_dir(&mut o, &next("GUEST::HOST")?)?,
+            _ if TUNING.contains(&arg) || TUNING_VALUE.iter().any(|p| arg.starts_with(p)) => {
+                o.notes.push(format!("{arg} ignored: cranewasm always compiles with Cranelift"));
+            }
+            _ if arg.starts_with("-v=") => {
+                o.notes.push(format!("{arg} ignored: cranewasm has no log levels"));
+            }
+            _ if UNSUPPORTED.iter().any(|p| arg == *p || (p.ends_with('=') && arg.starts_with(p))) => {
+                let name = arg.split('=').next().unwrap_or(arg);
+                return Err(format!("{name} is not supported by this iwasm (cranewasm)"));
+            }
+            _ => {
+                if let Some(v) = arg.strip_prefix("--env=") {
+                    add_env(&mut o, v)?;
+                } else if let Some(v) = arg.strip_prefix("--dir=") {
+                    add_dir(&mut o, v);
+                } else if let Some(v) = arg.strip_prefix("--map-dir=") {
+                    add_map_dir(&mut o, v)?;
+                } else if let Some(v) = arg.strip_prefix("--function=").or_else(|| arg.strip_prefix("--invoke=")) {
+                    o.function = Some(v.to_string());
+                } else if let Some(v) = arg.strip_prefix("--stack-size=") {
+                    o.stack_size = Some(size(arg, v)?);
+                } else if let Some(v) = arg.strip_prefix("--heap-size=") {
+                    // WAMR's host-managed heap serves its own malloc API;
+                    // WASI programs bring their own allocator.
+                    size(arg, v)?;
+                } else {
+                    return Err(format!("unknown option {arg}"));
+                }
+            }
+        }
+        i += 1;
+    }
+    let Some(file) = argv.get(i) else { return Err("no module file given".into()) };
+    o.file = PathBuf::from(file);
+    o.args = argv[i..].to_vec();
+    if o.function.as_deref() == Some("") {
+        return Err("empty function name".into());
+    }
+    Ok((Action::Run, o))
+}
+
+fn add_env(o: &mut Options, kv: &str) -> Result<(), String> {
+    match kv.split_once('=') {
+        Some((k, v)) if !k.is_empty() => {
+            o.env.push((k.to_string(), v.to_string()));
+            Ok(())
+        }
+        _ => Err(format!("Wasm parse env string failed: expect \"key=value\", got \"{kv}\"")),
+    }
+}
+
+fn add_dir(o: &mut Options, dir: &str) {
+    o.dirs.push((dir.to_string(), PathBuf::from(dir)));
+}
+
+fn add_map_dir(o: &mut Options, spec: &str) -> Result<(), String> {
+    match spec.split_once("::") {
+        Some((guest, host)) if !guest.is_empty() && !host.is_empty() => {
+            o.dirs.push((guest.to_string(), PathBuf::from(host)));
+            Ok(())
+        }
+        _ => Err(format!("--map-dir expects GUEST::HOST, got \"{spec}\"")),
+    }
+}
+
+fn size(arg: &str, v: &str) -> Result<usize, String> {
+    v.parse().map_err(|_| format!("{arg}: not a number of bytes"))
+}
+
+/// The `--help` text.
+pub const HELP: &str = "\
+Usage: iwasm [-options] wasm_file [args...]
+options:
+  -f|--function name       Specify a function name of the module to run rather
+                           than main (_start); its arguments follow wasm_file
+  --invoke name            The same as -f
+  --stack-size=n           Set maximum native stack size wasm may use, in bytes
+  --heap-size=n            Accepted for WAMR compatibility; WASI programs bring
+                           their own allocator, so it has no effect
+  --env=<env>              Pass wasi environment variables with \"key=value\"
+                           to the program, for example:
+                             --env=\"key1=value1\" --env \"key2=value2\"
+  --dir=<dir>              Grant wasi access to the given host directories
+                           to the program, for example:
+                             --dir=<dir1> --dir=<dir2>
+  --map-dir=<guest::host>  Grant wasi access to the given host directories
+                           to the program at a specific guest path, for example:
+                             --map-dir=<guest-path1::host-path1>
+  --version                Show version information
+  -h|--help                Show this help
+wasm_file may be a binary module or WebAssembly text (.wat).
+WAMR's running-mode and JIT tuning options (--interp, --llvm-jit, ...) are
+accepted and ignored: cranewasm always compiles with Cranelift.
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &[&str]) -> Vec<String> {
+        s.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn wamr_forms() {
+        let (a, o) =
+            parse(&args(&["--env", "A=1", "--env=B=2=3", "--map-dir=/::/tmp", "--dir=.", "x.wasm", "-f", "y"]))
+                .unwrap();
+        assert_eq!(a, Action::Run);
+        assert_eq!(o.env, [("A".to_string(), "1".to_string()), ("B".to_string(), "2=3".to_string())]);
+        assert_eq!(o.dirs, [("/".to_string(), PathBuf::from("/tmp")), (".".to_string(), PathBuf::from("."))]);
+        // Everything after the file is the guest's, options included.
+        assert_eq!(o.args, ["x.wasm", "-f", "y"]);
+        assert_eq!(o.function, None);
+    }
+
+    #[test]
+    fn function_and_sizes() {
+        let (_, o) = parse(&args(&["-f", "add", "--stack-size=65536", "--heap-size=0", "m.wat", "1", "2"])).unwrap();
+        assert_eq!(o.function.as_deref(), Some("add"));
+        assert_eq!(o.stack_size, Some(65536));
+        assert_eq!(o.args, ["m.wat", "1", "2"]);
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        assert!(parse(&args(&["--bogus", "x.wasm"])).unwrap_err().contains("unknown option --bogus"));
+        assert!(parse(&args(&["--repl", "x.wasm"])).unwrap_err().contains("not supported"));
+        assert!(parse(&args(&["--env", "novalue", "x.wasm"])).is_err());
+        assert!(parse(&args(&["--map-dir=/tmp", "x.wasm"])).is_err());
+        assert!(parse(&args(&["--stack-size=lots", "x.wasm"])).is_err());
+        assert!(parse(&args(&["-f"])).is_err());
+        assert!(parse(&args(&[])).is_err());
+        assert_eq!(parse(&args(&["--version", "x"])).unwrap().0, Action::Version);
+    }
+
+    #[test]
+    fn tuning_options_leave_a_note() {
+        let (_, o) = parse(&args(&["--interp", "-v=3", "x.wasm"])).unwrap();
+        assert_eq!(o.notes.len(), 2);
+    }
+}

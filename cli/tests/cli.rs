@@ -1,0 +1,165 @@
+//! The `iwasm` binary as a user (or WAMR's test adapters) runs it: exit
+//! statuses, WAMR's output for traps and `-f` results, clear messages for
+//! bad options, and WASI arguments, environment and directories.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn iwasm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_iwasm")).args(args).output().expect("run iwasm")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A scratch file `name` holding `text`, in a directory of its own.
+fn file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("iwasm-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const WASI: &str = r#"
+  (import "wasi_snapshot_preview1" "args_sizes_get" (func $args_sizes (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "args_get" (func $args_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "environ_sizes_get" (func $env_sizes (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "environ_get" (func $env_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_prestat_dir_name" (func $pname (param i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (func $out (param $buf i32) (param $len i32)
+    (i32.store (i32.const 16) (local.get $buf))
+    (i32.store (i32.const 20) (local.get $len))
+    (drop (call $write (i32.const 1) (i32.const 16) (i32.const 1) (i32.const 24))))"#;
+
+#[test]
+fn version_and_help() {
+    let o = iwasm(&["--version"]);
+    assert!(o.status.success());
+    let first = stdout(&o).lines().next().unwrap().to_string();
+    assert_eq!(first, format!("iwasm {}", env!("CARGO_PKG_VERSION")));
+    let o = iwasm(&["--help"]);
+    assert_eq!(o.status.code(), Some(1), "WAMR's print_help returns 1");
+    assert!(stdout(&o).starts_with("Usage: iwasm [-options] wasm_file [args...]"));
+}
+
+#[test]
+fn bad_options_get_a_clear_message() {
+    for (args, message) in [
+        (&["--bogus", "x.wasm"][..], "unknown option --bogus"),
+        (&["--repl", "x.wasm"], "--repl is not supported"),
+        (&["--native-lib=x.so", "x.wasm"], "--native-lib is not supported"),
+        (&["--env", "NOEQUALS", "x.wasm"], "expect \"key=value\""),
+        (&["--map-dir=/only", "x.wasm"], "GUEST::HOST"),
+        (&["-f"], "-f needs a function name"),
+        (&[], "no module file given"),
+    ] {
+        let o = iwasm(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+    let o = iwasm(&["--interp", "/no/such.wasm"]);
+    assert!(stderr(&o).contains("--interp ignored"), "{}", stderr(&o));
+}
+
+#[test]
+fn load_failures_exit_255_like_wamr() {
+    let o = iwasm(&["/no/such/file.wasm"]);
+    assert_eq!(o.status.code(), Some(255));
+    assert!(stdout(&o).contains("/no/such/file.wasm"));
+    let bad = file("bad.wasm", "\0asm\x01\0\0\0\x7f");
+    let o = iwasm(&[bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(255));
+    assert!(stdout(&o).starts_with("WASM module load failed: "), "{}", stdout(&o));
+}
+
+#[test]
+fn traps_print_an_exception_and_exit_1() {
+    let m = file("trap.wat", r#"(module (func (export "_start") (drop (i32.div_s (i32.const 1) (i32.const 0)))))"#);
+    let o = iwasm(&[m.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "Exception: integer divide by zero\n");
+    // An import nobody provides links, and traps only when called.
+    let m = file(
+        "unlinked.wat",
+        r#"(module (import "env" "missing" (func $m)) (func (export "_start")) (func (export "call") (call $m)))"#,
+    );
+    assert_eq!(iwasm(&[m.to_str().unwrap()]).status.code(), Some(0));
+    let o = iwasm(&["-f", "call", m.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).starts_with("Exception: failed to call unlinked function"), "{}", stdout(&o));
+}
+
+#[test]
+fn exit_status_is_the_guests() {
+    let m = file("exit.wat", &format!("(module {WASI} (func (export \"_start\") (call $exit (i32.const 42))))"));
+    assert_eq!(iwasm(&[m.to_str().unwrap()]).status.code(), Some(42));
+    let m = file("ret.wat", r#"(module (func (export "_start")))"#);
+    assert_eq!(iwasm(&[m.to_str().unwrap()]).status.code(), Some(0));
+    let m = file("noentry.wat", r#"(module (func (export "f")))"#);
+    let o = iwasm(&[m.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).starts_with("Exception: lookup the entry point symbol"), "{}", stdout(&o));
+}
+
+#[test]
+fn function_calls_parse_and_print_like_wamr() {
+    let m = file(
+        "funcs.wat",
+        r#"(module
+            (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1)))
+            (func (export "wide") (param i64 f32 f64) (result i64 f32 f64)
+                (local.get 0) (local.get 1) (local.get 2))
+            (func (export "none")))"#,
+    );
+    let m = m.to_str().unwrap();
+    let o = iwasm(&["-f", "add", m, "2", "0x28"]);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), "0x2a:i32\n"));
+    let o = iwasm(&["--function", "wide", m, "-1", "1.5", "0.1"]);
+    assert_eq!(stdout(&o), "0xffffffffffffffff:i64,1.5:f32,0.1:f64\n");
+    assert_eq!(stdout(&iwasm(&["-f", "none", m])), "\n");
+    for (args, message) in [
+        (&["-f", "add", m, "1"][..], "Exception: invalid input argument count\n"),
+        (&["-f", "nosuch", m], "Exception: lookup function nosuch failed\n"),
+        (&["-f", "add", m, "1", "x1"], "Exception: invalid input argument 1: x1\n"),
+    ] {
+        let o = iwasm(args);
+        assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(1), message), "{args:?}");
+    }
+}
+
+#[test]
+fn args_env_and_dirs_reach_the_guest() {
+    let m = file(
+        "echo.wat",
+        &format!(
+            r#"(module {WASI}
+            (func (export "_start")
+              (drop (call $args_sizes (i32.const 0) (i32.const 4)))
+              (drop (call $args_get (i32.const 1024) (i32.const 4096)))
+              (call $out (i32.const 4096) (i32.load (i32.const 4)))
+              (drop (call $env_sizes (i32.const 8) (i32.const 12)))
+              (drop (call $env_get (i32.const 1024) (i32.const 4096)))
+              (call $out (i32.const 4096) (i32.load (i32.const 12)))
+              (drop (call $pname (i32.const 3) (i32.const 8192) (i32.const 64)))
+              (call $out (i32.const 8192) (i32.const 5))))"#
+        ),
+    );
+    let m = m.to_str().unwrap();
+    let dir = std::env::temp_dir();
+    let map = format!("/data::{}", dir.display());
+    let o = iwasm(&["--env", "A=1", "--env=B=2", &format!("--map-dir={map}"), m, "x", "--not-an-option"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("{m}\0x\0--not-an-option\0A=1\0B=2\0/data"));
+    // `--dir` gives the directory under its own name (five bytes here).
+    let o = iwasm(&["--dir", "/tmp/", m]);
+    assert!(stdout(&o).ends_with("\0/tmp/"), "{}", stdout(&o));
+}
