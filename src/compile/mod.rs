@@ -8,6 +8,8 @@
 //! signatures out in one image and patches the direct calls between them.
 
 pub mod func_env;
+#[cfg(test)]
+mod tests;
 pub mod trampoline;
 mod translate;
 
