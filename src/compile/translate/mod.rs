@@ -18,13 +18,14 @@
 /// Defines `VisitOperator` methods from an explicit table. An entry names
 /// the wasmparser methods it implements, with their immediates (several
 /// names when they translate alike, as the `i32` and `i64` forms of an
-/// operator), and the translation, in which `$t` is the translator and `?`
-/// returns an error.
+/// operator), and the translation: a `()` expression (so that a value or a
+/// `Result` cannot be dropped by mistake) in which `$t` is the translator
+/// and `?` returns an error.
 macro_rules! operators {
     ($t:ident => $( $($visit:ident $(($($arg:ident: $ty:ty),*))?),+ => $body:expr; )*) => {
         $($(
             fn $visit(&mut self $($(, $arg: $ty)*)?) -> Result<()> {
-                #[allow(unused_variables)]
+                #[allow(unused_variables)] // `nop` needs no translator.
                 let $t = self;
                 let () = $body;
                 Ok(())
