@@ -106,6 +106,16 @@ impl LinkError {
 }
 
 impl Error {
+    /// The one way to refuse a valid module: it uses something this runtime
+    /// does not compile (yet), such as an operator of a proposal we leave
+    /// off. `offset` is where in the binary, when it is known.
+    pub(crate) fn unsupported(what: impl fmt::Display, offset: Option<usize>) -> Error {
+        match offset {
+            Some(offset) => Error::Unsupported(format!("{what} (at offset {offset:#x})")),
+            None => Error::Unsupported(what.to_string()),
+        }
+    }
+
     /// The trap behind this error, if it is one.
     pub fn as_trap(&self) -> Option<&Trap> {
         match self {

@@ -91,6 +91,9 @@ pub struct VMTableDefinition {
 impl VMTableDefinition {
     pub const BASE: i32 = 0;
     pub const LENGTH: i32 = 8;
+    /// log2 of the size of an element (a pointer): element `i` is at
+    /// `base + (i << ELEMENT_SIZE_LOG2)`.
+    pub const ELEMENT_SIZE_LOG2: i64 = 3;
 }
 
 /// Storage for one global: wide enough for a v128, value at offset 0.
@@ -214,7 +217,9 @@ mod tests {
         assert_eq!(offset_of!(VMFuncRef, sig) as i32, VMFuncRef::SIG);
         assert_eq!(size_of::<VMFuncRef>(), 32);
         assert_eq!(offset_of!(VMMemoryDefinition, length) as i32, VMMemoryDefinition::LENGTH);
+        assert_eq!(offset_of!(VMTableDefinition, base) as i32, VMTableDefinition::BASE);
         assert_eq!(offset_of!(VMTableDefinition, length) as i32, VMTableDefinition::LENGTH);
+        assert_eq!(1 << VMTableDefinition::ELEMENT_SIZE_LOG2, size_of::<usize>());
         assert_eq!(offset_of!(VMStoreContext, last_exit_fp) as i32, VMStoreContext::LAST_EXIT_FP);
         assert_eq!(size_of::<VMGlobal>(), 16);
     }

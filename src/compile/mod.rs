@@ -8,6 +8,8 @@
 //! signatures out in one image and patches the direct calls between them.
 
 pub mod func_env;
+#[cfg(test)]
+mod tests;
 pub mod trampoline;
 mod translate;
 
@@ -83,7 +85,7 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context) -> Result<Compil
     let names = ctx.func.params.user_named_funcs().clone();
     let compiled = ctx
         .compile(isa, &mut ctrl)
-        .map_err(|e| Error::Unsupported(format!("code generation failed: {:?}", e.inner)))?;
+        .map_err(|e| Error::unsupported(format_args!("code generation failed: {:?}", e.inner), None))?;
     let buffer = &compiled.buffer;
     let mut relocs = Vec::new();
     for r in buffer.relocs() {
@@ -92,7 +94,7 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context) -> Result<Compil
                 RelocTarget::Func(FuncIndex::from_u32(names[*name].index))
             }
             FinalizedRelocTarget::ExternalName(ExternalName::LibCall(l)) => RelocTarget::LibCall(*l),
-            other => return Err(Error::Unsupported(format!("relocation target {other:?}"))),
+            other => return Err(Error::unsupported(format_args!("relocation target {other:?}"), None)),
         };
         relocs.push((r.offset, r.kind, target, r.addend));
     }
@@ -173,7 +175,7 @@ pub fn compile_module(
         match r.into_inner().unwrap() {
             Some(Ok(f)) => funcs.push(f),
             Some(Err(e)) => return Err(e),
-            None => return Err(Error::Unsupported("compilation stopped early".into())),
+            None => return Err(Error::unsupported("compilation stopped early", None)),
         }
     }
     link(isa, env, funcs)
@@ -243,17 +245,17 @@ fn apply_relocs(
                 // are called through the VMContext.
                 let d = info
                     .defined_func_index(f)
-                    .ok_or_else(|| Error::Unsupported(format!("direct call to import {f:?}")))?;
+                    .ok_or_else(|| Error::unsupported(format_args!("direct call to import {f:?}"), None))?;
                 let callee = locs[d].start;
                 let delta = callee as i64 + addend - at as i64;
-                let delta = i32::try_from(delta).map_err(|_| Error::Unsupported("code image too large".into()))?;
+                let delta = i32::try_from(delta).map_err(|_| Error::unsupported("code image too large", None))?;
                 image[at..at + 4].copy_from_slice(&delta.to_le_bytes());
             }
             (Reloc::Abs8, RelocTarget::LibCall(l)) => {
                 let addr = libcall_address(l)? as i64 + addend;
                 image[at..at + 8].copy_from_slice(&addr.to_le_bytes());
             }
-            (kind, target) => return Err(Error::Unsupported(format!("relocation {kind:?} to {target:?}"))),
+            (kind, target) => return Err(Error::unsupported(format_args!("relocation {kind:?} to {target:?}"), None)),
         }
     }
     Ok(())
@@ -303,6 +305,6 @@ fn libcall_address(l: LibCall) -> Result<usize> {
         LibCall::NearestF64 => nearestf64 as *const () as usize,
         LibCall::FmaF32 => fmaf32 as *const () as usize,
         LibCall::FmaF64 => fmaf64 as *const () as usize,
-        other => return Err(Error::Unsupported(format!("libcall {other}"))),
+        other => return Err(Error::unsupported(format_args!("libcall {other}"), None)),
     })
 }

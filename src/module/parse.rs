@@ -24,10 +24,6 @@ pub struct ParsedModule<'a> {
     pub bodies: Vec<FunctionBodyData<'a>>,
 }
 
-fn unsupported(what: &str, offset: usize) -> Error {
-    Error::Invalid { message: format!("unsupported: {what}"), offset }
-}
-
 /// Parses and validates everything but the function bodies.
 pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<ParsedModule<'a>> {
     let mut validator = Validator::new_with_features(features);
@@ -53,12 +49,12 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                 bodies.push(FunctionBodyData { validator, body });
                 continue;
             }
-            ValidPayload::Parser(_) => return Err(unsupported("components", 0)),
+            ValidPayload::Parser(_) => return Err(Error::unsupported("components", Some(0))),
             ValidPayload::Ok | ValidPayload::End(_) => {}
         }
         match payload {
             Payload::Version { encoding: wasmparser::Encoding::Component, .. } => {
-                return Err(unsupported("components", 0));
+                return Err(Error::unsupported("components", Some(0)));
             }
             Payload::TypeSection(reader) => {
                 for ty in reader.into_iter_err_on_gc_types() {
@@ -86,7 +82,7 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                             info.num_imported_globals += 1;
                             EntityIndex::Global(info.globals.push(global_type(&g, offset)?))
                         }
-                        TypeRef::Tag(_) => return Err(unsupported("exception tags", offset as usize)),
+                        TypeRef::Tag(_) => return Err(Error::unsupported("exception tags", Some(offset as usize))),
                     };
                     info.imports.push(Import {
                         module: import.module.to_string(),
@@ -105,7 +101,7 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                 for table in reader {
                     let table = table?;
                     if !matches!(table.init, wasmparser::TableInit::RefNull) {
-                        return Err(unsupported("table initialiser expressions", offset as usize));
+                        return Err(Error::unsupported("table initialiser expressions", Some(offset as usize)));
                     }
                     info.tables.push(table_type(&table.ty, offset)?);
                 }
@@ -134,7 +130,7 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                         wasmparser::ExternalKind::Table => EntityIndex::Table(TableIndex::from_u32(e.index)),
                         wasmparser::ExternalKind::Memory => EntityIndex::Memory(MemoryIndex::from_u32(e.index)),
                         wasmparser::ExternalKind::Global => EntityIndex::Global(GlobalIndex::from_u32(e.index)),
-                        wasmparser::ExternalKind::Tag => return Err(unsupported("exception tags", 0)),
+                        wasmparser::ExternalKind::Tag => return Err(Error::unsupported("exception tags", None)),
                     };
                     info.export_names.insert(e.name.to_string(), info.exports.len());
                     info.exports.push((e.name.to_string(), index));
@@ -166,7 +162,7 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                     let _ = read_names(names, &mut info);
                 }
             }
-            Payload::TagSection(r) => return Err(unsupported("exception tags", r.range().start as usize)),
+            Payload::TagSection(r) => return Err(Error::unsupported("exception tags", Some(r.range().start as usize))),
             Payload::End(_) => break,
             _ => {}
         }
@@ -198,35 +194,37 @@ fn new_parser(features: wasmparser::WasmFeatures) -> Box<Parser> {
 
 fn func_type(ty: &wasmparser::FuncType) -> Result<FuncType> {
     let conv = |tys: &[wasmparser::ValType]| -> Result<Vec<ValType>> {
-        tys.iter().map(|t| ValType::from_wasmparser(*t).ok_or_else(|| unsupported("typed references", 0))).collect()
+        tys.iter()
+            .map(|t| ValType::from_wasmparser(*t).ok_or_else(|| Error::unsupported("typed references", None)))
+            .collect()
     };
     Ok(FuncType::new(conv(ty.params())?, conv(ty.results())?))
 }
 
 fn limits32(min: u64, max: Option<u64>, offset: u64) -> Result<Limits> {
-    let fits = |v: u64| u32::try_from(v).map_err(|_| unsupported("64-bit limits", offset as usize));
+    let fits = |v: u64| u32::try_from(v).map_err(|_| Error::unsupported("64-bit limits", Some(offset as usize)));
     Ok(Limits::new(fits(min)?, max.map(fits).transpose()?))
 }
 
 fn table_type(t: &wasmparser::TableType, offset: u64) -> Result<TableType> {
     if t.table64 {
-        return Err(unsupported("64-bit tables", offset as usize));
+        return Err(Error::unsupported("64-bit tables", Some(offset as usize)));
     }
-    let element =
-        ValType::from_ref_type(t.element_type).ok_or_else(|| unsupported("typed references", offset as usize))?;
+    let element = ValType::from_ref_type(t.element_type)
+        .ok_or_else(|| Error::unsupported("typed references", Some(offset as usize)))?;
     Ok(TableType::new(element, limits32(t.initial, t.maximum, offset)?))
 }
 
 fn memory_type(m: &wasmparser::MemoryType, offset: u64) -> Result<MemoryType> {
     if m.memory64 || m.shared || m.page_size_log2.is_some() {
-        return Err(unsupported("memory64, shared memory or custom page sizes", offset as usize));
+        return Err(Error::unsupported("memory64, shared memory or custom page sizes", Some(offset as usize)));
     }
     Ok(MemoryType { limits: limits32(m.initial, m.maximum, offset)? })
 }
 
 fn global_type(g: &wasmparser::GlobalType, offset: u64) -> Result<GlobalType> {
-    let content =
-        ValType::from_wasmparser(g.content_type).ok_or_else(|| unsupported("typed references", offset as usize))?;
+    let content = ValType::from_wasmparser(g.content_type)
+        .ok_or_else(|| Error::unsupported("typed references", Some(offset as usize)))?;
     let mutability = if g.mutable { Mutability::Var } else { Mutability::Const };
     Ok(GlobalType::new(content, mutability))
 }
@@ -254,7 +252,7 @@ pub fn const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr> {
             Operator::I64Add => ConstOp::I64Add,
             Operator::I64Sub => ConstOp::I64Sub,
             Operator::I64Mul => ConstOp::I64Mul,
-            _ => return Err(unsupported("constant expression operator", offset as usize)),
+            _ => return Err(Error::unsupported("constant expression operator", Some(offset as usize))),
         });
     }
     Ok(ConstExpr { ops: ops.into() })
@@ -271,7 +269,7 @@ fn elem_segment(elem: wasmparser::Element<'_>) -> Result<ElemSegment> {
                 .collect::<Result<_>>()?,
         ),
         ElementItems::Expressions(ty, exprs) => (
-            ValType::from_ref_type(ty).ok_or_else(|| unsupported("typed references", offset))?,
+            ValType::from_ref_type(ty).ok_or_else(|| Error::unsupported("typed references", Some(offset)))?,
             exprs.into_iter().map(|e| const_expr(&e?)).collect::<Result<_>>()?,
         ),
     };

@@ -1,102 +1,78 @@
 //! v128 loads and stores: whole vectors, widening loads, splats, zero-filled
-//! loads and single lanes.
+//! loads and single lanes. Addresses, bounds and flags come from the
+//! function environment's [`HeapAccess`], as for scalar accesses.
 
-use cranelift_codegen::ir::{
-    types::{F32X4, F64X2, I16X8, I32X4, I64X2, I8X16},
-    InstBuilder, MemFlagsData, Type, Value,
-};
+use cranelift_codegen::ir::{types::I8X16, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::FunctionBuilder;
-use wasmparser::{MemArg, Operator};
+use wasmparser::MemArg;
 
-use super::super::memory::heap_flags;
 use super::Translator;
+use crate::compile::func_env::HeapAccess;
+use crate::error::Result;
 
 /// A Cranelift load that widens 8 bytes into a full vector.
 type ExtendLoad = fn(&mut FunctionBuilder<'_>, MemFlagsData, Value, i32) -> Value;
 
 impl Translator<'_, '_> {
-    pub(super) fn translate_simd_memory(&mut self, op: &Operator<'_>) -> bool {
-        use Operator as O;
-        match *op {
-            O::V128Load { memarg } => {
-                let (addr, offset) = self.heap_addr(&memarg, 16);
-                let v = self.b.ins().load(I8X16, heap_flags(), addr, offset);
-                self.push_v(v)
-            }
-            O::V128Store { memarg } => {
-                let v = self.pop_v(I8X16);
-                let (addr, offset) = self.heap_addr(&memarg, 16);
-                self.b.ins().store(heap_flags(), v, addr, offset);
-            }
+    pub(super) fn v128_load(&mut self, memarg: &MemArg) -> Result<()> {
+        let a = self.heap_access(memarg, 16)?;
+        let v = self.b.ins().load(I8X16, a.flags, a.addr, a.offset);
+        self.push_v(v);
+        Ok(())
+    }
 
-            O::V128Load8x8S { memarg } => self.load_extend(&memarg, |b, f, a, o| b.ins().sload8x8(f, a, o)),
-            O::V128Load8x8U { memarg } => self.load_extend(&memarg, |b, f, a, o| b.ins().uload8x8(f, a, o)),
-            O::V128Load16x4S { memarg } => self.load_extend(&memarg, |b, f, a, o| b.ins().sload16x4(f, a, o)),
-            O::V128Load16x4U { memarg } => self.load_extend(&memarg, |b, f, a, o| b.ins().uload16x4(f, a, o)),
-            O::V128Load32x2S { memarg } => self.load_extend(&memarg, |b, f, a, o| b.ins().sload32x2(f, a, o)),
-            O::V128Load32x2U { memarg } => self.load_extend(&memarg, |b, f, a, o| b.ins().uload32x2(f, a, o)),
-
-            O::V128Load8Splat { memarg } => self.load_splat(&memarg, I8X16),
-            O::V128Load16Splat { memarg } => self.load_splat(&memarg, I16X8),
-            O::V128Load32Splat { memarg } => self.load_splat(&memarg, I32X4),
-            O::V128Load64Splat { memarg } => self.load_splat(&memarg, I64X2),
-
-            // As floats: a scalar float load into a vector register already
-            // zeroes the other lanes, and loads never alter float bits.
-            O::V128Load32Zero { memarg } => self.load_zero(&memarg, F32X4),
-            O::V128Load64Zero { memarg } => self.load_zero(&memarg, F64X2),
-
-            O::V128Load8Lane { memarg, lane } => self.load_lane(&memarg, I8X16, lane),
-            O::V128Load16Lane { memarg, lane } => self.load_lane(&memarg, I16X8, lane),
-            O::V128Load32Lane { memarg, lane } => self.load_lane(&memarg, I32X4, lane),
-            O::V128Load64Lane { memarg, lane } => self.load_lane(&memarg, I64X2, lane),
-            O::V128Store8Lane { memarg, lane } => self.store_lane(&memarg, I8X16, lane),
-            O::V128Store16Lane { memarg, lane } => self.store_lane(&memarg, I16X8, lane),
-            O::V128Store32Lane { memarg, lane } => self.store_lane(&memarg, I32X4, lane),
-            O::V128Store64Lane { memarg, lane } => self.store_lane(&memarg, I64X2, lane),
-            _ => return false,
-        }
-        true
+    pub(super) fn v128_store(&mut self, memarg: &MemArg) -> Result<()> {
+        let v = self.pop_v(I8X16);
+        let a = self.heap_access(memarg, 16)?;
+        self.b.ins().store(a.flags, v, a.addr, a.offset);
+        Ok(())
     }
 
     /// `v128.loadNxM_{s,u}`: 8 bytes, each lane widened to twice its size.
-    fn load_extend(&mut self, memarg: &MemArg, load: ExtendLoad) {
-        let (addr, offset) = self.heap_addr(memarg, 8);
-        let v = load(&mut self.b, heap_flags(), addr, offset);
-        self.push_v(v)
+    pub(super) fn load_extend(&mut self, memarg: &MemArg, load: ExtendLoad) -> Result<()> {
+        let HeapAccess { addr, offset, flags } = self.heap_access(memarg, 8)?;
+        let v = load(&mut self.b, flags, addr, offset);
+        self.push_v(v);
+        Ok(())
     }
 
     /// One lane of type `ty` loaded from memory.
-    fn load_scalar(&mut self, memarg: &MemArg, ty: Type) -> Value {
+    fn load_scalar(&mut self, memarg: &MemArg, ty: Type) -> Result<Value> {
         let lane = ty.lane_type();
-        let (addr, offset) = self.heap_addr(memarg, lane.bytes());
-        self.b.ins().load(lane, heap_flags(), addr, offset)
+        let a = self.heap_access(memarg, lane.bytes())?;
+        Ok(self.b.ins().load(lane, a.flags, a.addr, a.offset))
     }
 
-    fn load_splat(&mut self, memarg: &MemArg, ty: Type) {
-        let x = self.load_scalar(memarg, ty);
+    pub(super) fn load_splat(&mut self, memarg: &MemArg, ty: Type) -> Result<()> {
+        let x = self.load_scalar(memarg, ty)?;
         let v = self.b.ins().splat(ty, x);
-        self.push_v(v)
+        self.push_v(v);
+        Ok(())
     }
 
-    /// `v128.loadN_zero`: the value in lane 0, zeros above.
-    fn load_zero(&mut self, memarg: &MemArg, ty: Type) {
-        let x = self.load_scalar(memarg, ty);
+    /// `v128.loadN_zero`: the value in lane 0, zeros above. Used with
+    /// float lane types: a scalar float load into a vector register already
+    /// zeroes the other lanes, and loads never alter float bits.
+    pub(super) fn load_zero(&mut self, memarg: &MemArg, ty: Type) -> Result<()> {
+        let x = self.load_scalar(memarg, ty)?;
         let v = self.b.ins().scalar_to_vector(ty, x);
-        self.push_v(v)
+        self.push_v(v);
+        Ok(())
     }
 
-    fn load_lane(&mut self, memarg: &MemArg, ty: Type, lane: u8) {
+    pub(super) fn load_lane(&mut self, memarg: &MemArg, ty: Type, lane: u8) -> Result<()> {
         let v = self.pop_v(ty);
-        let x = self.load_scalar(memarg, ty);
+        let x = self.load_scalar(memarg, ty)?;
         let r = self.b.ins().insertlane(v, x, lane);
-        self.push_v(r)
+        self.push_v(r);
+        Ok(())
     }
 
-    fn store_lane(&mut self, memarg: &MemArg, ty: Type, lane: u8) {
+    pub(super) fn store_lane(&mut self, memarg: &MemArg, ty: Type, lane: u8) -> Result<()> {
         let v = self.pop_v(ty);
         let x = self.b.ins().extractlane(v, lane);
-        let (addr, offset) = self.heap_addr(memarg, ty.lane_type().bytes());
-        self.b.ins().store(heap_flags(), x, addr, offset);
+        let a = self.heap_access(memarg, ty.lane_type().bytes())?;
+        self.b.ins().store(a.flags, x, a.addr, a.offset);
+        Ok(())
     }
 }

@@ -6,9 +6,11 @@
 //! it works on with a bitcast, and its result is cast back before it is
 //! pushed; bitcasts between 128-bit vector types cost no instruction.
 //!
-//! The families live in the sibling files: `memory` (loads and stores),
-//! `lanes` (constants, shuffles, splats, lane access), `integer`, `float`,
-//! `conversions` (narrow, widen, convert) and `relaxed`.
+//! `visit.rs` maps every operator to its translation: most are one
+//! Cranelift instruction through the helpers here, the others live in the
+//! files of their family: `memory` (loads and stores), `lanes` (constants,
+//! shuffles, splats, lane access), `integer`, `float`, `conversions`
+//! (narrow, widen, convert) and `relaxed`.
 
 mod conversions;
 mod float;
@@ -16,10 +18,10 @@ mod integer;
 mod lanes;
 mod memory;
 mod relaxed;
+mod visit;
 
 use cranelift_codegen::ir::{types::I8X16, Endianness, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::FunctionBuilder;
-use wasmparser::Operator;
 
 use super::Translator;
 
@@ -30,16 +32,6 @@ fn cast_flags() -> MemFlagsData {
 }
 
 impl Translator<'_, '_> {
-    /// Translates `op` if it is a SIMD or relaxed-SIMD operator.
-    pub(super) fn translate_simd(&mut self, op: &Operator<'_>) -> bool {
-        self.translate_simd_memory(op)
-            || self.translate_simd_lanes(op)
-            || self.translate_simd_integer(op)
-            || self.translate_simd_float(op)
-            || self.translate_simd_conversions(op)
-            || self.translate_simd_relaxed(op)
-    }
-
     /// `v` viewed as vector type `ty`.
     fn cast(&mut self, v: Value, ty: Type) -> Value {
         if self.b.func.dfg.value_type(v) == ty {

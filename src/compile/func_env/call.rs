@@ -1,0 +1,178 @@
+//! Calls: direct calls within the module, calls of imports through their
+//! `VMFuncRef`, `call_indirect`, funcref values, and calls of runtime
+//! builtins.
+//!
+//! A wasm function takes `(callee_vmctx, caller_vmctx, params...)`. A
+//! function of this module is called directly, PC-relative, with our own
+//! VMContext as the callee's; anything else is called through a
+//! `VMFuncRef`, which carries the code pointer and the callee's VMContext.
+
+use cranelift_codegen::entity::EntityRef;
+use cranelift_codegen::ir::{
+    self, types, AbiParam, ExtFuncData, ExternalName, FuncRef, Inst, InstBuilder, SigRef, Signature, UserExternalName,
+    Value,
+};
+use cranelift_frontend::FunctionBuilder;
+
+use super::{readonly, wasm_signature, FuncEnv, POINTER};
+use crate::builtins::{AbiType, Builtin};
+use crate::index::{FuncIndex, TableIndex, TypeIndex};
+use crate::types::FuncType;
+use crate::vmctx::{header, VMFuncRef};
+
+/// How to call a function.
+pub(super) enum Callee {
+    /// A function of this module: a direct, PC-relative call.
+    Direct(FuncRef),
+    /// Through a `VMFuncRef`: its code and VMContext.
+    Indirect { code: Value, vmctx: Value },
+}
+
+/// An index immediate (of a memory, table or segment) as the i32 argument
+/// of a builtin.
+pub(super) fn index_arg(b: &mut FunctionBuilder, index: impl EntityRef) -> Value {
+    b.ins().iconst(types::I32, index.index() as i64)
+}
+
+impl FuncEnv<'_> {
+    fn wasm_sig_ref(&mut self, func: &mut ir::Function, ty: FuncType) -> SigRef {
+        *self.wasm_sigs.entry(ty).or_insert_with(|| func.import_signature(wasm_signature(&ty)))
+    }
+
+    /// How to call function `f`.
+    fn callee(&mut self, b: &mut FunctionBuilder, f: FuncIndex) -> Callee {
+        if self.info().defined_func_index(f).is_some() {
+            if let Some(r) = self.func_refs.get(&f) {
+                return Callee::Direct(*r);
+            }
+            let ty = self.info().func_type(f);
+            let signature = self.wasm_sig_ref(b.func, ty);
+            let name = b.func.declare_imported_user_function(UserExternalName::new(0, f.index() as u32));
+            let r = b.func.import_function(ExtFuncData {
+                name: ExternalName::User(name),
+                signature,
+                colocated: true,
+                patchable: false,
+            });
+            self.func_refs.insert(f, r);
+            Callee::Direct(r)
+        } else {
+            let func_ref = self.load_vmctx_ptr(b, self.offsets().imported_func(f));
+            self.load_funcref_target(b, func_ref)
+        }
+    }
+
+    /// Code pointer and VMContext of a (non-null) `VMFuncRef`.
+    pub(super) fn load_funcref_target(&mut self, b: &mut FunctionBuilder, func_ref: Value) -> Callee {
+        let code = b.ins().load(POINTER, readonly(), func_ref, VMFuncRef::WASM_CALL);
+        let vmctx = b.ins().load(POINTER, readonly(), func_ref, VMFuncRef::VMCTX);
+        Callee::Indirect { code, vmctx }
+    }
+
+    /// Calls function `f` with the wasm arguments `args`, as a tail call if
+    /// `tail`. Returns the call instruction, whose results are the
+    /// function's, or `None` for a tail call.
+    pub fn call(&mut self, b: &mut FunctionBuilder, f: FuncIndex, args: Vec<Value>, tail: bool) -> Option<Inst> {
+        let ty = self.info().func_type(f);
+        let caller = self.vmctx();
+        let mut all = Vec::with_capacity(args.len() + 2);
+        match self.callee(b, f) {
+            Callee::Direct(r) => {
+                all.extend([caller, caller]);
+                all.extend(args);
+                if tail {
+                    b.ins().return_call(r, &all);
+                    None
+                } else {
+                    Some(b.ins().call(r, &all))
+                }
+            }
+            Callee::Indirect { code, vmctx } => self.call_code(b, ty, code, vmctx, args, tail),
+        }
+    }
+
+    /// `call_indirect` of element `index` of table `t`, expected to have
+    /// type `ty`; as [`FuncEnv::call`].
+    pub fn call_indirect(
+        &mut self,
+        b: &mut FunctionBuilder,
+        ty: TypeIndex,
+        t: TableIndex,
+        index: Value,
+        args: Vec<Value>,
+        tail: bool,
+    ) -> Option<Inst> {
+        let Callee::Indirect { code, vmctx } = self.indirect_callee(b, ty, t, index) else {
+            unreachable!("table elements are called through their VMFuncRef")
+        };
+        let ty = self.info().types[ty];
+        self.call_code(b, ty, code, vmctx, args, tail)
+    }
+
+    /// An indirect call of `code` with callee VMContext `callee_vmctx`.
+    fn call_code(
+        &mut self,
+        b: &mut FunctionBuilder,
+        ty: FuncType,
+        code: Value,
+        callee_vmctx: Value,
+        args: Vec<Value>,
+        tail: bool,
+    ) -> Option<Inst> {
+        let sig = self.wasm_sig_ref(b.func, ty);
+        let mut all = Vec::with_capacity(args.len() + 2);
+        all.extend([callee_vmctx, self.vmctx()]);
+        all.extend(args);
+        if tail {
+            b.ins().return_call_indirect(sig, code, &all);
+            None
+        } else {
+            Some(b.ins().call_indirect(sig, code, &all))
+        }
+    }
+
+    /// `ref.func`: pointer to the `VMFuncRef` of function `f`.
+    pub fn func_ref(&mut self, b: &mut FunctionBuilder, f: FuncIndex) -> Value {
+        match self.info().defined_func_index(f) {
+            Some(d) => b.ins().iadd_imm_u(self.vmctx(), self.offsets().defined_func(d) as i64),
+            None => self.load_vmctx_ptr(b, self.offsets().imported_func(f)),
+        }
+    }
+
+    /// Calls a runtime builtin with `args` (the VMContext is prepended).
+    /// A builtin that reports failure traps here with its trap code and
+    /// returns `None`; otherwise its result, if it has one.
+    pub(super) fn call_builtin(&mut self, b: &mut FunctionBuilder, builtin: Builtin, args: &[Value]) -> Option<Value> {
+        let sig = match self.builtin_sigs.get(&(builtin as u32)) {
+            Some(s) => *s,
+            None => {
+                let abi = |t: AbiType| match t {
+                    AbiType::VMContext => AbiParam::new(POINTER),
+                    AbiType::I32 => AbiParam::new(types::I32),
+                    AbiType::I64 => AbiParam::new(types::I64),
+                    AbiType::Ptr => AbiParam::new(POINTER),
+                };
+                let mut sig = Signature::new(self.module.host_call_conv);
+                sig.params.extend(builtin.params().iter().map(|t| abi(*t)));
+                sig.returns.extend(builtin.result().map(abi));
+                let s = b.func.import_signature(sig);
+                self.builtin_sigs.insert(builtin as u32, s);
+                s
+            }
+        };
+        let table = self.load_vmctx_ptr(b, header::BUILTINS as u32);
+        let f = b.ins().load(POINTER, readonly(), table, builtin.offset());
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(self.vmctx());
+        all.extend_from_slice(args);
+        let call = b.ins().call_indirect(sig, f, &all);
+        let result = b.inst_results(call).first().copied();
+        match (builtin.trap_code(), result) {
+            (Some(code), Some(failed)) => {
+                b.ins().trapnz(failed, code.to_clif());
+                None
+            }
+            _ => result,
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! The function environment: how translated code reaches the runtime.
+//!
+//! The operator translator (`translate/`) knows WebAssembly; this module
+//! knows the VMContext layout and the runtime's conventions. Every question
+//! of the form "how do I get at memory n, global g, table t, function f, or
+//! a runtime builtin?" is answered here: every address computation, every
+//! choice of memory flags and every bounds or signature check the runtime's
+//! layout calls for. The translator only pops operands, asks, and pushes
+//! results, so a change of layout or of a check policy stays in this module.
+//!
+//! By concern: `memory` (heap addresses, the bounds-check policy, memory
+//! size and the bulk operations), `table` (element addresses, table
+//! operations and the `call_indirect` checks), `global`, and `call`
+//! (callees, calls, funcrefs and runtime builtins). This file holds the
+//! per-function state and what they share: the VMContext, value types and
+//! the representation of references.
+
+mod call;
+mod global;
+mod memory;
+mod table;
+
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::{
+    self, condcodes::IntCC, types, AbiParam, ArgumentPurpose, FuncRef, GlobalValue, GlobalValueData, InstBuilder,
+    MemFlagsData, SigRef, Signature, Value,
+};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::FunctionBuilder;
+
+pub use self::memory::HeapAccess;
+use crate::config::BoundsChecks;
+use crate::index::FuncIndex;
+use crate::module::info::ModuleInfo;
+use crate::types::{FuncType, ValType};
+use crate::vmctx::{header, VMOffsets, VMStoreContext};
+
+/// Pointer-sized integer type of the host.
+pub const POINTER: ir::Type = types::I64;
+
+/// What every function of a module shares.
+pub struct ModuleEnv<'a> {
+    pub info: &'a ModuleInfo,
+    pub offsets: &'a VMOffsets,
+    pub bounds_checks: BoundsChecks,
+    /// The host's C calling convention, used to call builtins.
+    pub host_call_conv: CallConv,
+    pub frontend_config: cranelift_codegen::isa::TargetFrontendConfig,
+}
+
+/// The Cranelift type of a wasm value type. Vectors use `I8X16` as their
+/// canonical type and are bitcast to lane types by the SIMD operators.
+/// References are pointers: a funcref points at a `VMFuncRef`, an
+/// externref at its host data, and null is 0.
+pub fn ir_type(ty: ValType) -> ir::Type {
+    match ty {
+        ValType::I32 => types::I32,
+        ValType::I64 => types::I64,
+        ValType::F32 => types::F32,
+        ValType::F64 => types::F64,
+        ValType::V128 => types::I8X16,
+        ValType::FuncRef | ValType::ExternRef => POINTER,
+    }
+}
+
+/// The native signature of a wasm function: `(callee_vmctx, caller_vmctx,
+/// params...) -> results`, with the tail-call convention so that
+/// `return_call` works between any two wasm functions.
+pub fn wasm_signature(ty: &FuncType) -> Signature {
+    let mut sig = Signature::new(CallConv::Tail);
+    sig.params.push(AbiParam::special(POINTER, ArgumentPurpose::VMContext));
+    sig.params.push(AbiParam::new(POINTER));
+    sig.params.extend(ty.params().iter().map(|t| AbiParam::new(ir_type(*t))));
+    sig.returns.extend(ty.results().iter().map(|t| AbiParam::new(ir_type(*t))));
+    sig
+}
+
+/// Flags for loads of VMContext fields that never change after
+/// instantiation: the optimiser may hoist and merge them.
+fn readonly() -> MemFlagsData {
+    MemFlagsData::trusted().with_readonly().with_can_move()
+}
+
+/// Flags for VMContext fields that can change (lengths, globals).
+fn trusted() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// The per-function view of a [`ModuleEnv`], caching what it declares in
+/// the function being built.
+pub struct FuncEnv<'a> {
+    pub module: &'a ModuleEnv<'a>,
+    vmctx_gv: Option<GlobalValue>,
+    /// The function's `callee_vmctx` parameter.
+    vmctx: Option<Value>,
+    builtin_sigs: HashMap<u32, SigRef>,
+    wasm_sigs: HashMap<FuncType, SigRef>,
+    func_refs: HashMap<FuncIndex, FuncRef>,
+}
+
+impl<'a> FuncEnv<'a> {
+    pub fn new(module: &'a ModuleEnv<'a>) -> FuncEnv<'a> {
+        FuncEnv {
+            module,
+            vmctx_gv: None,
+            vmctx: None,
+            builtin_sigs: HashMap::new(),
+            wasm_sigs: HashMap::new(),
+            func_refs: HashMap::new(),
+        }
+    }
+
+    pub fn info(&self) -> &'a ModuleInfo {
+        self.module.info
+    }
+
+    fn offsets(&self) -> &'a VMOffsets {
+        self.module.offsets
+    }
+
+    fn vmctx_gv(&mut self, func: &mut ir::Function) -> GlobalValue {
+        *self.vmctx_gv.get_or_insert_with(|| func.create_global_value(GlobalValueData::VMContext))
+    }
+
+    /// Records the function's VMContext parameter.
+    pub fn set_vmctx(&mut self, vmctx: Value) {
+        self.vmctx = Some(vmctx);
+    }
+
+    /// The global value that makes every function prologue check the stack
+    /// against `VMStoreContext::stack_limit`.
+    pub fn stack_limit(&mut self, func: &mut ir::Function) -> GlobalValue {
+        let vmctx = self.vmctx_gv(func);
+        let flags = func.dfg.mem_flags.insert(readonly()).expect("few memflags");
+        let store = func.create_global_value(GlobalValueData::Load {
+            base: vmctx,
+            offset: header::STORE.into(),
+            global_type: POINTER,
+            flags,
+        });
+        let flags = func.dfg.mem_flags.insert(trusted()).expect("few memflags");
+        func.create_global_value(GlobalValueData::Load {
+            base: store,
+            offset: VMStoreContext::STACK_LIMIT.into(),
+            global_type: POINTER,
+            flags,
+        })
+    }
+
+    /// The VMContext of the function being translated.
+    fn vmctx(&self) -> Value {
+        self.vmctx.expect("set_vmctx is called first")
+    }
+
+    /// Loads a pointer-sized VMContext field that is fixed after instantiation.
+    fn load_vmctx_ptr(&mut self, b: &mut FunctionBuilder, offset: u32) -> Value {
+        b.ins().load(POINTER, readonly(), self.vmctx(), offset as i32)
+    }
+
+    /// The null reference, of any reference type.
+    pub fn null_ref(&mut self, b: &mut FunctionBuilder) -> Value {
+        b.ins().iconst(POINTER, 0)
+    }
+
+    /// `ref.is_null`: 1 if `r` is the null reference, else 0, as an i32.
+    pub fn ref_is_null(&mut self, b: &mut FunctionBuilder, r: Value) -> Value {
+        let c = b.ins().icmp_imm_u(IntCC::Equal, r, 0);
+        b.ins().uextend(types::I32, c)
+    }
+}

@@ -1,0 +1,112 @@
+//! Tables: element addresses with their bounds check, the table operators
+//! (inline or through runtime builtins), and the element `call_indirect`
+//! calls through, with its null and signature checks.
+//!
+//! A table is a `VMTableDefinition` (base pointer and i32 length) reached
+//! through the VMContext; elements are pointers, null for a null reference.
+
+use cranelift_codegen::ir::{condcodes::IntCC, types::I32, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
+
+use super::call::{index_arg, Callee};
+use super::{readonly, trusted, FuncEnv, POINTER};
+use crate::builtins::Builtin;
+use crate::index::{ElemIndex, TableIndex, TypeIndex};
+use crate::trap::TrapCode;
+use crate::vmctx::{VMFuncRef, VMTableDefinition};
+
+impl FuncEnv<'_> {
+    /// Pointer to the `VMTableDefinition` of table `t`.
+    fn table_definition(&mut self, b: &mut FunctionBuilder, t: TableIndex) -> Value {
+        self.load_vmctx_ptr(b, self.offsets().table(t))
+    }
+
+    /// Address of element `index` of table `t`, trapping with `oob` when
+    /// the index is past the end.
+    fn table_element_addr(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value, oob: TrapCode) -> Value {
+        let def = self.table_definition(b, t);
+        let len = b.ins().load(I32, trusted(), def, VMTableDefinition::LENGTH);
+        let out = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, index, len);
+        b.ins().trapnz(out, oob.to_clif());
+        let base = b.ins().load(POINTER, trusted(), def, VMTableDefinition::BASE);
+        let index = b.ins().uextend(POINTER, index);
+        let offset = b.ins().ishl_imm_u(index, VMTableDefinition::ELEMENT_SIZE_LOG2);
+        b.ins().iadd(base, offset)
+    }
+
+    /// `table.get`.
+    pub fn table_get(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value) -> Value {
+        let addr = self.table_element_addr(b, t, index, TrapCode::TableOutOfBounds);
+        b.ins().load(POINTER, trusted(), addr, 0)
+    }
+
+    /// `table.set`.
+    pub fn table_set(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value, value: Value) {
+        let addr = self.table_element_addr(b, t, index, TrapCode::TableOutOfBounds);
+        b.ins().store(trusted(), value, addr, 0);
+    }
+
+    /// `table.size`, as an i32.
+    pub fn table_size(&mut self, b: &mut FunctionBuilder, t: TableIndex) -> Value {
+        let def = self.table_definition(b, t);
+        b.ins().load(I32, trusted(), def, VMTableDefinition::LENGTH)
+    }
+
+    /// `table.grow`: the old size, or -1.
+    pub fn table_grow(&mut self, b: &mut FunctionBuilder, t: TableIndex, init: Value, delta: Value) -> Value {
+        let t = index_arg(b, t);
+        self.call_builtin(b, Builtin::table_grow, &[t, delta, init]).expect("table_grow returns")
+    }
+
+    /// `table.fill` of `len` elements from `dst` with `value`.
+    pub fn table_fill(&mut self, b: &mut FunctionBuilder, t: TableIndex, [dst, value, len]: [Value; 3]) {
+        let t = index_arg(b, t);
+        self.call_builtin(b, Builtin::table_fill, &[t, dst, value, len]);
+    }
+
+    /// `table.copy` of `len` elements from `src` in `src_table` to `dst` in
+    /// `dst_table`.
+    pub fn table_copy(
+        &mut self,
+        b: &mut FunctionBuilder,
+        dst_table: TableIndex,
+        src_table: TableIndex,
+        [dst, src, len]: [Value; 3],
+    ) {
+        let d = index_arg(b, dst_table);
+        let s = index_arg(b, src_table);
+        self.call_builtin(b, Builtin::table_copy, &[d, s, dst, src, len]);
+    }
+
+    /// `table.init` of `len` elements of segment `elem` from `src` to `dst`.
+    pub fn table_init(&mut self, b: &mut FunctionBuilder, t: TableIndex, elem: ElemIndex, [dst, src, len]: [Value; 3]) {
+        let t = index_arg(b, t);
+        let e = index_arg(b, elem);
+        self.call_builtin(b, Builtin::table_init, &[t, e, dst, src, len]);
+    }
+
+    /// `elem.drop`.
+    pub fn elem_drop(&mut self, b: &mut FunctionBuilder, elem: ElemIndex) {
+        let e = index_arg(b, elem);
+        self.call_builtin(b, Builtin::elem_drop, &[e]);
+    }
+
+    /// The function `call_indirect` with type `ty` calls: element `index` of
+    /// table `t`, which must be in bounds, non-null and of that signature.
+    pub(super) fn indirect_callee(
+        &mut self,
+        b: &mut FunctionBuilder,
+        ty: TypeIndex,
+        t: TableIndex,
+        index: Value,
+    ) -> Callee {
+        let addr = self.table_element_addr(b, t, index, TrapCode::UndefinedElement);
+        let func_ref = b.ins().load(POINTER, trusted(), addr, 0);
+        b.ins().trapz(func_ref, TrapCode::UninitializedElement.to_clif());
+        let sig = b.ins().load(POINTER, readonly(), func_ref, VMFuncRef::SIG);
+        let expected = self.info().types[ty].sig_id() as i64;
+        let mismatch = b.ins().icmp_imm_s(IntCC::NotEqual, sig, expected);
+        b.ins().trapnz(mismatch, TrapCode::BadSignature.to_clif());
+        self.load_funcref_target(b, func_ref)
+    }
+}

@@ -1,0 +1,77 @@
+//! The compiler refuses valid operators of proposals it does not translate
+//! with `Error::Unsupported`, not a panic or an `Invalid` error.
+//!
+//! Those proposals are off in `Config`, so through the public API the
+//! validator rejects such modules first; here the module is validated with
+//! the proposal on and handed to the compiler directly, as it will be the
+//! day the proposal is switched on.
+
+use wasmparser::WasmFeatures;
+
+use super::compile_module;
+use super::func_env::ModuleEnv;
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::module::parse;
+use crate::vmctx::VMOffsets;
+
+/// Compiles `wat` with the default proposals plus `extra`.
+fn compile(wat: &str, extra: WasmFeatures) -> Result<(), Error> {
+    let engine = Engine::default();
+    let bytes = wat::parse_str(wat).expect("test module parses");
+    let parsed = parse::parse(&bytes, engine.config().wasm_features() | extra)?;
+    let offsets = VMOffsets::new(&parsed.info);
+    let env = ModuleEnv {
+        info: &parsed.info,
+        offsets: &offsets,
+        bounds_checks: engine.config().bounds_checks,
+        host_call_conv: engine.isa().default_call_conv(),
+        frontend_config: engine.isa().frontend_config(),
+    };
+    compile_module(engine.isa(), &env, parsed.bodies, false).map(|_| ())
+}
+
+fn unsupported_message(wat: &str, extra: WasmFeatures) -> String {
+    match compile(wat, extra) {
+        Err(Error::Unsupported(message)) => message,
+        Err(e) => panic!("expected Error::Unsupported, got {e}"),
+        Ok(()) => panic!("expected Error::Unsupported, but it compiled"),
+    }
+}
+
+#[test]
+fn atomics_are_refused_as_unsupported() {
+    let wat = r#"(module (memory 1)
+        (func (result i32) (i32.atomic.load (i32.const 0))))"#;
+    // Off by default: the validator rejects the module.
+    assert!(matches!(compile(wat, WasmFeatures::empty()), Err(Error::Invalid { .. })));
+    let message = unsupported_message(wat, WasmFeatures::THREADS);
+    // The error points at the operator: its 0xfe prefix and opcode 0x10.
+    let bytes = wat::parse_str(wat).unwrap();
+    let at = bytes.windows(2).position(|w| w == [0xfe, 0x10]).expect("i32.atomic.load in the binary");
+    assert_eq!(message, format!("threads operator i32_atomic_load (at offset {at:#x})"));
+}
+
+#[test]
+fn wide_arithmetic_is_refused_as_unsupported() {
+    let wat = r#"(module (func (param i64 i64) (result i64 i64)
+        (i64.mul_wide_u (local.get 0) (local.get 1))))"#;
+    let message = unsupported_message(wat, WasmFeatures::WIDE_ARITHMETIC);
+    assert!(message.contains("wide arithmetic operator i64_mul_wide_u"), "{message}");
+}
+
+#[test]
+fn exception_blocks_are_refused_even_in_unreachable_code() {
+    // Dead code is only scanned for nesting, which a `try_table` changes.
+    let wat = "(module (func unreachable try_table end))";
+    let message = unsupported_message(wat, WasmFeatures::EXCEPTIONS);
+    assert!(message.starts_with("exception handling operator try_table"), "{message}");
+}
+
+#[test]
+fn unsupported_operators_in_unreachable_code_are_skipped() {
+    // Code after `unreachable` is not translated, whatever it holds.
+    let wat = r#"(module (memory 1)
+        (func (result i32) unreachable (i32.atomic.load (i32.const 0))))"#;
+    compile(wat, WasmFeatures::THREADS).expect("dead code is not translated");
+}

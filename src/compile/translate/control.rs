@@ -1,0 +1,286 @@
+//! Structured control flow: `block`, `loop`, `if`/`else`, `end`, the
+//! branches and `return`, and the tracking of code after an unconditional
+//! branch.
+//!
+//! Every construct is a frame on the control stack whose `next` block is
+//! where execution continues after its `end`, with the construct's results
+//! as block parameters; a loop's branches go to its header instead. Code
+//! after an unconditional branch is unreachable until the next `else` or
+//! `end` that some branch reaches: its operators are not translated, only
+//! the nesting of the constructs it opens is followed.
+
+use cranelift_codegen::ir::{self, Block, BlockArg, InstBuilder, JumpTableData, Value};
+use wasmparser::{BlockType, BrTable, Operator};
+
+use super::Translator;
+use crate::compile::func_env::ir_type;
+use crate::error::Result;
+use crate::index::TypeIndex;
+use crate::types::ValType;
+
+/// What kind of construct a control frame is.
+enum FrameKind {
+    Block,
+    Loop {
+        header: Block,
+    },
+    If {
+        else_block: Block,
+        else_params: Vec<Value>,
+        has_else: bool,
+    },
+    /// A construct entered in unreachable code: only its nesting matters.
+    Dead,
+}
+
+pub(super) struct Frame {
+    kind: FrameKind,
+    /// Where execution continues after `end`; its parameters are the results.
+    next: Block,
+    num_params: usize,
+    num_results: usize,
+    /// Height of the operand stack below this frame's parameters.
+    stack_base: usize,
+    /// Whether some branch (or fall-through) reaches `next`.
+    exit_reached: bool,
+}
+
+fn block_args(values: &[Value]) -> Vec<BlockArg> {
+    values.iter().map(|v| BlockArg::Value(*v)).collect()
+}
+
+impl Translator<'_, '_> {
+    /// Opens the frame of the function body, whose `end` returns `results`.
+    pub(super) fn enter_function(&mut self, results: &[ValType]) {
+        let ret = self.new_block(results);
+        self.push_frame(FrameKind::Block, ret, 0, results.len());
+    }
+
+    /// A new block whose parameters have the given wasm types.
+    fn new_block(&mut self, tys: &[ValType]) -> Block {
+        let block = self.b.create_block();
+        for t in tys {
+            self.b.append_block_param(block, ir_type(*t));
+        }
+        block
+    }
+
+    fn block_type(&self, bt: BlockType) -> (&'static [ValType], &'static [ValType]) {
+        fn one(t: ValType) -> &'static [ValType] {
+            match t {
+                ValType::I32 => &[ValType::I32],
+                ValType::I64 => &[ValType::I64],
+                ValType::F32 => &[ValType::F32],
+                ValType::F64 => &[ValType::F64],
+                ValType::V128 => &[ValType::V128],
+                ValType::FuncRef => &[ValType::FuncRef],
+                ValType::ExternRef => &[ValType::ExternRef],
+            }
+        }
+        match bt {
+            BlockType::Empty => (&[], &[]),
+            BlockType::Type(t) => (&[], one(ValType::from_wasmparser(t).expect("validated block type"))),
+            BlockType::FuncType(i) => {
+                let ty = self.env.info().types[TypeIndex::from_u32(i)];
+                (ty.params(), ty.results())
+            }
+        }
+    }
+
+    pub(super) fn block(&mut self, bt: BlockType) {
+        let (params, results) = self.block_type(bt);
+        let next = self.new_block(results);
+        self.push_frame(FrameKind::Block, next, params.len(), results.len());
+    }
+
+    pub(super) fn loop_(&mut self, bt: BlockType) {
+        let (params, results) = self.block_type(bt);
+        let header = self.new_block(params);
+        let args = block_args(self.top(params.len()));
+        self.b.ins().jump(header, &args);
+        self.stack.truncate(self.stack.len() - params.len());
+        self.b.switch_to_block(header);
+        self.stack.extend_from_slice(self.b.block_params(header));
+        let next = self.new_block(results);
+        self.push_frame(FrameKind::Loop { header }, next, params.len(), results.len());
+    }
+
+    pub(super) fn if_(&mut self, bt: BlockType) {
+        let (params, results) = self.block_type(bt);
+        let cond = self.pop1();
+        let then_block = self.b.create_block();
+        let else_block = self.b.create_block();
+        self.b.ins().brif(cond, then_block, &[], else_block, &[]);
+        self.b.seal_block(then_block);
+        self.b.seal_block(else_block);
+        self.b.switch_to_block(then_block);
+        let else_params = self.top(params.len()).to_vec();
+        let next = self.new_block(results);
+        self.push_frame(FrameKind::If { else_block, else_params, has_else: false }, next, params.len(), results.len());
+    }
+
+    /// `else` reached from the then-branch.
+    pub(super) fn else_(&mut self) {
+        let frame = self.control.last_mut().expect("validated: inside if");
+        let args = block_args(&self.stack[self.stack.len() - frame.num_results..]);
+        self.b.ins().jump(frame.next, &args);
+        frame.exit_reached = true;
+        self.enter_else();
+    }
+
+    /// Operators in unreachable code: only nesting is tracked, until an
+    /// `else` or `end` makes code reachable again.
+    pub(super) fn skip_unreachable(&mut self, op: &Operator<'_>) -> Result<()> {
+        match op {
+            Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => {
+                let dummy = self.b.create_block();
+                self.control.push(Frame {
+                    kind: FrameKind::Dead,
+                    next: dummy,
+                    num_params: 0,
+                    num_results: 0,
+                    stack_base: self.stack.len(),
+                    exit_reached: false,
+                });
+            }
+            Operator::Else => {
+                if matches!(self.control.last().map(|f| &f.kind), Some(FrameKind::If { .. })) {
+                    self.enter_else();
+                }
+            }
+            Operator::End => self.end(),
+            // They open constructs too, which this tracking does not know.
+            Operator::TryTable { .. } => return Err(self.unsupported_operator("exception handling", "try_table")),
+            Operator::Try { .. } => return Err(self.unsupported_operator("legacy exception handling", "try")),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn push_frame(&mut self, kind: FrameKind, next: Block, num_params: usize, num_results: usize) {
+        self.control.push(Frame {
+            kind,
+            next,
+            num_params,
+            num_results,
+            stack_base: self.stack.len() - num_params,
+            exit_reached: false,
+        });
+    }
+
+    /// Switches from the then-branch of the innermost `if` to its else-branch.
+    fn enter_else(&mut self) {
+        let frame = self.control.last_mut().expect("validated: inside if");
+        let base = frame.stack_base;
+        if let FrameKind::If { else_block, else_params, has_else } = &mut frame.kind {
+            *has_else = true;
+            let (block, params) = (*else_block, else_params.clone());
+            self.stack.truncate(base);
+            self.stack.extend(params);
+            self.b.switch_to_block(block);
+            self.reachable = true;
+        }
+    }
+
+    /// `end`, reachable or not: closes the innermost frame, and the
+    /// function with the last one.
+    pub(super) fn end(&mut self) {
+        let mut frame = self.control.pop().expect("validated: frame to end");
+        if let FrameKind::Dead = frame.kind {
+            self.stack.truncate(frame.stack_base);
+            return;
+        }
+        if self.reachable {
+            let args = block_args(self.top(frame.num_results));
+            self.b.ins().jump(frame.next, &args);
+            frame.exit_reached = true;
+        }
+        match &frame.kind {
+            FrameKind::If { else_block, else_params, has_else: false } => {
+                // No else: the false path carries the parameters straight out.
+                self.b.switch_to_block(*else_block);
+                let args = block_args(else_params);
+                self.b.ins().jump(frame.next, &args);
+                frame.exit_reached = true;
+            }
+            FrameKind::Loop { header } => self.b.seal_block(*header),
+            _ => {}
+        }
+        self.b.seal_block(frame.next);
+        self.stack.truncate(frame.stack_base);
+        if frame.exit_reached {
+            self.b.switch_to_block(frame.next);
+            self.stack.extend_from_slice(self.b.block_params(frame.next));
+            self.reachable = true;
+            if self.control.is_empty() {
+                let results = self.stack.clone();
+                self.b.ins().return_(&results);
+                self.reachable = false;
+            }
+        } else {
+            self.reachable = false;
+        }
+    }
+
+    /// The block a branch to `depth` jumps to, with its arguments.
+    fn branch_target(&mut self, depth: u32) -> ir::BlockCall {
+        let i = self.control.len() - 1 - depth as usize;
+        let (dest, n) = match self.control[i].kind {
+            FrameKind::Loop { header } => (header, self.control[i].num_params),
+            _ => {
+                self.control[i].exit_reached = true;
+                (self.control[i].next, self.control[i].num_results)
+            }
+        };
+        let args = block_args(self.top(n));
+        self.b.func.dfg.block_call(dest, &args)
+    }
+
+    pub(super) fn br(&mut self, depth: u32) {
+        self.branch(depth, None);
+    }
+
+    pub(super) fn br_if(&mut self, depth: u32) {
+        let cond = self.pop1();
+        self.branch(depth, Some(cond));
+    }
+
+    /// `br` (cond = None) or `br_if`.
+    fn branch(&mut self, depth: u32, cond: Option<Value>) {
+        let call = self.branch_target(depth);
+        let dest = call.block(&self.b.func.dfg.value_lists);
+        let args: Vec<BlockArg> = call.args(&self.b.func.dfg.value_lists).collect();
+        match cond {
+            None => {
+                self.b.ins().jump(dest, &args);
+                self.reachable = false;
+            }
+            Some(c) => {
+                let fallthrough = self.b.create_block();
+                self.b.ins().brif(c, dest, &args, fallthrough, &[]);
+                self.b.seal_block(fallthrough);
+                self.b.switch_to_block(fallthrough);
+            }
+        }
+    }
+
+    pub(super) fn br_table(&mut self, targets: BrTable<'_>) -> Result<()> {
+        let index = self.pop1();
+        let mut calls = Vec::with_capacity(targets.len() as usize + 1);
+        for depth in targets.targets() {
+            calls.push(self.branch_target(depth?));
+        }
+        let default = self.branch_target(targets.default());
+        let jt = self.b.create_jump_table(JumpTableData::new(default, &calls));
+        self.b.ins().br_table(index, jt);
+        self.reachable = false;
+        Ok(())
+    }
+
+    pub(super) fn return_(&mut self) {
+        let n = self.control[0].num_results;
+        let results = self.top(n).to_vec();
+        self.b.ins().return_(&results);
+        self.reachable = false;
+    }
+}
