@@ -61,11 +61,7 @@ fn declarations(header: &str) -> Vec<Decl> {
 /// The argument passed for a parameter: NULL for pointers (and callback
 /// typedefs), `scalar` for everything else.
 fn argument(param: &str, scalar: u32) -> String {
-    if param.contains('*') || param.contains("callback") {
-        "NULL".into()
-    } else {
-        scalar.to_string()
-    }
+    if param.contains('*') || param.contains("callback") { "NULL".into() } else { scalar.to_string() }
 }
 
 #[test]

@@ -59,3 +59,17 @@ pub fn api_symbols() -> Vec<String> {
     let text = std::fs::read_to_string(shared().join("capi-symbols.txt")).expect("shared/capi-symbols.txt");
     text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
 }
+
+/// A raw pointer as the typed (nullable reference) argument the exported
+/// functions take for objects: the C types are zero-sized, so any pointer
+/// is a valid reference to one.
+pub fn hm<'a, T>(p: *mut T) -> Option<&'a mut T> {
+    // SAFETY: see above; the functions check the pointer themselves.
+    unsafe { p.as_mut() }
+}
+
+/// [`hm`] for `const` arguments.
+pub fn hc<'a, T>(p: *const T) -> Option<&'a T> {
+    // SAFETY: as for `m`.
+    unsafe { p.as_ref() }
+}
