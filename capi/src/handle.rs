@@ -95,12 +95,18 @@ pub struct Cell {
 
 const _: () = assert!(std::mem::size_of::<Cell>() == CELL);
 
-/// Start of the reserved region (0 until the first object is made).
-static BASE: AtomicUsize = AtomicUsize::new(0);
-/// Bytes of the region handed out as cells so far; lookups look no
-/// further. Published with release ordering after `BASE` and after the
-/// memory is committed.
-static USED: AtomicUsize = AtomicUsize::new(0);
+/// Where the cells are: what a lookup reads before it reads a cell. One
+/// static, so that a lookup finds both words through one address.
+struct Region {
+    /// Start of the reserved region (0 until the first object is made).
+    base: AtomicUsize,
+    /// Bytes of the region handed out as cells so far; lookups look no
+    /// further. Published with release ordering after `base` and after the
+    /// memory is committed.
+    used: AtomicUsize,
+}
+
+static REGION: Region = Region { base: AtomicUsize::new(0), used: AtomicUsize::new(0) };
 
 struct Slab {
     /// Cells handed out so far (the next fresh cell's index).
@@ -121,12 +127,12 @@ fn slab() -> std::sync::MutexGuard<'static, Slab> {
 /// nothing at `p`.
 #[inline(always)]
 pub fn cell_at(p: usize) -> Option<&'static Cell> {
-    let used = USED.load(Ordering::Acquire);
-    let offset = p.wrapping_sub(BASE.load(Ordering::Relaxed));
+    let used = REGION.used.load(Ordering::Acquire);
+    let offset = p.wrapping_sub(REGION.base.load(Ordering::Relaxed));
     if offset >= used || !offset.is_multiple_of(CELL) {
         return None;
     }
-    // SAFETY: `p` is a cell boundary below `USED`: committed memory of the
+    // SAFETY: `p` is a cell boundary below `used`: committed memory of the
     // region, which is never unmapped, and only ever accessed atomically.
     Some(unsafe { &*(p as *const Cell) })
 }
@@ -145,11 +151,14 @@ pub enum Miss {
 #[inline(always)]
 pub fn live(p: usize, kinds: u32) -> Result<NonNull<()>, Miss> {
     let cell = cell_at(p).ok_or(Miss::NotLive)?;
-    match cell.kind.load(Ordering::Acquire) {
-        0 => Err(Miss::NotLive),
-        kind if kinds & (1 << kind) == 0 => Err(Miss::OtherKind),
-        _ => NonNull::new(cell.obj.load(Ordering::Relaxed)).ok_or(Miss::NotLive),
+    let kind = cell.kind.load(Ordering::Acquire);
+    // No set holds `Free`, so one test answers for the common case.
+    if kinds & (1 << (kind % 32)) != 0 {
+        // Never NULL in a live cell, unless a delete on another thread
+        // races with this lookup (which the API forbids).
+        return NonNull::new(cell.obj.load(Ordering::Relaxed)).ok_or(Miss::NotLive);
     }
+    Err(if kind == 0 { Miss::NotLive } else { Miss::OtherKind })
 }
 
 /// The object of the live cell at `p` (NULL if there is none).
@@ -175,7 +184,7 @@ impl Cell {
 
 /// Commits the next step of the region, reserving it first if needed.
 fn grow(s: &mut Slab) -> bool {
-    let mut base = BASE.load(Ordering::Relaxed);
+    let mut base = REGION.base.load(Ordering::Relaxed);
     if base == 0 {
         // SAFETY: a fresh anonymous mapping, no existing memory involved.
         let p = unsafe {
@@ -192,7 +201,7 @@ fn grow(s: &mut Slab) -> bool {
             return false;
         }
         base = p as usize;
-        BASE.store(base, Ordering::Relaxed);
+        REGION.base.store(base, Ordering::Relaxed);
     }
     if s.committed + COMMIT_STEP > RESERVE {
         return false;
@@ -222,7 +231,7 @@ pub fn alloc(kind: Kind, obj: NonNull<()>, vtable: &'static VTable, public: *con
         s.next += 1;
         s.next - 1
     };
-    let addr = BASE.load(Ordering::Relaxed) + index * CELL;
+    let addr = REGION.base.load(Ordering::Relaxed) + index * CELL;
     // SAFETY: `addr` is a committed cell boundary of the region; the lock
     // makes this thread the only writer.
     let cell = unsafe { &*(addr as *const Cell) };
@@ -230,7 +239,7 @@ pub fn alloc(kind: Kind, obj: NonNull<()>, vtable: &'static VTable, public: *con
     cell.obj.store(obj.as_ptr(), Ordering::Relaxed);
     cell.vtable.store(ptr::from_ref(vtable).cast_mut(), Ordering::Relaxed);
     cell.kind.store(kind as u32, Ordering::Release);
-    USED.fetch_max(s.next * CELL, Ordering::Release);
+    REGION.used.fetch_max(s.next * CELL, Ordering::Release);
     NonNull::new(addr as *mut Cell)
 }
 
@@ -250,7 +259,7 @@ pub fn take(p: usize, kinds: u32) -> Option<(NonNull<()>, &'static VTable)> {
     // SAFETY: a live cell's vtable pointer is a `&'static VTable`.
     let vtable = unsafe { &*cell.vtable.load(Ordering::Relaxed) };
     cell.public.store(ptr::null_mut(), Ordering::Relaxed);
-    s.free.push_back((p - BASE.load(Ordering::Relaxed)) / CELL);
+    s.free.push_back((p - REGION.base.load(Ordering::Relaxed)) / CELL);
     Some((obj, vtable))
 }
 
