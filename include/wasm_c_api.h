@@ -230,7 +230,7 @@ typedef struct wasm_memory_t wasm_memory_t;
 typedef struct wasm_memorytype_t wasm_memorytype_t;
 
 // Any reference object (function, global, table, memory, instance,
-// trap or foreign object); the `_as_ref` casts are free.
+// trap or foreign object).
 typedef struct wasm_ref_t wasm_ref_t;
 
 // A store: owns everything created in it, freed when it is deleted.
@@ -476,15 +476,28 @@ extern "C" {
 #endif // __cplusplus
 
 // A configuration with WAMR's defaults: the system allocator, no perf.
+//
+// # Safety
+// None needed: it takes no pointer.
 WASM_API_EXTERN struct wasm_config_t *wasm_config_new(void);
 
 // Deletes a configuration (engines keep no pointer to it).
+//
+// # Safety
+// `config` may be NULL or any pointer: anything but a live configuration
+// from `wasm_config_new` is ignored, so deleting twice is harmless. No
+// other thread may use it meanwhile.
 WASM_API_EXTERN void wasm_config_delete(struct wasm_config_t *config);
 
 // cranewasm extension: turns a proposal on or off for engines made from
 // `config` (all are on by default). Returns false for NULL or an unknown
 // feature. As in WAMR, the process has one engine, which keeps the
 // configuration of the first `wasm_engine_new_with_config`.
+//
+// # Safety
+// `config` may be NULL or any pointer: anything but a live configuration
+// from `wasm_config_new` counts as NULL. No other thread may use it
+// meanwhile.
 WASM_API_EXTERN
 bool cranewasm_config_set_feature(struct wasm_config_t *config,
                                   cranewasm_feature_t feature,
@@ -492,7 +505,11 @@ bool cranewasm_config_set_feature(struct wasm_config_t *config,
 
 // Records WAMR's allocator choice. cranewasm always uses the system
 // allocator, so the option is accepted and has no effect. Returns
-// `config`.
+// `config` (NULL for NULL).
+//
+// # Safety
+// `config` as for [`cranewasm_config_set_feature`]; `option` must be NULL
+// or point at a `MemAllocOption`.
 WASM_API_EXTERN
 struct wasm_config_t *wasm_config_set_mem_alloc_opt(struct wasm_config_t *config,
                                                     mem_alloc_type_t mem_alloc_type,
@@ -500,44 +517,148 @@ struct wasm_config_t *wasm_config_set_mem_alloc_opt(struct wasm_config_t *config
 
 // Turns profiling on or off. cranewasm writes no perf map; instead the
 // flag makes calls into instances timed, for
-// `wasm_instance_sum_wasm_exec_time`. Returns `config`.
+// `wasm_instance_sum_wasm_exec_time`. Returns `config` (NULL for NULL).
+//
+// # Safety
+// As for [`cranewasm_config_set_feature`].
 WASM_API_EXTERN
 struct wasm_config_t *wasm_config_set_linux_perf_opt(struct wasm_config_t *config,
                                                      bool enable);
 
 // Records WAMR's segment-register flags. cranewasm's memory accesses do
 // not use segment registers, so the flags are accepted and have no effect.
-// Returns `config`.
+// Returns `config` (NULL for NULL).
+//
+// # Safety
+// As for [`cranewasm_config_set_feature`].
 WASM_API_EXTERN
 struct wasm_config_t *wasm_config_set_segue_flags(struct wasm_config_t *config,
                                                   uint32_t segue_flags);
 
 // The process engine with default settings (see
 // [`wasm_engine_new_with_config`]).
+//
+// # Safety
+// None needed: it takes no pointer.
 WASM_API_EXTERN struct wasm_engine_t *wasm_engine_new(void);
 
 // The process engine. The first call creates it with `config` (NULL for
 // defaults; the configuration stays the caller's); later calls return the
 // same engine and add a reference. NULL if Cranelift cannot generate code
 // for this host.
+//
+// # Safety
+// `config` may be NULL or any pointer: anything but a live configuration
+// from `wasm_config_new` counts as NULL (see [`crate::config`]).
 WASM_API_EXTERN struct wasm_engine_t *wasm_engine_new_with_config(struct wasm_config_t *config);
 
 // Drops a reference to the engine; the last one frees it. NULL, or an
 // engine that is no longer live, is ignored.
+//
+// # Safety
+// `engine` may be NULL or any pointer: anything but the live engine is
+// ignored.
 WASM_API_EXTERN void wasm_engine_delete(struct wasm_engine_t *engine);
 
-// Deletes an extern object of any kind (the entity stays in its store).
-WASM_API_EXTERN void wasm_extern_delete(struct wasm_extern_t *e);
+// Deletes a `wasm_extern_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_extern_delete(struct wasm_extern_t *p);
 
-WASM_API_EXTERN struct wasm_extern_t *wasm_extern_copy(const struct wasm_extern_t *e);
+// A new `wasm_extern_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_extern_t *wasm_extern_copy(const struct wasm_extern_t *p);
 
+// Whether two `wasm_extern_t`s stand for the same thing
+// (two NULLs do).
+//
+// # Safety
+// `a` and `b` may be NULL or any pointers: anything but a live
+// object of this type counts as NULL. No other thread may
+// delete them meanwhile.
 WASM_API_EXTERN bool wasm_extern_same(const struct wasm_extern_t *a, const struct wasm_extern_t *b);
 
+// The host info set on this object (NULL if none).
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may use the
+// object meanwhile.
+WASM_API_EXTERN void *wasm_extern_get_host_info(const struct wasm_extern_t *p);
+
+// Attaches host info without a finalizer, replacing (and not
+// finalizing) what was there, as WAMR does.
+//
+// # Safety
+// As for the getter.
+WASM_API_EXTERN void wasm_extern_set_host_info(struct wasm_extern_t *p, void *info);
+
+// Attaches host info; `finalizer(info)` runs once, when the
+// object is deleted (by the client or with its store). What
+// was there before is replaced without being finalized.
+//
+// # Safety
+// As for the getter; `finalizer` must be NULL or a function
+// that may be called with `info`.
+WASM_API_EXTERN
+void wasm_extern_set_host_info_with_finalizer(struct wasm_extern_t *p,
+                                              void *info,
+                                              void (*finalizer)(void*));
+
+// A new reference object for this `wasm_extern_t`, which
+// the caller may delete (with `wasm_ref_delete`) independently of
+// it; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_ref_t *wasm_extern_as_ref(struct wasm_extern_t *p);
+
+// A new reference object for this `wasm_extern_t`
+// (see `wasm_extern_as_ref`).
+//
+// # Safety
+// As for `wasm_extern_as_ref`.
+WASM_API_EXTERN const struct wasm_ref_t *wasm_extern_as_ref_const(const struct wasm_extern_t *p);
+
+// A new `wasm_extern_t` for the object the reference
+// names, which the caller may delete independently of the
+// reference; NULL if it names something else.
+//
+// # Safety
+// `r` may be NULL or any pointer: anything but a live
+// reference counts as NULL. No other thread may delete it
+// meanwhile.
+WASM_API_EXTERN struct wasm_extern_t *wasm_ref_as_extern(struct wasm_ref_t *r);
+
+// A new `wasm_extern_t` for the object the reference
+// names (see `wasm_ref_as_extern`).
+//
+// # Safety
+// As for `wasm_ref_as_extern`.
+WASM_API_EXTERN const struct wasm_extern_t *wasm_ref_as_extern_const(const struct wasm_ref_t *r);
+
 // The extern's kind (`WASM_EXTERNREF`, 128, for NULL, as WAMR answers).
+//
+// # Safety
+// `e` may be NULL or any pointer: anything but a live extern counts as
+// NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN wasm_externkind_t wasm_extern_kind(const struct wasm_extern_t *e);
 
 // The entity's type, as `wasm_func_type` .. `wasm_memory_type` give it;
 // NULL for a placeholder.
+//
+// # Safety
+// As for [`wasm_extern_kind`].
 WASM_API_EXTERN struct wasm_externtype_t *wasm_extern_type(const struct wasm_extern_t *e);
 
 // A placeholder extern of `kind` in `store`, for the imports of
@@ -545,82 +666,179 @@ WASM_API_EXTERN struct wasm_externtype_t *wasm_extern_type(const struct wasm_ext
 // other than `WASM_EXTERN_FUNC` .. `WASM_EXTERN_MEMORY`. WAMR supports
 // only function and global placeholders; tables and memories work the
 // same way here.
+//
+// # Safety
+// `store` may be NULL or any pointer: anything but a live store counts as
+// NULL. The store must not be used by another thread meanwhile.
 WASM_API_EXTERN
 struct wasm_extern_t *wasm_extern_new_empty(struct wasm_store_t *store,
                                             wasm_externkind_t kind);
 
-// The same object, seen as an extern.
-WASM_API_EXTERN struct wasm_extern_t *wasm_func_as_extern(struct wasm_func_t *p);
+// Deletes a `wasm_frame_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_frame_delete(struct wasm_frame_t *p);
 
-// The same object, seen as an extern.
-WASM_API_EXTERN const struct wasm_extern_t *wasm_func_as_extern_const(const struct wasm_func_t *p);
-
-// The same object if the extern is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_func_t *wasm_extern_as_func(struct wasm_extern_t *e);
-
-// The same object if the extern is of this kind, else NULL.
-WASM_API_EXTERN const struct wasm_func_t *wasm_extern_as_func_const(const struct wasm_extern_t *e);
-
-// The same object, seen as an extern.
-WASM_API_EXTERN struct wasm_extern_t *wasm_global_as_extern(struct wasm_global_t *p);
-
-// The same object, seen as an extern.
-WASM_API_EXTERN
-const struct wasm_extern_t *wasm_global_as_extern_const(const struct wasm_global_t *p);
-
-// The same object if the extern is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_global_t *wasm_extern_as_global(struct wasm_extern_t *e);
-
-// The same object if the extern is of this kind, else NULL.
-WASM_API_EXTERN
-const struct wasm_global_t *wasm_extern_as_global_const(const struct wasm_extern_t *e);
-
-// The same object, seen as an extern.
-WASM_API_EXTERN struct wasm_extern_t *wasm_table_as_extern(struct wasm_table_t *p);
-
-// The same object, seen as an extern.
-WASM_API_EXTERN
-const struct wasm_extern_t *wasm_table_as_extern_const(const struct wasm_table_t *p);
-
-// The same object if the extern is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_table_t *wasm_extern_as_table(struct wasm_extern_t *e);
-
-// The same object if the extern is of this kind, else NULL.
-WASM_API_EXTERN
-const struct wasm_table_t *wasm_extern_as_table_const(const struct wasm_extern_t *e);
-
-// The same object, seen as an extern.
-WASM_API_EXTERN struct wasm_extern_t *wasm_memory_as_extern(struct wasm_memory_t *p);
-
-// The same object, seen as an extern.
-WASM_API_EXTERN
-const struct wasm_extern_t *wasm_memory_as_extern_const(const struct wasm_memory_t *p);
-
-// The same object if the extern is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_memory_t *wasm_extern_as_memory(struct wasm_extern_t *e);
-
-// The same object if the extern is of this kind, else NULL.
-WASM_API_EXTERN
-const struct wasm_memory_t *wasm_extern_as_memory_const(const struct wasm_extern_t *e);
-
-WASM_API_EXTERN struct wasm_frame_t *wasm_frame_copy(const struct wasm_frame_t *f);
-
-WASM_API_EXTERN void wasm_frame_delete(struct wasm_frame_t *f);
+// A new `wasm_frame_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_frame_t *wasm_frame_copy(const struct wasm_frame_t *p);
 
 // The frame's instance: always NULL (see the module documentation).
+//
+// # Safety
+// `f` may be any pointer; it is not used.
 WASM_API_EXTERN struct wasm_instance_t *wasm_frame_instance(const struct wasm_frame_t *_f);
 
 // Index of the frame's function in its module's function index space.
+//
+// # Safety
+// `f` may be NULL or any pointer: anything but a live frame counts as
+// NULL (0). No other thread may delete it meanwhile.
 WASM_API_EXTERN uint32_t wasm_frame_func_index(const struct wasm_frame_t *f);
 
 // Byte offset of the instruction from the start of its function body.
+//
+// # Safety
+// As for [`wasm_frame_func_index`].
 WASM_API_EXTERN size_t wasm_frame_func_offset(const struct wasm_frame_t *f);
 
 // Byte offset of the instruction from the start of the module binary.
+//
+// # Safety
+// As for [`wasm_frame_func_index`].
 WASM_API_EXTERN size_t wasm_frame_module_offset(const struct wasm_frame_t *f);
+
+// Deletes a `wasm_func_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_func_delete(struct wasm_func_t *p);
+
+// A new `wasm_func_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_func_t *wasm_func_copy(const struct wasm_func_t *p);
+
+// Whether two `wasm_func_t`s stand for the same thing
+// (two NULLs do).
+//
+// # Safety
+// `a` and `b` may be NULL or any pointers: anything but a live
+// object of this type counts as NULL. No other thread may
+// delete them meanwhile.
+WASM_API_EXTERN bool wasm_func_same(const struct wasm_func_t *a, const struct wasm_func_t *b);
+
+// The host info set on this object (NULL if none).
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may use the
+// object meanwhile.
+WASM_API_EXTERN void *wasm_func_get_host_info(const struct wasm_func_t *p);
+
+// Attaches host info without a finalizer, replacing (and not
+// finalizing) what was there, as WAMR does.
+//
+// # Safety
+// As for the getter.
+WASM_API_EXTERN void wasm_func_set_host_info(struct wasm_func_t *p, void *info);
+
+// Attaches host info; `finalizer(info)` runs once, when the
+// object is deleted (by the client or with its store). What
+// was there before is replaced without being finalized.
+//
+// # Safety
+// As for the getter; `finalizer` must be NULL or a function
+// that may be called with `info`.
+WASM_API_EXTERN
+void wasm_func_set_host_info_with_finalizer(struct wasm_func_t *p,
+                                            void *info,
+                                            void (*finalizer)(void*));
+
+// A new reference object for this `wasm_func_t`, which
+// the caller may delete (with `wasm_ref_delete`) independently of
+// it; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_ref_t *wasm_func_as_ref(struct wasm_func_t *p);
+
+// A new reference object for this `wasm_func_t`
+// (see `wasm_func_as_ref`).
+//
+// # Safety
+// As for `wasm_func_as_ref`.
+WASM_API_EXTERN const struct wasm_ref_t *wasm_func_as_ref_const(const struct wasm_func_t *p);
+
+// A new `wasm_func_t` for the object the reference
+// names, which the caller may delete independently of the
+// reference; NULL if it names something else.
+//
+// # Safety
+// `r` may be NULL or any pointer: anything but a live
+// reference counts as NULL. No other thread may delete it
+// meanwhile.
+WASM_API_EXTERN struct wasm_func_t *wasm_ref_as_func(struct wasm_ref_t *r);
+
+// A new `wasm_func_t` for the object the reference
+// names (see `wasm_ref_as_func`).
+//
+// # Safety
+// As for `wasm_ref_as_func`.
+WASM_API_EXTERN const struct wasm_func_t *wasm_ref_as_func_const(const struct wasm_ref_t *r);
+
+// The same object, as a `wasm_extern_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type gives NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_extern_t *wasm_func_as_extern(struct wasm_func_t *p);
+
+// The same object, as a `wasm_extern_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// As for `wasm_func_as_extern`.
+WASM_API_EXTERN const struct wasm_extern_t *wasm_func_as_extern_const(const struct wasm_func_t *p);
+
+// The same object as a `wasm_func_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// gives NULL. No other thread may delete it meanwhile.
+WASM_API_EXTERN struct wasm_func_t *wasm_extern_as_func(struct wasm_extern_t *p);
+
+// The same object as a `wasm_func_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// As for `wasm_extern_as_func`.
+WASM_API_EXTERN const struct wasm_func_t *wasm_extern_as_func_const(const struct wasm_extern_t *p);
 
 // A host function of type `ty` that runs `callback`. NULL if any
 // argument is NULL.
+//
+// # Safety
+// As for [`wasm_func_new_with_env`].
 WASM_API_EXTERN
 struct wasm_func_t *wasm_func_new(struct wasm_store_t *store,
                                   const struct wasm_functype_t *ty,
@@ -629,6 +847,13 @@ struct wasm_func_t *wasm_func_new(struct wasm_store_t *store,
 // A host function of type `ty` that runs `callback` with `env`. The
 // finalizer runs once, when the store is deleted (wasm may call the
 // function until then, even after the client deleted its handle).
+//
+// # Safety
+// `store` and `ty` may be NULL or any pointers: anything but a live store
+// and function type counts as NULL. `callback` must be safe to call with
+// `env` and the parameter and result vectors of the type, on the store's
+// thread, as long as the store lives; `finalizer`, if given, with `env`.
+// The store must not be used by another thread meanwhile.
 WASM_API_EXTERN
 struct wasm_func_t *wasm_func_new_with_env(struct wasm_store_t *store,
                                            const struct wasm_functype_t *ty,
@@ -637,10 +862,22 @@ struct wasm_func_t *wasm_func_new_with_env(struct wasm_store_t *store,
                                            void (*finalizer)(void*));
 
 // The function's type; NULL for a placeholder.
+//
+// # Safety
+// `f` may be NULL or any pointer: anything but a live function counts as
+// NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN struct wasm_functype_t *wasm_func_type(const struct wasm_func_t *f);
 
+// The number of parameters (0 for NULL or a placeholder).
+//
+// # Safety
+// As for [`wasm_func_type`].
 WASM_API_EXTERN size_t wasm_func_param_arity(const struct wasm_func_t *f);
 
+// The number of results (0 for NULL or a placeholder).
+//
+// # Safety
+// As for [`wasm_func_type`].
 WASM_API_EXTERN size_t wasm_func_result_arity(const struct wasm_func_t *f);
 
 // Calls the function. The arguments must match its parameters in number
@@ -648,60 +885,219 @@ WASM_API_EXTERN size_t wasm_func_result_arity(const struct wasm_func_t *f);
 // written to `results->data` with `num_elems = size = result count`.
 // Returns NULL on success and an owned trap otherwise: a trap of the
 // function, or a wrong argument list. NULL `func` does nothing.
+//
+// # Safety
+// `func` may be NULL or any pointer: anything but a live function counts
+// as NULL. `args` and `results` must be NULL or valid vectors (`data`
+// holding `size` values). A callback that runs meanwhile may delete the
+// function. The store must not be used by another thread meanwhile.
 WASM_API_EXTERN
 struct wasm_trap_t *wasm_func_call(const struct wasm_func_t *func,
                                    const struct wasm_val_vec_t *args,
                                    struct wasm_val_vec_t *results);
 
-WASM_API_EXTERN struct wasm_func_t *wasm_func_copy(const struct wasm_func_t *f);
+// Deletes a `wasm_global_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_global_delete(struct wasm_global_t *p);
 
-// Deletes the handle; the function stays callable by wasm until its store
-// is deleted.
-WASM_API_EXTERN void wasm_func_delete(struct wasm_func_t *f);
+// A new `wasm_global_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_global_t *wasm_global_copy(const struct wasm_global_t *p);
 
-WASM_API_EXTERN bool wasm_func_same(const struct wasm_func_t *a, const struct wasm_func_t *b);
+// Whether two `wasm_global_t`s stand for the same thing
+// (two NULLs do).
+//
+// # Safety
+// `a` and `b` may be NULL or any pointers: anything but a live
+// object of this type counts as NULL. No other thread may
+// delete them meanwhile.
+WASM_API_EXTERN bool wasm_global_same(const struct wasm_global_t *a, const struct wasm_global_t *b);
+
+// The host info set on this object (NULL if none).
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may use the
+// object meanwhile.
+WASM_API_EXTERN void *wasm_global_get_host_info(const struct wasm_global_t *p);
+
+// Attaches host info without a finalizer, replacing (and not
+// finalizing) what was there, as WAMR does.
+//
+// # Safety
+// As for the getter.
+WASM_API_EXTERN void wasm_global_set_host_info(struct wasm_global_t *p, void *info);
+
+// Attaches host info; `finalizer(info)` runs once, when the
+// object is deleted (by the client or with its store). What
+// was there before is replaced without being finalized.
+//
+// # Safety
+// As for the getter; `finalizer` must be NULL or a function
+// that may be called with `info`.
+WASM_API_EXTERN
+void wasm_global_set_host_info_with_finalizer(struct wasm_global_t *p,
+                                              void *info,
+                                              void (*finalizer)(void*));
+
+// A new reference object for this `wasm_global_t`, which
+// the caller may delete (with `wasm_ref_delete`) independently of
+// it; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_ref_t *wasm_global_as_ref(struct wasm_global_t *p);
+
+// A new reference object for this `wasm_global_t`
+// (see `wasm_global_as_ref`).
+//
+// # Safety
+// As for `wasm_global_as_ref`.
+WASM_API_EXTERN const struct wasm_ref_t *wasm_global_as_ref_const(const struct wasm_global_t *p);
+
+// A new `wasm_global_t` for the object the reference
+// names, which the caller may delete independently of the
+// reference; NULL if it names something else.
+//
+// # Safety
+// `r` may be NULL or any pointer: anything but a live
+// reference counts as NULL. No other thread may delete it
+// meanwhile.
+WASM_API_EXTERN struct wasm_global_t *wasm_ref_as_global(struct wasm_ref_t *r);
+
+// A new `wasm_global_t` for the object the reference
+// names (see `wasm_ref_as_global`).
+//
+// # Safety
+// As for `wasm_ref_as_global`.
+WASM_API_EXTERN const struct wasm_global_t *wasm_ref_as_global_const(const struct wasm_ref_t *r);
+
+// The same object, as a `wasm_extern_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type gives NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_extern_t *wasm_global_as_extern(struct wasm_global_t *p);
+
+// The same object, as a `wasm_extern_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// As for `wasm_global_as_extern`.
+WASM_API_EXTERN
+const struct wasm_extern_t *wasm_global_as_extern_const(const struct wasm_global_t *p);
+
+// The same object as a `wasm_global_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// gives NULL. No other thread may delete it meanwhile.
+WASM_API_EXTERN struct wasm_global_t *wasm_extern_as_global(struct wasm_extern_t *p);
+
+// The same object as a `wasm_global_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// As for `wasm_extern_as_global`.
+WASM_API_EXTERN
+const struct wasm_global_t *wasm_extern_as_global_const(const struct wasm_extern_t *p);
 
 // A global of type `ty` holding `init`, whose kind must match the type's
 // content. NULL otherwise.
+//
+// # Safety
+// `store` and `ty` may be NULL or any pointers: anything but a live store
+// and global type counts as NULL. `init` must be NULL or a valid value
+// (a v128 pointing at 16 bytes, a funcref NULL or any pointer). The store
+// must not be used by another thread meanwhile.
 WASM_API_EXTERN
 struct wasm_global_t *wasm_global_new(struct wasm_store_t *store,
                                       const struct wasm_globaltype_t *ty,
                                       const wasm_val_t *init);
 
+// The global's type.
+//
+// # Safety
+// `g` may be NULL or any pointer: anything but a live global counts as
+// NULL. No other thread may use its store meanwhile.
 WASM_API_EXTERN struct wasm_globaltype_t *wasm_global_type(const struct wasm_global_t *g);
 
 // Sets `*out` to the global's value (a funcref as a new function object,
 // an externref as the host pointer it was given as).
+//
+// # Safety
+// As for [`wasm_global_type`]; `out` must be NULL or point at writable
+// room for a value.
 WASM_API_EXTERN void wasm_global_get(const struct wasm_global_t *g, wasm_val_t *out);
 
 // Sets a mutable global. A value of another kind, or a constant global,
 // leaves the global unchanged (there is no way to report it).
+//
+// # Safety
+// As for [`wasm_global_type`]; `v` must be NULL or a valid value (see
+// [`wasm_global_new`]).
 WASM_API_EXTERN void wasm_global_set(struct wasm_global_t *g, const wasm_val_t *v);
 
-WASM_API_EXTERN struct wasm_global_t *wasm_global_copy(const struct wasm_global_t *g);
+// Deletes a `wasm_importtype_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_importtype_delete(struct wasm_importtype_t *p);
 
-// Deletes the handle; the global lives on in its store.
-WASM_API_EXTERN void wasm_global_delete(struct wasm_global_t *g);
-
-WASM_API_EXTERN bool wasm_global_same(const struct wasm_global_t *a, const struct wasm_global_t *b);
+// A new `wasm_importtype_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_importtype_t *wasm_importtype_copy(const struct wasm_importtype_t *p);
 
 // An import type taking ownership of both names and the type. NULL (and
-// nothing taken) if any is NULL.
+// those given consumed all the same) if any is NULL or the type is not a
+// live type.
+//
+// # Safety
+// `module` and `name` must be NULL or valid vectors the caller owns; `ty`
+// NULL or any pointer (a live type must be the caller's to give).
 WASM_API_EXTERN
 struct wasm_importtype_t *wasm_importtype_new(wasm_name_t *module,
                                               wasm_name_t *name,
                                               struct wasm_externtype_t *ty);
 
-WASM_API_EXTERN void wasm_importtype_delete(struct wasm_importtype_t *t);
-
-WASM_API_EXTERN struct wasm_importtype_t *wasm_importtype_copy(const struct wasm_importtype_t *t);
-
 // The module name (NUL-terminated, NUL counted).
+//
+// # Safety
+// `t` may be NULL or any pointer: anything but a live import type counts
+// as NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN const wasm_name_t *wasm_importtype_module(const struct wasm_importtype_t *t);
 
 // The field name (NUL-terminated, NUL counted).
+//
+// # Safety
+// As for [`wasm_importtype_module`].
 WASM_API_EXTERN const wasm_name_t *wasm_importtype_name(const struct wasm_importtype_t *t);
 
+// The import's type (owned by the import type).
+//
+// # Safety
+// As for [`wasm_importtype_module`].
 WASM_API_EXTERN
 const struct wasm_externtype_t *wasm_importtype_type(const struct wasm_importtype_t *t);
 
@@ -709,28 +1105,150 @@ const struct wasm_externtype_t *wasm_importtype_type(const struct wasm_importtyp
 // runtime ahead of instantiation. WAMR answers from its table of native
 // symbols; cranewasm has no such table (imports are only ever given to
 // `wasm_instance_new`), so the answer is always false.
+//
+// # Safety
+// `t` may be any pointer; it is not used.
 WASM_API_EXTERN bool wasm_importtype_is_linked(const struct wasm_importtype_t *_t);
 
+// Deletes a `wasm_exporttype_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_exporttype_delete(struct wasm_exporttype_t *p);
+
+// A new `wasm_exporttype_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_exporttype_t *wasm_exporttype_copy(const struct wasm_exporttype_t *p);
+
 // An export type taking ownership of the name and the type. NULL (and
-// nothing taken) if either is NULL.
+// those given consumed all the same) if either is NULL or the type is not
+// a live type.
+//
+// # Safety
+// As for [`wasm_importtype_new`].
 WASM_API_EXTERN
 struct wasm_exporttype_t *wasm_exporttype_new(wasm_name_t *name,
                                               struct wasm_externtype_t *ty);
 
-WASM_API_EXTERN void wasm_exporttype_delete(struct wasm_exporttype_t *t);
-
-WASM_API_EXTERN struct wasm_exporttype_t *wasm_exporttype_copy(const struct wasm_exporttype_t *t);
-
 // The export's name (NUL-terminated, NUL counted).
+//
+// # Safety
+// `t` may be NULL or any pointer: anything but a live export type counts
+// as NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN const wasm_name_t *wasm_exporttype_name(const struct wasm_exporttype_t *t);
 
+// The export's type (owned by the export type).
+//
+// # Safety
+// As for [`wasm_exporttype_name`].
 WASM_API_EXTERN
 const struct wasm_externtype_t *wasm_exporttype_type(const struct wasm_exporttype_t *t);
+
+// Deletes a `wasm_instance_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_instance_delete(struct wasm_instance_t *p);
+
+// A new `wasm_instance_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_instance_t *wasm_instance_copy(const struct wasm_instance_t *p);
+
+// Whether two `wasm_instance_t`s stand for the same thing
+// (two NULLs do).
+//
+// # Safety
+// `a` and `b` may be NULL or any pointers: anything but a live
+// object of this type counts as NULL. No other thread may
+// delete them meanwhile.
+WASM_API_EXTERN
+bool wasm_instance_same(const struct wasm_instance_t *a,
+                        const struct wasm_instance_t *b);
+
+// The host info set on this object (NULL if none).
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may use the
+// object meanwhile.
+WASM_API_EXTERN void *wasm_instance_get_host_info(const struct wasm_instance_t *p);
+
+// Attaches host info without a finalizer, replacing (and not
+// finalizing) what was there, as WAMR does.
+//
+// # Safety
+// As for the getter.
+WASM_API_EXTERN void wasm_instance_set_host_info(struct wasm_instance_t *p, void *info);
+
+// Attaches host info; `finalizer(info)` runs once, when the
+// object is deleted (by the client or with its store). What
+// was there before is replaced without being finalized.
+//
+// # Safety
+// As for the getter; `finalizer` must be NULL or a function
+// that may be called with `info`.
+WASM_API_EXTERN
+void wasm_instance_set_host_info_with_finalizer(struct wasm_instance_t *p,
+                                                void *info,
+                                                void (*finalizer)(void*));
+
+// A new reference object for this `wasm_instance_t`, which
+// the caller may delete (with `wasm_ref_delete`) independently of
+// it; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_ref_t *wasm_instance_as_ref(struct wasm_instance_t *p);
+
+// A new reference object for this `wasm_instance_t`
+// (see `wasm_instance_as_ref`).
+//
+// # Safety
+// As for `wasm_instance_as_ref`.
+WASM_API_EXTERN
+const struct wasm_ref_t *wasm_instance_as_ref_const(const struct wasm_instance_t *p);
+
+// A new `wasm_instance_t` for the object the reference
+// names, which the caller may delete independently of the
+// reference; NULL if it names something else.
+//
+// # Safety
+// `r` may be NULL or any pointer: anything but a live
+// reference counts as NULL. No other thread may delete it
+// meanwhile.
+WASM_API_EXTERN struct wasm_instance_t *wasm_ref_as_instance(struct wasm_ref_t *r);
+
+// A new `wasm_instance_t` for the object the reference
+// names (see `wasm_ref_as_instance`).
+//
+// # Safety
+// As for `wasm_ref_as_instance`.
+WASM_API_EXTERN
+const struct wasm_instance_t *wasm_ref_as_instance_const(const struct wasm_ref_t *r);
 
 // Instantiates `module` with `imports` in the module's import order. On
 // failure returns NULL and sets `*trap` (when given) to a trap saying why:
 // a trap of the start function or of a segment initialisation, or an
 // import of the wrong type. Without `trap`, the reason goes to stderr.
+//
+// # Safety
+// As for [`wasm_instance_new_with_args_ex`].
 WASM_API_EXTERN
 struct wasm_instance_t *wasm_instance_new(struct wasm_store_t *store,
                                           const wasm_module_t *module,
@@ -740,6 +1258,9 @@ struct wasm_instance_t *wasm_instance_new(struct wasm_store_t *store,
 // [`wasm_instance_new`] with WAMR's stack and heap sizes. Wasm runs on
 // the calling thread's stack (bounded by the engine), and memories are
 // the module's own, so both are accepted and ignored.
+//
+// # Safety
+// As for [`wasm_instance_new_with_args_ex`].
 WASM_API_EXTERN
 struct wasm_instance_t *wasm_instance_new_with_args(struct wasm_store_t *store,
                                                     const wasm_module_t *module,
@@ -751,6 +1272,12 @@ struct wasm_instance_t *wasm_instance_new_with_args(struct wasm_store_t *store,
 // [`wasm_instance_new`] with WAMR's instantiation arguments, accepted and
 // ignored as in [`wasm_instance_new_with_args`] (`max_memory_pages`
 // included: memories grow to their declared maximum).
+//
+// # Safety
+// `store` and `module` may be NULL or any pointers, and so may the
+// elements of `imports`: anything but a live object of the right type
+// counts as NULL. `imports` must be NULL or a valid vector, `trap` NULL or
+// writable. The store must not be used by another thread meanwhile.
 WASM_API_EXTERN
 struct wasm_instance_t *wasm_instance_new_with_args_ex(struct wasm_store_t *store,
                                                        const wasm_module_t *module,
@@ -758,19 +1285,13 @@ struct wasm_instance_t *wasm_instance_new_with_args_ex(struct wasm_store_t *stor
                                                        struct wasm_trap_t **trap,
                                                        const InstantiationArgs *_args);
 
-// Deletes the handle. The instance is freed when no handle to it and no
-// extern object of its exports is left (WAMR's samples call exports after
-// deleting their instance), or with its store.
-WASM_API_EXTERN void wasm_instance_delete(struct wasm_instance_t *i);
-
-WASM_API_EXTERN struct wasm_instance_t *wasm_instance_copy(const struct wasm_instance_t *i);
-
-WASM_API_EXTERN
-bool wasm_instance_same(const struct wasm_instance_t *a,
-                        const struct wasm_instance_t *b);
-
 // Sets `*out` to new objects for the instance's exports, in the module's
 // export order.
+//
+// # Safety
+// `i` may be NULL or any pointer: anything but a live instance counts as
+// NULL (an empty vector). `out` must be NULL or writable. The store must
+// not be used by another thread meanwhile.
 WASM_API_EXTERN
 void wasm_instance_exports(const struct wasm_instance_t *i,
                            struct wasm_extern_vec_t *out);
@@ -780,46 +1301,191 @@ void wasm_instance_exports(const struct wasm_instance_t *i,
 // configured with `wasm_config_set_linux_perf_opt(config, true)`, our
 // stand-in for WAMR's profiling build; otherwise the answer is -1, as from
 // a WAMR built without profiling. 0 for NULL.
+//
+// # Safety
+// `i` may be NULL or any pointer: anything but a live instance counts as
+// NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN double wasm_instance_sum_wasm_exec_time(const struct wasm_instance_t *i);
 
 // Milliseconds spent in calls to the exported function `name`, timed as
 // for [`wasm_instance_sum_wasm_exec_time`] (-1 when not profiling); 0 for
 // an unknown name or NULL arguments.
+//
+// # Safety
+// As for [`wasm_instance_sum_wasm_exec_time`]; `name` must be NULL or a
+// NUL-terminated string.
 WASM_API_EXTERN
 double wasm_instance_get_wasm_func_exec_time(const struct wasm_instance_t *i,
                                              const char *name);
 
+// Deletes a `wasm_memory_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_memory_delete(struct wasm_memory_t *p);
+
+// A new `wasm_memory_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_memory_t *wasm_memory_copy(const struct wasm_memory_t *p);
+
+// Whether two `wasm_memory_t`s stand for the same thing
+// (two NULLs do).
+//
+// # Safety
+// `a` and `b` may be NULL or any pointers: anything but a live
+// object of this type counts as NULL. No other thread may
+// delete them meanwhile.
+WASM_API_EXTERN bool wasm_memory_same(const struct wasm_memory_t *a, const struct wasm_memory_t *b);
+
+// The host info set on this object (NULL if none).
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may use the
+// object meanwhile.
+WASM_API_EXTERN void *wasm_memory_get_host_info(const struct wasm_memory_t *p);
+
+// Attaches host info without a finalizer, replacing (and not
+// finalizing) what was there, as WAMR does.
+//
+// # Safety
+// As for the getter.
+WASM_API_EXTERN void wasm_memory_set_host_info(struct wasm_memory_t *p, void *info);
+
+// Attaches host info; `finalizer(info)` runs once, when the
+// object is deleted (by the client or with its store). What
+// was there before is replaced without being finalized.
+//
+// # Safety
+// As for the getter; `finalizer` must be NULL or a function
+// that may be called with `info`.
+WASM_API_EXTERN
+void wasm_memory_set_host_info_with_finalizer(struct wasm_memory_t *p,
+                                              void *info,
+                                              void (*finalizer)(void*));
+
+// A new reference object for this `wasm_memory_t`, which
+// the caller may delete (with `wasm_ref_delete`) independently of
+// it; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_ref_t *wasm_memory_as_ref(struct wasm_memory_t *p);
+
+// A new reference object for this `wasm_memory_t`
+// (see `wasm_memory_as_ref`).
+//
+// # Safety
+// As for `wasm_memory_as_ref`.
+WASM_API_EXTERN const struct wasm_ref_t *wasm_memory_as_ref_const(const struct wasm_memory_t *p);
+
+// A new `wasm_memory_t` for the object the reference
+// names, which the caller may delete independently of the
+// reference; NULL if it names something else.
+//
+// # Safety
+// `r` may be NULL or any pointer: anything but a live
+// reference counts as NULL. No other thread may delete it
+// meanwhile.
+WASM_API_EXTERN struct wasm_memory_t *wasm_ref_as_memory(struct wasm_ref_t *r);
+
+// A new `wasm_memory_t` for the object the reference
+// names (see `wasm_ref_as_memory`).
+//
+// # Safety
+// As for `wasm_ref_as_memory`.
+WASM_API_EXTERN const struct wasm_memory_t *wasm_ref_as_memory_const(const struct wasm_ref_t *r);
+
+// The same object, as a `wasm_extern_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type gives NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_extern_t *wasm_memory_as_extern(struct wasm_memory_t *p);
+
+// The same object, as a `wasm_extern_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// As for `wasm_memory_as_extern`.
+WASM_API_EXTERN
+const struct wasm_extern_t *wasm_memory_as_extern_const(const struct wasm_memory_t *p);
+
+// The same object as a `wasm_memory_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// gives NULL. No other thread may delete it meanwhile.
+WASM_API_EXTERN struct wasm_memory_t *wasm_extern_as_memory(struct wasm_extern_t *p);
+
+// The same object as a `wasm_memory_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// As for `wasm_extern_as_memory`.
+WASM_API_EXTERN
+const struct wasm_memory_t *wasm_extern_as_memory_const(const struct wasm_extern_t *p);
+
 // A memory of type `ty`. NULL if the limits are invalid (a minimum above
 // the maximum, more than 65536 pages) or the host refuses the memory.
+//
+// # Safety
+// `store` and `ty` may be NULL or any pointers: anything but a live store
+// and memory type counts as NULL. The store must not be used by another
+// thread meanwhile.
 WASM_API_EXTERN
 struct wasm_memory_t *wasm_memory_new(struct wasm_store_t *store,
                                       const struct wasm_memorytype_t *ty);
 
 // The memory's type as created or declared: its minimum stays the
 // initial size after growth, as in WAMR.
+//
+// # Safety
+// `m` may be NULL or any pointer: anything but a live memory counts as
+// NULL. No other thread may use its store meanwhile.
 WASM_API_EXTERN struct wasm_memorytype_t *wasm_memory_type(const struct wasm_memory_t *m);
 
 // Byte 0 of the memory.
+//
+// # Safety
+// As for [`wasm_memory_type`].
 WASM_API_EXTERN wasm_byte_t *wasm_memory_data(struct wasm_memory_t *m);
 
 // Current size in bytes.
+//
+// # Safety
+// As for [`wasm_memory_type`].
 WASM_API_EXTERN size_t wasm_memory_data_size(const struct wasm_memory_t *m);
 
 // Current size in pages.
+//
+// # Safety
+// As for [`wasm_memory_type`].
 WASM_API_EXTERN wasm_memory_pages_t wasm_memory_size(const struct wasm_memory_t *m);
 
 // Grows the memory by `delta` pages; false past its maximum.
+//
+// # Safety
+// As for [`wasm_memory_type`].
 WASM_API_EXTERN bool wasm_memory_grow(struct wasm_memory_t *m, wasm_memory_pages_t delta);
-
-WASM_API_EXTERN struct wasm_memory_t *wasm_memory_copy(const struct wasm_memory_t *m);
-
-// Deletes the handle; the memory lives on in its store.
-WASM_API_EXTERN void wasm_memory_delete(struct wasm_memory_t *m);
-
-WASM_API_EXTERN bool wasm_memory_same(const struct wasm_memory_t *a, const struct wasm_memory_t *b);
 
 // Validates and compiles a binary. NULL, with the reason on stderr, for a
 // malformed or invalid module.
+//
+// # Safety
+// As for [`wasm_module_new_ex`].
 WASM_API_EXTERN
 wasm_module_t *wasm_module_new(struct wasm_store_t *store,
                                const struct wasm_byte_vec_t *binary);
@@ -828,311 +1494,404 @@ wasm_module_t *wasm_module_new(struct wasm_store_t *store,
 // module's name. The binary is always copied, so `clone_wasm_binary` and
 // `wasm_binary_freeable` make no difference; `no_resolve` has nothing to
 // defer (imports are resolved at instantiation).
+//
+// # Safety
+// `store` may be NULL or any pointer: anything but a live store counts as
+// NULL. `binary` must be NULL or a valid vector, `args` NULL or valid
+// arguments (`name` NULL or NUL-terminated). The store must not be used by
+// another thread meanwhile.
 WASM_API_EXTERN
 wasm_module_t *wasm_module_new_ex(struct wasm_store_t *store,
                                   struct wasm_byte_vec_t *binary,
                                   LoadArgs *args);
 
 // Deletes the slot; instances of the module keep its code.
+//
+// # Safety
+// `module` may be NULL or any pointer: anything but a live module is
+// ignored, so deleting twice is harmless. No other thread may use the
+// module's store meanwhile.
 WASM_API_EXTERN void wasm_module_delete(wasm_module_t *module);
 
 // Whether the bytes are a valid module (false for malformed or invalid
 // ones, and for a NULL store or binary).
+//
+// # Safety
+// As for [`wasm_module_new_ex`].
 WASM_API_EXTERN
 bool wasm_module_validate(struct wasm_store_t *store,
                           const struct wasm_byte_vec_t *binary);
 
 // Sets `*out` to the module's imports, in order.
+//
+// # Safety
+// `module` may be NULL or any pointer: anything but a live module counts
+// as NULL (an empty vector). `out` must be NULL or writable. No other
+// thread may delete the module meanwhile.
 WASM_API_EXTERN
 void wasm_module_imports(const wasm_module_t *module,
                          struct wasm_importtype_vec_t *out);
 
 // Sets `*out` to the module's exports, in order.
+//
+// # Safety
+// As for [`wasm_module_imports`].
 WASM_API_EXTERN
 void wasm_module_exports(const wasm_module_t *module,
                          struct wasm_exporttype_vec_t *out);
 
 // Sets `*out` to a serialized form of the module, for
 // [`wasm_module_deserialize`].
+//
+// # Safety
+// As for [`wasm_module_imports`].
 WASM_API_EXTERN void wasm_module_serialize(wasm_module_t *module, struct wasm_byte_vec_t *out);
 
 // A module from [`wasm_module_serialize`]'s output; like WAMR, a plain
 // binary is accepted too. NULL, with the reason on stderr, otherwise.
+//
+// # Safety
+// As for [`wasm_module_new_ex`].
 WASM_API_EXTERN
 wasm_module_t *wasm_module_deserialize(struct wasm_store_t *store,
                                        const struct wasm_byte_vec_t *bytes_);
 
 // A handle on the module that belongs to no store, for another thread to
 // `wasm_module_obtain`. Free it with `wasm_shared_module_delete`.
+//
+// # Safety
+// As for [`wasm_module_imports`].
 WASM_API_EXTERN wasm_shared_module_t *wasm_module_share(wasm_module_t *module);
 
 // A module handle in `store` for a shared module (any thread).
+//
+// # Safety
+// `store` and `shared` may be NULL or any pointers: anything but a live
+// store and module counts as NULL. The store must not be used by another
+// thread meanwhile, nor the shared module deleted.
 WASM_API_EXTERN
 wasm_module_t *wasm_module_obtain(struct wasm_store_t *store,
                                   wasm_shared_module_t *shared);
 
+// Deletes a shared module handle.
+//
+// # Safety
+// As for [`wasm_module_delete`].
 WASM_API_EXTERN void wasm_shared_module_delete(wasm_shared_module_t *shared);
 
 // Names the module (shared by all its handles). False for NULL.
+//
+// # Safety
+// As for [`wasm_module_imports`]; `name` must be NULL or NUL-terminated.
 WASM_API_EXTERN bool wasm_module_set_name(wasm_module_t *module, const char *name);
 
 // The module's name: "" when it has none (or for NULL). The string lives
 // as long as the module.
+//
+// # Safety
+// As for [`wasm_module_imports`].
 WASM_API_EXTERN const char *wasm_module_get_name(wasm_module_t *module);
 
 // Whether the binary the module was loaded from may be freed: always, as
 // the module keeps its own copy (false for NULL).
+//
+// # Safety
+// As for [`wasm_module_imports`].
 WASM_API_EXTERN bool wasm_module_is_underlying_binary_freeable(const wasm_module_t *module);
 
-// The host info set on this object (NULL if none).
-WASM_API_EXTERN void *wasm_ref_get_host_info(const struct wasm_ref_t *r);
+// Deletes a `wasm_ref_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_ref_delete(struct wasm_ref_t *p);
 
-// Attaches host info, without a finalizer.
-WASM_API_EXTERN void wasm_ref_set_host_info(struct wasm_ref_t *r, void *info);
+// A new `wasm_ref_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_ref_t *wasm_ref_copy(const struct wasm_ref_t *p);
+
+// Whether two `wasm_ref_t`s stand for the same thing
+// (two NULLs do).
+//
+// # Safety
+// `a` and `b` may be NULL or any pointers: anything but a live
+// object of this type counts as NULL. No other thread may
+// delete them meanwhile.
+WASM_API_EXTERN bool wasm_ref_same(const struct wasm_ref_t *a, const struct wasm_ref_t *b);
+
+// The host info set on this object (NULL if none).
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may use the
+// object meanwhile.
+WASM_API_EXTERN void *wasm_ref_get_host_info(const struct wasm_ref_t *p);
+
+// Attaches host info without a finalizer, replacing (and not
+// finalizing) what was there, as WAMR does.
+//
+// # Safety
+// As for the getter.
+WASM_API_EXTERN void wasm_ref_set_host_info(struct wasm_ref_t *p, void *info);
 
 // Attaches host info; `finalizer(info)` runs once, when the
-// object is deleted.
+// object is deleted (by the client or with its store). What
+// was there before is replaced without being finalized.
+//
+// # Safety
+// As for the getter; `finalizer` must be NULL or a function
+// that may be called with `info`.
 WASM_API_EXTERN
-void wasm_ref_set_host_info_with_finalizer(struct wasm_ref_t *r,
+void wasm_ref_set_host_info_with_finalizer(struct wasm_ref_t *p,
                                            void *info,
                                            void (*finalizer)(void*));
 
-// The host info set on this object (NULL if none).
-WASM_API_EXTERN void *wasm_extern_get_host_info(const struct wasm_extern_t *r);
+// Deletes a `wasm_foreign_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_foreign_delete(struct wasm_foreign_t *p);
 
-// Attaches host info, without a finalizer.
-WASM_API_EXTERN void wasm_extern_set_host_info(struct wasm_extern_t *r, void *info);
+// A new `wasm_foreign_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_foreign_t *wasm_foreign_copy(const struct wasm_foreign_t *p);
 
-// Attaches host info; `finalizer(info)` runs once, when the
-// object is deleted.
-WASM_API_EXTERN
-void wasm_extern_set_host_info_with_finalizer(struct wasm_extern_t *r,
-                                              void *info,
-                                              void (*finalizer)(void*));
-
-// The host info set on this object (NULL if none).
-WASM_API_EXTERN void *wasm_foreign_get_host_info(const struct wasm_foreign_t *r);
-
-// Attaches host info, without a finalizer.
-WASM_API_EXTERN void wasm_foreign_set_host_info(struct wasm_foreign_t *r, void *info);
-
-// Attaches host info; `finalizer(info)` runs once, when the
-// object is deleted.
-WASM_API_EXTERN
-void wasm_foreign_set_host_info_with_finalizer(struct wasm_foreign_t *r,
-                                               void *info,
-                                               void (*finalizer)(void*));
-
-// The host info set on this object (NULL if none).
-WASM_API_EXTERN void *wasm_func_get_host_info(const struct wasm_func_t *r);
-
-// Attaches host info, without a finalizer.
-WASM_API_EXTERN void wasm_func_set_host_info(struct wasm_func_t *r, void *info);
-
-// Attaches host info; `finalizer(info)` runs once, when the
-// object is deleted.
-WASM_API_EXTERN
-void wasm_func_set_host_info_with_finalizer(struct wasm_func_t *r,
-                                            void *info,
-                                            void (*finalizer)(void*));
-
-// The host info set on this object (NULL if none).
-WASM_API_EXTERN void *wasm_global_get_host_info(const struct wasm_global_t *r);
-
-// Attaches host info, without a finalizer.
-WASM_API_EXTERN void wasm_global_set_host_info(struct wasm_global_t *r, void *info);
-
-// Attaches host info; `finalizer(info)` runs once, when the
-// object is deleted.
-WASM_API_EXTERN
-void wasm_global_set_host_info_with_finalizer(struct wasm_global_t *r,
-                                              void *info,
-                                              void (*finalizer)(void*));
-
-// The host info set on this object (NULL if none).
-WASM_API_EXTERN void *wasm_instance_get_host_info(const struct wasm_instance_t *r);
-
-// Attaches host info, without a finalizer.
-WASM_API_EXTERN void wasm_instance_set_host_info(struct wasm_instance_t *r, void *info);
-
-// Attaches host info; `finalizer(info)` runs once, when the
-// object is deleted.
-WASM_API_EXTERN
-void wasm_instance_set_host_info_with_finalizer(struct wasm_instance_t *r,
-                                                void *info,
-                                                void (*finalizer)(void*));
-
-// The host info set on this object (NULL if none).
-WASM_API_EXTERN void *wasm_memory_get_host_info(const struct wasm_memory_t *r);
-
-// Attaches host info, without a finalizer.
-WASM_API_EXTERN void wasm_memory_set_host_info(struct wasm_memory_t *r, void *info);
-
-// Attaches host info; `finalizer(info)` runs once, when the
-// object is deleted.
-WASM_API_EXTERN
-void wasm_memory_set_host_info_with_finalizer(struct wasm_memory_t *r,
-                                              void *info,
-                                              void (*finalizer)(void*));
-
-// The host info set on this object (NULL if none).
-WASM_API_EXTERN void *wasm_table_get_host_info(const struct wasm_table_t *r);
-
-// Attaches host info, without a finalizer.
-WASM_API_EXTERN void wasm_table_set_host_info(struct wasm_table_t *r, void *info);
-
-// Attaches host info; `finalizer(info)` runs once, when the
-// object is deleted.
-WASM_API_EXTERN
-void wasm_table_set_host_info_with_finalizer(struct wasm_table_t *r,
-                                             void *info,
-                                             void (*finalizer)(void*));
-
-// The host info set on this object (NULL if none).
-WASM_API_EXTERN void *wasm_trap_get_host_info(const struct wasm_trap_t *r);
-
-// Attaches host info, without a finalizer.
-WASM_API_EXTERN void wasm_trap_set_host_info(struct wasm_trap_t *r, void *info);
-
-// Attaches host info; `finalizer(info)` runs once, when the
-// object is deleted.
-WASM_API_EXTERN
-void wasm_trap_set_host_info_with_finalizer(struct wasm_trap_t *r,
-                                            void *info,
-                                            void (*finalizer)(void*));
-
-// The same object, as a reference.
-WASM_API_EXTERN struct wasm_ref_t *wasm_extern_as_ref(struct wasm_extern_t *p);
-
-// The same object, as a reference.
-WASM_API_EXTERN const struct wasm_ref_t *wasm_extern_as_ref_const(const struct wasm_extern_t *p);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_extern_t *wasm_ref_as_extern(struct wasm_ref_t *r);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN const struct wasm_extern_t *wasm_ref_as_extern_const(const struct wasm_ref_t *r);
-
-// The same object, as a reference.
-WASM_API_EXTERN struct wasm_ref_t *wasm_foreign_as_ref(struct wasm_foreign_t *p);
-
-// The same object, as a reference.
-WASM_API_EXTERN const struct wasm_ref_t *wasm_foreign_as_ref_const(const struct wasm_foreign_t *p);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_foreign_t *wasm_ref_as_foreign(struct wasm_ref_t *r);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN const struct wasm_foreign_t *wasm_ref_as_foreign_const(const struct wasm_ref_t *r);
-
-// The same object, as a reference.
-WASM_API_EXTERN struct wasm_ref_t *wasm_func_as_ref(struct wasm_func_t *p);
-
-// The same object, as a reference.
-WASM_API_EXTERN const struct wasm_ref_t *wasm_func_as_ref_const(const struct wasm_func_t *p);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_func_t *wasm_ref_as_func(struct wasm_ref_t *r);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN const struct wasm_func_t *wasm_ref_as_func_const(const struct wasm_ref_t *r);
-
-// The same object, as a reference.
-WASM_API_EXTERN struct wasm_ref_t *wasm_global_as_ref(struct wasm_global_t *p);
-
-// The same object, as a reference.
-WASM_API_EXTERN const struct wasm_ref_t *wasm_global_as_ref_const(const struct wasm_global_t *p);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_global_t *wasm_ref_as_global(struct wasm_ref_t *r);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN const struct wasm_global_t *wasm_ref_as_global_const(const struct wasm_ref_t *r);
-
-// The same object, as a reference.
-WASM_API_EXTERN struct wasm_ref_t *wasm_instance_as_ref(struct wasm_instance_t *p);
-
-// The same object, as a reference.
-WASM_API_EXTERN
-const struct wasm_ref_t *wasm_instance_as_ref_const(const struct wasm_instance_t *p);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_instance_t *wasm_ref_as_instance(struct wasm_ref_t *r);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN
-const struct wasm_instance_t *wasm_ref_as_instance_const(const struct wasm_ref_t *r);
-
-// The same object, as a reference.
-WASM_API_EXTERN struct wasm_ref_t *wasm_memory_as_ref(struct wasm_memory_t *p);
-
-// The same object, as a reference.
-WASM_API_EXTERN const struct wasm_ref_t *wasm_memory_as_ref_const(const struct wasm_memory_t *p);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_memory_t *wasm_ref_as_memory(struct wasm_ref_t *r);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN const struct wasm_memory_t *wasm_ref_as_memory_const(const struct wasm_ref_t *r);
-
-// The same object, as a reference.
-WASM_API_EXTERN struct wasm_ref_t *wasm_table_as_ref(struct wasm_table_t *p);
-
-// The same object, as a reference.
-WASM_API_EXTERN const struct wasm_ref_t *wasm_table_as_ref_const(const struct wasm_table_t *p);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_table_t *wasm_ref_as_table(struct wasm_ref_t *r);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN const struct wasm_table_t *wasm_ref_as_table_const(const struct wasm_ref_t *r);
-
-// The same object, as a reference.
-WASM_API_EXTERN struct wasm_ref_t *wasm_trap_as_ref(struct wasm_trap_t *p);
-
-// The same object, as a reference.
-WASM_API_EXTERN const struct wasm_ref_t *wasm_trap_as_ref_const(const struct wasm_trap_t *p);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_trap_t *wasm_ref_as_trap(struct wasm_ref_t *r);
-
-// The same object if the reference is of this kind, else NULL.
-WASM_API_EXTERN const struct wasm_trap_t *wasm_ref_as_trap_const(const struct wasm_ref_t *r);
-
-// A new reference to the same object (a copy of the object's handle,
-// without host info).
-WASM_API_EXTERN struct wasm_ref_t *wasm_ref_copy(const struct wasm_ref_t *r);
-
-// Deletes the object the reference points at.
-WASM_API_EXTERN void wasm_ref_delete(struct wasm_ref_t *r);
-
-// Whether two references name the same entity (two NULLs do too).
-WASM_API_EXTERN bool wasm_ref_same(const struct wasm_ref_t *a, const struct wasm_ref_t *b);
-
-// A new foreign object in `store`.
-WASM_API_EXTERN struct wasm_foreign_t *wasm_foreign_new(struct wasm_store_t *store);
-
-WASM_API_EXTERN struct wasm_foreign_t *wasm_foreign_copy(const struct wasm_foreign_t *f);
-
-WASM_API_EXTERN void wasm_foreign_delete(struct wasm_foreign_t *f);
-
-// Whether two foreign objects are the same (an object and its copies
-// are).
+// Whether two `wasm_foreign_t`s stand for the same thing
+// (two NULLs do).
+//
+// # Safety
+// `a` and `b` may be NULL or any pointers: anything but a live
+// object of this type counts as NULL. No other thread may
+// delete them meanwhile.
 WASM_API_EXTERN
 bool wasm_foreign_same(const struct wasm_foreign_t *a,
                        const struct wasm_foreign_t *b);
 
+// The host info set on this object (NULL if none).
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may use the
+// object meanwhile.
+WASM_API_EXTERN void *wasm_foreign_get_host_info(const struct wasm_foreign_t *p);
+
+// Attaches host info without a finalizer, replacing (and not
+// finalizing) what was there, as WAMR does.
+//
+// # Safety
+// As for the getter.
+WASM_API_EXTERN void wasm_foreign_set_host_info(struct wasm_foreign_t *p, void *info);
+
+// Attaches host info; `finalizer(info)` runs once, when the
+// object is deleted (by the client or with its store). What
+// was there before is replaced without being finalized.
+//
+// # Safety
+// As for the getter; `finalizer` must be NULL or a function
+// that may be called with `info`.
+WASM_API_EXTERN
+void wasm_foreign_set_host_info_with_finalizer(struct wasm_foreign_t *p,
+                                               void *info,
+                                               void (*finalizer)(void*));
+
+// A new reference object for this `wasm_foreign_t`, which
+// the caller may delete (with `wasm_ref_delete`) independently of
+// it; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_ref_t *wasm_foreign_as_ref(struct wasm_foreign_t *p);
+
+// A new reference object for this `wasm_foreign_t`
+// (see `wasm_foreign_as_ref`).
+//
+// # Safety
+// As for `wasm_foreign_as_ref`.
+WASM_API_EXTERN const struct wasm_ref_t *wasm_foreign_as_ref_const(const struct wasm_foreign_t *p);
+
+// A new `wasm_foreign_t` for the object the reference
+// names, which the caller may delete independently of the
+// reference; NULL if it names something else.
+//
+// # Safety
+// `r` may be NULL or any pointer: anything but a live
+// reference counts as NULL. No other thread may delete it
+// meanwhile.
+WASM_API_EXTERN struct wasm_foreign_t *wasm_ref_as_foreign(struct wasm_ref_t *r);
+
+// A new `wasm_foreign_t` for the object the reference
+// names (see `wasm_ref_as_foreign`).
+//
+// # Safety
+// As for `wasm_ref_as_foreign`.
+WASM_API_EXTERN const struct wasm_foreign_t *wasm_ref_as_foreign_const(const struct wasm_ref_t *r);
+
+// A new foreign object in `store`.
+//
+// # Safety
+// `store` may be NULL or any pointer: anything but a live store counts as
+// NULL. The store must not be used by another thread meanwhile.
+WASM_API_EXTERN struct wasm_foreign_t *wasm_foreign_new(struct wasm_store_t *store);
+
+// Deletes a `wasm_store_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_store_delete(struct wasm_store_t *p);
+
 // A new store in `engine`, which must be the engine `wasm_engine_new`
 // returned. NULL for NULL or a deleted engine.
+//
+// # Safety
+// `engine` may be NULL or any pointer: anything but the live engine
+// counts as NULL.
 WASM_API_EXTERN struct wasm_store_t *wasm_store_new(struct wasm_engine_t *engine);
 
-// Deletes a store and everything created in it that the client has not
-// deleted: C objects first (running their host-info finalizers), then the
-// core store (running host functions' env finalizers).
-WASM_API_EXTERN void wasm_store_delete(struct wasm_store_t *store);
+// Deletes a `wasm_table_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_table_delete(struct wasm_table_t *p);
+
+// A new `wasm_table_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_table_t *wasm_table_copy(const struct wasm_table_t *p);
+
+// Whether two `wasm_table_t`s stand for the same thing
+// (two NULLs do).
+//
+// # Safety
+// `a` and `b` may be NULL or any pointers: anything but a live
+// object of this type counts as NULL. No other thread may
+// delete them meanwhile.
+WASM_API_EXTERN bool wasm_table_same(const struct wasm_table_t *a, const struct wasm_table_t *b);
+
+// The host info set on this object (NULL if none).
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may use the
+// object meanwhile.
+WASM_API_EXTERN void *wasm_table_get_host_info(const struct wasm_table_t *p);
+
+// Attaches host info without a finalizer, replacing (and not
+// finalizing) what was there, as WAMR does.
+//
+// # Safety
+// As for the getter.
+WASM_API_EXTERN void wasm_table_set_host_info(struct wasm_table_t *p, void *info);
+
+// Attaches host info; `finalizer(info)` runs once, when the
+// object is deleted (by the client or with its store). What
+// was there before is replaced without being finalized.
+//
+// # Safety
+// As for the getter; `finalizer` must be NULL or a function
+// that may be called with `info`.
+WASM_API_EXTERN
+void wasm_table_set_host_info_with_finalizer(struct wasm_table_t *p,
+                                             void *info,
+                                             void (*finalizer)(void*));
+
+// A new reference object for this `wasm_table_t`, which
+// the caller may delete (with `wasm_ref_delete`) independently of
+// it; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_ref_t *wasm_table_as_ref(struct wasm_table_t *p);
+
+// A new reference object for this `wasm_table_t`
+// (see `wasm_table_as_ref`).
+//
+// # Safety
+// As for `wasm_table_as_ref`.
+WASM_API_EXTERN const struct wasm_ref_t *wasm_table_as_ref_const(const struct wasm_table_t *p);
+
+// A new `wasm_table_t` for the object the reference
+// names, which the caller may delete independently of the
+// reference; NULL if it names something else.
+//
+// # Safety
+// `r` may be NULL or any pointer: anything but a live
+// reference counts as NULL. No other thread may delete it
+// meanwhile.
+WASM_API_EXTERN struct wasm_table_t *wasm_ref_as_table(struct wasm_ref_t *r);
+
+// A new `wasm_table_t` for the object the reference
+// names (see `wasm_ref_as_table`).
+//
+// # Safety
+// As for `wasm_ref_as_table`.
+WASM_API_EXTERN const struct wasm_table_t *wasm_ref_as_table_const(const struct wasm_ref_t *r);
+
+// The same object, as a `wasm_extern_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type gives NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_extern_t *wasm_table_as_extern(struct wasm_table_t *p);
+
+// The same object, as a `wasm_extern_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// As for `wasm_table_as_extern`.
+WASM_API_EXTERN
+const struct wasm_extern_t *wasm_table_as_extern_const(const struct wasm_table_t *p);
+
+// The same object as a `wasm_table_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// gives NULL. No other thread may delete it meanwhile.
+WASM_API_EXTERN struct wasm_table_t *wasm_extern_as_table(struct wasm_extern_t *p);
+
+// The same object as a `wasm_table_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// As for `wasm_extern_as_table`.
+WASM_API_EXTERN
+const struct wasm_table_t *wasm_extern_as_table_const(const struct wasm_extern_t *p);
 
 // A table of type `ty` with every element set to `init` (NULL for null
 // references). NULL if the type is invalid or too large.
+//
+// # Safety
+// `store` and `ty` may be NULL or any pointers: anything but a live store
+// and table type counts as NULL; so may `init` (for a funcref table,
+// anything but a live function reference is a null reference). The store
+// must not be used by another thread meanwhile.
 WASM_API_EXTERN
 struct wasm_table_t *wasm_table_new(struct wasm_store_t *store,
                                     const struct wasm_tabletype_t *ty,
@@ -1140,487 +1899,1042 @@ struct wasm_table_t *wasm_table_new(struct wasm_store_t *store,
 
 // The table's type as created or declared: its minimum stays the initial
 // size after growth, as in WAMR.
+//
+// # Safety
+// `t` may be NULL or any pointer: anything but a live table counts as
+// NULL. No other thread may use its store meanwhile.
 WASM_API_EXTERN struct wasm_tabletype_t *wasm_table_type(const struct wasm_table_t *t);
 
 // Element `index`: NULL for a null reference or an index out of bounds.
 // A function comes back as a new function object; a host pointer as
 // itself.
+//
+// # Safety
+// As for [`wasm_table_type`].
 WASM_API_EXTERN
 struct wasm_ref_t *wasm_table_get(const struct wasm_table_t *t,
                                   wasm_table_size_t index);
 
 // Sets element `index` (the reference stays the caller's). False for an
 // index out of bounds or a reference of the wrong kind.
+//
+// # Safety
+// As for [`wasm_table_type`]; `r` as for [`wasm_table_new`].
 WASM_API_EXTERN
 bool wasm_table_set(struct wasm_table_t *t,
                     wasm_table_size_t index,
                     struct wasm_ref_t *r);
 
+// The number of elements.
+//
+// # Safety
+// As for [`wasm_table_type`].
 WASM_API_EXTERN wasm_table_size_t wasm_table_size(const struct wasm_table_t *t);
 
 // Grows the table by `delta` elements set to `init`; false past its
 // maximum.
+//
+// # Safety
+// As for [`wasm_table_type`]; `init` as for [`wasm_table_new`].
 WASM_API_EXTERN
 bool wasm_table_grow(struct wasm_table_t *t,
                      wasm_table_size_t delta,
                      struct wasm_ref_t *init);
 
-WASM_API_EXTERN struct wasm_table_t *wasm_table_copy(const struct wasm_table_t *t);
+// Deletes a `wasm_trap_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_trap_delete(struct wasm_trap_t *p);
 
-// Deletes the handle; the table lives on in its store.
-WASM_API_EXTERN void wasm_table_delete(struct wasm_table_t *t);
+// A new `wasm_trap_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_trap_t *wasm_trap_copy(const struct wasm_trap_t *p);
 
-WASM_API_EXTERN bool wasm_table_same(const struct wasm_table_t *a, const struct wasm_table_t *b);
+// Whether two `wasm_trap_t`s stand for the same thing
+// (two NULLs do).
+//
+// # Safety
+// `a` and `b` may be NULL or any pointers: anything but a live
+// object of this type counts as NULL. No other thread may
+// delete them meanwhile.
+WASM_API_EXTERN bool wasm_trap_same(const struct wasm_trap_t *a, const struct wasm_trap_t *b);
+
+// The host info set on this object (NULL if none).
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may use the
+// object meanwhile.
+WASM_API_EXTERN void *wasm_trap_get_host_info(const struct wasm_trap_t *p);
+
+// Attaches host info without a finalizer, replacing (and not
+// finalizing) what was there, as WAMR does.
+//
+// # Safety
+// As for the getter.
+WASM_API_EXTERN void wasm_trap_set_host_info(struct wasm_trap_t *p, void *info);
+
+// Attaches host info; `finalizer(info)` runs once, when the
+// object is deleted (by the client or with its store). What
+// was there before is replaced without being finalized.
+//
+// # Safety
+// As for the getter; `finalizer` must be NULL or a function
+// that may be called with `info`.
+WASM_API_EXTERN
+void wasm_trap_set_host_info_with_finalizer(struct wasm_trap_t *p,
+                                            void *info,
+                                            void (*finalizer)(void*));
+
+// A new reference object for this `wasm_trap_t`, which
+// the caller may delete (with `wasm_ref_delete`) independently of
+// it; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_ref_t *wasm_trap_as_ref(struct wasm_trap_t *p);
+
+// A new reference object for this `wasm_trap_t`
+// (see `wasm_trap_as_ref`).
+//
+// # Safety
+// As for `wasm_trap_as_ref`.
+WASM_API_EXTERN const struct wasm_ref_t *wasm_trap_as_ref_const(const struct wasm_trap_t *p);
+
+// A new `wasm_trap_t` for the object the reference
+// names, which the caller may delete independently of the
+// reference; NULL if it names something else.
+//
+// # Safety
+// `r` may be NULL or any pointer: anything but a live
+// reference counts as NULL. No other thread may delete it
+// meanwhile.
+WASM_API_EXTERN struct wasm_trap_t *wasm_ref_as_trap(struct wasm_ref_t *r);
+
+// A new `wasm_trap_t` for the object the reference
+// names (see `wasm_ref_as_trap`).
+//
+// # Safety
+// As for `wasm_ref_as_trap`.
+WASM_API_EXTERN const struct wasm_trap_t *wasm_ref_as_trap_const(const struct wasm_ref_t *r);
 
 // A trap in `store` with the given message (with or without a trailing
 // NUL). NULL for a NULL store; a NULL message is an empty one.
+//
+// # Safety
+// `store` may be NULL or any pointer: anything but a live store counts as
+// NULL. `message` must be NULL or a valid byte vector. The store must not
+// be used by another thread meanwhile.
 WASM_API_EXTERN
 struct wasm_trap_t *wasm_trap_new(struct wasm_store_t *store,
                                   const wasm_message_t *message);
 
-WASM_API_EXTERN void wasm_trap_delete(struct wasm_trap_t *t);
-
-WASM_API_EXTERN struct wasm_trap_t *wasm_trap_copy(const struct wasm_trap_t *t);
-
-// Whether two traps are the same trap (a trap and its copies are).
-WASM_API_EXTERN bool wasm_trap_same(const struct wasm_trap_t *a, const struct wasm_trap_t *b);
-
 // Sets `*out` to the message, NUL-terminated with the NUL counted.
+//
+// # Safety
+// `t` may be NULL or any pointer: anything but a live trap counts as NULL.
+// `out` must be NULL or point at writable room for a vector. No other
+// thread may delete the trap meanwhile.
 WASM_API_EXTERN void wasm_trap_message(const struct wasm_trap_t *t, wasm_message_t *out);
 
 // The innermost frame, or NULL when the trap has none.
+//
+// # Safety
+// As for [`wasm_trap_message`].
 WASM_API_EXTERN struct wasm_frame_t *wasm_trap_origin(const struct wasm_trap_t *t);
 
 // Sets `*out` to the frames, innermost first (an empty vector when none
 // are known).
+//
+// # Safety
+// As for [`wasm_trap_message`].
 WASM_API_EXTERN void wasm_trap_trace(const struct wasm_trap_t *t, struct wasm_frame_vec_t *out);
+
+// Deletes a `wasm_valtype_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_valtype_delete(struct wasm_valtype_t *p);
+
+// A new `wasm_valtype_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_valtype_t *wasm_valtype_copy(const struct wasm_valtype_t *p);
 
 // A value type of the given kind; NULL for a kind that is not one of
 // `WASM_I32` .. `WASM_V128`, `WASM_EXTERNREF`, `WASM_FUNCREF`.
+//
+// # Safety
+// None needed: it takes no pointer.
 WASM_API_EXTERN struct wasm_valtype_t *wasm_valtype_new(wasm_valkind_t kind);
 
-WASM_API_EXTERN void wasm_valtype_delete(struct wasm_valtype_t *t);
-
-WASM_API_EXTERN struct wasm_valtype_t *wasm_valtype_copy(const struct wasm_valtype_t *t);
-
 // The kind of a value type (`WASM_EXTERNREF` for NULL, as WAMR answers).
+//
+// # Safety
+// `t` may be NULL or any pointer: anything but a live value type counts
+// as NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN wasm_valkind_t wasm_valtype_kind(const struct wasm_valtype_t *t);
+
+// Deletes a `wasm_functype_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_functype_delete(struct wasm_functype_t *p);
+
+// A new `wasm_functype_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_functype_t *wasm_functype_copy(const struct wasm_functype_t *p);
+
+// The same object, as a `wasm_externtype_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type gives NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_externtype_t *wasm_functype_as_externtype(struct wasm_functype_t *p);
+
+// The same object, as a `wasm_externtype_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// As for `wasm_functype_as_externtype`.
+WASM_API_EXTERN
+const struct wasm_externtype_t *wasm_functype_as_externtype_const(const struct wasm_functype_t *p);
+
+// The same object as a `wasm_functype_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// gives NULL. No other thread may delete it meanwhile.
+WASM_API_EXTERN struct wasm_functype_t *wasm_externtype_as_functype(struct wasm_externtype_t *p);
+
+// The same object as a `wasm_functype_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// As for `wasm_externtype_as_functype`.
+WASM_API_EXTERN
+const struct wasm_functype_t *wasm_externtype_as_functype_const(const struct wasm_externtype_t *p);
 
 // A function type that takes ownership of both vectors (they are left
 // empty). NULL vectors stand for empty lists.
+//
+// # Safety
+// `params` and `results` must be NULL or valid vectors whose elements the
+// caller owns (each NULL or any pointer: anything but a live value type
+// makes the type unusable, as an invalid one).
 WASM_API_EXTERN
 struct wasm_functype_t *wasm_functype_new(struct wasm_valtype_vec_t *params,
                                           struct wasm_valtype_vec_t *results);
 
-WASM_API_EXTERN void wasm_functype_delete(struct wasm_functype_t *t);
-
-WASM_API_EXTERN struct wasm_functype_t *wasm_functype_copy(const struct wasm_functype_t *t);
-
 // The parameter types (owned by the function type).
+//
+// # Safety
+// `t` may be NULL or any pointer: anything but a live function type
+// counts as NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN
 const struct wasm_valtype_vec_t *wasm_functype_params(const struct wasm_functype_t *t);
 
 // The result types (owned by the function type).
+//
+// # Safety
+// As for [`wasm_functype_params`].
 WASM_API_EXTERN
 const struct wasm_valtype_vec_t *wasm_functype_results(const struct wasm_functype_t *t);
 
-// A global type owning `content`; NULL (and `content` untouched) for a
-// NULL content or a mutability other than `WASM_CONST` / `WASM_VAR`.
+// Deletes a `wasm_globaltype_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_globaltype_delete(struct wasm_globaltype_t *p);
+
+// A new `wasm_globaltype_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_globaltype_t *wasm_globaltype_copy(const struct wasm_globaltype_t *p);
+
+// The same object, as a `wasm_externtype_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type gives NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN
+struct wasm_externtype_t *wasm_globaltype_as_externtype(struct wasm_globaltype_t *p);
+
+// The same object, as a `wasm_externtype_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// As for `wasm_globaltype_as_externtype`.
+WASM_API_EXTERN
+const struct wasm_externtype_t *wasm_globaltype_as_externtype_const(const struct wasm_globaltype_t *p);
+
+// The same object as a `wasm_globaltype_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// gives NULL. No other thread may delete it meanwhile.
+WASM_API_EXTERN
+struct wasm_globaltype_t *wasm_externtype_as_globaltype(struct wasm_externtype_t *p);
+
+// The same object as a `wasm_globaltype_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// As for `wasm_externtype_as_globaltype`.
+WASM_API_EXTERN
+const struct wasm_globaltype_t *wasm_externtype_as_globaltype_const(const struct wasm_externtype_t *p);
+
+// A global type owning `content`; NULL (and `content` deleted all the
+// same) for a mutability other than `WASM_CONST` / `WASM_VAR`, and NULL
+// for a `content` that is not a live value type.
+//
+// # Safety
+// `content` may be NULL or any pointer; a live value type must be the
+// caller's to give.
 WASM_API_EXTERN
 struct wasm_globaltype_t *wasm_globaltype_new(struct wasm_valtype_t *content,
                                               wasm_mutability_t mutability);
 
-WASM_API_EXTERN void wasm_globaltype_delete(struct wasm_globaltype_t *t);
-
-WASM_API_EXTERN struct wasm_globaltype_t *wasm_globaltype_copy(const struct wasm_globaltype_t *t);
-
+// The content type (owned by the global type).
+//
+// # Safety
+// `t` may be NULL or any pointer: anything but a live global type counts
+// as NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN
 const struct wasm_valtype_t *wasm_globaltype_content(const struct wasm_globaltype_t *t);
 
+// `WASM_CONST` or `WASM_VAR` (`WASM_CONST` for NULL).
+//
+// # Safety
+// As for [`wasm_globaltype_content`].
 WASM_API_EXTERN wasm_mutability_t wasm_globaltype_mutability(const struct wasm_globaltype_t *t);
 
-// A table type owning `element`; NULL (and `element` untouched) unless
-// the element is a reference type and `limits` is given.
+// Deletes a `wasm_tabletype_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_tabletype_delete(struct wasm_tabletype_t *p);
+
+// A new `wasm_tabletype_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_tabletype_t *wasm_tabletype_copy(const struct wasm_tabletype_t *p);
+
+// The same object, as a `wasm_externtype_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type gives NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_externtype_t *wasm_tabletype_as_externtype(struct wasm_tabletype_t *p);
+
+// The same object, as a `wasm_externtype_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// As for `wasm_tabletype_as_externtype`.
+WASM_API_EXTERN
+const struct wasm_externtype_t *wasm_tabletype_as_externtype_const(const struct wasm_tabletype_t *p);
+
+// The same object as a `wasm_tabletype_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// gives NULL. No other thread may delete it meanwhile.
+WASM_API_EXTERN struct wasm_tabletype_t *wasm_externtype_as_tabletype(struct wasm_externtype_t *p);
+
+// The same object as a `wasm_tabletype_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// As for `wasm_externtype_as_tabletype`.
+WASM_API_EXTERN
+const struct wasm_tabletype_t *wasm_externtype_as_tabletype_const(const struct wasm_externtype_t *p);
+
+// A table type owning `element`; NULL (and `element` deleted all the
+// same) unless the element is a reference type and `limits` is given.
+//
+// # Safety
+// `element` as for [`wasm_globaltype_new`]; `limits` must be NULL or
+// valid.
 WASM_API_EXTERN
 struct wasm_tabletype_t *wasm_tabletype_new(struct wasm_valtype_t *element,
                                             const struct wasm_limits_t *limits);
 
-WASM_API_EXTERN void wasm_tabletype_delete(struct wasm_tabletype_t *t);
-
-WASM_API_EXTERN struct wasm_tabletype_t *wasm_tabletype_copy(const struct wasm_tabletype_t *t);
-
+// The element type (owned by the table type).
+//
+// # Safety
+// `t` may be NULL or any pointer: anything but a live table type counts
+// as NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN
 const struct wasm_valtype_t *wasm_tabletype_element(const struct wasm_tabletype_t *t);
 
+// The limits (owned by the table type).
+//
+// # Safety
+// As for [`wasm_tabletype_element`].
 WASM_API_EXTERN const struct wasm_limits_t *wasm_tabletype_limits(const struct wasm_tabletype_t *t);
 
+// Deletes a `wasm_memorytype_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_memorytype_delete(struct wasm_memorytype_t *p);
+
+// A new `wasm_memorytype_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_memorytype_t *wasm_memorytype_copy(const struct wasm_memorytype_t *p);
+
+// The same object, as a `wasm_externtype_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type gives NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN
+struct wasm_externtype_t *wasm_memorytype_as_externtype(struct wasm_memorytype_t *p);
+
+// The same object, as a `wasm_externtype_t` (a cast);
+// NULL for NULL.
+//
+// # Safety
+// As for `wasm_memorytype_as_externtype`.
+WASM_API_EXTERN
+const struct wasm_externtype_t *wasm_memorytype_as_externtype_const(const struct wasm_memorytype_t *p);
+
+// The same object as a `wasm_memorytype_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// gives NULL. No other thread may delete it meanwhile.
+WASM_API_EXTERN
+struct wasm_memorytype_t *wasm_externtype_as_memorytype(struct wasm_externtype_t *p);
+
+// The same object as a `wasm_memorytype_t` (a cast) if it
+// is one, else NULL.
+//
+// # Safety
+// As for `wasm_externtype_as_memorytype`.
+WASM_API_EXTERN
+const struct wasm_memorytype_t *wasm_externtype_as_memorytype_const(const struct wasm_externtype_t *p);
+
 // A memory type with the given limits (in 64 KiB pages).
+//
+// # Safety
+// `limits` must be NULL or valid.
 WASM_API_EXTERN struct wasm_memorytype_t *wasm_memorytype_new(const struct wasm_limits_t *limits);
 
-WASM_API_EXTERN void wasm_memorytype_delete(struct wasm_memorytype_t *t);
-
-WASM_API_EXTERN struct wasm_memorytype_t *wasm_memorytype_copy(const struct wasm_memorytype_t *t);
-
+// The limits (owned by the memory type).
+//
+// # Safety
+// `t` may be NULL or any pointer: anything but a live memory type counts
+// as NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN
 const struct wasm_limits_t *wasm_memorytype_limits(const struct wasm_memorytype_t *t);
 
+// Deletes a `wasm_externtype_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void wasm_externtype_delete(struct wasm_externtype_t *p);
+
+// A new `wasm_externtype_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct wasm_externtype_t *wasm_externtype_copy(const struct wasm_externtype_t *p);
+
 // The kind of an entity type (`WASM_EXTERN_FUNC` for NULL, as WAMR
 // answers).
+//
+// # Safety
+// `t` may be NULL or any pointer: anything but a live type counts as
+// NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN wasm_externkind_t wasm_externtype_kind(const struct wasm_externtype_t *t);
-
-// A deep copy of any entity type.
-WASM_API_EXTERN struct wasm_externtype_t *wasm_externtype_copy(const struct wasm_externtype_t *t);
-
-WASM_API_EXTERN void wasm_externtype_delete(struct wasm_externtype_t *t);
-
-// The same type object, seen as an entity type.
-WASM_API_EXTERN struct wasm_externtype_t *wasm_functype_as_externtype(struct wasm_functype_t *t);
-
-// The same type object, seen as an entity type.
-WASM_API_EXTERN
-const struct wasm_externtype_t *wasm_functype_as_externtype_const(const struct wasm_functype_t *t);
-
-// The same type object if it is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_functype_t *wasm_externtype_as_functype(struct wasm_externtype_t *t);
-
-// The same type object if it is of this kind, else NULL.
-WASM_API_EXTERN
-const struct wasm_functype_t *wasm_externtype_as_functype_const(const struct wasm_externtype_t *t);
-
-// The same type object, seen as an entity type.
-WASM_API_EXTERN
-struct wasm_externtype_t *wasm_globaltype_as_externtype(struct wasm_globaltype_t *t);
-
-// The same type object, seen as an entity type.
-WASM_API_EXTERN
-const struct wasm_externtype_t *wasm_globaltype_as_externtype_const(const struct wasm_globaltype_t *t);
-
-// The same type object if it is of this kind, else NULL.
-WASM_API_EXTERN
-struct wasm_globaltype_t *wasm_externtype_as_globaltype(struct wasm_externtype_t *t);
-
-// The same type object if it is of this kind, else NULL.
-WASM_API_EXTERN
-const struct wasm_globaltype_t *wasm_externtype_as_globaltype_const(const struct wasm_externtype_t *t);
-
-// The same type object, seen as an entity type.
-WASM_API_EXTERN struct wasm_externtype_t *wasm_tabletype_as_externtype(struct wasm_tabletype_t *t);
-
-// The same type object, seen as an entity type.
-WASM_API_EXTERN
-const struct wasm_externtype_t *wasm_tabletype_as_externtype_const(const struct wasm_tabletype_t *t);
-
-// The same type object if it is of this kind, else NULL.
-WASM_API_EXTERN struct wasm_tabletype_t *wasm_externtype_as_tabletype(struct wasm_externtype_t *t);
-
-// The same type object if it is of this kind, else NULL.
-WASM_API_EXTERN
-const struct wasm_tabletype_t *wasm_externtype_as_tabletype_const(const struct wasm_externtype_t *t);
-
-// The same type object, seen as an entity type.
-WASM_API_EXTERN
-struct wasm_externtype_t *wasm_memorytype_as_externtype(struct wasm_memorytype_t *t);
-
-// The same type object, seen as an entity type.
-WASM_API_EXTERN
-const struct wasm_externtype_t *wasm_memorytype_as_externtype_const(const struct wasm_memorytype_t *t);
-
-// The same type object if it is of this kind, else NULL.
-WASM_API_EXTERN
-struct wasm_memorytype_t *wasm_externtype_as_memorytype(struct wasm_externtype_t *t);
-
-// The same type object if it is of this kind, else NULL.
-WASM_API_EXTERN
-const struct wasm_memorytype_t *wasm_externtype_as_memorytype_const(const struct wasm_externtype_t *t);
 
 // Releases what a value owns: the function object of a funcref, or the
 // 16 bytes of a v128 (an externref is the client's own pointer and is
 // left alone). The value itself is not freed; a deleted value holds a
 // null reference.
+//
+// # Safety
+// `v` must be NULL or a valid value; a funcref's object may be any
+// pointer (anything but a live reference is left alone), a v128's bytes
+// must come from `malloc` (as the ones handed out do) or be NULL.
 WASM_API_EXTERN void wasm_val_delete(wasm_val_t *v);
 
 // Copies a value; a funcref gets its own copy of the function object and a
 // v128 its own 16 bytes, so both values can be deleted.
+//
+// # Safety
+// `out` must be NULL or writable; `src` NULL or a valid value (a v128
+// pointing at 16 bytes, a funcref any pointer: anything but a live
+// reference copies as NULL).
 WASM_API_EXTERN void wasm_val_copy(wasm_val_t *out, const wasm_val_t *src);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_byte_vec_new_empty(struct wasm_byte_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN void wasm_byte_vec_new_uninitialized(struct wasm_byte_vec_t *out, size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_byte_vec_new(struct wasm_byte_vec_t *out,
                        size_t size,
                        const wasm_byte_t *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_byte_vec_copy(struct wasm_byte_vec_t *out,
                         const struct wasm_byte_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_byte_vec_delete(struct wasm_byte_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_val_vec_new_empty(struct wasm_val_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN void wasm_val_vec_new_uninitialized(struct wasm_val_vec_t *out, size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_val_vec_new(struct wasm_val_vec_t *out,
                       size_t size,
                       const wasm_val_t *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_val_vec_copy(struct wasm_val_vec_t *out,
                        const struct wasm_val_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_val_vec_delete(struct wasm_val_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_valtype_vec_new_empty(struct wasm_valtype_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN
 void wasm_valtype_vec_new_uninitialized(struct wasm_valtype_vec_t *out,
                                         size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_valtype_vec_new(struct wasm_valtype_vec_t *out,
                           size_t size,
                           struct wasm_valtype_t *const *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_valtype_vec_copy(struct wasm_valtype_vec_t *out,
                            const struct wasm_valtype_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_valtype_vec_delete(struct wasm_valtype_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_functype_vec_new_empty(struct wasm_functype_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN
 void wasm_functype_vec_new_uninitialized(struct wasm_functype_vec_t *out,
                                          size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_functype_vec_new(struct wasm_functype_vec_t *out,
                            size_t size,
                            struct wasm_functype_t *const *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_functype_vec_copy(struct wasm_functype_vec_t *out,
                             const struct wasm_functype_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_functype_vec_delete(struct wasm_functype_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_globaltype_vec_new_empty(struct wasm_globaltype_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN
 void wasm_globaltype_vec_new_uninitialized(struct wasm_globaltype_vec_t *out,
                                            size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_globaltype_vec_new(struct wasm_globaltype_vec_t *out,
                              size_t size,
                              struct wasm_globaltype_t *const *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_globaltype_vec_copy(struct wasm_globaltype_vec_t *out,
                               const struct wasm_globaltype_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_globaltype_vec_delete(struct wasm_globaltype_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_tabletype_vec_new_empty(struct wasm_tabletype_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN
 void wasm_tabletype_vec_new_uninitialized(struct wasm_tabletype_vec_t *out,
                                           size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_tabletype_vec_new(struct wasm_tabletype_vec_t *out,
                             size_t size,
                             struct wasm_tabletype_t *const *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_tabletype_vec_copy(struct wasm_tabletype_vec_t *out,
                              const struct wasm_tabletype_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_tabletype_vec_delete(struct wasm_tabletype_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_memorytype_vec_new_empty(struct wasm_memorytype_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN
 void wasm_memorytype_vec_new_uninitialized(struct wasm_memorytype_vec_t *out,
                                            size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_memorytype_vec_new(struct wasm_memorytype_vec_t *out,
                              size_t size,
                              struct wasm_memorytype_t *const *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_memorytype_vec_copy(struct wasm_memorytype_vec_t *out,
                               const struct wasm_memorytype_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_memorytype_vec_delete(struct wasm_memorytype_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_externtype_vec_new_empty(struct wasm_externtype_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN
 void wasm_externtype_vec_new_uninitialized(struct wasm_externtype_vec_t *out,
                                            size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_externtype_vec_new(struct wasm_externtype_vec_t *out,
                              size_t size,
                              struct wasm_externtype_t *const *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_externtype_vec_copy(struct wasm_externtype_vec_t *out,
                               const struct wasm_externtype_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_externtype_vec_delete(struct wasm_externtype_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_importtype_vec_new_empty(struct wasm_importtype_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN
 void wasm_importtype_vec_new_uninitialized(struct wasm_importtype_vec_t *out,
                                            size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_importtype_vec_new(struct wasm_importtype_vec_t *out,
                              size_t size,
                              struct wasm_importtype_t *const *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_importtype_vec_copy(struct wasm_importtype_vec_t *out,
                               const struct wasm_importtype_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_importtype_vec_delete(struct wasm_importtype_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_exporttype_vec_new_empty(struct wasm_exporttype_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN
 void wasm_exporttype_vec_new_uninitialized(struct wasm_exporttype_vec_t *out,
                                            size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_exporttype_vec_new(struct wasm_exporttype_vec_t *out,
                              size_t size,
                              struct wasm_exporttype_t *const *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_exporttype_vec_copy(struct wasm_exporttype_vec_t *out,
                               const struct wasm_exporttype_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_exporttype_vec_delete(struct wasm_exporttype_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_frame_vec_new_empty(struct wasm_frame_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN void wasm_frame_vec_new_uninitialized(struct wasm_frame_vec_t *out, size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_frame_vec_new(struct wasm_frame_vec_t *out,
                         size_t size,
                         struct wasm_frame_t *const *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_frame_vec_copy(struct wasm_frame_vec_t *out,
                          const struct wasm_frame_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_frame_vec_delete(struct wasm_frame_vec_t *v);
 
 // Sets `*out` to the empty vector (all fields zero).
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_extern_vec_new_empty(struct wasm_extern_vec_t *out);
 
 // Sets `*out` to a vector of `size` zeroed elements, none in use.
+//
+// # Safety
+// As for the `_new_empty` function.
 WASM_API_EXTERN void wasm_extern_vec_new_uninitialized(struct wasm_extern_vec_t *out, size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
 // move into it.
+//
+// # Safety
+// As for the `_new_empty` function; `data` must be NULL or hold
+// `size` elements (objects the caller gives up, each NULL or any
+// pointer: anything but a live object is left alone later).
 WASM_API_EXTERN
 void wasm_extern_vec_new(struct wasm_extern_vec_t *out,
                          size_t size,
                          struct wasm_extern_t *const *data);
 
 // Sets `*out` to a deep copy of `*src`.
+//
+// # Safety
+// As for the `_new_empty` function; `src` must be NULL or a valid
+// vector (`data` holding `size` elements).
 WASM_API_EXTERN
 void wasm_extern_vec_copy(struct wasm_extern_vec_t *out,
                           const struct wasm_extern_vec_t *src);
 
 // Deletes the elements the vector owns, frees its buffer and zeroes
 // it. Harmless on an empty or already deleted vector.
+//
+// # Safety
+// `v` must be NULL or a valid vector whose buffer comes from the C
+// allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_extern_vec_delete(struct wasm_extern_vec_t *v);
 
 #ifdef __cplusplus

@@ -2,7 +2,10 @@
 //! field.
 //!
 //! cranewasm has no pluggable allocator and no segment-register memory
-//! access, so those options are accepted and ignored, never rejected. The
+//! access, so those options are accepted and ignored, never rejected.
+//! The layout is WAMR's, so clients may read the fields of a configuration
+//! `wasm_config_new` made; the functions here use only such configurations
+//! (listed in [`CONFIGS`]) and take any other pointer for NULL. The
 //! one option with an effect is `enable_linux_perf`: we take it as the
 //! request to profile, which turns on the timing behind
 //! `wasm_instance_sum_wasm_exec_time` (see [`crate::instance`]).
@@ -92,18 +95,57 @@ pub struct LoadArgs {
     pub no_resolve: bool,
 }
 
+/// The configurations `wasm_config_new` made and not yet deleted, by
+/// address, with the features switched off in each. `wasm_config_t` has
+/// WAMR's layout, with no room for the features; a process has a handful
+/// of configurations, so a list will do.
+static CONFIGS: Mutex<Vec<(usize, u32)>> = Mutex::new(Vec::new());
+
+fn configs() -> MutexGuard<'static, Vec<(usize, u32)>> {
+    CONFIGS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `f` on a configuration `wasm_config_new` made and its switched-off
+/// features; `None` for NULL and any other pointer (which is not read).
+fn with_config<R>(config: *const wasm_config_t, f: impl FnOnce(&mut wasm_config_t, &mut u32) -> R) -> Option<R> {
+    let mut all = configs();
+    let Some((_, off)) = all.iter_mut().find(|(c, _)| *c == config as usize) else {
+        if !config.is_null() {
+            crate::handle::refused("wasm_config_t");
+        }
+        return None;
+    };
+    // SAFETY: a live configuration of ours (deleted only under this lock);
+    // the client must not use it on another thread meanwhile.
+    Some(f(unsafe { &mut *config.cast_mut() }, off))
+}
+
 /// A configuration with WAMR's defaults: the system allocator, no perf.
-#[no_mangle]
+///
+/// # Safety
+/// None needed: it takes no pointer.
+#[unsafe(no_mangle)]
 pub extern "C" fn wasm_config_new() -> *mut wasm_config_t {
-    Box::into_raw(Box::default())
+    let config = Box::into_raw(Box::<wasm_config_t>::default());
+    configs().push((config as usize, 0));
+    config
 }
 
 /// Deletes a configuration (engines keep no pointer to it).
-#[no_mangle]
+///
+/// # Safety
+/// `config` may be NULL or any pointer: anything but a live configuration
+/// from `wasm_config_new` is ignored, so deleting twice is harmless. No
+/// other thread may use it meanwhile.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_config_delete(config: *mut wasm_config_t) {
-    if !config.is_null() {
-        features().retain(|(c, _)| *c != config as usize);
-        drop(Box::from_raw(config));
+    let mut all = configs();
+    if let Some(i) = all.iter().position(|(c, _)| *c == config as usize) {
+        all.swap_remove(i);
+        // SAFETY: ours, from `Box::into_raw`, and no longer listed.
+        drop(unsafe { Box::from_raw(config) });
+    } else if !config.is_null() {
+        crate::handle::refused("wasm_config_t");
     }
 }
 
@@ -121,51 +163,42 @@ pub const CRANEWASM_FEATURE_EXTENDED_CONST: cranewasm_feature_t = 3;
 /// Several memories per module.
 pub const CRANEWASM_FEATURE_MULTI_MEMORY: cranewasm_feature_t = 4;
 
-/// The features switched off in each live configuration that has any, by
-/// address. `wasm_config_t` has WAMR's layout, with no room for them; a
-/// process has a handful of configurations, so a list will do.
-static FEATURES_OFF: Mutex<Vec<(usize, u32)>> = Mutex::new(Vec::new());
-
-fn features() -> MutexGuard<'static, Vec<(usize, u32)>> {
-    FEATURES_OFF.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// cranewasm extension: turns a proposal on or off for engines made from
 /// `config` (all are on by default). Returns false for NULL or an unknown
 /// feature. As in WAMR, the process has one engine, which keeps the
 /// configuration of the first `wasm_engine_new_with_config`.
-#[no_mangle]
+///
+/// # Safety
+/// `config` may be NULL or any pointer: anything but a live configuration
+/// from `wasm_config_new` counts as NULL. No other thread may use it
+/// meanwhile.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn cranewasm_config_set_feature(
     config: *mut wasm_config_t,
     feature: cranewasm_feature_t,
     enable: bool,
 ) -> bool {
-    if config.is_null() || feature > CRANEWASM_FEATURE_MULTI_MEMORY {
+    if feature > CRANEWASM_FEATURE_MULTI_MEMORY {
         return false;
     }
-    let mut all = features();
-    let i = match all.iter().position(|(c, _)| *c == config as usize) {
-        Some(i) => i,
-        None => {
-            all.push((config as usize, 0));
-            all.len() - 1
+    with_config(config, |_, bits| {
+        if enable {
+            *bits &= !(1 << feature);
+        } else {
+            *bits |= 1 << feature;
         }
-    };
-    let bits = &mut all[i].1;
-    if enable {
-        *bits &= !(1 << feature);
-    } else {
-        *bits |= 1 << feature;
-    }
-    true
+    })
+    .is_some()
 }
 
-/// The core configuration an engine made from `config` uses.
-///
-/// # Safety
-/// `config` must be NULL or a live configuration.
-pub unsafe fn core_config(config: *const wasm_config_t) -> Config {
-    let off = features().iter().find(|(c, _)| *c == config as usize).map_or(0, |(_, off)| *off);
+/// The core configuration an engine made from `config` uses, and whether
+/// it profiles. A configuration `wasm_config_new` did not make counts as
+/// NULL: it may be anything, down to a zero-sized struct a binding
+/// allocated, so it is not read (WAMR's `wasm_engine_new_with_args`
+/// passes one from the stack, but holding only allocator options, which
+/// cranewasm ignores).
+pub fn core_config(config: *const wasm_config_t) -> (Config, bool) {
+    let (off, profiling) = with_config(config, |c, off| (*off, c.enable_linux_perf)).unwrap_or((0, false));
     let on = |f: cranewasm_feature_t| off & (1 << f) == 0;
     let mut c = Config::default();
     c.wasm_simd(on(CRANEWASM_FEATURE_SIMD))
@@ -173,48 +206,64 @@ pub unsafe fn core_config(config: *const wasm_config_t) -> Config {
         .wasm_tail_call(on(CRANEWASM_FEATURE_TAIL_CALL))
         .wasm_extended_const(on(CRANEWASM_FEATURE_EXTENDED_CONST))
         .wasm_multi_memory(on(CRANEWASM_FEATURE_MULTI_MEMORY));
-    c
+    (c, profiling)
 }
 
 /// Records WAMR's allocator choice. cranewasm always uses the system
 /// allocator, so the option is accepted and has no effect. Returns
-/// `config`.
-#[no_mangle]
+/// `config` (NULL for NULL).
+///
+/// # Safety
+/// `config` as for [`cranewasm_config_set_feature`]; `option` must be NULL
+/// or point at a `MemAllocOption`.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_config_set_mem_alloc_opt(
     config: *mut wasm_config_t,
     mem_alloc_type: mem_alloc_type_t,
-    option: *mut MemAllocOption,
+    option: Option<&mut MemAllocOption>,
 ) -> *mut wasm_config_t {
-    let Some(c) = config.as_mut() else { return ptr::null_mut() };
-    c.mem_alloc_type = mem_alloc_type;
-    if let Some(o) = option.as_ref() {
-        c.mem_alloc_option = *o;
-    }
-    config
+    with_config(config, |c, _| {
+        c.mem_alloc_type = mem_alloc_type;
+        if let Some(o) = option {
+            c.mem_alloc_option = *o;
+        }
+        config
+    })
+    .unwrap_or(ptr::null_mut())
 }
 
 /// Turns profiling on or off. cranewasm writes no perf map; instead the
 /// flag makes calls into instances timed, for
-/// `wasm_instance_sum_wasm_exec_time`. Returns `config`.
-#[no_mangle]
+/// `wasm_instance_sum_wasm_exec_time`. Returns `config` (NULL for NULL).
+///
+/// # Safety
+/// As for [`cranewasm_config_set_feature`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_config_set_linux_perf_opt(
     config: *mut wasm_config_t,
     enable: bool,
 ) -> *mut wasm_config_t {
-    let Some(c) = config.as_mut() else { return ptr::null_mut() };
-    c.enable_linux_perf = enable;
-    config
+    with_config(config, |c, _| {
+        c.enable_linux_perf = enable;
+        config
+    })
+    .unwrap_or(ptr::null_mut())
 }
 
 /// Records WAMR's segment-register flags. cranewasm's memory accesses do
 /// not use segment registers, so the flags are accepted and have no effect.
-/// Returns `config`.
-#[no_mangle]
+/// Returns `config` (NULL for NULL).
+///
+/// # Safety
+/// As for [`cranewasm_config_set_feature`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_config_set_segue_flags(
     config: *mut wasm_config_t,
     segue_flags: u32,
 ) -> *mut wasm_config_t {
-    let Some(c) = config.as_mut() else { return ptr::null_mut() };
-    c.segue_flags = segue_flags;
-    config
+    with_config(config, |c, _| {
+        c.segue_flags = segue_flags;
+        config
+    })
+    .unwrap_or(ptr::null_mut())
 }

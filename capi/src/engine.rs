@@ -12,7 +12,8 @@ use std::sync::Mutex;
 use cranewasm::Engine;
 
 use crate::config::wasm_config_t;
-use crate::wasm_engine_t;
+use crate::handle::Kind;
+use crate::object::{self, Object, Ptr, c_object};
 
 /// What a `wasm_engine_t *` points at.
 pub struct EngineObj {
@@ -21,8 +22,20 @@ pub struct EngineObj {
     pub profiling: bool,
 }
 
+// SAFETY: engine cells hold `EngineObj`s, named by `wasm_engine_t` only.
+unsafe impl Object for EngineObj {
+    fn kind(&self) -> Kind {
+        Kind::Engine
+    }
+}
+
+c_object! {
+    /// The process-wide engine (one, reference-counted).
+    wasm_engine_t: EngineObj [Engine];
+}
+
 struct Singleton {
-    /// The live engine, as an address (0 when there is none).
+    /// The live engine's handle, as an address (0 when there is none).
     engine: usize,
     refs: usize,
 }
@@ -34,43 +47,49 @@ fn singleton() -> std::sync::MutexGuard<'static, Singleton> {
 }
 
 /// The core engine and profiling flag of `e`, if `e` is the live engine.
-pub fn lookup(e: *mut wasm_engine_t) -> Option<(Engine, bool)> {
-    let s = singleton();
-    if e.is_null() || e as usize != s.engine {
-        return None;
-    }
-    // SAFETY: the singleton's engine stays alive while the lock is held.
-    let obj = unsafe { &*(e as *const EngineObj) };
+pub fn lookup(e: impl Ptr<wasm_engine_t>) -> Option<(Engine, bool)> {
+    let _s = singleton();
+    // SAFETY: the engine is deleted only under the singleton's lock, held
+    // here.
+    let obj = unsafe { object::get::<wasm_engine_t>(e) }?;
     Some((obj.engine.clone(), obj.profiling))
 }
 
 /// The process engine with default settings (see
 /// [`wasm_engine_new_with_config`]).
-#[no_mangle]
+///
+/// # Safety
+/// None needed: it takes no pointer.
+#[unsafe(no_mangle)]
 pub extern "C" fn wasm_engine_new() -> *mut wasm_engine_t {
-    let config = wasm_config_t::default();
-    // SAFETY: a valid, local configuration.
-    unsafe { wasm_engine_new_with_config(&config as *const _ as *mut _) }
+    // SAFETY: no configuration.
+    unsafe { wasm_engine_new_with_config(ptr::null_mut()) }
 }
 
 /// The process engine. The first call creates it with `config` (NULL for
 /// defaults; the configuration stays the caller's); later calls return the
 /// same engine and add a reference. NULL if Cranelift cannot generate code
 /// for this host.
-#[no_mangle]
+///
+/// # Safety
+/// `config` may be NULL or any pointer: anything but a live configuration
+/// from `wasm_config_new` counts as NULL (see [`crate::config`]).
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_engine_new_with_config(config: *mut wasm_config_t) -> *mut wasm_engine_t {
     let mut s = singleton();
     if s.engine != 0 {
         s.refs += 1;
         return s.engine as *mut wasm_engine_t;
     }
-    let profiling = config.as_ref().is_some_and(|c| c.enable_linux_perf);
-    match Engine::new(&crate::config::core_config(config)) {
+    let (config, profiling) = crate::config::core_config(config);
+    match Engine::new(&config) {
         Ok(engine) => {
-            let obj = Box::into_raw(Box::new(EngineObj { engine, profiling }));
-            s.engine = obj as usize;
-            s.refs = 1;
-            obj.cast()
+            let handle = object::new::<wasm_engine_t>(EngineObj { engine, profiling });
+            if !handle.is_null() {
+                s.engine = handle as usize;
+                s.refs = 1;
+            }
+            handle
         }
         Err(e) => {
             crate::log(format_args!("wasm_engine_new: {e}"));
@@ -81,15 +100,20 @@ pub unsafe extern "C" fn wasm_engine_new_with_config(config: *mut wasm_config_t)
 
 /// Drops a reference to the engine; the last one frees it. NULL, or an
 /// engine that is no longer live, is ignored.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_engine_delete(engine: *mut wasm_engine_t) {
+///
+/// # Safety
+/// `engine` may be NULL or any pointer: anything but the live engine is
+/// ignored.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_engine_delete(engine: Option<&mut wasm_engine_t>) {
     let mut s = singleton();
-    if engine.is_null() || engine as usize != s.engine {
+    if s.engine == 0 || engine.addr() != s.engine {
         return;
     }
     s.refs -= 1;
     if s.refs == 0 {
         s.engine = 0;
-        drop(Box::from_raw(engine.cast::<EngineObj>()));
+        // SAFETY: the engine's handle, under the singleton's lock.
+        unsafe { object::delete(engine) };
     }
 }

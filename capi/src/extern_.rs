@@ -2,10 +2,11 @@
 //! `wasm_table_t`, `wasm_memory_t` and `wasm_extern_t`.
 //!
 //! All five are one [`ExternObj`], so `wasm_func_as_extern` and friends are
-//! casts and the reverse casts check the kind. An object is a handle: it
-//! names a core entity of its store. Host-made entities live as long as
-//! the store; an object made from an instance's export keeps that instance
-//! alive (see `instance.rs`).
+//! casts (as in WAMR) and the reverse casts check the kind. An object is a
+//! handle: it names a core entity of its store, and its copies (and the
+//! objects `wasm_func_as_ref` / `wasm_ref_as_func` make) name the same
+//! entity. Host-made entities live as long as the store; an object made
+//! from an instance's export keeps that instance alive (see `instance.rs`).
 //!
 //! `wasm_extern_new_empty` makes a placeholder of a kind: given as an
 //! import, it stands for "not provided" (a function that traps with "failed
@@ -13,13 +14,15 @@
 //! the declared type); called directly, it traps the same way.
 
 use std::ptr;
+use std::rc::Rc;
 
-use cranewasm::{Extern, Global, Instance, Memory, Table};
+use cranewasm::{Extern, ExternType, Global, Instance, Memory, Table};
 
 use crate::func::FuncData;
-use crate::object::{header, impl_object, register, release, Header, ObjKind};
-use crate::store::StoreObj;
-use crate::types::{wasm_externkind_t, ExternTypeObj};
+use crate::handle::Kind;
+use crate::object::{self, Header, Object, c_object, get};
+use crate::store::{self, StoreObj};
+use crate::types::{ExternTypeObj, wasm_externkind_t, wasm_externtype_t};
 use crate::*;
 
 /// The entity an [`ExternObj`] names.
@@ -29,22 +32,46 @@ pub enum Item {
     Global(Global),
     Table(Table),
     Memory(Memory),
-    /// A placeholder from `wasm_extern_new_empty`; its kind is the
-    /// header's.
-    Placeholder,
+    /// A placeholder from `wasm_extern_new_empty` (its kind is the
+    /// object's); copies share the token, which is its identity.
+    Placeholder(Rc<()>),
 }
 
 /// What the extern family of pointers points at.
 #[repr(C)]
 pub struct ExternObj {
     pub header: Header,
+    /// `Func`, `Global`, `Table` or `Memory`.
+    kind: Kind,
     pub item: Item,
     /// The instance whose export this object was made from; it lives at
     /// least as long as the object (see `instance.rs`).
-    pub owner: Option<Instance>,
+    owner: Option<Instance>,
 }
 
-impl_object!(ExternObj);
+const _: () = assert!(std::mem::offset_of!(ExternObj, header) == 0);
+
+// SAFETY: `kind` is one of the four entity kinds, which the handles
+// `wasm_func_t` .. `wasm_memory_t` and `wasm_extern_t` map to `ExternObj`,
+// and `wasm_ref_t` to its header, which comes first.
+unsafe impl Object for ExternObj {
+    fn kind(&self) -> Kind {
+        self.kind
+    }
+    fn header(&mut self) -> Option<&mut Header> {
+        Some(&mut self.header)
+    }
+    fn duplicate(&self) -> Option<ExternObj> {
+        // SAFETY: objects exist only while their store does.
+        Some(unsafe { ExternObj::new(self.header.store, self.kind, self.item.clone(), self.owner) })
+    }
+    fn same(&self, other: &ExternObj) -> bool {
+        match (&self.item, &other.item) {
+            (Item::Placeholder(a), Item::Placeholder(b)) => Rc::ptr_eq(a, b),
+            _ => self.to_core() == other.to_core(),
+        }
+    }
+}
 
 impl Drop for ExternObj {
     fn drop(&mut self) {
@@ -55,16 +82,39 @@ impl Drop for ExternObj {
     }
 }
 
-/// Records that `obj`, just made, stands for an export of `owner`.
-///
-/// # Safety
-/// `obj` must be a live extern object without an owner, of `owner`'s store.
-pub unsafe fn set_owner(obj: *mut ExternObj, owner: Instance) {
-    crate::instance::retain((*obj).header.store, owner);
-    (*obj).owner = Some(owner);
-}
-
 impl ExternObj {
+    /// An object for `item` of `kind` in `store`, standing for an export of
+    /// `owner` (which it keeps alive) if given.
+    ///
+    /// # Safety
+    /// `store` must be live and own the entity (and `owner`).
+    pub unsafe fn new(store: *mut StoreObj, kind: Kind, item: Item, owner: Option<Instance>) -> ExternObj {
+        if let Some(owner) = owner {
+            // SAFETY: as the caller promises.
+            unsafe { crate::instance::retain(store, owner) };
+        }
+        ExternObj { header: Header::new(store), kind, item, owner }
+    }
+
+    /// An object for a core entity of `store`.
+    ///
+    /// # Safety
+    /// As for [`ExternObj::new`].
+    pub unsafe fn from_core(store: *mut StoreObj, e: Extern, owner: Option<Instance>) -> ExternObj {
+        let (kind, item) = match e {
+            Extern::Func(f) => {
+                // SAFETY: `store` is live (caller).
+                let ty = f.ty(unsafe { store::core(store) });
+                (Kind::Func, Item::Func(FuncData::new(f, ty, None)))
+            }
+            Extern::Global(g) => (Kind::Global, Item::Global(g)),
+            Extern::Table(t) => (Kind::Table, Item::Table(t)),
+            Extern::Memory(m) => (Kind::Memory, Item::Memory(m)),
+        };
+        // SAFETY: as the caller promises.
+        unsafe { ExternObj::new(store, kind, item, owner) }
+    }
+
     /// The core entity, unless this is a placeholder.
     pub fn to_core(&self) -> Option<Extern> {
         Some(match &self.item {
@@ -72,121 +122,74 @@ impl ExternObj {
             Item::Global(g) => Extern::Global(*g),
             Item::Table(t) => Extern::Table(*t),
             Item::Memory(m) => Extern::Memory(*m),
-            Item::Placeholder => return None,
+            Item::Placeholder(_) => return None,
         })
     }
 
+    /// The instance this object stands for an export of.
+    pub fn owner(&self) -> Option<Instance> {
+        self.owner
+    }
+
     /// The C extern kind (`WASM_EXTERN_FUNC` .. `WASM_EXTERN_MEMORY`).
-    pub fn kind(&self) -> wasm_externkind_t {
-        match self.header.kind {
-            ObjKind::Func => 0,
-            ObjKind::Global => 1,
-            ObjKind::Table => 2,
+    pub fn c_kind(&self) -> wasm_externkind_t {
+        match self.kind {
+            Kind::Func => 0,
+            Kind::Global => 1,
+            Kind::Table => 2,
             _ => 3,
         }
     }
-}
 
-/// Registers a new extern object of `kind` in `store`.
-///
-/// # Safety
-/// `store` must be live.
-pub unsafe fn new_extern(store: *mut StoreObj, kind: ObjKind, item: Item) -> *mut ExternObj {
-    register(ExternObj { header: Header::new(kind, store), item, owner: None })
-}
-
-/// A new object for a core entity of `store`.
-///
-/// # Safety
-/// `store` must be live and own the entity.
-pub unsafe fn from_core(store: *mut StoreObj, e: Extern) -> *mut ExternObj {
-    match e {
-        Extern::Func(f) => {
-            let ty = f.ty(crate::store::core(store));
-            crate::func::new_func_obj(store, f, ty, None)
-        }
-        Extern::Global(g) => new_extern(store, ObjKind::Global, Item::Global(g)),
-        Extern::Table(t) => new_extern(store, ObjKind::Table, Item::Table(t)),
-        Extern::Memory(m) => new_extern(store, ObjKind::Memory, Item::Memory(m)),
+    /// The entity's type as the C API reports it (tables and memories with
+    /// their declared minimum, as in WAMR); `None` for a placeholder.
+    pub fn ty(&self) -> Option<ExternType> {
+        // SAFETY: objects exist only while their store does, and nothing
+        // else borrows the core store during this call.
+        let core = unsafe { store::core(self.header.store) };
+        Some(match &self.item {
+            Item::Func(f) => ExternType::Func(f.ty),
+            Item::Global(g) => ExternType::Global(g.ty(core)),
+            Item::Table(t) => ExternType::Table(t.declared_ty(core)),
+            Item::Memory(m) => ExternType::Memory(m.declared_ty(core)),
+            Item::Placeholder(_) => return None,
+        })
     }
 }
 
-/// The extern object behind any of its pointer types.
-///
-/// # Safety
-/// `p` must be NULL or point at a live extern object.
-pub unsafe fn obj<'a, T>(p: *const T) -> Option<&'a ExternObj> {
-    p.cast::<ExternObj>().as_ref()
-}
-
-/// A copy of an extern object: a new handle to the same entity, without
-/// host info.
-///
-/// # Safety
-/// As for [`obj`], with a live store.
-pub unsafe fn copy<T>(p: *const T) -> *mut T {
-    match obj(p) {
-        Some(e) => {
-            let c = new_extern(e.header.store, e.header.kind, e.item.clone());
-            if let Some(owner) = e.owner {
-                set_owner(c, owner);
-            }
-            c.cast()
-        }
-        None => ptr::null_mut(),
-    }
-}
-
-/// Whether two extern objects name the same entity (two NULLs do too).
-///
-/// # Safety
-/// As for [`obj`].
-pub unsafe fn same<T>(a: *const T, b: *const T) -> bool {
-    match (obj(a), obj(b)) {
-        (None, None) => true,
-        (Some(a), Some(b)) => match (&a.item, &b.item) {
-            (Item::Placeholder, Item::Placeholder) => ptr::eq(a, b),
-            _ => a.header.kind == b.header.kind && a.to_core() == b.to_core(),
-        },
-        _ => false,
-    }
-}
-
-/// Deletes an extern object of any kind (the entity stays in its store).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_extern_delete(e: *mut wasm_extern_t) {
-    release(e.cast())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_extern_copy(e: *const wasm_extern_t) -> *mut wasm_extern_t {
-    copy(e)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_extern_same(a: *const wasm_extern_t, b: *const wasm_extern_t) -> bool {
-    same(a, b)
+c_object! {
+    /// A function, global, table or memory of a store.
+    wasm_extern_t: ExternObj [Func | Global | Table | Memory];
+    delete: wasm_extern_delete;
+    copy: wasm_extern_copy;
+    same: wasm_extern_same;
+    host_info: wasm_extern_get_host_info, wasm_extern_set_host_info, wasm_extern_set_host_info_with_finalizer;
+    as_ref: wasm_extern_as_ref, wasm_extern_as_ref_const, wasm_ref_as_extern, wasm_ref_as_extern_const;
 }
 
 /// The extern's kind (`WASM_EXTERNREF`, 128, for NULL, as WAMR answers).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_extern_kind(e: *const wasm_extern_t) -> wasm_externkind_t {
-    obj(e).map_or(128, |e| e.kind())
+///
+/// # Safety
+/// `e` may be NULL or any pointer: anything but a live extern counts as
+/// NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_extern_kind(e: Option<&wasm_extern_t>) -> wasm_externkind_t {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { get::<wasm_extern_t>(e) }.map_or(128, ExternObj::c_kind)
 }
 
 /// The entity's type, as `wasm_func_type` .. `wasm_memory_type` give it;
 /// NULL for a placeholder.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_extern_type(e: *const wasm_extern_t) -> *mut wasm_externtype_t {
-    let Some(obj) = obj(e) else { return ptr::null_mut() };
-    match obj.header.kind {
-        ObjKind::Table => return crate::table::wasm_table_type(e.cast()).cast(),
-        ObjKind::Memory => return crate::memory::wasm_memory_type(e.cast()).cast(),
-        _ => {}
+///
+/// # Safety
+/// As for [`wasm_extern_kind`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_extern_type(e: Option<&wasm_extern_t>) -> *mut wasm_externtype_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { get::<wasm_extern_t>(e) }.and_then(ExternObj::ty) {
+        Some(ty) => ExternTypeObj::new_handle(&ty),
+        None => ptr::null_mut(),
     }
-    let e = obj;
-    let Some(core) = e.to_core() else { return ptr::null_mut() };
-    ExternTypeObj::new_boxed(&core.ty(crate::store::core(e.header.store)))
 }
 
 /// A placeholder extern of `kind` in `store`, for the imports of
@@ -194,60 +197,24 @@ pub unsafe extern "C" fn wasm_extern_type(e: *const wasm_extern_t) -> *mut wasm_
 /// other than `WASM_EXTERN_FUNC` .. `WASM_EXTERN_MEMORY`. WAMR supports
 /// only function and global placeholders; tables and memories work the
 /// same way here.
-#[no_mangle]
+///
+/// # Safety
+/// `store` may be NULL or any pointer: anything but a live store counts as
+/// NULL. The store must not be used by another thread meanwhile.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_extern_new_empty(
-    store: *mut wasm_store_t,
+    store: Option<&mut wasm_store_t>,
     kind: wasm_externkind_t,
 ) -> *mut wasm_extern_t {
-    let Some(store) = crate::store::from_c(store) else { return ptr::null_mut() };
+    // SAFETY: the client keeps the threading rule above.
+    let Some(store) = (unsafe { store::from_c(store) }) else { return ptr::null_mut() };
     let kind = match kind {
-        0 => ObjKind::Func,
-        1 => ObjKind::Global,
-        2 => ObjKind::Table,
-        3 => ObjKind::Memory,
+        0 => Kind::Func,
+        1 => Kind::Global,
+        2 => Kind::Table,
+        3 => Kind::Memory,
         _ => return ptr::null_mut(),
     };
-    new_extern(store, kind, Item::Placeholder).cast()
-}
-
-/// Defines the free casts from each entity to `wasm_extern_t` and the
-/// checked casts back, mutable and const.
-macro_rules! extern_casts {
-    ($($ty:ident, $kind:ident, $as_extern:ident, $as_extern_const:ident, $from_extern:ident, $from_extern_const:ident;)*) => {$(
-        /// The same object, seen as an extern.
-        #[no_mangle]
-        pub extern "C" fn $as_extern(p: *mut $ty) -> *mut wasm_extern_t {
-            p.cast()
-        }
-        /// The same object, seen as an extern.
-        #[no_mangle]
-        pub extern "C" fn $as_extern_const(p: *const $ty) -> *const wasm_extern_t {
-            p.cast()
-        }
-        /// The same object if the extern is of this kind, else NULL.
-        #[no_mangle]
-        pub unsafe extern "C" fn $from_extern(e: *mut wasm_extern_t) -> *mut $ty {
-            match header(e) {
-                Some(h) if h.kind == ObjKind::$kind => e.cast(),
-                _ => ptr::null_mut(),
-            }
-        }
-        /// The same object if the extern is of this kind, else NULL.
-        #[no_mangle]
-        pub unsafe extern "C" fn $from_extern_const(e: *const wasm_extern_t) -> *const $ty {
-            match header(e) {
-                Some(h) if h.kind == ObjKind::$kind => e.cast(),
-                _ => ptr::null(),
-            }
-        }
-    )*};
-}
-
-extern_casts! {
-    wasm_func_t, Func, wasm_func_as_extern, wasm_func_as_extern_const, wasm_extern_as_func, wasm_extern_as_func_const;
-    wasm_global_t, Global, wasm_global_as_extern, wasm_global_as_extern_const,
-        wasm_extern_as_global, wasm_extern_as_global_const;
-    wasm_table_t, Table, wasm_table_as_extern, wasm_table_as_extern_const, wasm_extern_as_table, wasm_extern_as_table_const;
-    wasm_memory_t, Memory, wasm_memory_as_extern, wasm_memory_as_extern_const,
-        wasm_extern_as_memory, wasm_extern_as_memory_const;
+    // SAFETY: the store is live; a placeholder names no entity.
+    object::new(unsafe { ExternObj::new(store, kind, Item::Placeholder(Rc::new(())), None) })
 }

@@ -16,15 +16,27 @@ use std::time::Instant;
 
 use cranewasm::{AsContextMut, Caller, Func, FuncType, Trap, Val, ValRaw};
 
-use crate::extern_::{copy, new_extern, obj, same, Item};
+use crate::extern_::{ExternObj, Item};
+use crate::handle::Kind;
 use crate::instance::Profile;
-use crate::object::{release, Finalizer, ObjKind};
+use crate::object::{self, Finalizer, c_object, get};
 use crate::store::{self, StoreData, StoreObj};
 use crate::trap::{self as traps, UNLINKED};
-use crate::types::{func_type, ExternTypeObj};
+use crate::types::{ExternTypeObj, func_type};
 use crate::val::{self, wasm_val_t};
 use crate::vec::wasm_val_vec_t;
 use crate::*;
+
+c_object! {
+    /// A function; also a `wasm_extern_t`.
+    wasm_func_t: ExternObj [Func];
+    delete: wasm_func_delete;
+    copy: wasm_func_copy;
+    same: wasm_func_same;
+    host_info: wasm_func_get_host_info, wasm_func_set_host_info, wasm_func_set_host_info_with_finalizer;
+    as_ref: wasm_func_as_ref, wasm_func_as_ref_const, wasm_ref_as_func, wasm_ref_as_func_const;
+    upcast wasm_extern_t: wasm_func_as_extern, wasm_func_as_extern_const, wasm_extern_as_func, wasm_extern_as_func_const;
+}
 
 /// A C callback without an environment.
 pub type wasm_func_callback_t =
@@ -53,6 +65,13 @@ pub struct FuncData {
     pub profile: Option<(Rc<Profile>, usize)>,
 }
 
+impl FuncData {
+    pub fn new(func: Func, ty: FuncType, profile: Option<(Rc<Profile>, usize)>) -> FuncData {
+        FuncData { func, ty, raw: is_raw(&ty), profile }
+    }
+}
+
+/// Whether calls of this type take the fast path.
 fn is_raw(ty: &FuncType) -> bool {
     use cranewasm::ValType::*;
     // A v128 slot in C is a pointer to its bytes (see val.rs), not the
@@ -64,13 +83,9 @@ fn is_raw(ty: &FuncType) -> bool {
 ///
 /// # Safety
 /// `store` must be live and own `func`.
-pub unsafe fn new_func_obj(
-    store: *mut StoreObj,
-    func: Func,
-    ty: FuncType,
-    profile: Option<(Rc<Profile>, usize)>,
-) -> *mut crate::extern_::ExternObj {
-    new_extern(store, ObjKind::Func, Item::Func(FuncData { func, ty, raw: is_raw(&ty), profile }))
+pub unsafe fn new_func(store: *mut StoreObj, func: Func, ty: FuncType) -> *mut wasm_func_t {
+    // SAFETY: as the caller promises.
+    object::new(unsafe { ExternObj::new(store, Kind::Func, Item::Func(FuncData::new(func, ty, None)), None) })
 }
 
 /// The client's environment; its finalizer runs when the core function is
@@ -105,6 +120,7 @@ struct HostCallback {
 // threading rules (one thread per store at a time) are the client's to
 // keep, and the core only calls a host function on its store's thread.
 unsafe impl Send for HostCallback {}
+// SAFETY: as for `Send`.
 unsafe impl Sync for HostCallback {}
 
 /// A view of `n` values at `data`, `used` of them in use.
@@ -115,24 +131,37 @@ fn view(data: *mut wasm_val_t, n: usize, used: usize) -> wasm_val_vec_t {
 }
 
 impl HostCallback {
+    /// Runs the callback.
+    ///
+    /// # Safety
+    /// `params` and `results` must be views the callback may read and
+    /// write, on the thread of the function's store.
     unsafe fn invoke(&self, params: &wasm_val_vec_t, results: &mut wasm_val_vec_t) -> Result<(), Trap> {
-        let trap = match self.callback {
-            Callback::Plain(f) => f(params, results),
-            Callback::WithEnv(f) => f(self.env.env, params, results),
+        // SAFETY: the client's callback, called as its type says.
+        let trap = unsafe {
+            match self.callback {
+                Callback::Plain(f) => f(params, results),
+                Callback::WithEnv(f) => f(self.env.env, params, results),
+            }
         };
         if trap.is_null() {
             Ok(())
         } else {
-            Err(traps::take_host_trap(trap))
+            // SAFETY: a trap object returned to us is ours to take.
+            Err(unsafe { traps::take_host_trap(trap) }.unwrap_or_else(|| Trap::new(traps::NOT_A_TRAP)))
         }
     }
 
     /// The fast path: parameters are viewed in place; results go to a
     /// zeroed buffer on the stack and are copied into the slots afterwards.
+    ///
+    /// # Safety
+    /// `slots` must hold the parameters, with room for the results.
     unsafe fn call_raw(&self, slots: &mut [ValRaw]) -> Result<(), Trap> {
         let m = self.ty.results().len();
         if m > INLINE_SLOTS {
-            return self.call_raw_spilled(slots);
+            // SAFETY: as the caller promises.
+            return unsafe { self.call_raw_spilled(slots) };
         }
         // Only the `m` result slots are zeroed, and one result (the common
         // case) with a store rather than a memset call.
@@ -144,35 +173,47 @@ impl HostCallback {
                 slot.write(wasm_val_t::ZERO);
             }
         }
-        // SAFETY: the first `m` slots were just initialised.
-        self.call_raw_into(slots, std::slice::from_raw_parts_mut(inline.as_mut_ptr().cast(), m))
+        // SAFETY: the first `m` slots were just initialised; `slots` as the
+        // caller promises.
+        unsafe { self.call_raw_into(slots, std::slice::from_raw_parts_mut(inline.as_mut_ptr().cast(), m)) }
     }
 
     /// The fast path for more results than fit on the stack.
+    ///
+    /// # Safety
+    /// As for [`HostCallback::call_raw`].
     #[cold]
     unsafe fn call_raw_spilled(&self, slots: &mut [ValRaw]) -> Result<(), Trap> {
         let mut buf = vec![wasm_val_t::ZERO; self.ty.results().len()];
-        self.call_raw_into(slots, &mut buf)
+        // SAFETY: as the caller promises.
+        unsafe { self.call_raw_into(slots, &mut buf) }
     }
 
     /// Calls the callback with the parameters in `slots` and zeroed result
     /// slots `buf`, then copies the results into `slots`.
+    ///
+    /// # Safety
+    /// As for [`HostCallback::call_raw`]; `buf` holds one slot per result.
     #[inline(always)]
     unsafe fn call_raw_into(&self, slots: &mut [ValRaw], buf: &mut [wasm_val_t]) -> Result<(), Trap> {
         let (n, m) = (self.ty.params().len(), buf.len());
         let params = view(slots.as_mut_ptr().cast(), n, n);
         let mut results = view(buf.as_mut_ptr(), m, 0);
-        self.invoke(&params, &mut results)?;
+        // SAFETY: views of `slots` and `buf`, alive for the call.
+        unsafe { self.invoke(&params, &mut results)? };
         // The results are whatever the callback left in `data`, whatever
         // `num_elems` says.
         let out = if results.data.is_null() { buf.as_ptr() } else { results.data };
         // SAFETY: `out` holds `m` results (the callback's or ours) and
         // `slots` has room for them; the two are distinct arrays.
-        copy_payloads(slots.as_mut_ptr().cast(), out, self.ty.results());
+        unsafe { copy_payloads(slots.as_mut_ptr().cast(), out, self.ty.results()) };
         Ok(())
     }
 
     /// The reference path, over typed values.
+    ///
+    /// # Safety
+    /// Called by the core on the thread of the function's store.
     unsafe fn call_vals(
         &self,
         mut caller: Caller<'_, StoreData>,
@@ -180,14 +221,22 @@ impl HostCallback {
         results: &mut [Val],
     ) -> Result<(), Trap> {
         let store = caller.data().obj;
-        let mut args: Vec<wasm_val_t> = params.iter().map(|v| val::from_core(store, &mut caller, *v)).collect();
+        let mut args: Vec<wasm_val_t> = params
+            .iter()
+            // SAFETY: `store` is the live C store of the core store
+            // `caller` is a context of.
+            .map(|v| unsafe { val::from_core(store, &mut caller, *v) })
+            .collect();
         let mut outs = vec![wasm_val_t::ZERO; results.len()];
         let params_view = view(args.as_mut_ptr(), args.len(), args.len());
         let mut results_view = view(outs.as_mut_ptr(), outs.len(), 0);
-        let outcome = self.invoke(&params_view, &mut results_view).and_then(|()| {
+        // SAFETY: views of `args` and `outs`, alive for the call.
+        let outcome = unsafe { self.invoke(&params_view, &mut results_view) }.and_then(|()| {
             let out = if results_view.data.is_null() { outs.as_ptr() } else { results_view.data.cast_const() };
             for (i, (r, ty)) in results.iter_mut().zip(self.ty.results()).enumerate() {
-                *r = val::to_core(store, &mut caller, &*out.add(i), *ty).map_err(Trap::new)?;
+                // SAFETY: `out` holds one value per result; `store` is the
+                // live C store of the core store `caller` is a context of.
+                *r = unsafe { val::to_core(store, &mut caller, &*out.add(i), *ty) }.map_err(Trap::new)?;
             }
             Ok(())
         });
@@ -196,37 +245,52 @@ impl HostCallback {
         let returned: Vec<*mut wasm_ref_t> = outs.iter().map(|v| v.ref_ptr()).collect();
         for (a, ty) in args.iter().zip(self.ty.params()) {
             if *ty == cranewasm::ValType::FuncRef && !returned.contains(&a.ref_ptr()) {
-                release(a.ref_ptr().cast());
+                // SAFETY: our own object, used by nothing else now.
+                unsafe { object::delete::<wasm_ref_t>(a.ref_ptr()) };
             } else if *ty == cranewasm::ValType::V128 {
-                // Read already, if the callback returned it.
-                libc::free(a.ref_ptr().cast());
+                // SAFETY: the 16 bytes `from_core` allocated (already read,
+                // if the callback returned them).
+                unsafe { libc::free(a.ref_ptr().cast()) };
             }
         }
         outcome
     }
 }
 
+/// Makes a host function from a C callback.
+///
+/// # Safety
+/// As for [`wasm_func_new_with_env`].
 unsafe fn new_host_func(
-    store: *mut wasm_store_t,
-    ty: *const wasm_functype_t,
+    store: Option<&mut wasm_store_t>,
+    ty: Option<&wasm_functype_t>,
     callback: Callback,
     env: Env,
 ) -> *mut wasm_func_t {
-    let (Some(s), Some(ft)) = (store::from_c(store), func_type(ty)) else {
+    // SAFETY: the client keeps the threading rule of the store.
+    let (Some(s), Some(ft)) = (unsafe { store::from_c(store) }, unsafe { func_type(ty) }) else {
         // Not created, so the environment stays the client's.
         std::mem::forget(env);
         return ptr::null_mut();
     };
-    let s: *mut StoreObj = s;
     let host = HostCallback { callback, env, ty: ft };
-    let core = store::core(s);
+    // SAFETY: the store is live and not otherwise borrowed here.
+    let core = unsafe { store::core(s) };
     let func = if is_raw(&ft) {
-        Func::new_raw(core.as_context_mut(), ft, move |_, slots| host.call_raw(slots))
+        Func::new_raw(core.as_context_mut(), ft, move |_, slots| {
+            // SAFETY: the core calls this on the store's thread, with the
+            // parameters in `slots` and room for the results.
+            unsafe { host.call_raw(slots) }
+        })
     } else {
-        Ok(Func::new(core, ft, move |caller, params, results| host.call_vals(caller, params, results)))
+        Ok(Func::new(core, ft, move |caller, params, results| {
+            // SAFETY: the core calls this on the store's thread.
+            unsafe { host.call_vals(caller, params, results) }
+        }))
     };
     match func {
-        Ok(f) => new_func_obj(s, f, ft, None).cast(),
+        // SAFETY: the store is live and owns the new function.
+        Ok(f) => unsafe { new_func(s, f, ft) },
         Err(e) => {
             log(format_args!("wasm_func_new: {e}"));
             ptr::null_mut()
@@ -236,55 +300,88 @@ unsafe fn new_host_func(
 
 /// A host function of type `ty` that runs `callback`. NULL if any
 /// argument is NULL.
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_func_new_with_env`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_func_new(
-    store: *mut wasm_store_t,
-    ty: *const wasm_functype_t,
+    store: Option<&mut wasm_store_t>,
+    ty: Option<&wasm_functype_t>,
     callback: wasm_func_callback_t,
 ) -> *mut wasm_func_t {
     let Some(cb) = callback else { return ptr::null_mut() };
-    new_host_func(store, ty, Callback::Plain(cb), Env { env: ptr::null_mut(), finalizer: None })
+    // SAFETY: as the caller promises.
+    unsafe { new_host_func(store, ty, Callback::Plain(cb), Env { env: ptr::null_mut(), finalizer: None }) }
 }
 
 /// A host function of type `ty` that runs `callback` with `env`. The
 /// finalizer runs once, when the store is deleted (wasm may call the
 /// function until then, even after the client deleted its handle).
-#[no_mangle]
+///
+/// # Safety
+/// `store` and `ty` may be NULL or any pointers: anything but a live store
+/// and function type counts as NULL. `callback` must be safe to call with
+/// `env` and the parameter and result vectors of the type, on the store's
+/// thread, as long as the store lives; `finalizer`, if given, with `env`.
+/// The store must not be used by another thread meanwhile.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_func_new_with_env(
-    store: *mut wasm_store_t,
-    ty: *const wasm_functype_t,
+    store: Option<&mut wasm_store_t>,
+    ty: Option<&wasm_functype_t>,
     callback: wasm_func_callback_with_env_t,
     env: *mut c_void,
     // Spelled out rather than `Finalizer`, so the header shows the C type.
     finalizer: Option<unsafe extern "C" fn(*mut c_void)>,
 ) -> *mut wasm_func_t {
     let Some(cb) = callback else { return ptr::null_mut() };
-    new_host_func(store, ty, Callback::WithEnv(cb), Env { env, finalizer })
+    // SAFETY: as the caller promises.
+    unsafe { new_host_func(store, ty, Callback::WithEnv(cb), Env { env, finalizer }) }
+}
+
+/// The function data of a live function handle.
+///
+/// # Safety
+/// As for [`object::get`].
+unsafe fn data<'a>(f: Option<&wasm_func_t>) -> Option<&'a FuncData> {
+    // SAFETY: as the caller promises.
+    match unsafe { get::<wasm_func_t>(f) }.map(|f| &f.item) {
+        Some(Item::Func(d)) => Some(d),
+        _ => None,
+    }
 }
 
 /// The function's type; NULL for a placeholder.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_func_type(f: *const wasm_func_t) -> *mut wasm_functype_t {
-    match obj(f).map(|f| &f.item) {
-        Some(Item::Func(d)) => ExternTypeObj::new_boxed(&cranewasm::ExternType::Func(d.ty)).cast(),
-        _ => ptr::null_mut(),
+///
+/// # Safety
+/// `f` may be NULL or any pointer: anything but a live function counts as
+/// NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_func_type(f: Option<&wasm_func_t>) -> *mut wasm_functype_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { data(f) } {
+        Some(d) => ExternTypeObj::new_handle(&cranewasm::ExternType::Func(d.ty)).cast(),
+        None => ptr::null_mut(),
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasm_func_param_arity(f: *const wasm_func_t) -> usize {
-    match obj(f).map(|f| &f.item) {
-        Some(Item::Func(d)) => d.ty.params().len(),
-        _ => 0,
-    }
+/// The number of parameters (0 for NULL or a placeholder).
+///
+/// # Safety
+/// As for [`wasm_func_type`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_func_param_arity(f: Option<&wasm_func_t>) -> usize {
+    // SAFETY: the client keeps the threading rule of `wasm_func_type`.
+    unsafe { data(f) }.map_or(0, |d| d.ty.params().len())
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasm_func_result_arity(f: *const wasm_func_t) -> usize {
-    match obj(f).map(|f| &f.item) {
-        Some(Item::Func(d)) => d.ty.results().len(),
-        _ => 0,
-    }
+/// The number of results (0 for NULL or a placeholder).
+///
+/// # Safety
+/// As for [`wasm_func_type`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_func_result_arity(f: Option<&wasm_func_t>) -> usize {
+    // SAFETY: the client keeps the threading rule of `wasm_func_type`.
+    unsafe { data(f) }.map_or(0, |d| d.ty.results().len())
 }
 
 /// Calls the function. The arguments must match its parameters in number
@@ -292,51 +389,186 @@ pub unsafe extern "C" fn wasm_func_result_arity(f: *const wasm_func_t) -> usize 
 /// written to `results->data` with `num_elems = size = result count`.
 /// Returns NULL on success and an owned trap otherwise: a trap of the
 /// function, or a wrong argument list. NULL `func` does nothing.
-#[no_mangle]
+///
+/// # Safety
+/// `func` may be NULL or any pointer: anything but a live function counts
+/// as NULL. `args` and `results` must be NULL or valid vectors (`data`
+/// holding `size` values). A callback that runs meanwhile may delete the
+/// function. The store must not be used by another thread meanwhile.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_func_call(
-    func: *const wasm_func_t,
-    args: *const wasm_val_vec_t,
-    results: *mut wasm_val_vec_t,
+    func: Option<&wasm_func_t>,
+    args: Option<&wasm_val_vec_t>,
+    results: Option<&mut wasm_val_vec_t>,
 ) -> *mut wasm_trap_t {
-    let Some(f) = obj(func) else { return ptr::null_mut() };
+    // SAFETY: the object is read before the call only: a callback may
+    // delete it, so what the call needs is copied out first.
+    let Some(f) = (unsafe { get::<wasm_func_t>(func) }) else { return ptr::null_mut() };
     let store = f.header.store;
-    let Item::Func(data) = &f.item else { return traps::new_trap(store, UNLINKED.as_bytes(), Vec::new()) };
-    let ty = data.ty;
-    let (np, nr) = (ty.params().len(), ty.results().len());
-    let args: &[wasm_val_t] = args.as_ref().map_or(&[], |a| a.raw().as_slice());
-    if args.len() != np {
-        let msg = format!("wasm_func_call: expected {np} arguments, got {}", args.len());
-        return traps::new_trap(store, msg.as_bytes(), Vec::new());
-    }
-    for (i, (a, t)) in args.iter().zip(ty.params()).enumerate() {
-        if a.kind != t.kind() {
-            let msg = format!("wasm_func_call: argument {i} has kind {}, expected {t}", a.kind);
-            return traps::new_trap(store, msg.as_bytes(), Vec::new());
-        }
-    }
-    let (out, out_size) = match results.as_mut() {
-        _ if nr == 0 => (ptr::null_mut(), 0),
-        Some(r) if r.size >= nr && !r.data.is_null() => (r.data, r.size),
-        _ => {
-            let msg = format!("wasm_func_call: the results vector has no room for {nr} results");
-            return traps::new_trap(store, msg.as_bytes(), Vec::new());
-        }
+    let Item::Func(data) = &f.item else {
+        // SAFETY: the store of a live object is live.
+        return unsafe { traps::new_trap(store, UNLINKED.as_bytes(), Vec::new()) };
     };
+    let call = Call { func: data.func, ty: data.ty, raw: data.raw };
+    let profile = data.profile.clone();
+    // SAFETY: the store of a live object is live; the vectors are valid
+    // (caller).
+    unsafe { call.run(store, args, results, profile) }
+}
 
-    let start = data.profile.as_ref().map(|_| Instant::now());
-    let outcome = if data.raw { call_raw(store, data, args, out, out_size) } else { call_vals(store, data, args, out) };
-    if let (Some(start), Some((profile, i))) = (start, &data.profile) {
-        profile.add(*i, start.elapsed());
-    }
-    match outcome {
-        Ok(()) => {
-            if let Some(r) = results.as_mut().filter(|_| nr > 0) {
-                r.num_elems = nr;
-                r.size = nr;
-            }
-            ptr::null_mut()
+/// What [`wasm_func_call`] needs of a function object, copied out of it.
+struct Call {
+    func: Func,
+    ty: FuncType,
+    raw: bool,
+}
+
+impl Call {
+    /// Checks the arguments, calls and writes the results.
+    ///
+    /// # Safety
+    /// `store` must be live and own the function; the vectors valid.
+    unsafe fn run(
+        &self,
+        store: *mut StoreObj,
+        args: Option<&wasm_val_vec_t>,
+        results: Option<&mut wasm_val_vec_t>,
+        profile: Option<(Rc<Profile>, usize)>,
+    ) -> *mut wasm_trap_t {
+        let trap = |msg: String| {
+            // SAFETY: `store` is live (caller).
+            unsafe { traps::new_trap(store, msg.as_bytes(), Vec::new()) }
+        };
+        let (np, nr) = (self.ty.params().len(), self.ty.results().len());
+        // SAFETY: a valid vector (caller).
+        let args: &[wasm_val_t] = args.map_or(&[], |a| unsafe { a.raw().as_slice() });
+        if args.len() != np {
+            return trap(format!("wasm_func_call: expected {np} arguments, got {}", args.len()));
         }
-        Err(trap) => trap,
+        for (i, (a, t)) in args.iter().zip(self.ty.params()).enumerate() {
+            if a.kind != t.kind() {
+                return trap(format!("wasm_func_call: argument {i} has kind {}, expected {t}", a.kind));
+            }
+        }
+        let (out, out_size) = match &results {
+            _ if nr == 0 => (ptr::null_mut(), 0),
+            Some(r) if r.size >= nr && !r.data.is_null() => (r.data, r.size),
+            _ => return trap(format!("wasm_func_call: the results vector has no room for {nr} results")),
+        };
+
+        let start = profile.as_ref().map(|_| Instant::now());
+        // SAFETY: the arguments were checked against the signature, and
+        // `out` has room for `out_size >= nr` values.
+        let outcome = unsafe {
+            if self.raw { self.call_raw(store, args, out, out_size) } else { self.call_vals(store, args, out) }
+        };
+        if let (Some(start), Some((profile, i))) = (start, &profile) {
+            profile.add(*i, start.elapsed());
+        }
+        match outcome {
+            Ok(()) => {
+                if let Some(r) = results.filter(|_| nr > 0) {
+                    r.num_elems = nr;
+                    r.size = nr;
+                }
+                ptr::null_mut()
+            }
+            Err(trap) => trap,
+        }
+    }
+
+    /// Runs a call whose values are all numbers over one slot array: the
+    /// client's arguments when there are no results, the client's results
+    /// buffer when it can hold both, a stack buffer otherwise.
+    ///
+    /// # Safety
+    /// As for [`Call::run`]; `args` match the parameters, `out` has room
+    /// for `out_size >= results` values.
+    unsafe fn call_raw(
+        &self,
+        store: *mut StoreObj,
+        args: &[wasm_val_t],
+        out: *mut wasm_val_t,
+        out_size: usize,
+    ) -> Result<(), *mut wasm_trap_t> {
+        let (np, nr) = (args.len(), self.ty.results().len());
+        // SAFETY: `store` is live (caller).
+        let mut cx = unsafe { store::core(store) }.as_context_mut();
+        let opaque = cx.opaque();
+        // SAFETY: (each call_raw and copy) the slots hold the arguments,
+        // whose kinds were checked against the signature, and have room for
+        // max(params, results) values; `out` has room for `out_size`.
+        let result = unsafe {
+            if nr == 0 {
+                // Nothing is written back, so the arguments are used in place.
+                self.func.call_raw(opaque, args.as_ptr().cast_mut().cast())
+            } else if out_size >= np.max(nr) {
+                let (a, o) = (args.as_ptr() as usize, out as usize);
+                let len = np * std::mem::size_of::<wasm_val_t>();
+                if a == o || a + len <= o || o + len <= a {
+                    // The same array for both (a common client idiom), or apart.
+                    copy_payloads(out, args.as_ptr(), self.ty.params());
+                } else {
+                    ptr::copy(args.as_ptr(), out, np);
+                }
+                self.func.call_raw(opaque, out.cast())
+            } else {
+                let n = np.max(nr);
+                let mut inline = [ValRaw::default(); INLINE_SLOTS];
+                let mut spilled = Vec::new();
+                let slots = if n <= INLINE_SLOTS {
+                    &mut inline[..n]
+                } else {
+                    spilled.resize(n, ValRaw::default());
+                    &mut spilled[..]
+                };
+                copy_payloads(slots.as_mut_ptr().cast(), args.as_ptr(), self.ty.params());
+                let r = self.func.call_raw(opaque, slots.as_mut_ptr());
+                if r.is_ok() {
+                    copy_payloads(out, slots.as_ptr().cast(), self.ty.results());
+                }
+                r
+            }
+        };
+        // SAFETY: `store` is live (caller).
+        result.map_err(|t| unsafe { traps::from_core(store, &t) })
+    }
+
+    /// Runs a call with references through the core's typed API.
+    ///
+    /// # Safety
+    /// As for [`Call::call_raw`].
+    unsafe fn call_vals(
+        &self,
+        store: *mut StoreObj,
+        args: &[wasm_val_t],
+        out: *mut wasm_val_t,
+    ) -> Result<(), *mut wasm_trap_t> {
+        // SAFETY: `store` is live (caller) and not otherwise borrowed here.
+        let core = unsafe { store::core(store) };
+        let mut params = Vec::with_capacity(args.len());
+        for (a, t) in args.iter().zip(self.ty.params()) {
+            // SAFETY: `core` is the core store of `store`.
+            match unsafe { val::to_core(store, &mut *core, a, *t) } {
+                Ok(v) => params.push(v),
+                Err(msg) => {
+                    let msg = format!("wasm_func_call: {msg}");
+                    // SAFETY: `store` is live.
+                    return Err(unsafe { traps::new_trap(store, msg.as_bytes(), Vec::new()) });
+                }
+            }
+        }
+        let mut results: Vec<Val> = self.ty.results().iter().map(|t| Val::default_for(*t)).collect();
+        if let Err(e) = self.func.call(&mut *core, &params, &mut results) {
+            // SAFETY: `store` is live.
+            return Err(unsafe { traps::from_error(store, &e) });
+        }
+        for (i, r) in results.into_iter().enumerate() {
+            // SAFETY: `out` has room for every result (caller); `core` is
+            // the core store of `store`.
+            unsafe { out.add(i).write(val::from_core(store, &mut *core, r)) };
+        }
+        Ok(())
     }
 }
 
@@ -353,103 +585,16 @@ unsafe fn copy_payloads(dst: *mut wasm_val_t, src: *const wasm_val_t, types: &[c
         return;
     }
     for (i, ty) in types.iter().enumerate() {
-        let (from, to) = (&*src.add(i), &mut *dst.add(i));
+        // SAFETY: both arrays hold `types.len()` values and do not overlap.
+        let (from, to) = unsafe { (&*src.add(i), &mut *dst.add(i)) };
         to.kind = from.kind;
-        match ty {
-            cranewasm::ValType::I32 | cranewasm::ValType::F32 => to.of.i32 = from.of.i32,
-            _ => to.of.i64 = from.of.i64,
+        // SAFETY: reading the union as the integer of the value's width;
+        // every bit pattern is an integer.
+        unsafe {
+            match ty {
+                cranewasm::ValType::I32 | cranewasm::ValType::F32 => to.of.i32 = from.of.i32,
+                _ => to.of.i64 = from.of.i64,
+            }
         }
     }
-}
-
-/// Runs a call whose values are all numbers over one slot array: the
-/// client's arguments when there are no results, the client's results
-/// buffer when it can hold both, a stack buffer otherwise.
-unsafe fn call_raw(
-    store: *mut StoreObj,
-    data: &FuncData,
-    args: &[wasm_val_t],
-    out: *mut wasm_val_t,
-    out_size: usize,
-) -> Result<(), *mut wasm_trap_t> {
-    let (np, nr) = (args.len(), data.ty.results().len());
-    let mut cx = store::core(store).as_context_mut();
-    let opaque = cx.opaque();
-    // SAFETY (each call_raw): the slots hold the arguments, whose kinds
-    // were checked against the signature, and have room for
-    // max(params, results) values.
-    let result = if nr == 0 {
-        // Nothing is written back, so the arguments are used in place.
-        data.func.call_raw(opaque, args.as_ptr().cast_mut().cast())
-    } else if out_size >= np.max(nr) {
-        let (a, o) = (args.as_ptr() as usize, out as usize);
-        let len = np * std::mem::size_of::<wasm_val_t>();
-        if a == o || a + len <= o || o + len <= a {
-            // The same array for both (a common client idiom), or apart.
-            copy_payloads(out, args.as_ptr(), data.ty.params());
-        } else {
-            ptr::copy(args.as_ptr(), out, np);
-        }
-        data.func.call_raw(opaque, out.cast())
-    } else {
-        let n = np.max(nr);
-        let mut inline = [ValRaw::default(); INLINE_SLOTS];
-        let mut spilled = Vec::new();
-        let slots = if n <= INLINE_SLOTS {
-            &mut inline[..n]
-        } else {
-            spilled.resize(n, ValRaw::default());
-            &mut spilled[..]
-        };
-        copy_payloads(slots.as_mut_ptr().cast(), args.as_ptr(), data.ty.params());
-        let r = data.func.call_raw(opaque, slots.as_mut_ptr());
-        if r.is_ok() {
-            copy_payloads(out, slots.as_ptr().cast(), data.ty.results());
-        }
-        r
-    };
-    result.map_err(|t| traps::from_core(store, &t))
-}
-
-/// Runs a call with references through the core's typed API.
-unsafe fn call_vals(
-    store: *mut StoreObj,
-    data: &FuncData,
-    args: &[wasm_val_t],
-    out: *mut wasm_val_t,
-) -> Result<(), *mut wasm_trap_t> {
-    let ty = data.ty;
-    let core = store::core(store);
-    let mut params = Vec::with_capacity(args.len());
-    for (a, t) in args.iter().zip(ty.params()) {
-        match val::to_core(store, &mut *core, a, *t) {
-            Ok(v) => params.push(v),
-            Err(msg) => return Err(traps::new_trap(store, format!("wasm_func_call: {msg}").as_bytes(), Vec::new())),
-        }
-    }
-    let mut results: Vec<Val> = ty.results().iter().map(|t| Val::default_for(*t)).collect();
-    if let Err(e) = data.func.call(&mut *core, &params, &mut results) {
-        return Err(traps::from_error(store, &e));
-    }
-    for (i, r) in results.into_iter().enumerate() {
-        out.add(i).write(val::from_core(store, &mut *core, r));
-    }
-    Ok(())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_func_copy(f: *const wasm_func_t) -> *mut wasm_func_t {
-    copy(f)
-}
-
-/// Deletes the handle; the function stays callable by wasm until its store
-/// is deleted.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_func_delete(f: *mut wasm_func_t) {
-    release(f.cast())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_func_same(a: *const wasm_func_t, b: *const wasm_func_t) -> bool {
-    same(a, b)
 }

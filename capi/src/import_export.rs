@@ -8,64 +8,42 @@ use std::ptr;
 
 use cranewasm::{ExportType, ImportType};
 
-use crate::types::{wasm_externtype_copy, wasm_externtype_delete, ExternTypeObj};
-use crate::vec::{name_from_str, take_name, wasm_byte_vec_copy, wasm_byte_vec_delete, wasm_name_t, RawVec};
-use crate::*;
+use crate::handle::Kind;
+use crate::object::{self, Object, Own, c_object, get};
+use crate::types::{ExternTypeObj, wasm_externtype_t};
+use crate::vec::{RawVec, name_from_str, take_name, wasm_byte_vec_copy, wasm_byte_vec_delete, wasm_name_t};
 
 /// What a `wasm_importtype_t *` points at.
 pub struct ImportTypeObj {
     module: wasm_name_t,
     name: wasm_name_t,
-    ty: *mut wasm_externtype_t,
+    ty: Own<wasm_externtype_t>,
 }
 
 /// What a `wasm_exporttype_t *` points at.
 pub struct ExportTypeObj {
     name: wasm_name_t,
-    ty: *mut wasm_externtype_t,
+    ty: Own<wasm_externtype_t>,
 }
 
 impl Drop for ImportTypeObj {
     fn drop(&mut self) {
-        // SAFETY: the names and the type are owned by this object.
+        // SAFETY: the names are owned by this object.
         unsafe {
             wasm_byte_vec_delete(&mut self.module);
             wasm_byte_vec_delete(&mut self.name);
-            wasm_externtype_delete(self.ty);
         }
     }
 }
 
 impl Drop for ExportTypeObj {
     fn drop(&mut self) {
-        // SAFETY: as for imports.
-        unsafe {
-            wasm_byte_vec_delete(&mut self.name);
-            wasm_externtype_delete(self.ty);
-        }
+        // SAFETY: the name is owned by this object.
+        unsafe { wasm_byte_vec_delete(&mut self.name) }
     }
 }
 
-impl ImportTypeObj {
-    /// The C form of a module's import.
-    pub fn new_boxed(i: &ImportType) -> *mut wasm_importtype_t {
-        let obj = ImportTypeObj {
-            module: name_from_str(&i.module),
-            name: name_from_str(&i.name),
-            ty: ExternTypeObj::new_boxed(&i.ty),
-        };
-        Box::into_raw(Box::new(obj)).cast()
-    }
-}
-
-impl ExportTypeObj {
-    /// The C form of a module's export.
-    pub fn new_boxed(e: &ExportType) -> *mut wasm_exporttype_t {
-        let obj = ExportTypeObj { name: name_from_str(&e.name), ty: ExternTypeObj::new_boxed(&e.ty) };
-        Box::into_raw(Box::new(obj)).cast()
-    }
-}
-
+/// A copy of an owned name.
 fn copy_name(n: &wasm_name_t) -> wasm_name_t {
     let mut out = RawVec::EMPTY;
     // SAFETY: `n` is a valid name owned by a live type object.
@@ -73,101 +51,183 @@ fn copy_name(n: &wasm_name_t) -> wasm_name_t {
     wasm_name_t::from_raw(out)
 }
 
+/// A copy of an owned type handle (`None` if the client deleted it).
+fn copy_type(t: &Own<wasm_externtype_t>) -> Option<Own<wasm_externtype_t>> {
+    t.get()?.duplicate().and_then(Own::new)
+}
+
+// SAFETY: import type cells hold `ImportTypeObj`s, named by
+// `wasm_importtype_t` only.
+unsafe impl Object for ImportTypeObj {
+    fn kind(&self) -> Kind {
+        Kind::ImportType
+    }
+    fn duplicate(&self) -> Option<ImportTypeObj> {
+        Some(ImportTypeObj { module: copy_name(&self.module), name: copy_name(&self.name), ty: copy_type(&self.ty)? })
+    }
+}
+
+// SAFETY: export type cells hold `ExportTypeObj`s, named by
+// `wasm_exporttype_t` only.
+unsafe impl Object for ExportTypeObj {
+    fn kind(&self) -> Kind {
+        Kind::ExportType
+    }
+    fn duplicate(&self) -> Option<ExportTypeObj> {
+        Some(ExportTypeObj { name: copy_name(&self.name), ty: copy_type(&self.ty)? })
+    }
+}
+
+/// An owned handle on a new type object for `ty`.
+fn type_handle(ty: &cranewasm::ExternType) -> Option<Own<wasm_externtype_t>> {
+    // SAFETY: a fresh handle, ours alone.
+    unsafe { Own::adopt(ExternTypeObj::new_handle(ty)) }
+}
+
+impl ImportTypeObj {
+    /// A new import type object for a module's import (NULL if the table
+    /// of objects is full).
+    pub fn new_handle(i: &ImportType) -> *mut wasm_importtype_t {
+        let Some(ty) = type_handle(&i.ty) else { return ptr::null_mut() };
+        object::new(ImportTypeObj { module: name_from_str(&i.module), name: name_from_str(&i.name), ty })
+    }
+}
+
+impl ExportTypeObj {
+    /// A new export type object for a module's export (NULL if the table
+    /// of objects is full).
+    pub fn new_handle(e: &ExportType) -> *mut wasm_exporttype_t {
+        let Some(ty) = type_handle(&e.ty) else { return ptr::null_mut() };
+        object::new(ExportTypeObj { name: name_from_str(&e.name), ty })
+    }
+}
+
+c_object! {
+    /// An import of a module: module name, field name and type.
+    wasm_importtype_t: ImportTypeObj [ImportType];
+    delete: wasm_importtype_delete;
+    copy: wasm_importtype_copy;
+}
+
 /// An import type taking ownership of both names and the type. NULL (and
-/// nothing taken) if any is NULL.
-#[no_mangle]
+/// those given consumed all the same) if any is NULL or the type is not a
+/// live type.
+///
+/// # Safety
+/// `module` and `name` must be NULL or valid vectors the caller owns; `ty`
+/// NULL or any pointer (a live type must be the caller's to give).
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_importtype_new(
     module: *mut wasm_name_t,
     name: *mut wasm_name_t,
-    ty: *mut wasm_externtype_t,
+    ty: Option<&mut wasm_externtype_t>,
 ) -> *mut wasm_importtype_t {
-    if module.is_null() || name.is_null() || ty.is_null() {
-        // The arguments are owned: those given are consumed even so.
-        wasm_byte_vec_delete(module);
-        wasm_byte_vec_delete(name);
-        wasm_externtype_delete(ty);
+    // SAFETY: the type is the caller's to give.
+    let ty = unsafe { Own::adopt(ty) };
+    if module.is_null() || name.is_null() || ty.is_none() {
+        // SAFETY: the names are the caller's to give (or NULL).
+        unsafe {
+            wasm_byte_vec_delete(module);
+            wasm_byte_vec_delete(name);
+        }
         return ptr::null_mut();
     }
-    let obj = ImportTypeObj { module: take_name(module), name: take_name(name), ty };
-    Box::into_raw(Box::new(obj)).cast()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_importtype_delete(t: *mut wasm_importtype_t) {
-    if !t.is_null() {
-        drop(Box::from_raw(t.cast::<ImportTypeObj>()));
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_importtype_copy(t: *const wasm_importtype_t) -> *mut wasm_importtype_t {
-    let Some(t) = t.cast::<ImportTypeObj>().as_ref() else { return ptr::null_mut() };
-    let obj = ImportTypeObj { module: copy_name(&t.module), name: copy_name(&t.name), ty: wasm_externtype_copy(t.ty) };
-    Box::into_raw(Box::new(obj)).cast()
+    let Some(ty) = ty else { return ptr::null_mut() };
+    // SAFETY: valid vectors the caller gives up.
+    let (module, name) = unsafe { (take_name(module), take_name(name)) };
+    object::new(ImportTypeObj { module, name, ty })
 }
 
 /// The module name (NUL-terminated, NUL counted).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_importtype_module(t: *const wasm_importtype_t) -> *const wasm_name_t {
-    t.cast::<ImportTypeObj>().as_ref().map_or(ptr::null(), |t| &t.module)
+///
+/// # Safety
+/// `t` may be NULL or any pointer: anything but a live import type counts
+/// as NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_importtype_module(t: Option<&wasm_importtype_t>) -> *const wasm_name_t {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { get::<wasm_importtype_t>(t) }.map_or(ptr::null(), |t| &t.module)
 }
 
 /// The field name (NUL-terminated, NUL counted).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_importtype_name(t: *const wasm_importtype_t) -> *const wasm_name_t {
-    t.cast::<ImportTypeObj>().as_ref().map_or(ptr::null(), |t| &t.name)
+///
+/// # Safety
+/// As for [`wasm_importtype_module`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_importtype_name(t: Option<&wasm_importtype_t>) -> *const wasm_name_t {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { get::<wasm_importtype_t>(t) }.map_or(ptr::null(), |t| &t.name)
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasm_importtype_type(t: *const wasm_importtype_t) -> *const wasm_externtype_t {
-    t.cast::<ImportTypeObj>().as_ref().map_or(ptr::null(), |t| t.ty)
+/// The import's type (owned by the import type).
+///
+/// # Safety
+/// As for [`wasm_importtype_module`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_importtype_type(t: Option<&wasm_importtype_t>) -> *const wasm_externtype_t {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { get::<wasm_importtype_t>(t) }.map_or(ptr::null(), |t| t.ty.as_ptr())
 }
 
 /// Whether the import is satisfied by a function registered with the
 /// runtime ahead of instantiation. WAMR answers from its table of native
 /// symbols; cranewasm has no such table (imports are only ever given to
 /// `wasm_instance_new`), so the answer is always false.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_importtype_is_linked(_t: *const wasm_importtype_t) -> bool {
+///
+/// # Safety
+/// `t` may be any pointer; it is not used.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_importtype_is_linked(_t: Option<&wasm_importtype_t>) -> bool {
     false
 }
 
+c_object! {
+    /// An export of a module: name and type.
+    wasm_exporttype_t: ExportTypeObj [ExportType];
+    delete: wasm_exporttype_delete;
+    copy: wasm_exporttype_copy;
+}
+
 /// An export type taking ownership of the name and the type. NULL (and
-/// nothing taken) if either is NULL.
-#[no_mangle]
+/// those given consumed all the same) if either is NULL or the type is not
+/// a live type.
+///
+/// # Safety
+/// As for [`wasm_importtype_new`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_exporttype_new(
     name: *mut wasm_name_t,
-    ty: *mut wasm_externtype_t,
+    ty: Option<&mut wasm_externtype_t>,
 ) -> *mut wasm_exporttype_t {
-    if name.is_null() || ty.is_null() {
-        // The arguments are owned: those given are consumed even so.
-        wasm_byte_vec_delete(name);
-        wasm_externtype_delete(ty);
+    // SAFETY: the type is the caller's to give.
+    let ty = unsafe { Own::adopt(ty) };
+    let (false, Some(ty)) = (name.is_null(), ty) else {
+        // SAFETY: the name is the caller's to give (or NULL).
+        unsafe { wasm_byte_vec_delete(name) };
         return ptr::null_mut();
-    }
-    Box::into_raw(Box::new(ExportTypeObj { name: take_name(name), ty })).cast()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_exporttype_delete(t: *mut wasm_exporttype_t) {
-    if !t.is_null() {
-        drop(Box::from_raw(t.cast::<ExportTypeObj>()));
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_exporttype_copy(t: *const wasm_exporttype_t) -> *mut wasm_exporttype_t {
-    let Some(t) = t.cast::<ExportTypeObj>().as_ref() else { return ptr::null_mut() };
-    Box::into_raw(Box::new(ExportTypeObj { name: copy_name(&t.name), ty: wasm_externtype_copy(t.ty) })).cast()
+    };
+    // SAFETY: a valid vector the caller gives up.
+    let name = unsafe { take_name(name) };
+    object::new(ExportTypeObj { name, ty })
 }
 
 /// The export's name (NUL-terminated, NUL counted).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_exporttype_name(t: *const wasm_exporttype_t) -> *const wasm_name_t {
-    t.cast::<ExportTypeObj>().as_ref().map_or(ptr::null(), |t| &t.name)
+///
+/// # Safety
+/// `t` may be NULL or any pointer: anything but a live export type counts
+/// as NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_exporttype_name(t: Option<&wasm_exporttype_t>) -> *const wasm_name_t {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { get::<wasm_exporttype_t>(t) }.map_or(ptr::null(), |t| &t.name)
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasm_exporttype_type(t: *const wasm_exporttype_t) -> *const wasm_externtype_t {
-    t.cast::<ExportTypeObj>().as_ref().map_or(ptr::null(), |t| t.ty)
+/// The export's type (owned by the export type).
+///
+/// # Safety
+/// As for [`wasm_exporttype_name`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_exporttype_type(t: Option<&wasm_exporttype_t>) -> *const wasm_externtype_t {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { get::<wasm_exporttype_t>(t) }.map_or(ptr::null(), |t| t.ty.as_ptr())
 }

@@ -19,7 +19,7 @@
 
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
-use std::ffi::{c_char, CStr};
+use std::ffi::{CStr, c_char};
 use std::ptr;
 use std::rc::Rc;
 use std::time::Duration;
@@ -28,9 +28,10 @@ use cranewasm::{Extern, ExternType, Func, Global, Instance, Memory, Table, Val};
 
 use crate::config::InstantiationArgs;
 use crate::extern_::{self, ExternObj};
-use crate::object::{impl_object, register, release, Header, ObjKind};
+use crate::handle::Kind;
+use crate::object::{self, Header, Object, c_object, get};
 use crate::store::{self, StoreObj};
-use crate::vec::{wasm_extern_vec_t, RawVec};
+use crate::vec::{RawVec, wasm_extern_vec_t};
 use crate::*;
 
 /// Time spent in calls to an instance's exported functions, per function.
@@ -60,7 +61,8 @@ pub struct Lives {
 /// # Safety
 /// `store` must be live.
 pub unsafe fn retain(store: *mut StoreObj, instance: Instance) {
-    *(*store).lives.handles.entry(instance).or_insert(0) += 1;
+    // SAFETY: as the caller promises.
+    *unsafe { &mut (*store).lives }.handles.entry(instance).or_insert(0) += 1;
 }
 
 /// Counts one C object fewer referring to `instance`, and releases the
@@ -69,7 +71,8 @@ pub unsafe fn retain(store: *mut StoreObj, instance: Instance) {
 /// # Safety
 /// `store` must be live and own `instance`, which must have been retained.
 pub unsafe fn unretain(store: *mut StoreObj, instance: Instance) {
-    let lives = &mut (*store).lives;
+    // SAFETY: as the caller promises.
+    let lives = unsafe { &mut (*store).lives };
     let Some(n) = lives.handles.get_mut(&instance) else { return };
     *n -= 1;
     if *n > 0 {
@@ -80,7 +83,7 @@ pub unsafe fn unretain(store: *mut StoreObj, instance: Instance) {
         // SAFETY: no C object refers to the instance any more, and its
         // functions never went anywhere the C layer cannot see; what other
         // instances imported from it the core keeps alive itself.
-        instance.release(store::core(store));
+        unsafe { instance.release(store::core(store)) };
     }
 }
 
@@ -90,19 +93,50 @@ pub unsafe fn unretain(store: *mut StoreObj, instance: Instance) {
 /// # Safety
 /// `store` must be live.
 pub unsafe fn escape(store: *mut StoreObj, instance: Instance) {
-    (*store).lives.escaped.insert(instance);
+    // SAFETY: as the caller promises.
+    unsafe { &mut (*store).lives }.escaped.insert(instance);
 }
 
 /// What a `wasm_instance_t *` points at.
 #[repr(C)]
 pub struct InstanceObj {
-    pub header: Header,
-    pub instance: Instance,
+    header: Header,
+    instance: Instance,
     /// Present when the engine profiles.
     profile: Option<Rc<Profile>>,
 }
 
-impl_object!(InstanceObj);
+const _: () = assert!(std::mem::offset_of!(InstanceObj, header) == 0);
+
+impl InstanceObj {
+    /// A new handle on `instance` of `store`, which it keeps alive.
+    ///
+    /// # Safety
+    /// `store` must be live and own `instance`.
+    unsafe fn new(store: *mut StoreObj, instance: Instance, profile: Option<Rc<Profile>>) -> InstanceObj {
+        // SAFETY: as the caller promises.
+        unsafe { retain(store, instance) };
+        InstanceObj { header: Header::new(store), instance, profile }
+    }
+}
+
+// SAFETY: instance cells hold `InstanceObj`s, which start with their
+// header.
+unsafe impl Object for InstanceObj {
+    fn kind(&self) -> Kind {
+        Kind::Instance
+    }
+    fn header(&mut self) -> Option<&mut Header> {
+        Some(&mut self.header)
+    }
+    fn duplicate(&self) -> Option<InstanceObj> {
+        // SAFETY: objects exist only while their store does.
+        Some(unsafe { InstanceObj::new(self.header.store, self.instance, self.profile.clone()) })
+    }
+    fn same(&self, other: &InstanceObj) -> bool {
+        self.instance == other.instance
+    }
+}
 
 impl Drop for InstanceObj {
     fn drop(&mut self) {
@@ -111,13 +145,23 @@ impl Drop for InstanceObj {
     }
 }
 
-unsafe fn obj<'a>(i: *const wasm_instance_t) -> Option<&'a InstanceObj> {
-    i.cast::<InstanceObj>().as_ref()
+c_object! {
+    /// An instance of a module.
+    wasm_instance_t: InstanceObj [Instance];
+    delete: wasm_instance_delete;
+    copy: wasm_instance_copy;
+    same: wasm_instance_same;
+    host_info: wasm_instance_get_host_info, wasm_instance_set_host_info, wasm_instance_set_host_info_with_finalizer;
+    as_ref: wasm_instance_as_ref, wasm_instance_as_ref_const, wasm_ref_as_instance, wasm_ref_as_instance_const;
 }
 
 /// A stand-in for an import the client did not provide.
+///
+/// # Safety
+/// `store` must be live and not otherwise borrowed.
 unsafe fn stand_in(store: *mut StoreObj, ty: &ExternType) -> cranewasm::Result<Extern> {
-    let core = store::core(store);
+    // SAFETY: as the caller promises.
+    let core = unsafe { store::core(store) };
     Ok(match *ty {
         ExternType::Func(f) => Extern::Func(Func::unlinked(core, f)),
         ExternType::Global(g) => Extern::Global(Global::new(core, g, Val::default_for(g.content))?),
@@ -126,95 +170,127 @@ unsafe fn stand_in(store: *mut StoreObj, ty: &ExternType) -> cranewasm::Result<E
     })
 }
 
+/// Instantiates; on failure, the trap saying why (NULL when the module is
+/// not a live module).
+///
+/// # Safety
+/// `store` must be live and not otherwise borrowed; `imports` NULL or a
+/// valid vector.
 unsafe fn instantiate(
     store: *mut StoreObj,
     module: *const wasm_module_t,
-    imports: *const wasm_extern_vec_t,
+    imports: Option<&wasm_extern_vec_t>,
 ) -> Result<*mut wasm_instance_t, *mut wasm_trap_t> {
-    let fail = |e: &cranewasm::Error| crate::trap::from_error(store, e);
-    let Some(slot) = crate::module::slot(module) else { return Err(ptr::null_mut()) };
-    let module = slot.shared.module.clone();
-    let given = imports.as_ref().map_or(&[][..], |v| v.raw().as_slice());
+    // SAFETY: `store` is live (caller).
+    let fail = |e: &cranewasm::Error| unsafe { crate::trap::from_error(store, e) };
+    // SAFETY: the client keeps the threading rule of the module.
+    let Some(slot) = (unsafe { crate::module::slot(module) }) else { return Err(ptr::null_mut()) };
+    let module = slot.module().clone();
+    // SAFETY: a valid vector (caller).
+    let given = imports.map_or(&[][..], |v| unsafe { v.raw().as_slice() });
     let mut externs = Vec::with_capacity(module.imports().len());
     for (i, import) in module.imports().enumerate() {
-        let provided = given.get(i).and_then(|e| extern_::obj(*e)).and_then(ExternObj::to_core);
+        // SAFETY: the client keeps the threading rule of the externs.
+        let provided = given.get(i).and_then(|e| unsafe { get::<wasm_extern_t>(*e) }).and_then(ExternObj::to_core);
         externs.push(match provided {
             Some(e) => e,
-            None => stand_in(store, &import.ty).map_err(|e| fail(&e))?,
+            // SAFETY: `store` is live and not otherwise borrowed.
+            None => unsafe { stand_in(store, &import.ty) }.map_err(|e| fail(&e))?,
         });
     }
-    let instance = Instance::new(store::core(store), &module, &externs).map_err(|e| fail(&e))?;
-    let profile = (*store).profiling.then(|| {
-        let funcs = instance.exports(store::core(store)).into_iter().map(|(name, _)| (name, Cell::new(0.0)));
+    // SAFETY: as above.
+    let core = unsafe { store::core(store) };
+    let instance = Instance::new(&mut *core, &module, &externs).map_err(|e| fail(&e))?;
+    // SAFETY: `store` is live.
+    let profile = unsafe { (*store).profiling }.then(|| {
+        let funcs = instance.exports(&mut *core).into_iter().map(|(name, _)| (name, Cell::new(0.0)));
         Rc::new(Profile { funcs: funcs.collect() })
     });
-    retain(store, instance);
-    let obj = InstanceObj { header: Header::new(ObjKind::Instance, store), instance, profile };
-    Ok(register(obj).cast())
+    // SAFETY: the store is live and owns the new instance.
+    Ok(object::new(unsafe { InstanceObj::new(store, instance, profile) }))
 }
 
 /// Instantiates `module` with `imports` in the module's import order. On
 /// failure returns NULL and sets `*trap` (when given) to a trap saying why:
 /// a trap of the start function or of a segment initialisation, or an
 /// import of the wrong type. Without `trap`, the reason goes to stderr.
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_instance_new_with_args_ex`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_instance_new(
-    store: *mut wasm_store_t,
+    store: Option<&mut wasm_store_t>,
     module: *const wasm_module_t,
-    imports: *const wasm_extern_vec_t,
+    imports: Option<&wasm_extern_vec_t>,
     trap: *mut *mut wasm_trap_t,
 ) -> *mut wasm_instance_t {
-    wasm_instance_new_with_args_ex(store, module, imports, trap, ptr::null())
+    // SAFETY: as the caller promises.
+    unsafe { wasm_instance_new_with_args_ex(store, module, imports, trap, None) }
 }
 
 /// [`wasm_instance_new`] with WAMR's stack and heap sizes. Wasm runs on
 /// the calling thread's stack (bounded by the engine), and memories are
 /// the module's own, so both are accepted and ignored.
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_instance_new_with_args_ex`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_instance_new_with_args(
-    store: *mut wasm_store_t,
+    store: Option<&mut wasm_store_t>,
     module: *const wasm_module_t,
-    imports: *const wasm_extern_vec_t,
+    imports: Option<&wasm_extern_vec_t>,
     trap: *mut *mut wasm_trap_t,
     stack_size: u32,
     heap_size: u32,
 ) -> *mut wasm_instance_t {
     let args =
         InstantiationArgs { default_stack_size: stack_size, host_managed_heap_size: heap_size, max_memory_pages: 0 };
-    wasm_instance_new_with_args_ex(store, module, imports, trap, &args)
+    // SAFETY: as the caller promises.
+    unsafe { wasm_instance_new_with_args_ex(store, module, imports, trap, Some(&args)) }
 }
 
 /// [`wasm_instance_new`] with WAMR's instantiation arguments, accepted and
 /// ignored as in [`wasm_instance_new_with_args`] (`max_memory_pages`
 /// included: memories grow to their declared maximum).
-#[no_mangle]
+///
+/// # Safety
+/// `store` and `module` may be NULL or any pointers, and so may the
+/// elements of `imports`: anything but a live object of the right type
+/// counts as NULL. `imports` must be NULL or a valid vector, `trap` NULL or
+/// writable. The store must not be used by another thread meanwhile.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_instance_new_with_args_ex(
-    store: *mut wasm_store_t,
+    store: Option<&mut wasm_store_t>,
     module: *const wasm_module_t,
-    imports: *const wasm_extern_vec_t,
+    imports: Option<&wasm_extern_vec_t>,
     trap: *mut *mut wasm_trap_t,
-    _args: *const InstantiationArgs,
+    _args: Option<&InstantiationArgs>,
 ) -> *mut wasm_instance_t {
-    let Some(store) = store::from_c(store) else { return ptr::null_mut() };
-    let store: *mut StoreObj = store;
-    match instantiate(store, module, imports) {
+    // SAFETY: the client keeps the threading rule above.
+    let Some(store) = (unsafe { store::from_c(store) }) else { return ptr::null_mut() };
+    // SAFETY: the store is live and not otherwise borrowed; `imports` is
+    // valid (caller).
+    let outcome = unsafe { instantiate(store, module, imports) };
+    // SAFETY: `trap` is NULL or writable (caller).
+    let trap = unsafe { trap.as_mut() };
+    match outcome {
         Ok(instance) => {
-            if let Some(t) = trap.as_mut() {
+            if let Some(t) = trap {
                 *t = ptr::null_mut();
             }
             instance
         }
         Err(t) if t.is_null() => ptr::null_mut(),
         Err(t) => {
-            match trap.as_mut() {
+            match trap {
                 Some(out) => *out = t,
                 None => {
-                    let mut message = RawVec::<crate::vec::wasm_byte_t>::EMPTY;
-                    crate::trap::wasm_trap_message(t, (&mut message as *mut RawVec<_>).cast());
-                    let text = crate::vec::name_bytes((&message as *const RawVec<_>).cast());
-                    log(format_args!("wasm_instance_new: {}", String::from_utf8_lossy(text)));
-                    crate::vec::wasm_byte_vec_delete((&mut message as *mut RawVec<_>).cast());
-                    release(t.cast());
+                    // SAFETY: our own trap, deleted once read.
+                    unsafe {
+                        let text = crate::trap::message(t).map(String::from_utf8_lossy).unwrap_or_default();
+                        log(format_args!("wasm_instance_new: {text}"));
+                        object::delete::<wasm_trap_t>(t);
+                    }
                 }
             }
             ptr::null_mut()
@@ -222,55 +298,39 @@ pub unsafe extern "C" fn wasm_instance_new_with_args_ex(
     }
 }
 
-/// Deletes the handle. The instance is freed when no handle to it and no
-/// extern object of its exports is left (WAMR's samples call exports after
-/// deleting their instance), or with its store.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_instance_delete(i: *mut wasm_instance_t) {
-    release(i.cast())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_instance_copy(i: *const wasm_instance_t) -> *mut wasm_instance_t {
-    let Some(i) = obj(i) else { return ptr::null_mut() };
-    retain(i.header.store, i.instance);
-    let copy = InstanceObj {
-        header: Header::new(ObjKind::Instance, i.header.store),
-        instance: i.instance,
-        profile: i.profile.clone(),
-    };
-    register(copy).cast()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_instance_same(a: *const wasm_instance_t, b: *const wasm_instance_t) -> bool {
-    match (obj(a), obj(b)) {
-        (None, None) => true,
-        (Some(a), Some(b)) => a.instance == b.instance,
-        _ => false,
-    }
-}
-
 /// Sets `*out` to new objects for the instance's exports, in the module's
 /// export order.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_instance_exports(i: *const wasm_instance_t, out: *mut wasm_extern_vec_t) {
-    let Some(out) = out.as_mut() else { return };
-    let Some(i) = obj(i) else {
-        ptr::write(out, wasm_extern_vec_t::from_raw(RawVec::EMPTY));
+///
+/// # Safety
+/// `i` may be NULL or any pointer: anything but a live instance counts as
+/// NULL (an empty vector). `out` must be NULL or writable. The store must
+/// not be used by another thread meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_instance_exports(i: Option<&wasm_instance_t>, out: *mut wasm_extern_vec_t) {
+    if out.is_null() {
         return;
-    };
-    let store = i.header.store;
-    let exports = i.instance.exports(store::core(store));
-    let items = exports.into_iter().enumerate().map(|(n, (_, e))| {
-        let obj = extern_::from_core(store, e);
-        extern_::set_owner(obj, i.instance);
-        if let (Some(p), extern_::Item::Func(f)) = (&i.profile, &mut (*obj).item) {
-            f.profile = Some((p.clone(), n));
+    }
+    // SAFETY: the client keeps the threading rule above.
+    let items = match unsafe { get::<wasm_instance_t>(i) } {
+        Some(i) => {
+            let store = i.header.store;
+            // SAFETY: the store of a live object is live and not otherwise
+            // borrowed here.
+            let exports = i.instance.exports(unsafe { store::core(store) });
+            let items = exports.into_iter().enumerate().map(|(n, (_, e))| {
+                // SAFETY: the store is live and owns the instance's exports.
+                let mut obj = unsafe { ExternObj::from_core(store, e, Some(i.instance)) };
+                if let (Some(p), extern_::Item::Func(f)) = (&i.profile, &mut obj.item) {
+                    f.profile = Some((p.clone(), n));
+                }
+                object::new::<wasm_extern_t>(obj)
+            });
+            RawVec::from_items(items.collect::<Vec<_>>().into_iter())
         }
-        obj.cast::<wasm_extern_t>()
-    });
-    ptr::write(out, wasm_extern_vec_t::from_raw(RawVec::from_items(items.collect::<Vec<_>>().into_iter())));
+        None => RawVec::EMPTY,
+    };
+    // SAFETY: `out` is writable (caller).
+    unsafe { out.write(wasm_extern_vec_t::from_raw(items)) };
 }
 
 /// Total milliseconds spent in calls (through `wasm_func_call`) to the
@@ -278,9 +338,14 @@ pub unsafe extern "C" fn wasm_instance_exports(i: *const wasm_instance_t, out: *
 /// configured with `wasm_config_set_linux_perf_opt(config, true)`, our
 /// stand-in for WAMR's profiling build; otherwise the answer is -1, as from
 /// a WAMR built without profiling. 0 for NULL.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_instance_sum_wasm_exec_time(i: *const wasm_instance_t) -> f64 {
-    match obj(i) {
+///
+/// # Safety
+/// `i` may be NULL or any pointer: anything but a live instance counts as
+/// NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_instance_sum_wasm_exec_time(i: Option<&wasm_instance_t>) -> f64 {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { get::<wasm_instance_t>(i) } {
         Some(i) => i.profile.as_ref().map_or(-1.0, |p| p.funcs.iter().map(|(_, ms)| ms.get()).sum()),
         None => 0.0,
     }
@@ -289,10 +354,19 @@ pub unsafe extern "C" fn wasm_instance_sum_wasm_exec_time(i: *const wasm_instanc
 /// Milliseconds spent in calls to the exported function `name`, timed as
 /// for [`wasm_instance_sum_wasm_exec_time`] (-1 when not profiling); 0 for
 /// an unknown name or NULL arguments.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_instance_get_wasm_func_exec_time(i: *const wasm_instance_t, name: *const c_char) -> f64 {
-    let (Some(i), false) = (obj(i), name.is_null()) else { return 0.0 };
+///
+/// # Safety
+/// As for [`wasm_instance_sum_wasm_exec_time`]; `name` must be NULL or a
+/// NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_instance_get_wasm_func_exec_time(
+    i: Option<&wasm_instance_t>,
+    name: *const c_char,
+) -> f64 {
+    // SAFETY: the client keeps the threading rule above.
+    let (Some(i), false) = (unsafe { get::<wasm_instance_t>(i) }, name.is_null()) else { return 0.0 };
     let Some(p) = &i.profile else { return -1.0 };
-    let name = CStr::from_ptr(name).to_bytes();
+    // SAFETY: a NUL-terminated string (caller).
+    let name = unsafe { CStr::from_ptr(name) }.to_bytes();
     p.funcs.iter().find(|(n, _)| n.as_bytes() == name).map_or(0.0, |(_, ms)| ms.get())
 }

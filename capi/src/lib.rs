@@ -4,8 +4,11 @@
 //! thin: it checks and converts C values, calls the core crate and converts
 //! back. Three rules shape it:
 //!
-//! * **NULL is always allowed.** Every pointer argument may be NULL; the
-//!   function then returns NULL / 0 / false or does nothing.
+//! * **NULL is always allowed**, and so is any pointer to an object: every
+//!   object argument is looked up in the live-object table ([`handle`]),
+//!   so NULL, a pointer the library never handed out and a deleted object
+//!   are refused alike (the function returns NULL / 0 / false or does
+//!   nothing), never read.
 //! * **Objects belong to their store.** Everything created in a store
 //!   (functions, globals, tables, memories, instances, modules, traps,
 //!   frames, foreign objects) is registered with it; deleting the store frees
@@ -17,11 +20,13 @@
 //! [`val`], [`config`], [`engine`], [`store`], [`module`], [`instance`],
 //! [`func`], [`global`], [`table`], [`memory`], [`extern_`], [`ref_`],
 //! [`trap`], [`frame`]; [`wat`] holds our own `cranewasm_*` extensions.
+//! [`object`] holds the object model (and the macro that declares each C
+//! object type), [`handle`] the live-object table.
 
 #![allow(non_camel_case_types)]
-// The exported functions check their pointers for NULL themselves; each
-// `unsafe` block below names the invariant it relies on.
-#![allow(clippy::missing_safety_doc)]
+// Every exported function says what it requires of its pointers, and every
+// `unsafe` block why it is sound.
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod config;
 pub mod engine;
@@ -29,6 +34,7 @@ pub mod extern_;
 pub mod frame;
 pub mod func;
 pub mod global;
+pub mod handle;
 pub mod import_export;
 pub mod instance;
 pub mod memory;
@@ -43,68 +49,27 @@ pub mod val;
 pub mod vec;
 pub mod wat;
 
-/// Declares the C API's opaque handle types.
-///
-/// They have no Rust fields: a pointer to one is really a pointer to a
-/// runtime object (`engine::EngineObj`, `store::StoreObj`,
-/// `types::ValTypeObj`, `types::ExternTypeObj` for the entity types,
-/// `import_export::*TypeObj`, `extern_::ExternObj` for the five extern
-/// kinds, `instance::InstanceObj`, `trap::TrapObj`, `frame::FrameObj`,
-/// `ref_::ForeignObj`), and the functions that take one cast it back. Being plain (not `repr(C)`) structs, they appear in the
-/// header as incomplete `struct` types, as in WAMR's header.
-macro_rules! opaque_types {
-    ($($(#[$doc:meta])* $name:ident;)*) => {$(
-        $(#[$doc])*
-        pub struct $name {
-            _private: [u8; 0],
-        }
-    )*};
-}
+pub use engine::wasm_engine_t;
+pub use extern_::wasm_extern_t;
+pub use frame::wasm_frame_t;
+pub use func::wasm_func_t;
+pub use global::wasm_global_t;
+pub use import_export::{wasm_exporttype_t, wasm_importtype_t};
+pub use instance::wasm_instance_t;
+pub use memory::wasm_memory_t;
+pub use ref_::{wasm_foreign_t, wasm_ref_t};
+pub use store::wasm_store_t;
+pub use table::wasm_table_t;
+pub use trap::wasm_trap_t;
+pub use types::{
+    wasm_externtype_t, wasm_functype_t, wasm_globaltype_t, wasm_memorytype_t, wasm_tabletype_t, wasm_valtype_t,
+};
 
-opaque_types! {
-    /// The process-wide engine (one, reference-counted).
-    wasm_engine_t;
-    /// A store: owns everything created in it, freed when it is deleted.
-    wasm_store_t;
-    /// A value type.
-    wasm_valtype_t;
-    /// A function type; also a `wasm_externtype_t`.
-    wasm_functype_t;
-    /// A global type; also a `wasm_externtype_t`.
-    wasm_globaltype_t;
-    /// A table type; also a `wasm_externtype_t`.
-    wasm_tabletype_t;
-    /// A memory type; also a `wasm_externtype_t`.
-    wasm_memorytype_t;
-    /// The type of a function, global, table or memory.
-    wasm_externtype_t;
-    /// An import of a module: module name, field name and type.
-    wasm_importtype_t;
-    /// An export of a module: name and type.
-    wasm_exporttype_t;
-    /// Any reference object (function, global, table, memory, instance,
-    /// trap or foreign object); the `_as_ref` casts are free.
-    wasm_ref_t;
-    /// A frame of a trap's backtrace.
-    wasm_frame_t;
-    /// A trap: a message and the frames where it happened.
-    wasm_trap_t;
-    /// A host object with no content but its identity and host info.
-    wasm_foreign_t;
-    /// A function; also a `wasm_extern_t`.
-    wasm_func_t;
-    /// A global; also a `wasm_extern_t`.
-    wasm_global_t;
-    /// A table; also a `wasm_extern_t`.
-    wasm_table_t;
-    /// A linear memory; also a `wasm_extern_t`.
-    wasm_memory_t;
-    /// A function, global, table or memory of a store.
-    wasm_extern_t;
-    /// An instance of a module.
-    wasm_instance_t;
-    /// What a `wasm_module_t` points at.
-    WASMModuleCommon;
+/// What a `wasm_module_t` points at: opaque to clients, who only pass the
+/// pointer on. Being a plain (not `repr(C)`) struct, it appears in the
+/// header as an incomplete `struct`, as in WAMR's header.
+pub struct WASMModuleCommon {
+    _private: [u8; 0],
 }
 
 /// WAMR's module handle is a pointer typedef, so API functions take and

@@ -7,38 +7,69 @@ use std::ptr;
 
 use cranewasm::{ExternType, Memory};
 
-use crate::extern_::{copy, new_extern, obj, same, Item};
-use crate::object::{release, ObjKind};
-use crate::store::{self, StoreObj};
-use crate::types::{self, ExternTypeObj};
+use crate::extern_::{ExternObj, Item};
+use crate::handle::Kind;
+use crate::object::{self, c_object, get};
+use crate::store;
+use crate::types::{self, wasm_memorytype_t};
 use crate::vec::wasm_byte_t;
 use crate::*;
+
+c_object! {
+    /// A linear memory; also a `wasm_extern_t`.
+    wasm_memory_t: ExternObj [Memory];
+    delete: wasm_memory_delete;
+    copy: wasm_memory_copy;
+    same: wasm_memory_same;
+    host_info: wasm_memory_get_host_info, wasm_memory_set_host_info, wasm_memory_set_host_info_with_finalizer;
+    as_ref: wasm_memory_as_ref, wasm_memory_as_ref_const, wasm_ref_as_memory, wasm_ref_as_memory_const;
+    upcast wasm_extern_t: wasm_memory_as_extern, wasm_memory_as_extern_const,
+        wasm_extern_as_memory, wasm_extern_as_memory_const;
+}
 
 /// `wasm_memory_pages_t`: a size in 64 KiB pages.
 pub type wasm_memory_pages_t = u32;
 
-unsafe fn memory<'a>(m: *const wasm_memory_t) -> Option<(*mut StoreObj, &'a Memory)> {
-    match obj(m) {
-        Some(e) => match &e.item {
-            Item::Memory(m) => Some((e.header.store, m)),
-            _ => None,
-        },
-        None => None,
-    }
+/// Runs `f` on the core store and memory of a live memory handle.
+///
+/// # Safety
+/// As for [`object::get`]; no other thread may use the store meanwhile.
+#[inline(always)]
+unsafe fn with<R>(
+    m: Option<&wasm_memory_t>,
+    f: impl FnOnce(&mut cranewasm::Store<store::StoreData>, Memory) -> R,
+) -> Option<R> {
+    // SAFETY: as the caller promises.
+    let e = unsafe { get::<wasm_memory_t>(m) }?;
+    let Item::Memory(mem) = &e.item else { return None };
+    // SAFETY: the store of a live object is live, and not otherwise
+    // borrowed during `f`.
+    Some(f(unsafe { store::core(e.header.store) }, *mem))
 }
 
 /// A memory of type `ty`. NULL if the limits are invalid (a minimum above
 /// the maximum, more than 65536 pages) or the host refuses the memory.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memory_new(store: *mut wasm_store_t, ty: *const wasm_memorytype_t) -> *mut wasm_memory_t {
-    let Some(s) = store::from_c(store) else { return ptr::null_mut() };
-    let s: *mut StoreObj = s;
-    let Some(ExternType::Memory(mt)) = types::obj(ty).and_then(ExternTypeObj::to_core) else { return ptr::null_mut() };
+///
+/// # Safety
+/// `store` and `ty` may be NULL or any pointers: anything but a live store
+/// and memory type counts as NULL. The store must not be used by another
+/// thread meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_memory_new(
+    store: Option<&mut wasm_store_t>,
+    ty: Option<&wasm_memorytype_t>,
+) -> *mut wasm_memory_t {
+    // SAFETY: the client keeps the threading rule above.
+    let Some(s) = (unsafe { store::from_c(store) }) else { return ptr::null_mut() };
+    // SAFETY: as above.
+    let Some(ExternType::Memory(mt)) = (unsafe { types::extern_type(ty) }) else { return ptr::null_mut() };
     if mt.limits.max.is_some_and(|max| max > 65536) {
         return ptr::null_mut();
     }
-    match Memory::new(store::core(s), mt) {
-        Ok(m) => new_extern(s, ObjKind::Memory, Item::Memory(m)).cast(),
+    // SAFETY: the store is live and not otherwise borrowed here.
+    match Memory::new(unsafe { store::core(s) }, mt) {
+        // SAFETY: the store is live and owns the new memory.
+        Ok(m) => object::new(unsafe { ExternObj::new(s, Kind::Memory, Item::Memory(m), None) }),
         Err(e) => {
             log(format_args!("wasm_memory_new: {e}"));
             ptr::null_mut()
@@ -48,50 +79,55 @@ pub unsafe extern "C" fn wasm_memory_new(store: *mut wasm_store_t, ty: *const wa
 
 /// The memory's type as created or declared: its minimum stays the
 /// initial size after growth, as in WAMR.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memory_type(m: *const wasm_memory_t) -> *mut wasm_memorytype_t {
-    match memory(m) {
-        Some((s, m)) => ExternTypeObj::new_boxed(&ExternType::Memory(m.declared_ty(store::core(s)))).cast(),
+///
+/// # Safety
+/// `m` may be NULL or any pointer: anything but a live memory counts as
+/// NULL. No other thread may use its store meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_memory_type(m: Option<&wasm_memory_t>) -> *mut wasm_memorytype_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { get::<wasm_memory_t>(m) }.and_then(ExternObj::ty) {
+        Some(ty) => types::ExternTypeObj::new_handle(&ty).cast(),
         None => ptr::null_mut(),
     }
 }
 
 /// Byte 0 of the memory.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memory_data(m: *mut wasm_memory_t) -> *mut wasm_byte_t {
-    memory(m).map_or(ptr::null_mut(), |(s, m)| m.data_ptr(store::core(s)).cast())
+///
+/// # Safety
+/// As for [`wasm_memory_type`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_memory_data(m: Option<&mut wasm_memory_t>) -> *mut wasm_byte_t {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { with(m.as_deref(), |s, m| m.data_ptr(s).cast()) }.unwrap_or(ptr::null_mut())
 }
 
 /// Current size in bytes.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memory_data_size(m: *const wasm_memory_t) -> usize {
-    memory(m).map_or(0, |(s, m)| m.data_size(store::core(s)))
+///
+/// # Safety
+/// As for [`wasm_memory_type`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_memory_data_size(m: Option<&wasm_memory_t>) -> usize {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { with(m, |s, m| m.data_size(s)) }.unwrap_or(0)
 }
 
 /// Current size in pages.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memory_size(m: *const wasm_memory_t) -> wasm_memory_pages_t {
-    memory(m).map_or(0, |(s, m)| m.size(store::core(s)))
+///
+/// # Safety
+/// As for [`wasm_memory_type`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_memory_size(m: Option<&wasm_memory_t>) -> wasm_memory_pages_t {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { with(m, |s, m| m.size(s)) }.unwrap_or(0)
 }
 
 /// Grows the memory by `delta` pages; false past its maximum.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memory_grow(m: *mut wasm_memory_t, delta: wasm_memory_pages_t) -> bool {
-    memory(m).is_some_and(|(s, m)| m.grow(store::core(s), delta).is_ok())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memory_copy(m: *const wasm_memory_t) -> *mut wasm_memory_t {
-    copy(m)
-}
-
-/// Deletes the handle; the memory lives on in its store.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memory_delete(m: *mut wasm_memory_t) {
-    release(m.cast())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memory_same(a: *const wasm_memory_t, b: *const wasm_memory_t) -> bool {
-    same(a, b)
+///
+/// # Safety
+/// As for [`wasm_memory_type`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_memory_grow(m: Option<&mut wasm_memory_t>, delta: wasm_memory_pages_t) -> bool {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { with(m.as_deref(), |s, m| m.grow(s, delta).is_ok()) }.unwrap_or(false)
 }

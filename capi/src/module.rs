@@ -1,7 +1,7 @@
 //! Modules: compiled code, shared between stores and threads.
 //!
 //! `wasm_module_t` is a pointer typedef, so the API passes `wasm_module_t
-//! *`: a pointer to a [`ModuleSlot`] whose first word is the
+//! *`: the handle of a [`ModuleSlot`], whose first word is the
 //! `WASMModuleCommon *` a client may read. Each slot belongs to a store
 //! (freed with it) or, when made by `wasm_module_share`, to no store, so it
 //! can travel to another thread and be obtained into a store there. All
@@ -11,17 +11,18 @@
 //! `cranewasm_wat2wasm`), and copies them, so the client's buffer is always
 //! free to go once the call returns.
 
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{CStr, CString, c_char, c_void};
 use std::ptr;
 use std::sync::{Arc, Mutex};
 
 use cranewasm::Module;
 
 use crate::config::LoadArgs;
+use crate::handle::Kind;
 use crate::import_export::{ExportTypeObj, ImportTypeObj};
-use crate::object::{register, release, Header, ObjKind, Object};
+use crate::object::{self, Handle, Header, Object, get};
 use crate::store::StoreObj;
-use crate::vec::{wasm_byte_vec_t, wasm_exporttype_vec_t, wasm_importtype_vec_t, RawVec};
+use crate::vec::{RawVec, wasm_byte_vec_t, wasm_exporttype_vec_t, wasm_importtype_vec_t};
 use crate::*;
 
 /// A module as every slot of it shares it.
@@ -33,23 +34,39 @@ pub struct SharedModule {
     names: Mutex<Vec<CString>>,
 }
 
-/// What a `wasm_module_t *` points at.
+/// What a `wasm_module_t *` points at. The handle's public word (see
+/// [`crate::handle`]) is the slot's `WASMModuleCommon *`: the shared
+/// module.
 #[repr(C)]
 pub struct ModuleSlot {
-    /// The `WASMModuleCommon *` of the slot (the shared module).
-    common: *const SharedModule,
-    pub header: Header,
-    pub shared: Arc<SharedModule>,
+    header: Header,
+    shared: Arc<SharedModule>,
 }
 
-// SAFETY: `header` is at `header_offset`, and `destroy` frees module
-// slots by kind.
+// SAFETY: module cells hold `ModuleSlot`s, named by `wasm_module_t` only.
 unsafe impl Object for ModuleSlot {
-    fn header_offset() -> usize {
-        std::mem::offset_of!(ModuleSlot, header)
+    fn kind(&self) -> Kind {
+        Kind::Module
     }
-    fn header_mut(&mut self) -> &mut Header {
-        &mut self.header
+    fn header(&mut self) -> Option<&mut Header> {
+        Some(&mut self.header)
+    }
+    fn public(&self) -> *const c_void {
+        Arc::as_ptr(&self.shared).cast()
+    }
+}
+
+// SAFETY: module cells hold `ModuleSlot`s.
+unsafe impl Handle for wasm_module_t {
+    type Obj = ModuleSlot;
+    const KINDS: u32 = Kind::Module.bit();
+    const NAME: &'static str = "wasm_module_t";
+}
+
+impl ModuleSlot {
+    /// The compiled module.
+    pub fn module(&self) -> &Module {
+        &self.shared.module
     }
 }
 
@@ -58,24 +75,30 @@ unsafe impl Object for ModuleSlot {
 /// # Safety
 /// `store` must be NULL or live.
 unsafe fn new_slot(store: *mut StoreObj, shared: Arc<SharedModule>) -> *mut wasm_module_t {
-    let slot = ModuleSlot { common: Arc::as_ptr(&shared), header: Header::new(ObjKind::Module, store), shared };
-    register(slot).cast()
+    object::new(ModuleSlot { header: Header::new(store), shared })
 }
 
 /// The slot behind a module pointer.
 ///
 /// # Safety
-/// `m` must be NULL or a live module slot.
+/// As for [`object::get`]; `m` may be NULL or any pointer.
 pub unsafe fn slot<'a>(m: *const wasm_module_t) -> Option<&'a ModuleSlot> {
-    m.cast::<ModuleSlot>().as_ref()
+    // SAFETY: as the caller promises.
+    unsafe { get::<wasm_module_t>(m) }
 }
 
 /// The bytes of a binary vector (`num_elems` when set, else `size`).
-unsafe fn bytes<'a>(binary: *const wasm_byte_vec_t) -> &'a [u8] {
-    match binary.as_ref() {
+///
+/// # Safety
+/// `binary` must be NULL or a valid vector, unchanged while the bytes are
+/// used.
+unsafe fn bytes<'a>(binary: Option<&wasm_byte_vec_t>) -> &'a [u8] {
+    match binary {
         Some(b) => {
-            let s = b.raw().as_slice();
-            std::slice::from_raw_parts(s.as_ptr().cast(), s.len())
+            // SAFETY: as the caller promises.
+            let s = unsafe { b.raw().as_slice() };
+            // SAFETY: `c_char` and `u8` have one size and alignment.
+            unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), s.len()) }
         }
         None => &[],
     }
@@ -91,16 +114,22 @@ fn check_binary(bytes: &[u8]) -> Result<(), &'static str> {
     }
 }
 
+/// Compiles `bytes` into a new slot of `store`.
+///
+/// # Safety
+/// `store` must be live.
 unsafe fn compile(store: *mut StoreObj, bytes: &[u8], what: &str, name: Option<&CStr>) -> *mut wasm_module_t {
     if let Err(e) = check_binary(bytes) {
         log(format_args!("{what}: {e}"));
         return ptr::null_mut();
     }
-    let engine = crate::store::core(store).engine().clone();
+    // SAFETY: as the caller promises.
+    let engine = unsafe { crate::store::core(store) }.engine().clone();
     match Module::new(&engine, bytes) {
         Ok(module) => {
             let names = name.map(CStr::to_owned).into_iter().collect();
-            new_slot(store, Arc::new(SharedModule { module, names: Mutex::new(names) }))
+            // SAFETY: as the caller promises.
+            unsafe { new_slot(store, Arc::new(SharedModule { module, names: Mutex::new(names) })) }
         }
         Err(e) => {
             log(format_args!("{what}: {e}"));
@@ -111,94 +140,163 @@ unsafe fn compile(store: *mut StoreObj, bytes: &[u8], what: &str, name: Option<&
 
 /// Validates and compiles a binary. NULL, with the reason on stderr, for a
 /// malformed or invalid module.
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_module_new_ex`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_new(
-    store: *mut wasm_store_t,
-    binary: *const wasm_byte_vec_t,
+    store: Option<&mut wasm_store_t>,
+    binary: Option<&wasm_byte_vec_t>,
 ) -> *mut wasm_module_t {
-    wasm_module_new_ex(store, binary.cast_mut(), ptr::null_mut())
+    // SAFETY: as the caller promises.
+    unsafe { new_module(store, binary, None) }
 }
 
 /// [`wasm_module_new`] with WAMR's load arguments: `name` becomes the
 /// module's name. The binary is always copied, so `clone_wasm_binary` and
 /// `wasm_binary_freeable` make no difference; `no_resolve` has nothing to
 /// defer (imports are resolved at instantiation).
-#[no_mangle]
+///
+/// # Safety
+/// `store` may be NULL or any pointer: anything but a live store counts as
+/// NULL. `binary` must be NULL or a valid vector, `args` NULL or valid
+/// arguments (`name` NULL or NUL-terminated). The store must not be used by
+/// another thread meanwhile.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_new_ex(
-    store: *mut wasm_store_t,
-    binary: *mut wasm_byte_vec_t,
-    args: *mut LoadArgs,
+    store: Option<&mut wasm_store_t>,
+    binary: Option<&mut wasm_byte_vec_t>,
+    args: Option<&mut LoadArgs>,
 ) -> *mut wasm_module_t {
-    let (Some(store), false) = (crate::store::from_c(store), binary.is_null()) else { return ptr::null_mut() };
-    let name = args.as_ref().and_then(|a| (!a.name.is_null()).then(|| CStr::from_ptr(a.name)));
-    compile(store, bytes(binary), "wasm_module_new", name)
+    // SAFETY: a NUL-terminated name (caller).
+    let name = args.and_then(|a| (!a.name.is_null()).then(|| unsafe { CStr::from_ptr(a.name) }));
+    // SAFETY: as the caller promises.
+    unsafe { new_module(store, binary.map(|b| &*b), name) }
+}
+
+/// [`wasm_module_new_ex`] with the arguments read.
+///
+/// # Safety
+/// As for [`wasm_module_new_ex`].
+unsafe fn new_module(
+    store: Option<&mut wasm_store_t>,
+    binary: Option<&wasm_byte_vec_t>,
+    name: Option<&CStr>,
+) -> *mut wasm_module_t {
+    // SAFETY: the client keeps the threading rule of the store.
+    let (Some(store), Some(_)) = (unsafe { crate::store::from_c(store) }, binary) else { return ptr::null_mut() };
+    // SAFETY: the store is live; the binary valid (caller).
+    unsafe { compile(store, bytes(binary), "wasm_module_new", name) }
 }
 
 /// Deletes the slot; instances of the module keep its code.
-#[no_mangle]
+///
+/// # Safety
+/// `module` may be NULL or any pointer: anything but a live module is
+/// ignored, so deleting twice is harmless. No other thread may use the
+/// module's store meanwhile.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_delete(module: *mut wasm_module_t) {
-    if let Some(s) = slot(module) {
-        release(ptr::addr_of!(s.header).cast_mut());
-    }
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { object::delete::<wasm_module_t>(module) }
 }
 
 /// Whether the bytes are a valid module (false for malformed or invalid
 /// ones, and for a NULL store or binary).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_module_validate(store: *mut wasm_store_t, binary: *const wasm_byte_vec_t) -> bool {
-    let Some(store) = crate::store::from_c(store) else { return false };
-    let bytes = bytes(binary);
-    check_binary(bytes).is_ok() && Module::validate(store.store.engine(), bytes).is_ok()
+///
+/// # Safety
+/// As for [`wasm_module_new_ex`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_module_validate(
+    store: Option<&mut wasm_store_t>,
+    binary: Option<&wasm_byte_vec_t>,
+) -> bool {
+    // SAFETY: the client keeps the threading rule above.
+    let Some(store) = (unsafe { crate::store::from_c(store) }) else { return false };
+    // SAFETY: a valid vector (caller).
+    let bytes = unsafe { bytes(binary) };
+    // SAFETY: the store is live.
+    check_binary(bytes).is_ok() && Module::validate(unsafe { crate::store::core(store) }.engine(), bytes).is_ok()
+}
+
+/// Writes a vector of the module's items (an empty one for anything but a
+/// live module) to `out`.
+///
+/// # Safety
+/// `module` as for [`object::get`]; `out` NULL or writable.
+unsafe fn write_items<T, V>(
+    module: *const wasm_module_t,
+    out: *mut V,
+    items: impl FnOnce(&Module) -> RawVec<T>,
+    wrap: fn(RawVec<T>) -> V,
+) {
+    if out.is_null() {
+        return;
+    }
+    // SAFETY: as the caller promises.
+    let items = unsafe { slot(module) }.map_or(RawVec::EMPTY, |s| items(s.module()));
+    // SAFETY: `out` is writable (caller).
+    unsafe { out.write(wrap(items)) };
 }
 
 /// Sets `*out` to the module's imports, in order.
-#[no_mangle]
+///
+/// # Safety
+/// `module` may be NULL or any pointer: anything but a live module counts
+/// as NULL (an empty vector). `out` must be NULL or writable. No other
+/// thread may delete the module meanwhile.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_imports(module: *const wasm_module_t, out: *mut wasm_importtype_vec_t) {
-    let Some(out) = out.as_mut() else { return };
-    let items = match slot(module) {
-        Some(s) => RawVec::from_items(s.shared.module.imports().map(|i| ImportTypeObj::new_boxed(&i))),
-        None => RawVec::EMPTY,
-    };
-    ptr::write(out, wasm_importtype_vec_t::from_raw(items));
+    let items = |m: &Module| RawVec::from_items(m.imports().map(|i| ImportTypeObj::new_handle(&i)));
+    // SAFETY: as the caller promises.
+    unsafe { write_items(module, out, items, wasm_importtype_vec_t::from_raw) }
 }
 
 /// Sets `*out` to the module's exports, in order.
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_module_imports`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_exports(module: *const wasm_module_t, out: *mut wasm_exporttype_vec_t) {
-    let Some(out) = out.as_mut() else { return };
-    let items = match slot(module) {
-        Some(s) => RawVec::from_items(s.shared.module.exports().map(|e| ExportTypeObj::new_boxed(&e))),
-        None => RawVec::EMPTY,
-    };
-    ptr::write(out, wasm_exporttype_vec_t::from_raw(items));
+    let items = |m: &Module| RawVec::from_items(m.exports().map(|e| ExportTypeObj::new_handle(&e)));
+    // SAFETY: as the caller promises.
+    unsafe { write_items(module, out, items, wasm_exporttype_vec_t::from_raw) }
 }
 
 /// Sets `*out` to a serialized form of the module, for
 /// [`wasm_module_deserialize`].
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_module_imports`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_serialize(module: *mut wasm_module_t, out: *mut wasm_byte_vec_t) {
-    let Some(out) = out.as_mut() else { return };
-    let bytes = match slot(module) {
-        Some(s) => RawVec::from_items(s.shared.module.serialize().into_iter().map(|b| b as vec::wasm_byte_t)),
-        None => RawVec::EMPTY,
-    };
-    ptr::write(out, wasm_byte_vec_t::from_raw(bytes));
+    let items = |m: &Module| RawVec::from_items(m.serialize().into_iter().map(|b| b as vec::wasm_byte_t));
+    // SAFETY: as the caller promises.
+    unsafe { write_items(module, out, items, wasm_byte_vec_t::from_raw) }
 }
 
 /// A module from [`wasm_module_serialize`]'s output; like WAMR, a plain
 /// binary is accepted too. NULL, with the reason on stderr, otherwise.
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_module_new_ex`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_deserialize(
-    store: *mut wasm_store_t,
-    bytes_: *const wasm_byte_vec_t,
+    store: Option<&mut wasm_store_t>,
+    bytes_: Option<&wasm_byte_vec_t>,
 ) -> *mut wasm_module_t {
-    let Some(store) = crate::store::from_c(store) else { return ptr::null_mut() };
-    let b = bytes(bytes_);
+    // SAFETY: the client keeps the threading rule above.
+    let Some(store) = (unsafe { crate::store::from_c(store) }) else { return ptr::null_mut() };
+    // SAFETY: a valid vector (caller).
+    let b = unsafe { bytes(bytes_) };
     if b.starts_with(b"\0asm") {
-        return compile(store, b, "wasm_module_deserialize", None);
+        // SAFETY: the store is live.
+        return unsafe { compile(store, b, "wasm_module_deserialize", None) };
     }
-    match Module::deserialize(store.store.engine(), b) {
-        Ok(module) => new_slot(store, Arc::new(SharedModule { module, names: Mutex::default() })),
+    // SAFETY: the store is live.
+    match Module::deserialize(unsafe { crate::store::core(store) }.engine(), b) {
+        // SAFETY: the store is live.
+        Ok(module) => unsafe { new_slot(store, Arc::new(SharedModule { module, names: Mutex::default() })) },
         Err(e) => {
             log(format_args!("wasm_module_deserialize: {e}"));
             ptr::null_mut()
@@ -208,52 +306,79 @@ pub unsafe extern "C" fn wasm_module_deserialize(
 
 /// A handle on the module that belongs to no store, for another thread to
 /// `wasm_module_obtain`. Free it with `wasm_shared_module_delete`.
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_module_imports`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_share(module: *mut wasm_module_t) -> *mut wasm_shared_module_t {
-    match slot(module) {
-        Some(s) => new_slot(ptr::null_mut(), s.shared.clone()),
-        None => ptr::null_mut(),
-    }
+    // SAFETY: as the caller promises; a slot of no store.
+    unsafe { slot(module).map_or(ptr::null_mut(), |s| new_slot(ptr::null_mut(), s.shared.clone())) }
 }
 
 /// A module handle in `store` for a shared module (any thread).
-#[no_mangle]
+///
+/// # Safety
+/// `store` and `shared` may be NULL or any pointers: anything but a live
+/// store and module counts as NULL. The store must not be used by another
+/// thread meanwhile, nor the shared module deleted.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_obtain(
-    store: *mut wasm_store_t,
+    store: Option<&mut wasm_store_t>,
     shared: *mut wasm_shared_module_t,
 ) -> *mut wasm_module_t {
-    match (crate::store::from_c(store), slot(shared)) {
-        (Some(store), Some(s)) => new_slot(store, s.shared.clone()),
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { (crate::store::from_c(store), slot(shared)) } {
+        // SAFETY: the store is live.
+        (Some(store), Some(s)) => unsafe { new_slot(store, s.shared.clone()) },
         _ => ptr::null_mut(),
     }
 }
 
-#[no_mangle]
+/// Deletes a shared module handle.
+///
+/// # Safety
+/// As for [`wasm_module_delete`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_shared_module_delete(shared: *mut wasm_shared_module_t) {
-    wasm_module_delete(shared)
+    // SAFETY: as the caller promises.
+    unsafe { wasm_module_delete(shared) }
 }
 
 /// Names the module (shared by all its handles). False for NULL.
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_module_imports`]; `name` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_set_name(module: *mut wasm_module_t, name: *const c_char) -> bool {
-    let (Some(s), false) = (slot(module), name.is_null()) else { return false };
-    s.shared.names.lock().unwrap_or_else(|e| e.into_inner()).push(CStr::from_ptr(name).to_owned());
+    // SAFETY: as the caller promises.
+    let (Some(s), false) = (unsafe { slot(module) }, name.is_null()) else { return false };
+    // SAFETY: NUL-terminated (caller).
+    let name = unsafe { CStr::from_ptr(name) }.to_owned();
+    s.shared.names.lock().unwrap_or_else(|e| e.into_inner()).push(name);
     true
 }
 
 /// The module's name: "" when it has none (or for NULL). The string lives
 /// as long as the module.
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_module_imports`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_get_name(module: *mut wasm_module_t) -> *const c_char {
     const NONE: &CStr = c"";
-    let Some(s) = slot(module) else { return NONE.as_ptr() };
+    // SAFETY: as the caller promises.
+    let Some(s) = (unsafe { slot(module) }) else { return NONE.as_ptr() };
     let names = s.shared.names.lock().unwrap_or_else(|e| e.into_inner());
     names.last().map_or(NONE.as_ptr(), |n| n.as_ptr())
 }
 
 /// Whether the binary the module was loaded from may be freed: always, as
 /// the module keeps its own copy (false for NULL).
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_module_imports`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_is_underlying_binary_freeable(module: *const wasm_module_t) -> bool {
-    slot(module).is_some()
+    // SAFETY: as the caller promises.
+    unsafe { slot(module) }.is_some()
 }

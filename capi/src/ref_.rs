@@ -1,183 +1,89 @@
-//! References: `wasm_ref_t`, host info, the `_as_ref` casts, and foreign
-//! objects.
+//! References (`wasm_ref_t`) and foreign objects.
 //!
-//! Every reference object starts with an [`object::Header`](crate::object::Header), so a
-//! `wasm_ref_t *` is a pointer to a function, global, table, memory,
-//! instance, trap or foreign object: `wasm_X_as_ref` is a cast, and
-//! `wasm_ref_as_X` a cast after checking the kind. Host info belongs to the
-//! object it was set on; its finalizer runs when that object is deleted
-//! (by the client, or with its store).
+//! A `wasm_ref_t *` points at any reference object: a function, global,
+//! table, memory, instance, trap or foreign object, all of which start with
+//! an [`object::Header`](crate::object::Header). As in WAMR,
+//! `wasm_X_as_ref` and `wasm_ref_as_X` make new objects for the same
+//! entity (generated with each type, see [`crate::object::c_object`]), so
+//! the `wasm_ref_*` functions below work on all of them alike: a copy is
+//! a new handle, two references are the same if they name the same entity,
+//! and host info belongs to the handle it was set on.
+//!
+//! Foreign objects follow WAMR too: its `wasm_ref_as_foreign` hands back
+//! the foreign object itself, so the handles of one foreign share its host
+//! info (the `wasm_foreign_*_host_info` functions), while each reference
+//! has its own (`wasm_ref_*_host_info`).
 
-use std::ffi::c_void;
+use std::cell::RefCell;
 use std::ptr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::rc::Rc;
 
-use crate::object::{header, impl_object, register, release, Header, ObjKind};
+use crate::handle::Kind;
+use crate::object::{self, Header, HostInfo, Object, SharedHostInfo, c_object};
 use crate::*;
 
+c_object! {
+    /// Any reference object (function, global, table, memory, instance,
+    /// trap or foreign object).
+    wasm_ref_t: Header [Func | Global | Table | Memory | Instance | Trap | Foreign];
+    delete: wasm_ref_delete;
+    copy: wasm_ref_copy;
+    same: wasm_ref_same;
+    host_info: wasm_ref_get_host_info, wasm_ref_set_host_info, wasm_ref_set_host_info_with_finalizer;
+}
+
 /// A host object with no content but its identity and host info, for use
-/// as an `externref` (`wasm_foreign_as_ref`).
+/// as an `externref`.
 #[repr(C)]
 pub struct ForeignObj {
-    pub header: Header,
-    /// Shared by copies, for `wasm_foreign_same`.
-    id: u64,
+    /// The handle's own host info, seen through `wasm_ref_t`.
+    header: Header,
+    /// The foreign's host info, shared by its handles; the `Rc` is its
+    /// identity, for `wasm_foreign_same`.
+    shared: SharedHostInfo,
 }
 
-impl_object!(ForeignObj);
+const _: () = assert!(std::mem::offset_of!(ForeignObj, header) == 0);
 
-/// Defines host-info accessors for reference types. Setting host info
-/// replaces the previous info without finalizing it, as in WAMR.
-macro_rules! declare_host_info {
-    ($($ty:ident: $get:ident, $set:ident, $set_with_finalizer:ident;)*) => {$(
-        /// The host info set on this object (NULL if none).
-        #[no_mangle]
-        pub unsafe extern "C" fn $get(r: *const $ty) -> *mut c_void {
-            header(r).map_or(ptr::null_mut(), |h| h.host_info.info)
-        }
-        /// Attaches host info, without a finalizer.
-        #[no_mangle]
-        pub unsafe extern "C" fn $set(r: *mut $ty, info: *mut c_void) {
-            $set_with_finalizer(r, info, None)
-        }
-        /// Attaches host info; `finalizer(info)` runs once, when the
-        /// object is deleted.
-        #[no_mangle]
-        pub unsafe extern "C" fn $set_with_finalizer(
-            r: *mut $ty,
-            info: *mut c_void,
-            finalizer: Option<unsafe extern "C" fn(*mut c_void)>,
-        ) {
-            if let Some(h) = header(r) {
-                h.host_info.info = info;
-                h.host_info.finalizer = finalizer;
-            }
-        }
-    )*};
-}
-
-/// Defines the casts between a reference type and `wasm_ref_t`; the ones
-/// from `wasm_ref_t` check that the object is of one of `kinds`.
-macro_rules! declare_ref_casts {
-    ($($ty:ident [$($kind:ident)|+]: $as_ref:ident, $as_ref_const:ident, $from_ref:ident, $from_ref_const:ident;)*) => {$(
-        /// The same object, as a reference.
-        #[no_mangle]
-        pub extern "C" fn $as_ref(p: *mut $ty) -> *mut wasm_ref_t {
-            p.cast()
-        }
-        /// The same object, as a reference.
-        #[no_mangle]
-        pub extern "C" fn $as_ref_const(p: *const $ty) -> *const wasm_ref_t {
-            p.cast()
-        }
-        /// The same object if the reference is of this kind, else NULL.
-        #[no_mangle]
-        pub unsafe extern "C" fn $from_ref(r: *mut wasm_ref_t) -> *mut $ty {
-            match header(r) {
-                Some(h) if matches!(h.kind, $(ObjKind::$kind)|+) => r.cast(),
-                _ => ptr::null_mut(),
-            }
-        }
-        /// The same object if the reference is of this kind, else NULL.
-        #[no_mangle]
-        pub unsafe extern "C" fn $from_ref_const(r: *const wasm_ref_t) -> *const $ty {
-            match header(r) {
-                Some(h) if matches!(h.kind, $(ObjKind::$kind)|+) => r.cast(),
-                _ => ptr::null(),
-            }
-        }
-    )*};
-}
-
-declare_host_info! {
-    wasm_ref_t: wasm_ref_get_host_info, wasm_ref_set_host_info, wasm_ref_set_host_info_with_finalizer;
-    wasm_extern_t: wasm_extern_get_host_info, wasm_extern_set_host_info, wasm_extern_set_host_info_with_finalizer;
-    wasm_foreign_t: wasm_foreign_get_host_info, wasm_foreign_set_host_info, wasm_foreign_set_host_info_with_finalizer;
-    wasm_func_t: wasm_func_get_host_info, wasm_func_set_host_info, wasm_func_set_host_info_with_finalizer;
-    wasm_global_t: wasm_global_get_host_info, wasm_global_set_host_info, wasm_global_set_host_info_with_finalizer;
-    wasm_instance_t: wasm_instance_get_host_info, wasm_instance_set_host_info, wasm_instance_set_host_info_with_finalizer;
-    wasm_memory_t: wasm_memory_get_host_info, wasm_memory_set_host_info, wasm_memory_set_host_info_with_finalizer;
-    wasm_table_t: wasm_table_get_host_info, wasm_table_set_host_info, wasm_table_set_host_info_with_finalizer;
-    wasm_trap_t: wasm_trap_get_host_info, wasm_trap_set_host_info, wasm_trap_set_host_info_with_finalizer;
-}
-
-declare_ref_casts! {
-    wasm_extern_t [Func | Global | Table | Memory]:
-        wasm_extern_as_ref, wasm_extern_as_ref_const, wasm_ref_as_extern, wasm_ref_as_extern_const;
-    wasm_foreign_t [Foreign]: wasm_foreign_as_ref, wasm_foreign_as_ref_const, wasm_ref_as_foreign, wasm_ref_as_foreign_const;
-    wasm_func_t [Func]: wasm_func_as_ref, wasm_func_as_ref_const, wasm_ref_as_func, wasm_ref_as_func_const;
-    wasm_global_t [Global]: wasm_global_as_ref, wasm_global_as_ref_const, wasm_ref_as_global, wasm_ref_as_global_const;
-    wasm_instance_t [Instance]:
-        wasm_instance_as_ref, wasm_instance_as_ref_const, wasm_ref_as_instance, wasm_ref_as_instance_const;
-    wasm_memory_t [Memory]: wasm_memory_as_ref, wasm_memory_as_ref_const, wasm_ref_as_memory, wasm_ref_as_memory_const;
-    wasm_table_t [Table]: wasm_table_as_ref, wasm_table_as_ref_const, wasm_ref_as_table, wasm_ref_as_table_const;
-    wasm_trap_t [Trap]: wasm_trap_as_ref, wasm_trap_as_ref_const, wasm_ref_as_trap, wasm_ref_as_trap_const;
-}
-
-/// A new reference to the same object (a copy of the object's handle,
-/// without host info).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_ref_copy(r: *const wasm_ref_t) -> *mut wasm_ref_t {
-    let Some(h) = header(r) else { return ptr::null_mut() };
-    match h.kind {
-        k if k.is_extern() => crate::extern_::wasm_extern_copy(r.cast()).cast(),
-        ObjKind::Instance => crate::instance::wasm_instance_copy(r.cast()).cast(),
-        ObjKind::Trap => crate::trap::wasm_trap_copy(r.cast()).cast(),
-        ObjKind::Foreign => wasm_foreign_copy(r.cast()).cast(),
-        _ => ptr::null_mut(),
+// SAFETY: foreign cells hold `ForeignObj`s, which start with their header.
+unsafe impl Object for ForeignObj {
+    fn kind(&self) -> Kind {
+        Kind::Foreign
+    }
+    fn header(&mut self) -> Option<&mut Header> {
+        Some(&mut self.header)
+    }
+    fn duplicate(&self) -> Option<ForeignObj> {
+        Some(ForeignObj { header: Header::new(self.header.store), shared: self.shared.clone() })
+    }
+    fn same(&self, other: &ForeignObj) -> bool {
+        Rc::ptr_eq(&self.shared, &other.shared)
+    }
+    fn with_host_info<R>(&mut self, f: impl FnOnce(&mut HostInfo) -> R) -> Option<R> {
+        Some(f(&mut self.shared.borrow_mut()))
     }
 }
 
-/// Deletes the object the reference points at.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_ref_delete(r: *mut wasm_ref_t) {
-    release(r.cast())
-}
-
-/// Whether two references name the same entity (two NULLs do too).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_ref_same(a: *const wasm_ref_t, b: *const wasm_ref_t) -> bool {
-    let (ha, hb) = match (header(a), header(b)) {
-        (None, None) => return true,
-        (Some(ha), Some(hb)) => (ha.kind, hb.kind),
-        _ => return false,
-    };
-    match ha {
-        _ if ha.is_extern() != hb.is_extern() || (!ha.is_extern() && ha != hb) => false,
-        k if k.is_extern() => crate::extern_::same(a, b),
-        ObjKind::Instance => crate::instance::wasm_instance_same(a.cast(), b.cast()),
-        ObjKind::Trap => crate::trap::wasm_trap_same(a.cast(), b.cast()),
-        ObjKind::Foreign => wasm_foreign_same(a.cast(), b.cast()),
-        _ => ptr::eq(a, b),
-    }
+c_object! {
+    /// A host object with no content but its identity and host info.
+    wasm_foreign_t: ForeignObj [Foreign];
+    delete: wasm_foreign_delete;
+    copy: wasm_foreign_copy;
+    same: wasm_foreign_same;
+    host_info: wasm_foreign_get_host_info, wasm_foreign_set_host_info, wasm_foreign_set_host_info_with_finalizer;
+    as_ref: wasm_foreign_as_ref, wasm_foreign_as_ref_const, wasm_ref_as_foreign, wasm_ref_as_foreign_const;
 }
 
 /// A new foreign object in `store`.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_foreign_new(store: *mut wasm_store_t) -> *mut wasm_foreign_t {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    let Some(s) = crate::store::from_c(store) else { return ptr::null_mut() };
-    register(ForeignObj { header: Header::new(ObjKind::Foreign, s), id: NEXT.fetch_add(1, Ordering::Relaxed) }).cast()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_foreign_copy(f: *const wasm_foreign_t) -> *mut wasm_foreign_t {
-    let Some(f) = f.cast::<ForeignObj>().as_ref() else { return ptr::null_mut() };
-    register(ForeignObj { header: Header::new(ObjKind::Foreign, f.header.store), id: f.id }).cast()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_foreign_delete(f: *mut wasm_foreign_t) {
-    release(f.cast())
-}
-
-/// Whether two foreign objects are the same (an object and its copies
-/// are).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_foreign_same(a: *const wasm_foreign_t, b: *const wasm_foreign_t) -> bool {
-    match (a.cast::<ForeignObj>().as_ref(), b.cast::<ForeignObj>().as_ref()) {
-        (None, None) => true,
-        (Some(a), Some(b)) => a.id == b.id,
-        _ => false,
+///
+/// # Safety
+/// `store` may be NULL or any pointer: anything but a live store counts as
+/// NULL. The store must not be used by another thread meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_foreign_new(store: Option<&mut wasm_store_t>) -> *mut wasm_foreign_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { crate::store::from_c(store) } {
+        Some(s) => object::new(ForeignObj { header: Header::new(s), shared: Rc::new(RefCell::new(HostInfo::NONE)) }),
+        None => ptr::null_mut(),
     }
 }

@@ -10,9 +10,9 @@ use std::ptr;
 use cranewasm::{AsContext, AsContextMut, ExternRef, Store};
 
 use crate::engine;
-use crate::object::{destroy, Registry};
+use crate::handle::Kind;
+use crate::object::{self, Object, Ptr, Registry, c_object};
 use crate::wasm_engine_t;
-use crate::wasm_store_t;
 
 /// The embedder data of every core store the C API makes: a way back to
 /// the C store, for host functions.
@@ -27,7 +27,8 @@ pub struct HostRef(pub usize);
 /// What a `wasm_store_t *` points at.
 pub struct StoreObj {
     pub store: Store<StoreData>,
-    registry: Registry,
+    /// The objects made in this store.
+    pub(crate) registry: Registry,
     /// The core externref standing for each host pointer passed to wasm, so
     /// a pointer keeps one identity (and one allocation) however often it
     /// crosses.
@@ -38,18 +39,45 @@ pub struct StoreObj {
     pub lives: crate::instance::Lives,
 }
 
-impl StoreObj {
-    pub fn registry_mut(&mut self) -> &mut Registry {
-        &mut self.registry
+// SAFETY: store cells hold `StoreObj`s, named by `wasm_store_t` only.
+unsafe impl Object for StoreObj {
+    fn kind(&self) -> Kind {
+        Kind::Store
+    }
+
+    /// Destroys everything created in the store that the client has not
+    /// deleted: C objects first (running their host-info finalizers), then
+    /// the core store (running host functions' env finalizers).
+    unsafe fn destroy(this: *mut StoreObj) {
+        // One at a time, through the raw pointer (the objects reach their
+        // store through theirs), so that a finalizer deleting another
+        // object of this store finds it still registered.
+        // SAFETY: `this` is the live store, out of the table; its objects
+        // are destroyed while it is still alive.
+        unsafe {
+            while let Some(cell) = (*this).registry.pop() {
+                object::destroy_popped(cell);
+            }
+            drop(Box::from_raw(this));
+        }
     }
 }
 
-/// The store behind a C pointer.
+c_object! {
+    /// A store: owns everything created in it, freed when it is deleted.
+    wasm_store_t: StoreObj [Store];
+    delete: wasm_store_delete;
+}
+
+/// The store behind a C pointer: `None` for NULL and for anything but a
+/// live store.
 ///
 /// # Safety
-/// `s` must be NULL or a live store.
-pub unsafe fn from_c<'a>(s: *mut wasm_store_t) -> Option<&'a mut StoreObj> {
-    s.cast::<StoreObj>().as_mut()
+/// As for [`object::get_mut`]; the result is used as a raw pointer, so
+/// that objects may keep it.
+pub unsafe fn from_c(s: impl Ptr<wasm_store_t>) -> Option<*mut StoreObj> {
+    // SAFETY: as the caller promises.
+    unsafe { object::get_mut::<wasm_store_t>(s) }.map(std::ptr::from_mut)
 }
 
 /// The core store of a C store.
@@ -57,7 +85,8 @@ pub unsafe fn from_c<'a>(s: *mut wasm_store_t) -> Option<&'a mut StoreObj> {
 /// # Safety
 /// `s` must be a live store, not otherwise borrowed for the result's life.
 pub unsafe fn core<'a>(s: *mut StoreObj) -> &'a mut Store<StoreData> {
-    &mut (*s).store
+    // SAFETY: as the caller promises.
+    unsafe { &mut (*s).store }
 }
 
 /// The externref for host pointer `p` (non-zero), made on first use.
@@ -65,7 +94,8 @@ pub unsafe fn core<'a>(s: *mut StoreObj) -> &'a mut Store<StoreData> {
 /// # Safety
 /// `s` must be the live store that `cx` is a context of.
 pub unsafe fn externref_for(s: *mut StoreObj, mut cx: impl AsContextMut<Data = StoreData>, p: usize) -> ExternRef {
-    let cache = &mut *ptr::addr_of_mut!((*s).externrefs);
+    // SAFETY: as the caller promises; only this field is borrowed.
+    let cache = unsafe { &mut *ptr::addr_of_mut!((*s).externrefs) };
     *cache.entry(p).or_insert_with(|| ExternRef::new(&mut cx, HostRef(p)))
 }
 
@@ -78,33 +108,25 @@ pub fn host_pointer(cx: impl AsContext<Data = StoreData>, e: ExternRef) -> usize
 
 /// A new store in `engine`, which must be the engine `wasm_engine_new`
 /// returned. NULL for NULL or a deleted engine.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_store_new(engine: *mut wasm_engine_t) -> *mut wasm_store_t {
-    let Some((engine, profiling)) = engine::lookup(engine) else { return ptr::null_mut() };
-    let obj = Box::into_raw(Box::new(StoreObj {
+///
+/// # Safety
+/// `engine` may be NULL or any pointer: anything but the live engine
+/// counts as NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_store_new(engine: Option<&mut wasm_engine_t>) -> *mut wasm_store_t {
+    let Some((engine, profiling)) = engine::lookup(engine) else { return std::ptr::null_mut() };
+    let obj = StoreObj {
         store: Store::new(&engine, StoreData { obj: ptr::null_mut() }),
         registry: Registry::default(),
         externrefs: HashMap::new(),
         profiling,
         lives: Default::default(),
-    }));
-    (*obj).store.data_mut().obj = obj;
-    obj.cast()
-}
-
-/// Deletes a store and everything created in it that the client has not
-/// deleted: C objects first (running their host-info finalizers), then the
-/// core store (running host functions' env finalizers).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_store_delete(store: *mut wasm_store_t) {
-    let obj: *mut StoreObj = store.cast();
-    if obj.is_null() {
-        return;
+    };
+    let handle = object::new::<wasm_store_t>(obj);
+    // SAFETY: the store was just made, and nothing else refers to it yet.
+    if let Some(s) = unsafe { from_c(handle) } {
+        // SAFETY: as above.
+        unsafe { (*s).store.data_mut().obj = s };
     }
-    // One at a time, so that a finalizer deleting another object of this
-    // store finds it still registered.
-    while let Some(h) = (*obj).registry.pop() {
-        destroy(h);
-    }
-    drop(Box::from_raw(obj));
+    handle
 }

@@ -5,58 +5,95 @@ use std::ptr;
 
 use cranewasm::{ExternType, Table, Val, ValType};
 
-use crate::extern_::{copy, new_extern, obj, same, Item};
-use crate::object::{release, ObjKind};
-use crate::store::{self, externref_for, StoreObj};
-use crate::types::{self, ExternTypeObj};
+use crate::extern_::{ExternObj, Item};
+use crate::handle::Kind;
+use crate::object::{self, c_object, get};
+use crate::store::{self, StoreObj, externref_for};
+use crate::types::{self, wasm_tabletype_t};
 use crate::val::{self, func_of_ref};
 use crate::*;
+
+c_object! {
+    /// A table; also a `wasm_extern_t`.
+    wasm_table_t: ExternObj [Table];
+    delete: wasm_table_delete;
+    copy: wasm_table_copy;
+    same: wasm_table_same;
+    host_info: wasm_table_get_host_info, wasm_table_set_host_info, wasm_table_set_host_info_with_finalizer;
+    as_ref: wasm_table_as_ref, wasm_table_as_ref_const, wasm_ref_as_table, wasm_ref_as_table_const;
+    upcast wasm_extern_t: wasm_table_as_extern, wasm_table_as_extern_const,
+        wasm_extern_as_table, wasm_extern_as_table_const;
+}
 
 /// `wasm_table_size_t`: a table index or size.
 pub type wasm_table_size_t = u32;
 
-unsafe fn table<'a>(t: *const wasm_table_t) -> Option<(*mut StoreObj, &'a Table)> {
-    match obj(t) {
-        Some(e) => match &e.item {
-            Item::Table(t) => Some((e.header.store, t)),
-            _ => None,
-        },
-        None => None,
+/// The store and core table of a live table handle.
+///
+/// # Safety
+/// As for [`object::get`].
+unsafe fn table(t: Option<&wasm_table_t>) -> Option<(*mut StoreObj, Table)> {
+    // SAFETY: as the caller promises.
+    let e = unsafe { get::<wasm_table_t>(t) }?;
+    match &e.item {
+        Item::Table(t) => Some((e.header.store, *t)),
+        _ => None,
     }
 }
 
 /// The core value of a reference for a table of `element`s.
+///
+/// # Safety
+/// `s` must be live and not otherwise borrowed; `r` NULL or any pointer.
 unsafe fn ref_value(s: *mut StoreObj, element: ValType, r: *mut wasm_ref_t) -> Option<Val> {
     Some(match element {
-        ValType::ExternRef => Val::ExternRef((!r.is_null()).then(|| externref_for(s, store::core(s), r as usize))),
-        _ => Val::FuncRef(func_of_ref(r).ok()?),
+        ValType::ExternRef => Val::ExternRef((!r.is_null()).then(|| {
+            // SAFETY: as the caller promises.
+            unsafe { externref_for(s, store::core(s), r as usize) }
+        })),
+        // SAFETY: as the caller promises.
+        _ => Val::FuncRef(unsafe { func_of_ref(r) }.ok()?),
     })
 }
 
 /// A table of type `ty` with every element set to `init` (NULL for null
 /// references). NULL if the type is invalid or too large.
-#[no_mangle]
+///
+/// # Safety
+/// `store` and `ty` may be NULL or any pointers: anything but a live store
+/// and table type counts as NULL; so may `init` (for a funcref table,
+/// anything but a live function reference is a null reference). The store
+/// must not be used by another thread meanwhile.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_table_new(
-    store: *mut wasm_store_t,
-    ty: *const wasm_tabletype_t,
+    store: Option<&mut wasm_store_t>,
+    ty: Option<&wasm_tabletype_t>,
     init: *mut wasm_ref_t,
 ) -> *mut wasm_table_t {
-    let Some(s) = store::from_c(store) else { return ptr::null_mut() };
-    let s: *mut StoreObj = s;
-    let Some(ExternType::Table(tt)) = types::obj(ty).and_then(ExternTypeObj::to_core) else { return ptr::null_mut() };
-    let made = ref_value(s, tt.element, init).and_then(|v| Table::new(store::core(s), tt, v).ok());
+    // SAFETY: the client keeps the threading rule above.
+    let Some(s) = (unsafe { store::from_c(store) }) else { return ptr::null_mut() };
+    // SAFETY: as above.
+    let Some(ExternType::Table(tt)) = (unsafe { types::extern_type(ty) }) else { return ptr::null_mut() };
+    // SAFETY: the store is live and not otherwise borrowed here.
+    let made = unsafe { ref_value(s, tt.element, init).and_then(|v| Table::new(store::core(s), tt, v).ok()) };
     match made {
-        Some(t) => new_extern(s, ObjKind::Table, Item::Table(t)).cast(),
+        // SAFETY: the store is live and owns the new table.
+        Some(t) => object::new(unsafe { ExternObj::new(s, Kind::Table, Item::Table(t), None) }),
         None => ptr::null_mut(),
     }
 }
 
 /// The table's type as created or declared: its minimum stays the initial
 /// size after growth, as in WAMR.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_table_type(t: *const wasm_table_t) -> *mut wasm_tabletype_t {
-    match table(t) {
-        Some((s, t)) => ExternTypeObj::new_boxed(&ExternType::Table(t.declared_ty(store::core(s)))).cast(),
+///
+/// # Safety
+/// `t` may be NULL or any pointer: anything but a live table counts as
+/// NULL. No other thread may use its store meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_table_type(t: Option<&wasm_table_t>) -> *mut wasm_tabletype_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { get::<wasm_table_t>(t) }.and_then(ExternObj::ty) {
+        Some(ty) => types::ExternTypeObj::new_handle(&ty).cast(),
         None => ptr::null_mut(),
     }
 }
@@ -64,60 +101,80 @@ pub unsafe extern "C" fn wasm_table_type(t: *const wasm_table_t) -> *mut wasm_ta
 /// Element `index`: NULL for a null reference or an index out of bounds.
 /// A function comes back as a new function object; a host pointer as
 /// itself.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_table_get(t: *const wasm_table_t, index: wasm_table_size_t) -> *mut wasm_ref_t {
-    let Some((s, t)) = table(t) else { return ptr::null_mut() };
-    match t.get(store::core(s), index) {
-        Some(v) => val::from_core(s, store::core(s), v).ref_ptr(),
-        None => ptr::null_mut(),
+///
+/// # Safety
+/// As for [`wasm_table_type`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_table_get(t: Option<&wasm_table_t>, index: wasm_table_size_t) -> *mut wasm_ref_t {
+    // SAFETY: the client keeps the threading rule above.
+    let Some((s, t)) = (unsafe { table(t) }) else { return ptr::null_mut() };
+    // SAFETY: the store of a live object is live and not otherwise
+    // borrowed here.
+    unsafe {
+        match t.get(store::core(s), index) {
+            Some(v) => val::from_core(s, store::core(s), v).ref_ptr(),
+            None => ptr::null_mut(),
+        }
     }
 }
 
 /// Sets element `index` (the reference stays the caller's). False for an
 /// index out of bounds or a reference of the wrong kind.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_table_set(t: *mut wasm_table_t, index: wasm_table_size_t, r: *mut wasm_ref_t) -> bool {
-    let Some((s, t)) = table(t) else { return false };
-    let element = t.ty(store::core(s)).element;
-    match ref_value(s, element, r) {
-        Some(v) => t.set(store::core(s), index, v).is_ok(),
-        None => false,
+///
+/// # Safety
+/// As for [`wasm_table_type`]; `r` as for [`wasm_table_new`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_table_set(
+    t: Option<&mut wasm_table_t>,
+    index: wasm_table_size_t,
+    r: *mut wasm_ref_t,
+) -> bool {
+    // SAFETY: the client keeps the threading rule above.
+    let Some((s, t)) = (unsafe { table(t.as_deref()) }) else { return false };
+    // SAFETY: the store of a live object is live and not otherwise
+    // borrowed here.
+    unsafe {
+        let element = t.ty(store::core(s)).element;
+        match ref_value(s, element, r) {
+            Some(v) => t.set(store::core(s), index, v).is_ok(),
+            None => false,
+        }
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasm_table_size(t: *const wasm_table_t) -> wasm_table_size_t {
-    table(t).map_or(0, |(s, t)| t.size(store::core(s)))
+/// The number of elements.
+///
+/// # Safety
+/// As for [`wasm_table_type`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_table_size(t: Option<&wasm_table_t>) -> wasm_table_size_t {
+    // SAFETY: the client keeps the threading rule above.
+    let Some((s, t)) = (unsafe { table(t) }) else { return 0 };
+    // SAFETY: the store of a live object is live and not otherwise
+    // borrowed here.
+    t.size(unsafe { store::core(s) })
 }
 
 /// Grows the table by `delta` elements set to `init`; false past its
 /// maximum.
-#[no_mangle]
+///
+/// # Safety
+/// As for [`wasm_table_type`]; `init` as for [`wasm_table_new`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_table_grow(
-    t: *mut wasm_table_t,
+    t: Option<&mut wasm_table_t>,
     delta: wasm_table_size_t,
     init: *mut wasm_ref_t,
 ) -> bool {
-    let Some((s, t)) = table(t) else { return false };
-    let element = t.ty(store::core(s)).element;
-    match ref_value(s, element, init) {
-        Some(v) => t.grow(store::core(s), delta, v).is_ok(),
-        None => false,
+    // SAFETY: the client keeps the threading rule above.
+    let Some((s, t)) = (unsafe { table(t.as_deref()) }) else { return false };
+    // SAFETY: the store of a live object is live and not otherwise
+    // borrowed here.
+    unsafe {
+        let element = t.ty(store::core(s)).element;
+        match ref_value(s, element, init) {
+            Some(v) => t.grow(store::core(s), delta, v).is_ok(),
+            None => false,
+        }
     }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_table_copy(t: *const wasm_table_t) -> *mut wasm_table_t {
-    copy(t)
-}
-
-/// Deletes the handle; the table lives on in its store.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_table_delete(t: *mut wasm_table_t) {
-    release(t.cast())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_table_same(a: *const wasm_table_t, b: *const wasm_table_t) -> bool {
-    same(a, b)
 }

@@ -7,38 +7,67 @@
 //! NUL-terminated with the NUL counted.
 
 use std::ptr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::rc::Rc;
 
 use cranewasm::{FrameInfo, Trap, TrapCode};
 
 use crate::frame::new_frame;
-use crate::object::{impl_object, register, release, Header, ObjKind};
+use crate::handle::Kind;
+use crate::object::{self, Header, Object, c_object, get};
 use crate::store::StoreObj;
-use crate::vec::{name_bytes, name_from_bytes, wasm_frame_vec_t, wasm_name_t, RawVec};
+use crate::vec::{RawVec, name_bytes, name_from_bytes, wasm_frame_vec_t, wasm_name_t};
 use crate::*;
 
 /// The message of a call to a function that was never linked.
 pub const UNLINKED: &str = "failed to call unlinked function";
 
+/// The message of a trap made for a host callback that returned a pointer
+/// that is not a live trap.
+pub const NOT_A_TRAP: &str = "host function returned a pointer that is not a trap";
+
 /// `wasm_message_t`: a NUL-terminated name.
 pub type wasm_message_t = wasm_name_t;
+
+/// What a trap says; shared by a trap and its copies, and their identity.
+struct TrapData {
+    /// Without the trailing NUL.
+    message: Vec<u8>,
+    frames: Vec<FrameInfo>,
+}
 
 /// What a `wasm_trap_t *` points at.
 #[repr(C)]
 pub struct TrapObj {
-    pub header: Header,
-    /// Without the trailing NUL.
-    message: Vec<u8>,
-    frames: Vec<FrameInfo>,
-    /// Shared by copies, for `wasm_trap_same`.
-    id: u64,
+    header: Header,
+    data: Rc<TrapData>,
 }
 
-impl_object!(TrapObj);
+const _: () = assert!(std::mem::offset_of!(TrapObj, header) == 0);
 
-fn next_id() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+// SAFETY: trap cells hold `TrapObj`s, which start with their header.
+unsafe impl Object for TrapObj {
+    fn kind(&self) -> Kind {
+        Kind::Trap
+    }
+    fn header(&mut self) -> Option<&mut Header> {
+        Some(&mut self.header)
+    }
+    fn duplicate(&self) -> Option<TrapObj> {
+        Some(TrapObj { header: Header::new(self.header.store), data: self.data.clone() })
+    }
+    fn same(&self, other: &TrapObj) -> bool {
+        Rc::ptr_eq(&self.data, &other.data)
+    }
+}
+
+c_object! {
+    /// A trap: a message and the frames where it happened.
+    wasm_trap_t: TrapObj [Trap];
+    delete: wasm_trap_delete;
+    copy: wasm_trap_copy;
+    same: wasm_trap_same;
+    host_info: wasm_trap_get_host_info, wasm_trap_set_host_info, wasm_trap_set_host_info_with_finalizer;
+    as_ref: wasm_trap_as_ref, wasm_trap_as_ref_const, wasm_ref_as_trap, wasm_ref_as_trap_const;
 }
 
 /// Registers a new trap in `store`.
@@ -46,8 +75,7 @@ fn next_id() -> u64 {
 /// # Safety
 /// `store` must be live.
 pub unsafe fn new_trap(store: *mut StoreObj, message: &[u8], frames: Vec<FrameInfo>) -> *mut wasm_trap_t {
-    let obj = TrapObj { header: Header::new(ObjKind::Trap, store), message: message.to_vec(), frames, id: next_id() };
-    register(obj).cast()
+    object::new(TrapObj { header: Header::new(store), data: Rc::new(TrapData { message: message.to_vec(), frames }) })
 }
 
 /// The C API's text for a core trap.
@@ -63,7 +91,8 @@ pub fn message_of(t: &Trap) -> String {
 /// # Safety
 /// `store` must be live.
 pub unsafe fn from_core(store: *mut StoreObj, t: &Trap) -> *mut wasm_trap_t {
-    new_trap(store, message_of(t).as_bytes(), t.frames().to_vec())
+    // SAFETY: as the caller promises.
+    unsafe { new_trap(store, message_of(t).as_bytes(), t.frames().to_vec()) }
 }
 
 /// A trap object for any failed operation.
@@ -71,84 +100,105 @@ pub unsafe fn from_core(store: *mut StoreObj, t: &Trap) -> *mut wasm_trap_t {
 /// # Safety
 /// `store` must be live.
 pub unsafe fn from_error(store: *mut StoreObj, e: &cranewasm::Error) -> *mut wasm_trap_t {
-    match e.as_trap() {
-        Some(t) => from_core(store, t),
-        None => new_trap(store, e.to_string().as_bytes(), Vec::new()),
+    // SAFETY: as the caller promises.
+    unsafe {
+        match e.as_trap() {
+            Some(t) => from_core(store, t),
+            None => new_trap(store, e.to_string().as_bytes(), Vec::new()),
+        }
     }
 }
 
 /// Takes over the trap a host callback returned, as a core trap with the
-/// same message.
+/// same message; `None` if `t` is not a live trap.
 ///
 /// # Safety
-/// `t` must be a live trap object.
-pub unsafe fn take_host_trap(t: *mut wasm_trap_t) -> Trap {
-    let message = String::from_utf8_lossy(&(*t.cast::<TrapObj>()).message).into_owned();
-    release(t.cast());
-    Trap::new(message)
+/// The trap, if live, is the caller's to delete.
+pub unsafe fn take_host_trap(t: *mut wasm_trap_t) -> Option<Trap> {
+    // SAFETY: read before the delete below.
+    let message = String::from_utf8_lossy(&unsafe { get::<wasm_trap_t>(t) }?.data.message).into_owned();
+    // SAFETY: the caller owns the trap.
+    unsafe { object::delete::<wasm_trap_t>(t) };
+    Some(Trap::new(message))
+}
+
+/// The message of a live trap, without its NUL.
+///
+/// # Safety
+/// As for [`object::get`].
+pub unsafe fn message<'a>(t: *const wasm_trap_t) -> Option<&'a [u8]> {
+    // SAFETY: as the caller promises.
+    unsafe { get::<wasm_trap_t>(t) }.map(|t| &t.data.message[..])
 }
 
 /// A trap in `store` with the given message (with or without a trailing
 /// NUL). NULL for a NULL store; a NULL message is an empty one.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_trap_new(store: *mut wasm_store_t, message: *const wasm_message_t) -> *mut wasm_trap_t {
-    match crate::store::from_c(store) {
-        Some(s) => new_trap(s, name_bytes(message), Vec::new()),
-        None => ptr::null_mut(),
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_trap_delete(t: *mut wasm_trap_t) {
-    release(t.cast())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_trap_copy(t: *const wasm_trap_t) -> *mut wasm_trap_t {
-    let Some(t) = t.cast::<TrapObj>().as_ref() else { return ptr::null_mut() };
-    let obj = TrapObj {
-        header: Header::new(ObjKind::Trap, t.header.store),
-        message: t.message.clone(),
-        frames: t.frames.clone(),
-        id: t.id,
-    };
-    register(obj).cast()
-}
-
-/// Whether two traps are the same trap (a trap and its copies are).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_trap_same(a: *const wasm_trap_t, b: *const wasm_trap_t) -> bool {
-    match (a.cast::<TrapObj>().as_ref(), b.cast::<TrapObj>().as_ref()) {
-        (None, None) => true,
-        (Some(a), Some(b)) => a.id == b.id,
-        _ => false,
+///
+/// # Safety
+/// `store` may be NULL or any pointer: anything but a live store counts as
+/// NULL. `message` must be NULL or a valid byte vector. The store must not
+/// be used by another thread meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_trap_new(
+    store: Option<&mut wasm_store_t>,
+    message: Option<&wasm_message_t>,
+) -> *mut wasm_trap_t {
+    // SAFETY: the client keeps the threading rule above; the message is
+    // valid.
+    unsafe {
+        match crate::store::from_c(store) {
+            Some(s) => new_trap(s, name_bytes(message), Vec::new()),
+            None => ptr::null_mut(),
+        }
     }
 }
 
 /// Sets `*out` to the message, NUL-terminated with the NUL counted.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_trap_message(t: *const wasm_trap_t, out: *mut wasm_message_t) {
-    let (Some(t), Some(out)) = (t.cast::<TrapObj>().as_ref(), out.as_mut()) else { return };
-    ptr::write(out, name_from_bytes(&t.message));
+///
+/// # Safety
+/// `t` may be NULL or any pointer: anything but a live trap counts as NULL.
+/// `out` must be NULL or point at writable room for a vector. No other
+/// thread may delete the trap meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_trap_message(t: Option<&wasm_trap_t>, out: *mut wasm_message_t) {
+    // SAFETY: the client keeps the threading rule above.
+    let Some(t) = (unsafe { get::<wasm_trap_t>(t) }) else { return };
+    if !out.is_null() {
+        // SAFETY: `out` is writable (caller).
+        unsafe { out.write(name_from_bytes(&t.data.message)) };
+    }
 }
 
 /// The innermost frame, or NULL when the trap has none.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_trap_origin(t: *const wasm_trap_t) -> *mut wasm_frame_t {
-    match t.cast::<TrapObj>().as_ref() {
-        Some(t) => t.frames.first().map_or(ptr::null_mut(), |f| new_frame(t.header.store, f)),
+///
+/// # Safety
+/// As for [`wasm_trap_message`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_trap_origin(t: Option<&wasm_trap_t>) -> *mut wasm_frame_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { get::<wasm_trap_t>(t) } {
+        // SAFETY: the store of a live object is live.
+        Some(t) => t.data.frames.first().map_or(ptr::null_mut(), |f| unsafe { new_frame(t.header.store, f) }),
         None => ptr::null_mut(),
     }
 }
 
 /// Sets `*out` to the frames, innermost first (an empty vector when none
 /// are known).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_trap_trace(t: *const wasm_trap_t, out: *mut wasm_frame_vec_t) {
-    let Some(out) = out.as_mut() else { return };
-    let frames = match t.cast::<TrapObj>().as_ref() {
-        Some(t) => RawVec::from_items(t.frames.iter().map(|f| new_frame(t.header.store, f))),
+///
+/// # Safety
+/// As for [`wasm_trap_message`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_trap_trace(t: Option<&wasm_trap_t>, out: *mut wasm_frame_vec_t) {
+    if out.is_null() {
+        return;
+    }
+    // SAFETY: the client keeps the threading rule above.
+    let frames = match unsafe { get::<wasm_trap_t>(t) } {
+        // SAFETY: the store of a live object is live.
+        Some(t) => RawVec::from_items(t.data.frames.iter().map(|f| unsafe { new_frame(t.header.store, f) })),
         None => RawVec::EMPTY,
     };
-    ptr::write(out, wasm_frame_vec_t::from_raw(frames));
+    // SAFETY: `out` is writable (caller).
+    unsafe { out.write(wasm_frame_vec_t::from_raw(frames)) };
 }

@@ -3,15 +3,19 @@
 //!
 //! A function, global, table or memory type is one [`ExternTypeObj`], so
 //! `wasm_functype_as_externtype` and friends are casts, and the reverse
-//! casts check the kind. Type objects belong to no store.
+//! casts check the kind. Type objects belong to no store. The value types
+//! inside them are handles of their own (the client is given them by
+//! `wasm_functype_params`, `wasm_globaltype_content`, ...), owned by the
+//! type object.
 
 use std::ptr;
 
 use cranewasm::{ExternType, FuncType, GlobalType, Limits, MemoryType, Mutability, TableType, ValType};
 
+use crate::handle::Kind;
+use crate::object::{self, Handle, Object, Own, c_object, get};
 use crate::val::wasm_valkind_t;
-use crate::vec::{wasm_valtype_vec_t, RawVec};
-use crate::*;
+use crate::vec::{RawVec, wasm_valtype_vec_t};
 
 /// `WASM_EXTERNREF`: what WAMR answers for the kind of a NULL value type.
 const EXTERNREF_KIND: wasm_valkind_t = 128;
@@ -47,11 +51,28 @@ pub struct ValTypeObj {
     pub ty: ValType,
 }
 
+// SAFETY: value type cells hold `ValTypeObj`s, named by `wasm_valtype_t`.
+unsafe impl Object for ValTypeObj {
+    fn kind(&self) -> Kind {
+        Kind::ValType
+    }
+    fn duplicate(&self) -> Option<ValTypeObj> {
+        Some(ValTypeObj { ty: self.ty })
+    }
+}
+
+c_object! {
+    /// A value type.
+    wasm_valtype_t: ValTypeObj [ValType];
+    delete: wasm_valtype_delete;
+    copy: wasm_valtype_copy;
+}
+
 /// What the four entity type pointers and `wasm_externtype_t *` point at.
 pub enum ExternTypeObj {
     Func { params: wasm_valtype_vec_t, results: wasm_valtype_vec_t },
-    Global { content: Box<ValTypeObj>, mutability: wasm_mutability_t },
-    Table { element: Box<ValTypeObj>, limits: wasm_limits_t },
+    Global { content: Own<wasm_valtype_t>, mutability: wasm_mutability_t },
+    Table { element: Own<wasm_valtype_t>, limits: wasm_limits_t },
     Memory { limits: wasm_limits_t },
 }
 
@@ -67,8 +88,48 @@ impl Drop for ExternTypeObj {
     }
 }
 
+// SAFETY: each variant goes in a cell of its own kind, which the entity
+// type handles and `wasm_externtype_t` map to `ExternTypeObj`.
+unsafe impl Object for ExternTypeObj {
+    fn kind(&self) -> Kind {
+        match self {
+            ExternTypeObj::Func { .. } => Kind::FuncType,
+            ExternTypeObj::Global { .. } => Kind::GlobalType,
+            ExternTypeObj::Table { .. } => Kind::TableType,
+            ExternTypeObj::Memory { .. } => Kind::MemoryType,
+        }
+    }
+
+    /// A deep copy (the value types copied too).
+    fn duplicate(&self) -> Option<ExternTypeObj> {
+        let valtype = |t: &Own<wasm_valtype_t>| Own::new(ValTypeObj { ty: t.get()?.ty });
+        Some(match self {
+            ExternTypeObj::Func { params, results } => {
+                let (mut p, mut r) = (RawVec::EMPTY, RawVec::EMPTY);
+                // SAFETY: the vectors are owned by this type object; the
+                // copies are written to local vectors.
+                unsafe {
+                    wasm_valtype_vec_copy((&mut p as *mut RawVec<_>).cast(), params);
+                    wasm_valtype_vec_copy((&mut r as *mut RawVec<_>).cast(), results);
+                }
+                ExternTypeObj::Func {
+                    params: wasm_valtype_vec_t::from_raw(p),
+                    results: wasm_valtype_vec_t::from_raw(r),
+                }
+            }
+            ExternTypeObj::Global { content, mutability } => {
+                ExternTypeObj::Global { content: valtype(content)?, mutability: *mutability }
+            }
+            ExternTypeObj::Table { element, limits } => {
+                ExternTypeObj::Table { element: valtype(element)?, limits: *limits }
+            }
+            ExternTypeObj::Memory { limits } => ExternTypeObj::Memory { limits: *limits },
+        })
+    }
+}
+
 impl ExternTypeObj {
-    fn kind(&self) -> wasm_externkind_t {
+    fn c_kind(&self) -> wasm_externkind_t {
         match self {
             ExternTypeObj::Func { .. } => 0,
             ExternTypeObj::Global { .. } => 1,
@@ -77,143 +138,163 @@ impl ExternTypeObj {
         }
     }
 
-    /// The C form of a core type.
-    pub fn from_core(ty: &ExternType) -> ExternTypeObj {
-        let boxed = |ty: ValType| Box::new(ValTypeObj { ty });
-        match *ty {
+    /// The C form of a core type (`None` if the table of objects is full).
+    fn from_core(ty: &ExternType) -> Option<ExternTypeObj> {
+        let valtype = |ty: ValType| Own::new(ValTypeObj { ty });
+        Some(match *ty {
             ExternType::Func(f) => ExternTypeObj::Func { params: valtypes(f.params()), results: valtypes(f.results()) },
             ExternType::Global(g) => {
-                ExternTypeObj::Global { content: boxed(g.content), mutability: g.mutability as wasm_mutability_t }
+                ExternTypeObj::Global { content: valtype(g.content)?, mutability: g.mutability as wasm_mutability_t }
             }
-            ExternType::Table(t) => ExternTypeObj::Table { element: boxed(t.element), limits: t.limits.into() },
+            ExternType::Table(t) => ExternTypeObj::Table { element: valtype(t.element)?, limits: t.limits.into() },
             ExternType::Memory(m) => ExternTypeObj::Memory { limits: m.limits.into() },
-        }
+        })
     }
 
     /// The core type, if every part of this one is valid.
     pub fn to_core(&self) -> Option<ExternType> {
         Some(match self {
             ExternTypeObj::Func { params, results } => {
-                // SAFETY: the vectors are owned by this type object.
-                let list = |v: &wasm_valtype_vec_t| unsafe {
-                    v.raw()
-                        .as_slice()
+                let list = |v: &wasm_valtype_vec_t| {
+                    // SAFETY: the vector is owned by this type object; its
+                    // elements are checked like any handle.
+                    unsafe { v.raw().as_slice() }
                         .iter()
-                        .map(|t| t.cast::<ValTypeObj>().as_ref().map(|t| t.ty))
+                        .map(|&t| unsafe { get::<wasm_valtype_t>(t) }.map(|t| t.ty))
                         .collect::<Option<Vec<_>>>()
                 };
                 ExternType::Func(FuncType::new(list(params)?, list(results)?))
             }
             ExternTypeObj::Global { content, mutability } => ExternType::Global(GlobalType::new(
-                content.ty,
+                content.get()?.ty,
                 if *mutability == 0 { Mutability::Const } else { Mutability::Var },
             )),
-            ExternTypeObj::Table { element, limits } => ExternType::Table(TableType::new(element.ty, (*limits).into())),
+            ExternTypeObj::Table { element, limits } => {
+                ExternType::Table(TableType::new(element.get()?.ty, (*limits).into()))
+            }
             ExternTypeObj::Memory { limits } => ExternType::Memory(MemoryType { limits: (*limits).into() }),
         })
     }
 
-    /// A new heap object of the C form of `ty`.
-    pub fn new_boxed(ty: &ExternType) -> *mut wasm_externtype_t {
-        Box::into_raw(Box::new(ExternTypeObj::from_core(ty))).cast()
+    /// A new type object of the C form of `ty`.
+    pub fn new_handle(ty: &ExternType) -> *mut wasm_externtype_t {
+        ExternTypeObj::from_core(ty).map_or(ptr::null_mut(), object::new)
     }
 }
 
 /// An owned vector of new value types.
 fn valtypes(tys: &[ValType]) -> wasm_valtype_vec_t {
-    let items = tys.iter().map(|&ty| Box::into_raw(Box::new(ValTypeObj { ty })).cast::<wasm_valtype_t>());
+    let items = tys.iter().map(|&ty| object::new::<wasm_valtype_t>(ValTypeObj { ty }));
     wasm_valtype_vec_t::from_raw(RawVec::from_items(items))
 }
 
-/// The type object behind any of the type pointers.
+/// The core type behind any of the type handles, if it is complete.
 ///
 /// # Safety
-/// `p` must be NULL or point at a live type object.
-pub unsafe fn obj<'a, T>(p: *const T) -> Option<&'a ExternTypeObj> {
-    p.cast::<ExternTypeObj>().as_ref()
+/// As for [`object::get`].
+pub unsafe fn extern_type<C: Handle<Obj = ExternTypeObj>>(p: Option<&C>) -> Option<ExternType> {
+    // SAFETY: as the caller promises.
+    unsafe { get::<C>(p) }?.to_core()
 }
 
-/// The core signature of a function type, if it is one and is complete.
+/// The core signature of a function type, if it is complete.
 ///
 /// # Safety
-/// As for [`obj`].
-pub unsafe fn func_type(p: *const wasm_functype_t) -> Option<FuncType> {
-    match obj(p)?.to_core()? {
+/// As for [`object::get`].
+pub unsafe fn func_type(p: Option<&wasm_functype_t>) -> Option<FuncType> {
+    // SAFETY: as the caller promises.
+    match unsafe { extern_type(p) }? {
         ExternType::Func(f) => Some(f),
         _ => None,
     }
+}
+
+/// The type object behind a live handle of type `C`.
+///
+/// # Safety
+/// As for [`object::get`].
+unsafe fn obj<'a, C: Handle<Obj = ExternTypeObj>>(p: Option<&C>) -> Option<&'a ExternTypeObj> {
+    // SAFETY: as the caller promises.
+    unsafe { get::<C>(p) }
 }
 
 // ---- value types ----
 
 /// A value type of the given kind; NULL for a kind that is not one of
 /// `WASM_I32` .. `WASM_V128`, `WASM_EXTERNREF`, `WASM_FUNCREF`.
-#[no_mangle]
+///
+/// # Safety
+/// None needed: it takes no pointer.
+#[unsafe(no_mangle)]
 pub extern "C" fn wasm_valtype_new(kind: wasm_valkind_t) -> *mut wasm_valtype_t {
     match ValType::from_kind(kind) {
-        Some(ty) => Box::into_raw(Box::new(ValTypeObj { ty })).cast(),
-        None => ptr::null_mut(),
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_valtype_delete(t: *mut wasm_valtype_t) {
-    if !t.is_null() {
-        drop(Box::from_raw(t.cast::<ValTypeObj>()));
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_valtype_copy(t: *const wasm_valtype_t) -> *mut wasm_valtype_t {
-    match t.cast::<ValTypeObj>().as_ref() {
-        Some(t) => wasm_valtype_new(t.ty.kind()),
+        Some(ty) => object::new(ValTypeObj { ty }),
         None => ptr::null_mut(),
     }
 }
 
 /// The kind of a value type (`WASM_EXTERNREF` for NULL, as WAMR answers).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_valtype_kind(t: *const wasm_valtype_t) -> wasm_valkind_t {
-    t.cast::<ValTypeObj>().as_ref().map_or(EXTERNREF_KIND, |t| t.ty.kind())
+///
+/// # Safety
+/// `t` may be NULL or any pointer: anything but a live value type counts
+/// as NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_valtype_kind(t: Option<&wasm_valtype_t>) -> wasm_valkind_t {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { get::<wasm_valtype_t>(t) }.map_or(EXTERNREF_KIND, |t| t.ty.kind())
 }
 
 // ---- function types ----
 
+c_object! {
+    /// A function type; also a `wasm_externtype_t`.
+    wasm_functype_t: ExternTypeObj [FuncType];
+    delete: wasm_functype_delete;
+    copy: wasm_functype_copy;
+    upcast wasm_externtype_t: wasm_functype_as_externtype, wasm_functype_as_externtype_const,
+        wasm_externtype_as_functype, wasm_externtype_as_functype_const;
+}
+
 /// A function type that takes ownership of both vectors (they are left
 /// empty). NULL vectors stand for empty lists.
-#[no_mangle]
+///
+/// # Safety
+/// `params` and `results` must be NULL or valid vectors whose elements the
+/// caller owns (each NULL or any pointer: anything but a live value type
+/// makes the type unusable, as an invalid one).
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_functype_new(
     params: *mut wasm_valtype_vec_t,
     results: *mut wasm_valtype_vec_t,
 ) -> *mut wasm_functype_t {
-    let params = wasm_valtype_vec_t::from_raw(RawVec::take(params.cast()));
-    let results = wasm_valtype_vec_t::from_raw(RawVec::take(results.cast()));
-    Box::into_raw(Box::new(ExternTypeObj::Func { params, results })).cast()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_functype_delete(t: *mut wasm_functype_t) {
-    wasm_externtype_delete(t.cast())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_functype_copy(t: *const wasm_functype_t) -> *mut wasm_functype_t {
-    wasm_externtype_copy(t.cast()).cast()
+    // SAFETY: as the caller promises.
+    let (params, results) = unsafe { (RawVec::take(params.cast()), RawVec::take(results.cast())) };
+    let (params, results) = (wasm_valtype_vec_t::from_raw(params), wasm_valtype_vec_t::from_raw(results));
+    object::new(ExternTypeObj::Func { params, results })
 }
 
 /// The parameter types (owned by the function type).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_functype_params(t: *const wasm_functype_t) -> *const wasm_valtype_vec_t {
-    match obj(t) {
+///
+/// # Safety
+/// `t` may be NULL or any pointer: anything but a live function type
+/// counts as NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_functype_params(t: Option<&wasm_functype_t>) -> *const wasm_valtype_vec_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { obj(t) } {
         Some(ExternTypeObj::Func { params, .. }) => params,
         _ => ptr::null(),
     }
 }
 
 /// The result types (owned by the function type).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_functype_results(t: *const wasm_functype_t) -> *const wasm_valtype_vec_t {
-    match obj(t) {
+///
+/// # Safety
+/// As for [`wasm_functype_params`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_functype_results(t: Option<&wasm_functype_t>) -> *const wasm_valtype_vec_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { obj(t) } {
         Some(ExternTypeObj::Func { results, .. }) => results,
         _ => ptr::null(),
     }
@@ -221,43 +302,58 @@ pub unsafe extern "C" fn wasm_functype_results(t: *const wasm_functype_t) -> *co
 
 // ---- global types ----
 
-/// A global type owning `content`; NULL (and `content` untouched) for a
-/// NULL content or a mutability other than `WASM_CONST` / `WASM_VAR`.
-#[no_mangle]
+c_object! {
+    /// A global type; also a `wasm_externtype_t`.
+    wasm_globaltype_t: ExternTypeObj [GlobalType];
+    delete: wasm_globaltype_delete;
+    copy: wasm_globaltype_copy;
+    upcast wasm_externtype_t: wasm_globaltype_as_externtype, wasm_globaltype_as_externtype_const,
+        wasm_externtype_as_globaltype, wasm_externtype_as_globaltype_const;
+}
+
+/// A global type owning `content`; NULL (and `content` deleted all the
+/// same) for a mutability other than `WASM_CONST` / `WASM_VAR`, and NULL
+/// for a `content` that is not a live value type.
+///
+/// # Safety
+/// `content` may be NULL or any pointer; a live value type must be the
+/// caller's to give.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_globaltype_new(
-    content: *mut wasm_valtype_t,
+    content: Option<&mut wasm_valtype_t>,
     mutability: wasm_mutability_t,
 ) -> *mut wasm_globaltype_t {
-    if content.is_null() || mutability > 1 {
-        // `content` is owned: it is consumed even when the call fails.
-        wasm_valtype_delete(content);
+    // SAFETY: `content` is owned (caller), and consumed even when the call
+    // fails.
+    let Some(content) = (unsafe { Own::adopt(content) }) else { return ptr::null_mut() };
+    if mutability > 1 {
         return ptr::null_mut();
     }
-    let content = Box::from_raw(content.cast::<ValTypeObj>());
-    Box::into_raw(Box::new(ExternTypeObj::Global { content, mutability })).cast()
+    object::new(ExternTypeObj::Global { content, mutability })
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasm_globaltype_delete(t: *mut wasm_globaltype_t) {
-    wasm_externtype_delete(t.cast())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_globaltype_copy(t: *const wasm_globaltype_t) -> *mut wasm_globaltype_t {
-    wasm_externtype_copy(t.cast()).cast()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_globaltype_content(t: *const wasm_globaltype_t) -> *const wasm_valtype_t {
-    match obj(t) {
-        Some(ExternTypeObj::Global { content, .. }) => (&**content as *const ValTypeObj).cast(),
+/// The content type (owned by the global type).
+///
+/// # Safety
+/// `t` may be NULL or any pointer: anything but a live global type counts
+/// as NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_globaltype_content(t: Option<&wasm_globaltype_t>) -> *const wasm_valtype_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { obj(t) } {
+        Some(ExternTypeObj::Global { content, .. }) => content.as_ptr(),
         _ => ptr::null(),
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasm_globaltype_mutability(t: *const wasm_globaltype_t) -> wasm_mutability_t {
-    match obj(t) {
+/// `WASM_CONST` or `WASM_VAR` (`WASM_CONST` for NULL).
+///
+/// # Safety
+/// As for [`wasm_globaltype_content`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_globaltype_mutability(t: Option<&wasm_globaltype_t>) -> wasm_mutability_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { obj(t) } {
         Some(ExternTypeObj::Global { mutability, .. }) => *mutability,
         _ => 0,
     }
@@ -265,47 +361,57 @@ pub unsafe extern "C" fn wasm_globaltype_mutability(t: *const wasm_globaltype_t)
 
 // ---- table types ----
 
-/// A table type owning `element`; NULL (and `element` untouched) unless
-/// the element is a reference type and `limits` is given.
-#[no_mangle]
+c_object! {
+    /// A table type; also a `wasm_externtype_t`.
+    wasm_tabletype_t: ExternTypeObj [TableType];
+    delete: wasm_tabletype_delete;
+    copy: wasm_tabletype_copy;
+    upcast wasm_externtype_t: wasm_tabletype_as_externtype, wasm_tabletype_as_externtype_const,
+        wasm_externtype_as_tabletype, wasm_externtype_as_tabletype_const;
+}
+
+/// A table type owning `element`; NULL (and `element` deleted all the
+/// same) unless the element is a reference type and `limits` is given.
+///
+/// # Safety
+/// `element` as for [`wasm_globaltype_new`]; `limits` must be NULL or
+/// valid.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_tabletype_new(
-    element: *mut wasm_valtype_t,
-    limits: *const wasm_limits_t,
+    element: Option<&mut wasm_valtype_t>,
+    limits: Option<&wasm_limits_t>,
 ) -> *mut wasm_tabletype_t {
-    let (Some(e), Some(limits)) = (element.cast::<ValTypeObj>().as_ref(), limits.as_ref()) else {
-        // `element` is owned: it is consumed even when the call fails.
-        wasm_valtype_delete(element);
-        return ptr::null_mut();
-    };
-    if !e.ty.is_ref() {
-        wasm_valtype_delete(element);
-        return ptr::null_mut();
+    // SAFETY: `element` is owned (caller), and consumed even when the call
+    // fails.
+    let Some(element) = (unsafe { Own::adopt(element) }) else { return ptr::null_mut() };
+    match (limits, element.get()) {
+        (Some(limits), Some(e)) if e.ty.is_ref() => object::new(ExternTypeObj::Table { element, limits: *limits }),
+        _ => ptr::null_mut(),
     }
-    let element = Box::from_raw(element.cast::<ValTypeObj>());
-    Box::into_raw(Box::new(ExternTypeObj::Table { element, limits: *limits })).cast()
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasm_tabletype_delete(t: *mut wasm_tabletype_t) {
-    wasm_externtype_delete(t.cast())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_tabletype_copy(t: *const wasm_tabletype_t) -> *mut wasm_tabletype_t {
-    wasm_externtype_copy(t.cast()).cast()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_tabletype_element(t: *const wasm_tabletype_t) -> *const wasm_valtype_t {
-    match obj(t) {
-        Some(ExternTypeObj::Table { element, .. }) => (&**element as *const ValTypeObj).cast(),
+/// The element type (owned by the table type).
+///
+/// # Safety
+/// `t` may be NULL or any pointer: anything but a live table type counts
+/// as NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_tabletype_element(t: Option<&wasm_tabletype_t>) -> *const wasm_valtype_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { obj(t) } {
+        Some(ExternTypeObj::Table { element, .. }) => element.as_ptr(),
         _ => ptr::null(),
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasm_tabletype_limits(t: *const wasm_tabletype_t) -> *const wasm_limits_t {
-    match obj(t) {
+/// The limits (owned by the table type).
+///
+/// # Safety
+/// As for [`wasm_tabletype_element`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_tabletype_limits(t: Option<&wasm_tabletype_t>) -> *const wasm_limits_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { obj(t) } {
         Some(ExternTypeObj::Table { limits, .. }) => limits,
         _ => ptr::null(),
     }
@@ -313,28 +419,36 @@ pub unsafe extern "C" fn wasm_tabletype_limits(t: *const wasm_tabletype_t) -> *c
 
 // ---- memory types ----
 
+c_object! {
+    /// A memory type; also a `wasm_externtype_t`.
+    wasm_memorytype_t: ExternTypeObj [MemoryType];
+    delete: wasm_memorytype_delete;
+    copy: wasm_memorytype_copy;
+    upcast wasm_externtype_t: wasm_memorytype_as_externtype, wasm_memorytype_as_externtype_const,
+        wasm_externtype_as_memorytype, wasm_externtype_as_memorytype_const;
+}
+
 /// A memory type with the given limits (in 64 KiB pages).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memorytype_new(limits: *const wasm_limits_t) -> *mut wasm_memorytype_t {
-    match limits.as_ref() {
-        Some(l) => Box::into_raw(Box::new(ExternTypeObj::Memory { limits: *l })).cast(),
+///
+/// # Safety
+/// `limits` must be NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_memorytype_new(limits: Option<&wasm_limits_t>) -> *mut wasm_memorytype_t {
+    match limits {
+        Some(l) => object::new(ExternTypeObj::Memory { limits: *l }),
         None => ptr::null_mut(),
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memorytype_delete(t: *mut wasm_memorytype_t) {
-    wasm_externtype_delete(t.cast())
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memorytype_copy(t: *const wasm_memorytype_t) -> *mut wasm_memorytype_t {
-    wasm_externtype_copy(t.cast()).cast()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_memorytype_limits(t: *const wasm_memorytype_t) -> *const wasm_limits_t {
-    match obj(t) {
+/// The limits (owned by the memory type).
+///
+/// # Safety
+/// `t` may be NULL or any pointer: anything but a live memory type counts
+/// as NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_memorytype_limits(t: Option<&wasm_memorytype_t>) -> *const wasm_limits_t {
+    // SAFETY: the client keeps the threading rule above.
+    match unsafe { obj(t) } {
         Some(ExternTypeObj::Memory { limits }) => limits,
         _ => ptr::null(),
     }
@@ -342,84 +456,23 @@ pub unsafe extern "C" fn wasm_memorytype_limits(t: *const wasm_memorytype_t) -> 
 
 // ---- extern types ----
 
+c_object! {
+    /// The type of a function, global, table or memory.
+    wasm_externtype_t: ExternTypeObj [FuncType | GlobalType | TableType | MemoryType];
+    delete: wasm_externtype_delete;
+    copy: wasm_externtype_copy;
+}
+
 /// The kind of an entity type (`WASM_EXTERN_FUNC` for NULL, as WAMR
 /// answers).
-#[no_mangle]
-pub unsafe extern "C" fn wasm_externtype_kind(t: *const wasm_externtype_t) -> wasm_externkind_t {
-    obj(t).map_or(0, |t| t.kind())
-}
-
-/// A deep copy of any entity type.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_externtype_copy(t: *const wasm_externtype_t) -> *mut wasm_externtype_t {
-    let Some(t) = obj(t) else { return ptr::null_mut() };
-    let copy = match t {
-        ExternTypeObj::Func { params, results } => {
-            let (mut p, mut r) = (RawVec::EMPTY, RawVec::EMPTY);
-            wasm_valtype_vec_copy((&mut p as *mut RawVec<_>).cast(), params);
-            wasm_valtype_vec_copy((&mut r as *mut RawVec<_>).cast(), results);
-            ExternTypeObj::Func { params: wasm_valtype_vec_t::from_raw(p), results: wasm_valtype_vec_t::from_raw(r) }
-        }
-        ExternTypeObj::Global { content, mutability } => {
-            ExternTypeObj::Global { content: Box::new(ValTypeObj { ty: content.ty }), mutability: *mutability }
-        }
-        ExternTypeObj::Table { element, limits } => {
-            ExternTypeObj::Table { element: Box::new(ValTypeObj { ty: element.ty }), limits: *limits }
-        }
-        ExternTypeObj::Memory { limits } => ExternTypeObj::Memory { limits: *limits },
-    };
-    Box::into_raw(Box::new(copy)).cast()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wasm_externtype_delete(t: *mut wasm_externtype_t) {
-    if !t.is_null() {
-        drop(Box::from_raw(t.cast::<ExternTypeObj>()));
-    }
-}
-
-/// Defines the free casts from an entity type to `wasm_externtype_t` and
-/// the checked casts back, mutable and const.
-macro_rules! externtype_casts {
-    ($($ty:ident, $kind:pat, $as_extern:ident, $as_extern_const:ident, $from_extern:ident, $from_extern_const:ident;)*) => {$(
-        /// The same type object, seen as an entity type.
-        #[no_mangle]
-        pub extern "C" fn $as_extern(t: *mut $ty) -> *mut wasm_externtype_t {
-            t.cast()
-        }
-        /// The same type object, seen as an entity type.
-        #[no_mangle]
-        pub extern "C" fn $as_extern_const(t: *const $ty) -> *const wasm_externtype_t {
-            t.cast()
-        }
-        /// The same type object if it is of this kind, else NULL.
-        #[no_mangle]
-        pub unsafe extern "C" fn $from_extern(t: *mut wasm_externtype_t) -> *mut $ty {
-            match obj(t) {
-                Some($kind) => t.cast(),
-                _ => ptr::null_mut(),
-            }
-        }
-        /// The same type object if it is of this kind, else NULL.
-        #[no_mangle]
-        pub unsafe extern "C" fn $from_extern_const(t: *const wasm_externtype_t) -> *const $ty {
-            match obj(t) {
-                Some($kind) => t.cast(),
-                _ => ptr::null(),
-            }
-        }
-    )*};
-}
-
-externtype_casts! {
-    wasm_functype_t, ExternTypeObj::Func { .. }, wasm_functype_as_externtype, wasm_functype_as_externtype_const,
-        wasm_externtype_as_functype, wasm_externtype_as_functype_const;
-    wasm_globaltype_t, ExternTypeObj::Global { .. }, wasm_globaltype_as_externtype, wasm_globaltype_as_externtype_const,
-        wasm_externtype_as_globaltype, wasm_externtype_as_globaltype_const;
-    wasm_tabletype_t, ExternTypeObj::Table { .. }, wasm_tabletype_as_externtype, wasm_tabletype_as_externtype_const,
-        wasm_externtype_as_tabletype, wasm_externtype_as_tabletype_const;
-    wasm_memorytype_t, ExternTypeObj::Memory { .. }, wasm_memorytype_as_externtype, wasm_memorytype_as_externtype_const,
-        wasm_externtype_as_memorytype, wasm_externtype_as_memorytype_const;
+///
+/// # Safety
+/// `t` may be NULL or any pointer: anything but a live type counts as
+/// NULL. No other thread may delete it meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_externtype_kind(t: Option<&wasm_externtype_t>) -> wasm_externkind_t {
+    // SAFETY: the client keeps the threading rule above.
+    unsafe { obj(t) }.map_or(0, ExternTypeObj::c_kind)
 }
 
 use crate::vec::{wasm_valtype_vec_copy, wasm_valtype_vec_delete};

@@ -27,12 +27,12 @@
 
 use std::ptr;
 
-use cranewasm::{AsContextMut, Val, ValType, V128};
+use cranewasm::{AsContextMut, V128, Val, ValType};
 
-use crate::extern_::{ExternObj, Item};
-use crate::func::new_func_obj;
-use crate::object::release;
-use crate::store::{externref_for, host_pointer, StoreData, StoreObj};
+use crate::extern_::Item;
+use crate::func::new_func;
+use crate::object::{self, get};
+use crate::store::{StoreData, StoreObj, externref_for, host_pointer};
 use crate::*;
 
 /// `wasm_valkind_t`: `WASM_I32` (0) .. `WASM_V128` (4), `WASM_EXTERNREF`
@@ -80,45 +80,58 @@ impl wasm_val_t {
 /// been checked to match.
 ///
 /// # Safety
-/// `store` must be live and `cx` a context of its core store; a funcref
-/// must be NULL or a function object of this store.
+/// `store` must be live and `cx` a context of its core store; a v128 must
+/// point at 16 bytes; a funcref may be NULL or any pointer.
 pub unsafe fn to_core(
     store: *mut StoreObj,
     cx: impl AsContextMut<Data = StoreData>,
     v: &wasm_val_t,
     ty: ValType,
 ) -> Result<Val, String> {
-    // SAFETY (union reads): the kind says which member was written, and the
-    // scalar members may be read at any bit pattern.
+    // SAFETY: the scalar members of the union may be read at any bit
+    // pattern (the kind says which one was written).
+    let (bits32, bits64) = unsafe { (v.of.i32, v.of.i64) };
     Ok(match ty {
-        ValType::I32 => Val::I32(v.of.i32),
-        ValType::I64 => Val::I64(v.of.i64),
-        ValType::F32 => Val::F32(v.of.i32 as u32),
-        ValType::F64 => Val::F64(v.of.i64 as u64),
-        ValType::V128 => match v.ref_ptr().cast::<[u8; 16]>().as_ref() {
+        ValType::I32 => Val::I32(bits32),
+        ValType::I64 => Val::I64(bits64),
+        ValType::F32 => Val::F32(bits32 as u32),
+        ValType::F64 => Val::F64(bits64 as u64),
+        // SAFETY: a v128 points at its 16 bytes (caller).
+        ValType::V128 => match unsafe { v.ref_ptr().cast::<[u8; 16]>().as_ref() } {
             Some(bytes) => Val::V128(V128(u128::from_le_bytes(*bytes))),
             None => return Err("a v128 value's of.ref must point at its 16 bytes".to_string()),
         },
         ValType::ExternRef => match v.ref_ptr() as usize {
             0 => Val::ExternRef(None),
-            p => Val::ExternRef(Some(externref_for(store, cx, p))),
+            // SAFETY: as the caller promises.
+            p => Val::ExternRef(Some(unsafe { externref_for(store, cx, p) })),
         },
-        ValType::FuncRef => Val::FuncRef(func_of_ref(v.ref_ptr())?),
+        // SAFETY: as the caller promises.
+        ValType::FuncRef => Val::FuncRef(unsafe { func_of_ref(v.ref_ptr()) }?),
     })
 }
 
-/// The function a funcref value names.
+/// The function a funcref value names: none for NULL, and for any pointer
+/// that is not a live reference (such a pointer counts as NULL).
 ///
 /// # Safety
-/// `r` must be NULL or a live reference object.
+/// As for [`object::get`]; the reference's store must not be borrowed.
 pub unsafe fn func_of_ref(r: *mut wasm_ref_t) -> Result<Option<cranewasm::Func>, String> {
-    let Some(obj) = r.cast::<ExternObj>().as_ref() else { return Ok(None) };
+    // SAFETY: as the caller promises.
+    let Some(obj) = (unsafe { get::<wasm_extern_t>(r.cast::<wasm_extern_t>().cast_const()) }) else {
+        // SAFETY: as the caller promises.
+        return match unsafe { get::<wasm_ref_t>(r.cast_const()) } {
+            Some(_) => Err("funcref value is not a function".to_string()),
+            None => Ok(None),
+        };
+    };
     match &obj.item {
         Item::Func(f) => {
             // The function is going where the C layer cannot follow it:
             // its instance must outlive every C handle.
-            if let Some(owner) = obj.owner {
-                crate::instance::escape(obj.header.store, owner);
+            if let Some(owner) = obj.owner() {
+                // SAFETY: the store of a live object is live.
+                unsafe { crate::instance::escape(obj.header.store, owner) };
             }
             Ok(Some(f.func))
         }
@@ -144,7 +157,8 @@ pub unsafe fn from_core(store: *mut StoreObj, mut cx: impl AsContextMut<Data = S
                 None => ptr::null_mut(),
                 Some(f) => {
                     let ty = f.ty(&mut cx);
-                    new_func_obj(store, f, ty, None).cast()
+                    // SAFETY: `store` is live (caller) and owns `f`.
+                    unsafe { new_func(store, f, ty) }.cast()
                 }
             },
         },
@@ -168,27 +182,45 @@ fn new_v128(x: V128) -> *mut [u8; 16] {
 /// 16 bytes of a v128 (an externref is the client's own pointer and is
 /// left alone). The value itself is not freed; a deleted value holds a
 /// null reference.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_val_delete(v: *mut wasm_val_t) {
-    let Some(v) = v.as_mut() else { return };
+///
+/// # Safety
+/// `v` must be NULL or a valid value; a funcref's object may be any
+/// pointer (anything but a live reference is left alone), a v128's bytes
+/// must come from `malloc` (as the ones handed out do) or be NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_val_delete(v: Option<&mut wasm_val_t>) {
+    let Some(v) = v else { return };
     if v.kind == ValType::FuncRef.kind() {
-        release(v.ref_ptr().cast());
+        // SAFETY: as the caller promises.
+        unsafe { object::delete::<wasm_ref_t>(v.ref_ptr()) };
         v.of.r#ref = ptr::null_mut();
     } else if v.kind == ValType::V128.kind() {
-        libc::free(v.ref_ptr().cast());
+        // SAFETY: as the caller promises.
+        unsafe { libc::free(v.ref_ptr().cast()) };
         v.of.r#ref = ptr::null_mut();
     }
 }
 
 /// Copies a value; a funcref gets its own copy of the function object and a
 /// v128 its own 16 bytes, so both values can be deleted.
-#[no_mangle]
-pub unsafe extern "C" fn wasm_val_copy(out: *mut wasm_val_t, src: *const wasm_val_t) {
-    let (Some(out), Some(src)) = (out.as_mut(), src.as_ref()) else { return };
-    *out = *src;
-    if src.kind == ValType::FuncRef.kind() && !src.ref_ptr().is_null() {
-        out.of.r#ref = crate::ref_::wasm_ref_copy(src.ref_ptr()).cast();
-    } else if let (true, Some(bytes)) = (src.kind == ValType::V128.kind(), src.ref_ptr().cast::<[u8; 16]>().as_ref()) {
-        out.of.r#ref = new_v128(V128(u128::from_le_bytes(*bytes))).cast();
+///
+/// # Safety
+/// `out` must be NULL or writable; `src` NULL or a valid value (a v128
+/// pointing at 16 bytes, a funcref any pointer: anything but a live
+/// reference copies as NULL).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_val_copy(out: *mut wasm_val_t, src: Option<&wasm_val_t>) {
+    let (false, Some(src)) = (out.is_null(), src) else { return };
+    let mut copy = *src;
+    if src.kind == ValType::FuncRef.kind() {
+        // SAFETY: the reference is checked like any handle.
+        copy.of.r#ref = unsafe { crate::ref_::wasm_ref_copy(src.ref_ptr().as_ref()) };
+    } else if src.kind == ValType::V128.kind() {
+        // SAFETY: a v128 points at its 16 bytes (caller).
+        if let Some(bytes) = unsafe { src.ref_ptr().cast::<[u8; 16]>().as_ref() } {
+            copy.of.r#ref = new_v128(V128(u128::from_le_bytes(*bytes))).cast();
+        }
     }
+    // SAFETY: `out` is writable (caller).
+    unsafe { out.write(copy) };
 }

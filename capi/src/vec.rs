@@ -103,7 +103,8 @@ impl<T> RawVec<T> {
     pub unsafe fn as_slice(&self) -> &[T] {
         match self.len() {
             0 => &[],
-            n => std::slice::from_raw_parts(self.data, n),
+            // SAFETY: as the caller promises.
+            n => unsafe { std::slice::from_raw_parts(self.data, n) },
         }
     }
 
@@ -113,8 +114,9 @@ impl<T> RawVec<T> {
     /// # Safety
     /// `v` must be NULL or point at a vector.
     pub unsafe fn take(v: *mut RawVec<T>) -> RawVec<T> {
-        match v.as_mut() {
-            Some(v) => ptr::replace(v, RawVec::EMPTY),
+        // SAFETY: as the caller promises.
+        match unsafe { v.as_mut() } {
+            Some(v) => std::mem::replace(v, RawVec::EMPTY),
             None => RawVec::EMPTY,
         }
     }
@@ -128,57 +130,76 @@ impl<T: Element> RawVec<T> {
     /// The vector must be one of ours or a client's with a C-allocated
     /// buffer.
     pub unsafe fn delete(&mut self) {
-        for &e in self.as_slice() {
-            T::delete_elem(e);
+        // SAFETY: as the caller promises: the elements are valid, the
+        // buffer from the C allocator.
+        unsafe {
+            for &e in self.as_slice() {
+                T::delete_elem(e);
+            }
+            libc::free(self.data.cast());
         }
-        libc::free(self.data.cast());
         *self = RawVec::EMPTY;
     }
 }
 
-/// The five functions behind every `wasm_X_vec_*` export.
+/// The five functions behind every `wasm_X_vec_*` export. Each requires
+/// what its export's `# Safety` section says.
 mod ops {
     use super::*;
 
     pub unsafe fn new_empty<T>(out: *mut RawVec<T>) {
-        if let Some(out) = out.as_mut() {
-            ptr::write(out, RawVec::EMPTY);
+        if !out.is_null() {
+            // SAFETY: `out` is writable (caller).
+            unsafe { out.write(RawVec::EMPTY) };
         }
     }
 
     pub unsafe fn new_uninitialized<T>(out: *mut RawVec<T>, n: usize) {
-        if let Some(out) = out.as_mut() {
-            ptr::write(out, RawVec::zeroed(n).unwrap_or(RawVec::EMPTY));
+        if !out.is_null() {
+            // SAFETY: `out` is writable (caller).
+            unsafe { out.write(RawVec::zeroed(n).unwrap_or(RawVec::EMPTY)) };
         }
     }
 
     pub unsafe fn new<T: Element>(out: *mut RawVec<T>, n: usize, src: *const T) {
-        let Some(out) = out.as_mut() else { return };
+        if out.is_null() {
+            return;
+        }
         let mut v = RawVec::zeroed(n).unwrap_or(RawVec::EMPTY);
         if !src.is_null() && v.size == n && n > 0 {
             // Elements move into the vector (`own ... const data[]`).
-            ptr::copy_nonoverlapping(src, v.data, n);
+            // SAFETY: `src` holds `n` elements (caller), the buffer room
+            // for `n`.
+            unsafe { ptr::copy_nonoverlapping(src, v.data, n) };
             v.num_elems = n;
         }
-        ptr::write(out, v);
+        // SAFETY: `out` is writable (caller).
+        unsafe { out.write(v) };
     }
 
     pub unsafe fn copy<T: Element>(out: *mut RawVec<T>, src: *const RawVec<T>) {
-        let Some(out) = out.as_mut() else { return };
-        ptr::write(out, RawVec::EMPTY);
-        let Some(src) = src.as_ref() else { return };
-        let items = src.as_slice();
-        let Some(mut v) = RawVec::<T>::zeroed(src.size.max(items.len())) else { return };
-        for (i, &e) in items.iter().enumerate() {
-            v.data.add(i).write(T::copy_elem(e));
+        if out.is_null() {
+            return;
         }
-        v.num_elems = src.num_elems.min(v.size);
-        ptr::write(out, v);
+        // SAFETY: `out` is writable, `src` NULL or a valid vector (caller).
+        unsafe {
+            out.write(RawVec::EMPTY);
+            let Some(src) = src.as_ref() else { return };
+            let items = src.as_slice();
+            let Some(mut v) = RawVec::<T>::zeroed(src.size.max(items.len())) else { return };
+            for (i, &e) in items.iter().enumerate() {
+                v.data.add(i).write(T::copy_elem(e));
+            }
+            v.num_elems = src.num_elems.min(v.size);
+            out.write(v);
+        }
     }
 
     pub unsafe fn delete<T: Element>(v: *mut RawVec<T>) {
-        if let Some(v) = v.as_mut() {
-            v.delete();
+        // SAFETY: `v` is NULL or a valid vector (caller).
+        if let Some(v) = unsafe { v.as_mut() } {
+            // SAFETY: as above.
+            unsafe { v.delete() };
         }
     }
 }
@@ -195,19 +216,21 @@ macro_rules! declare_vecs {
             unsafe fn delete_elem(_: Self) {}
         }
     };
-    (@elem $elem:ty, owned($copy:path, $delete:path)) => {
+    (@elem $elem:ty, owned($handle:ty)) => {
         impl Element for $elem {
             unsafe fn copy_elem(e: Self) -> Self {
-                if e.is_null() { e } else { $copy(e) }
+                // SAFETY: elements are checked like any handle.
+                unsafe { $crate::object::duplicate::<$handle, $handle>(e) }
             }
             unsafe fn delete_elem(e: Self) {
-                $delete(e)
+                // SAFETY: the vector owns its elements (caller).
+                unsafe { $crate::object::delete::<$handle>(e) }
             }
         }
     };
     ($(
         $(#[$doc:meta])*
-        $vec:ident of $elem:ty, $how:ident $(($($args:path),*))?:
+        $vec:ident of $elem:ty, $how:ident $(($handle:ty))?:
             $new_empty:ident, $new_uninit:ident, $new:ident, $copy:ident, $delete:ident;
     )*) => {$(
         $(#[$doc])*
@@ -236,38 +259,62 @@ macro_rules! declare_vecs {
             }
         }
 
-        declare_vecs!(@elem $elem, $how $(($($args),*))?);
+        declare_vecs!(@elem $elem, $how $(($handle))?);
 
         /// Sets `*out` to the empty vector (all fields zero).
-        #[no_mangle]
+        ///
+        /// # Safety
+        /// `out` must be NULL or point at writable room for a vector.
+        #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $new_empty(out: *mut $vec) {
-            ops::new_empty(out.cast::<RawVec<$elem>>())
+            // SAFETY: as the caller promises.
+            unsafe { ops::new_empty(out.cast::<RawVec<$elem>>()) }
         }
 
         /// Sets `*out` to a vector of `size` zeroed elements, none in use.
-        #[no_mangle]
+        ///
+        /// # Safety
+        /// As for the `_new_empty` function.
+        #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $new_uninit(out: *mut $vec, size: usize) {
-            ops::new_uninitialized(out.cast::<RawVec<$elem>>(), size)
+            // SAFETY: as the caller promises.
+            unsafe { ops::new_uninitialized(out.cast::<RawVec<$elem>>(), size) }
         }
 
         /// Sets `*out` to a vector of the `size` elements at `data`, which
         /// move into it.
-        #[no_mangle]
+        ///
+        /// # Safety
+        /// As for the `_new_empty` function; `data` must be NULL or hold
+        /// `size` elements (objects the caller gives up, each NULL or any
+        /// pointer: anything but a live object is left alone later).
+        #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $new(out: *mut $vec, size: usize, data: *const $elem) {
-            ops::new(out.cast::<RawVec<$elem>>(), size, data)
+            // SAFETY: as the caller promises.
+            unsafe { ops::new(out.cast::<RawVec<$elem>>(), size, data) }
         }
 
         /// Sets `*out` to a deep copy of `*src`.
-        #[no_mangle]
+        ///
+        /// # Safety
+        /// As for the `_new_empty` function; `src` must be NULL or a valid
+        /// vector (`data` holding `size` elements).
+        #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $copy(out: *mut $vec, src: *const $vec) {
-            ops::copy(out.cast::<RawVec<$elem>>(), src.cast::<RawVec<$elem>>())
+            // SAFETY: as the caller promises.
+            unsafe { ops::copy(out.cast::<RawVec<$elem>>(), src.cast::<RawVec<$elem>>()) }
         }
 
         /// Deletes the elements the vector owns, frees its buffer and zeroes
         /// it. Harmless on an empty or already deleted vector.
-        #[no_mangle]
+        ///
+        /// # Safety
+        /// `v` must be NULL or a valid vector whose buffer comes from the C
+        /// allocator; its elements are deleted like any handle.
+        #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $delete(v: *mut $vec) {
-            ops::delete(v.cast::<RawVec<$elem>>())
+            // SAFETY: as the caller promises.
+            unsafe { ops::delete(v.cast::<RawVec<$elem>>()) }
         }
     )*};
 }
@@ -276,17 +323,6 @@ macro_rules! declare_vecs {
 pub type wasm_byte_t = std::ffi::c_char;
 /// A name: bytes that the runtime hands out with a counted trailing NUL.
 pub type wasm_name_t = wasm_byte_vec_t;
-
-use crate::extern_::{wasm_extern_copy, wasm_extern_delete};
-use crate::frame::{wasm_frame_copy, wasm_frame_delete};
-use crate::import_export::{
-    wasm_exporttype_copy, wasm_exporttype_delete, wasm_importtype_copy, wasm_importtype_delete,
-};
-use crate::types::{
-    wasm_externtype_copy, wasm_externtype_delete, wasm_functype_copy, wasm_functype_delete, wasm_globaltype_copy,
-    wasm_globaltype_delete, wasm_memorytype_copy, wasm_memorytype_delete, wasm_tabletype_copy, wasm_tabletype_delete,
-    wasm_valtype_copy, wasm_valtype_delete,
-};
 
 declare_vecs! {
     /// Bytes: module binaries, names, messages.
@@ -298,43 +334,43 @@ declare_vecs! {
         wasm_val_vec_new_empty, wasm_val_vec_new_uninitialized, wasm_val_vec_new,
         wasm_val_vec_copy, wasm_val_vec_delete;
     /// Owned value types.
-    wasm_valtype_vec_t of *mut wasm_valtype_t, owned(wasm_valtype_copy, wasm_valtype_delete):
+    wasm_valtype_vec_t of *mut wasm_valtype_t, owned(wasm_valtype_t):
         wasm_valtype_vec_new_empty, wasm_valtype_vec_new_uninitialized, wasm_valtype_vec_new,
         wasm_valtype_vec_copy, wasm_valtype_vec_delete;
     /// Owned function types.
-    wasm_functype_vec_t of *mut wasm_functype_t, owned(wasm_functype_copy, wasm_functype_delete):
+    wasm_functype_vec_t of *mut wasm_functype_t, owned(wasm_functype_t):
         wasm_functype_vec_new_empty, wasm_functype_vec_new_uninitialized, wasm_functype_vec_new,
         wasm_functype_vec_copy, wasm_functype_vec_delete;
     /// Owned global types.
-    wasm_globaltype_vec_t of *mut wasm_globaltype_t, owned(wasm_globaltype_copy, wasm_globaltype_delete):
+    wasm_globaltype_vec_t of *mut wasm_globaltype_t, owned(wasm_globaltype_t):
         wasm_globaltype_vec_new_empty, wasm_globaltype_vec_new_uninitialized, wasm_globaltype_vec_new,
         wasm_globaltype_vec_copy, wasm_globaltype_vec_delete;
     /// Owned table types.
-    wasm_tabletype_vec_t of *mut wasm_tabletype_t, owned(wasm_tabletype_copy, wasm_tabletype_delete):
+    wasm_tabletype_vec_t of *mut wasm_tabletype_t, owned(wasm_tabletype_t):
         wasm_tabletype_vec_new_empty, wasm_tabletype_vec_new_uninitialized, wasm_tabletype_vec_new,
         wasm_tabletype_vec_copy, wasm_tabletype_vec_delete;
     /// Owned memory types.
-    wasm_memorytype_vec_t of *mut wasm_memorytype_t, owned(wasm_memorytype_copy, wasm_memorytype_delete):
+    wasm_memorytype_vec_t of *mut wasm_memorytype_t, owned(wasm_memorytype_t):
         wasm_memorytype_vec_new_empty, wasm_memorytype_vec_new_uninitialized, wasm_memorytype_vec_new,
         wasm_memorytype_vec_copy, wasm_memorytype_vec_delete;
     /// Owned extern types.
-    wasm_externtype_vec_t of *mut wasm_externtype_t, owned(wasm_externtype_copy, wasm_externtype_delete):
+    wasm_externtype_vec_t of *mut wasm_externtype_t, owned(wasm_externtype_t):
         wasm_externtype_vec_new_empty, wasm_externtype_vec_new_uninitialized, wasm_externtype_vec_new,
         wasm_externtype_vec_copy, wasm_externtype_vec_delete;
     /// Owned import types: what `wasm_module_imports` returns.
-    wasm_importtype_vec_t of *mut wasm_importtype_t, owned(wasm_importtype_copy, wasm_importtype_delete):
+    wasm_importtype_vec_t of *mut wasm_importtype_t, owned(wasm_importtype_t):
         wasm_importtype_vec_new_empty, wasm_importtype_vec_new_uninitialized, wasm_importtype_vec_new,
         wasm_importtype_vec_copy, wasm_importtype_vec_delete;
     /// Owned export types: what `wasm_module_exports` returns.
-    wasm_exporttype_vec_t of *mut wasm_exporttype_t, owned(wasm_exporttype_copy, wasm_exporttype_delete):
+    wasm_exporttype_vec_t of *mut wasm_exporttype_t, owned(wasm_exporttype_t):
         wasm_exporttype_vec_new_empty, wasm_exporttype_vec_new_uninitialized, wasm_exporttype_vec_new,
         wasm_exporttype_vec_copy, wasm_exporttype_vec_delete;
     /// Owned frames: a trap's backtrace.
-    wasm_frame_vec_t of *mut wasm_frame_t, owned(wasm_frame_copy, wasm_frame_delete):
+    wasm_frame_vec_t of *mut wasm_frame_t, owned(wasm_frame_t):
         wasm_frame_vec_new_empty, wasm_frame_vec_new_uninitialized, wasm_frame_vec_new,
         wasm_frame_vec_copy, wasm_frame_vec_delete;
     /// Owned externs: imports and exports of instances.
-    wasm_extern_vec_t of *mut wasm_extern_t, owned(wasm_extern_copy, wasm_extern_delete):
+    wasm_extern_vec_t of *mut wasm_extern_t, owned(wasm_extern_t):
         wasm_extern_vec_new_empty, wasm_extern_vec_new_uninitialized, wasm_extern_vec_new,
         wasm_extern_vec_copy, wasm_extern_vec_delete;
 }
@@ -356,11 +392,12 @@ pub fn name_from_bytes(b: &[u8]) -> wasm_name_t {
 ///
 /// # Safety
 /// `v` must be NULL or a valid byte vector.
-pub unsafe fn name_bytes<'a>(v: *const wasm_byte_vec_t) -> &'a [u8] {
-    let Some(v) = v.as_ref() else { return &[] };
-    let bytes: &[wasm_byte_t] = v.raw().as_slice();
+pub unsafe fn name_bytes<'a>(v: Option<&wasm_byte_vec_t>) -> &'a [u8] {
+    let Some(v) = v else { return &[] };
+    // SAFETY: a valid vector (caller).
+    let bytes: &[wasm_byte_t] = unsafe { v.raw().as_slice() };
     // SAFETY: c_char and u8 have the same size and alignment.
-    let bytes: &'a [u8] = std::slice::from_raw_parts(bytes.as_ptr().cast(), bytes.len());
+    let bytes: &'a [u8] = unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), bytes.len()) };
     bytes.strip_suffix(&[0]).unwrap_or(bytes)
 }
 
@@ -370,9 +407,12 @@ pub unsafe fn name_bytes<'a>(v: *const wasm_byte_vec_t) -> &'a [u8] {
 /// # Safety
 /// `v` must be NULL or a valid byte vector; it is emptied.
 pub unsafe fn take_name(v: *mut wasm_byte_vec_t) -> wasm_name_t {
-    let owned = name_bytes(v).to_vec();
-    if let Some(v) = v.as_mut() {
-        v.raw_mut().delete();
+    // SAFETY: as the caller promises.
+    let owned = unsafe { name_bytes(v.as_ref()) }.to_vec();
+    // SAFETY: as the caller promises.
+    if let Some(v) = unsafe { v.as_mut() } {
+        // SAFETY: a valid vector with a C-allocated buffer (caller).
+        unsafe { v.raw_mut().delete() };
     }
     name_from_bytes(&owned)
 }

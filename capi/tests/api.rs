@@ -1,6 +1,9 @@
 //! Behaviour of the C layer that ABI.md promises, exercised through the
 //! exported functions themselves (as a C client would call them).
 
+mod common;
+
+use common::{hc, hm};
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,44 +40,57 @@ fn bytes(v: &wasm_byte_vec_t) -> &[u8] {
 
 /// A store of the process engine, with the module compiled from `wat`.
 unsafe fn setup(wat: &str) -> (*mut wasm_engine_t, *mut wasm_store_t, *mut wasm_module_t) {
-    let engine = wasm_engine_new();
-    let store = wasm_store_new(engine);
-    let mut binary = empty_vec::<wasm_byte_vec_t>();
-    assert!(cranewasm_wat2wasm_for(wat, &mut binary));
-    let module = wasm_module_new(store, &binary);
-    wasm_byte_vec_delete(&mut binary);
-    assert!(!module.is_null());
-    (engine, store, module)
+    // SAFETY: as the caller promises (see the function).
+    unsafe {
+        let engine = wasm_engine_new();
+        let store = wasm_store_new(hm(engine));
+        let mut binary = empty_vec::<wasm_byte_vec_t>();
+        assert!(cranewasm_wat2wasm_for(wat, &mut binary));
+        let module = wasm_module_new(hm(store), Some(&binary));
+        wasm_byte_vec_delete(&mut binary);
+        assert!(!module.is_null());
+        (engine, store, module)
+    }
 }
 
 unsafe fn cranewasm_wat2wasm_for(wat: &str, out: &mut wasm_byte_vec_t) -> bool {
-    iwasm::wat::cranewasm_wat2wasm(wat.as_ptr().cast(), wat.len(), out)
+    // SAFETY: as the caller promises (see the function).
+    unsafe { iwasm::wat::cranewasm_wat2wasm(wat.as_ptr().cast(), wat.len(), out) }
 }
 
 unsafe fn message(t: *mut wasm_trap_t) -> Vec<u8> {
-    let mut m = empty_vec::<wasm_byte_vec_t>();
-    wasm_trap_message(t, &mut m);
-    let out = bytes(&m).to_vec();
-    wasm_byte_vec_delete(&mut m);
-    out
+    // SAFETY: as the caller promises (see the function).
+    unsafe {
+        let mut m = empty_vec::<wasm_byte_vec_t>();
+        wasm_trap_message(hc(t), &mut m);
+        let out = bytes(&m).to_vec();
+        wasm_byte_vec_delete(&mut m);
+        out
+    }
 }
 
 unsafe fn exports(i: *mut wasm_instance_t) -> Vec<*mut wasm_extern_t> {
-    let mut v = empty_vec::<wasm_extern_vec_t>();
-    wasm_instance_exports(i, &mut v);
-    let out = std::slice::from_raw_parts(v.data, v.size).to_vec();
-    // Free only the buffer: the objects stay with the store.
-    libc::free(v.data.cast());
-    out
+    // SAFETY: as the caller promises (see the function).
+    unsafe {
+        let mut v = empty_vec::<wasm_extern_vec_t>();
+        wasm_instance_exports(hc(i), &mut v);
+        let out = std::slice::from_raw_parts(v.data, v.size).to_vec();
+        // Free only the buffer: the objects stay with the store.
+        libc::free(v.data.cast());
+        out
+    }
 }
 
 /// `wasm_functype_new_1_1` (an inline function of the header).
 unsafe fn functype_1_1(param: u8, result: u8) -> *mut wasm_functype_t {
-    let (ps, rs) = ([wasm_valtype_new(param)], [wasm_valtype_new(result)]);
-    let (mut pv, mut rv) = (empty_vec::<wasm_valtype_vec_t>(), empty_vec::<wasm_valtype_vec_t>());
-    wasm_valtype_vec_new(&mut pv, 1, ps.as_ptr());
-    wasm_valtype_vec_new(&mut rv, 1, rs.as_ptr());
-    wasm_functype_new(&mut pv, &mut rv)
+    // SAFETY: as the caller promises (see the function).
+    unsafe {
+        let (ps, rs) = ([wasm_valtype_new(param)], [wasm_valtype_new(result)]);
+        let (mut pv, mut rv) = (empty_vec::<wasm_valtype_vec_t>(), empty_vec::<wasm_valtype_vec_t>());
+        wasm_valtype_vec_new(&mut pv, 1, ps.as_ptr());
+        wasm_valtype_vec_new(&mut rv, 1, rs.as_ptr());
+        wasm_functype_new(&mut pv, &mut rv)
+    }
 }
 
 fn i32_val(i: i32) -> wasm_val_t {
@@ -94,7 +110,7 @@ fn vectors_follow_the_abi() {
         wasm_valtype_vec_copy(&mut copy, &v);
         assert_eq!(copy.size, 3);
         assert_ne!(*copy.data, *v.data, "a deep copy has its own elements");
-        assert_eq!(wasm_valtype_kind(*copy.data.add(2)), 129);
+        assert_eq!(wasm_valtype_kind(hc(*copy.data.add(2))), 129);
         wasm_valtype_vec_delete(&mut v);
         assert!(v.data.is_null() && v.size == 0 && v.size_of_elem == 0);
         wasm_valtype_vec_delete(&mut v);
@@ -122,20 +138,20 @@ fn names_and_types_round_trip() {
         wasm_module_imports(module, &mut imports);
         assert_eq!(imports.size, 2);
         let f = *imports.data;
-        assert_eq!(bytes(&*wasm_importtype_module(f)), b"env\0", "names carry a counted NUL");
-        assert_eq!(bytes(&*wasm_importtype_name(f)), b"f\0");
-        let ft = wasm_externtype_as_functype_const(wasm_importtype_type(f));
-        assert_eq!(wasm_valtype_kind(*(*wasm_functype_params(ft)).data), 0);
-        assert_eq!(wasm_valtype_kind(*(*wasm_functype_results(ft)).data), 3);
-        let mt = wasm_externtype_as_memorytype_const(wasm_importtype_type(*imports.data.add(1)));
-        assert_eq!(*wasm_memorytype_limits(mt), wasm_limits_t { min: 1, max: u32::MAX });
+        assert_eq!(bytes(&*wasm_importtype_module(hc(f))), b"env\0", "names carry a counted NUL");
+        assert_eq!(bytes(&*wasm_importtype_name(hc(f))), b"f\0");
+        let ft = wasm_externtype_as_functype_const(hc(wasm_importtype_type(hc(f))));
+        assert_eq!(wasm_valtype_kind(hc(*(*wasm_functype_params(hc(ft))).data)), 0);
+        assert_eq!(wasm_valtype_kind(hc(*(*wasm_functype_results(hc(ft))).data)), 3);
+        let mt = wasm_externtype_as_memorytype_const(hc(wasm_importtype_type(hc(*imports.data.add(1)))));
+        assert_eq!(*wasm_memorytype_limits(hc(mt)), wasm_limits_t { min: 1, max: u32::MAX });
         wasm_importtype_vec_delete(&mut imports);
 
         let mut exports = empty_vec::<wasm_exporttype_vec_t>();
         wasm_module_exports(module, &mut exports);
-        let table = wasm_externtype_as_tabletype_const(wasm_exporttype_type(*exports.data.add(1)));
-        assert_eq!(*wasm_tabletype_limits(table), wasm_limits_t { min: 1, max: 5 });
-        assert_eq!(wasm_valtype_kind(wasm_tabletype_element(table)), 129);
+        let table = wasm_externtype_as_tabletype_const(hc(wasm_exporttype_type(hc(*exports.data.add(1)))));
+        assert_eq!(*wasm_tabletype_limits(hc(table)), wasm_limits_t { min: 1, max: 5 });
+        assert_eq!(wasm_valtype_kind(hc(wasm_tabletype_element(hc(table)))), 129);
         wasm_exporttype_vec_delete(&mut exports);
 
         // Names given with or without a NUL come back NUL-terminated.
@@ -146,14 +162,14 @@ fn names_and_types_round_trip() {
             let it = wasm_importtype_new(
                 &mut m,
                 &mut n,
-                wasm_memorytype_as_externtype(wasm_memorytype_new(&wasm_limits_t { min: 0, max: 1 })),
+                hm(wasm_memorytype_as_externtype(hm(wasm_memorytype_new(Some(&wasm_limits_t { min: 0, max: 1 }))))),
             );
-            assert_eq!(bytes(&*wasm_importtype_module(it)), b"mod\0");
+            assert_eq!(bytes(&*wasm_importtype_module(hc(it))), b"mod\0");
             assert!(m.data.is_null(), "ownership moved");
-            wasm_importtype_delete(it);
+            wasm_importtype_delete(hm(it));
         }
-        wasm_store_delete(store);
-        wasm_engine_delete(engine);
+        wasm_store_delete(hm(store));
+        wasm_engine_delete(hm(engine));
     }
 }
 
@@ -161,16 +177,16 @@ fn names_and_types_round_trip() {
 fn bad_modules_are_refused() {
     unsafe {
         let engine = wasm_engine_new();
-        let store = wasm_store_new(engine);
+        let store = wasm_store_new(hm(engine));
         for bad in [&b""[..], b"(module)", b"\0asm\x02\0\0\0", b"\0asm\x01\0\0\0\x01\x05"] {
             let mut v = empty_vec::<wasm_byte_vec_t>();
             wasm_byte_vec_new(&mut v, bad.len(), bad.as_ptr().cast());
-            assert!(wasm_module_new(store, &v).is_null(), "{bad:?} is refused");
-            assert!(!wasm_module_validate(store, &v));
+            assert!(wasm_module_new(hm(store), Some(&v)).is_null(), "{bad:?} is refused");
+            assert!(!wasm_module_validate(hm(store), Some(&v)));
             wasm_byte_vec_delete(&mut v);
         }
-        wasm_store_delete(store);
-        wasm_engine_delete(engine);
+        wasm_store_delete(hm(store));
+        wasm_engine_delete(hm(engine));
     }
 }
 
@@ -181,22 +197,25 @@ unsafe extern "C" fn double_it(
     args: *const wasm_val_vec_t,
     results: *mut wasm_val_vec_t,
 ) -> *mut wasm_trap_t {
-    let (args, results) = (&*args, &mut *results);
-    assert_eq!((args.size, args.num_elems), (1, 1));
-    assert_eq!((results.size, results.num_elems), (1, 0));
-    assert_eq!((*results.data).of.i64, 0, "result slots start zeroed");
-    HOST_CALLS.fetch_add(1, Ordering::SeqCst);
-    let x = (*args.data).of.i32;
-    if x == 13 {
-        let text = b"thirteen";
-        let mut m = empty_vec::<wasm_byte_vec_t>();
-        wasm_byte_vec_new(&mut m, text.len(), text.as_ptr().cast());
-        let t = wasm_trap_new(env.cast(), &m);
-        wasm_byte_vec_delete(&mut m);
-        return t;
+    // SAFETY: as the caller promises (see the function).
+    unsafe {
+        let (args, results) = (&*args, &mut *results);
+        assert_eq!((args.size, args.num_elems), (1, 1));
+        assert_eq!((results.size, results.num_elems), (1, 0));
+        assert_eq!((*results.data).of.i64, 0, "result slots start zeroed");
+        HOST_CALLS.fetch_add(1, Ordering::SeqCst);
+        let x = (*args.data).of.i32;
+        if x == 13 {
+            let text = b"thirteen";
+            let mut m = empty_vec::<wasm_byte_vec_t>();
+            wasm_byte_vec_new(&mut m, text.len(), text.as_ptr().cast());
+            let t = wasm_trap_new(hm(env.cast()), Some(&m));
+            wasm_byte_vec_delete(&mut m);
+            return t;
+        }
+        (*results.data).of.i32 = x * 2;
+        ptr::null_mut()
     }
-    (*results.data).of.i32 = x * 2;
-    ptr::null_mut()
 }
 
 static FINALIZED: AtomicUsize = AtomicUsize::new(0);
@@ -223,9 +242,9 @@ fn calls_traps_and_host_functions() {
         );
         let ty = functype_1_1(0, 0);
         let before = FINALIZED.load(Ordering::SeqCst);
-        let double = wasm_func_new_with_env(store, ty, Some(double_it), store.cast(), Some(count_finalize));
-        wasm_functype_delete(ty);
-        let mut given = [wasm_func_as_extern(double)];
+        let double = wasm_func_new_with_env(hm(store), hc(ty), Some(double_it), store.cast(), Some(count_finalize));
+        wasm_functype_delete(hm(ty));
+        let mut given = [wasm_func_as_extern(hm(double))];
         let imports = wasm_extern_vec_t {
             size: 1,
             data: given.as_mut_ptr(),
@@ -234,17 +253,17 @@ fn calls_traps_and_host_functions() {
             lock: ptr::null_mut(),
         };
         let mut trap = ptr::null_mut();
-        let instance = wasm_instance_new(store, module, &imports, &mut trap);
+        let instance = wasm_instance_new(hm(store), module, Some(&imports), &mut trap);
         assert!(!instance.is_null() && trap.is_null());
-        wasm_func_delete(double);
+        wasm_func_delete(hm(double));
         let ex = exports(instance);
-        wasm_instance_delete(instance);
+        wasm_instance_delete(hm(instance));
         wasm_module_delete(module);
         let (run, boom, gone, swap) = (
-            wasm_extern_as_func(ex[0]),
-            wasm_extern_as_func(ex[1]),
-            wasm_extern_as_func(ex[2]),
-            wasm_extern_as_func(ex[3]),
+            wasm_extern_as_func(hm(ex[0])),
+            wasm_extern_as_func(hm(ex[1])),
+            wasm_extern_as_func(hm(ex[2])),
+            wasm_extern_as_func(hm(ex[3])),
         );
 
         let mut args = [i32_val(21)];
@@ -253,40 +272,43 @@ fn calls_traps_and_host_functions() {
             wasm_val_vec_t { size: 1, data: args.as_mut_ptr(), num_elems: 1, size_of_elem: 16, lock: ptr::null_mut() };
         let mut resv =
             wasm_val_vec_t { size: 1, data: res.as_mut_ptr(), num_elems: 0, size_of_elem: 16, lock: ptr::null_mut() };
-        assert!(wasm_func_call(run, &argv, &mut resv).is_null(), "the call works after the handles are deleted");
+        assert!(
+            wasm_func_call(hc(run), Some(&argv), Some(&mut resv)).is_null(),
+            "the call works after the handles are deleted"
+        );
         assert_eq!((res[0].kind, res[0].of.i32, resv.num_elems, resv.size), (0, 42, 1, 1));
 
         *argv.data = i32_val(13);
-        let t = wasm_func_call(run, &argv, &mut resv);
+        let t = wasm_func_call(hc(run), Some(&argv), Some(&mut resv));
         assert_eq!(message(t), b"thirteen\0", "a host trap keeps its message");
-        wasm_trap_delete(t);
+        wasm_trap_delete(hm(t));
 
-        let t = wasm_func_call(boom, ptr::null(), ptr::null_mut());
+        let t = wasm_func_call(hc(boom), hc(ptr::null()), hm(ptr::null_mut()));
         assert_eq!(message(t), b"Exception: unreachable\0");
-        let origin = wasm_trap_origin(t);
-        assert_eq!(wasm_frame_func_index(origin), 3, "two imports, then run, then boom");
-        wasm_frame_delete(origin);
+        let origin = wasm_trap_origin(hc(t));
+        assert_eq!(wasm_frame_func_index(hc(origin)), 3, "two imports, then run, then boom");
+        wasm_frame_delete(hm(origin));
         let mut trace = empty_vec::<wasm_frame_vec_t>();
-        wasm_trap_trace(t, &mut trace);
+        wasm_trap_trace(hc(t), &mut trace);
         assert_eq!(trace.size, 1);
         wasm_frame_vec_delete(&mut trace);
-        wasm_trap_delete(t);
+        wasm_trap_delete(hm(t));
 
-        let t = wasm_func_call(gone, ptr::null(), ptr::null_mut());
+        let t = wasm_func_call(hc(gone), hc(ptr::null()), hm(ptr::null_mut()));
         assert_eq!(message(t), b"failed to call unlinked function\0");
-        wasm_trap_delete(t);
+        wasm_trap_delete(hm(t));
 
         // Wrong arity and wrong kinds are traps, not crashes.
-        let t = wasm_func_call(run, ptr::null(), &mut resv);
+        let t = wasm_func_call(hc(run), hc(ptr::null()), Some(&mut resv));
         assert!(String::from_utf8_lossy(&message(t)).contains("expected 1 arguments"));
-        wasm_trap_delete(t);
+        wasm_trap_delete(hm(t));
         (*argv.data).kind = 1;
-        let t = wasm_func_call(run, &argv, &mut resv);
+        let t = wasm_func_call(hc(run), Some(&argv), Some(&mut resv));
         assert!(!t.is_null());
-        wasm_trap_delete(t);
-        let t = wasm_func_call(run, &argv, ptr::null_mut());
+        wasm_trap_delete(hm(t));
+        let t = wasm_func_call(hc(run), Some(&argv), hm(ptr::null_mut()));
         assert!(!t.is_null(), "no room for results");
-        wasm_trap_delete(t);
+        wasm_trap_delete(hm(t));
 
         let mut two = [
             wasm_val_t { kind: 1, _paddings: [0; 7], of: wasm_val_union { i64: -5 } },
@@ -297,19 +319,22 @@ fn calls_traps_and_host_functions() {
         let mut out = [wasm_val_t::ZERO; 2];
         let mut outv =
             wasm_val_vec_t { size: 2, data: out.as_mut_ptr(), num_elems: 0, size_of_elem: 16, lock: ptr::null_mut() };
-        assert!(wasm_func_call(swap, &twov, &mut outv).is_null());
+        assert!(wasm_func_call(hc(swap), Some(&twov), Some(&mut outv)).is_null());
         assert_eq!((out[0].kind, out[0].of.f64, out[1].kind, out[1].of.i64), (3, 2.5, 1, -5));
 
         assert_eq!(FINALIZED.load(Ordering::SeqCst), before, "the env lives as long as the store");
-        wasm_store_delete(store);
+        wasm_store_delete(hm(store));
         assert_eq!(FINALIZED.load(Ordering::SeqCst), before + 1, "and is finalized once with it");
-        wasm_engine_delete(engine);
+        wasm_engine_delete(hm(engine));
     }
 }
 
 unsafe extern "C" fn echo(args: *const wasm_val_vec_t, results: *mut wasm_val_vec_t) -> *mut wasm_trap_t {
-    wasm_val_copy((*results).data, (*args).data);
-    ptr::null_mut()
+    // SAFETY: as the caller promises (see the function).
+    unsafe {
+        wasm_val_copy((*results).data, hc((*args).data));
+        ptr::null_mut()
+    }
 }
 
 #[test]
@@ -324,9 +349,9 @@ fn references_keep_their_identity() {
                 (func (export "get") (result externref) (global.get 0)))"#,
         );
         let ty = functype_1_1(128, 128);
-        let echo_f = wasm_func_new(store, ty, Some(echo));
-        wasm_functype_delete(ty);
-        let mut given = [wasm_func_as_extern(echo_f)];
+        let echo_f = wasm_func_new(hm(store), hc(ty), Some(echo));
+        wasm_functype_delete(hm(ty));
+        let mut given = [wasm_func_as_extern(hm(echo_f))];
         let imports = wasm_extern_vec_t {
             size: 1,
             data: given.as_mut_ptr(),
@@ -334,50 +359,50 @@ fn references_keep_their_identity() {
             size_of_elem: 8,
             lock: ptr::null_mut(),
         };
-        let instance = wasm_instance_new(store, module, &imports, ptr::null_mut());
+        let instance = wasm_instance_new(hm(store), module, Some(&imports), ptr::null_mut());
         let ex = exports(instance);
         let (global, table, id, get) = (
-            wasm_extern_as_global(ex[0]),
-            wasm_extern_as_table(ex[1]),
-            wasm_extern_as_func(ex[2]),
-            wasm_extern_as_func(ex[3]),
+            wasm_extern_as_global(hm(ex[0])),
+            wasm_extern_as_table(hm(ex[1])),
+            wasm_extern_as_func(hm(ex[2])),
+            wasm_extern_as_func(hm(ex[3])),
         );
 
-        let host = wasm_foreign_as_ref(wasm_foreign_new(store));
-        wasm_ref_set_host_info(host, 7 as *mut c_void);
+        let host = wasm_foreign_as_ref(hm(wasm_foreign_new(hm(store))));
+        wasm_ref_set_host_info(hm(host), 7 as *mut c_void);
         let mut arg = [wasm_val_t { kind: 128, _paddings: [0; 7], of: wasm_val_union { r#ref: host } }];
         let argv =
             wasm_val_vec_t { size: 1, data: arg.as_mut_ptr(), num_elems: 1, size_of_elem: 16, lock: ptr::null_mut() };
         let mut res = [wasm_val_t::ZERO];
         let mut resv =
             wasm_val_vec_t { size: 1, data: res.as_mut_ptr(), num_elems: 0, size_of_elem: 16, lock: ptr::null_mut() };
-        assert!(wasm_func_call(id, &argv, &mut resv).is_null());
+        assert!(wasm_func_call(hc(id), Some(&argv), Some(&mut resv)).is_null());
         assert_eq!((res[0].kind, res[0].ref_ptr()), (128, host), "the same pointer comes back");
 
         // Any host pointer, not only our objects, round-trips.
         wasm_global_set(
-            global,
-            &wasm_val_t { kind: 128, _paddings: [0; 7], of: wasm_val_union { r#ref: 0x1234 as *mut _ } },
+            hm(global),
+            Some(&wasm_val_t { kind: 128, _paddings: [0; 7], of: wasm_val_union { r#ref: 0x1234 as *mut _ } }),
         );
-        assert!(wasm_func_call(get, ptr::null(), &mut resv).is_null());
+        assert!(wasm_func_call(hc(get), hc(ptr::null()), Some(&mut resv)).is_null());
         assert_eq!(res[0].ref_ptr() as usize, 0x1234);
         let mut v = wasm_val_t::ZERO;
-        wasm_global_get(global, &mut v);
+        wasm_global_get(hc(global), &mut v);
         assert_eq!((v.kind, v.ref_ptr() as usize), (128, 0x1234));
 
-        assert!(wasm_table_get(table, 0).is_null());
-        assert!(wasm_table_set(table, 1, wasm_func_as_ref(id)));
-        let got = wasm_table_get(table, 1);
-        assert!(wasm_ref_same(got, wasm_func_as_ref(id)) && got != wasm_func_as_ref(id));
-        assert!(!wasm_ref_as_func(got).is_null() && wasm_ref_as_global(got).is_null());
-        wasm_ref_delete(got);
-        assert!(!wasm_table_set(table, 2, ptr::null_mut()), "out of bounds");
-        assert!(wasm_table_grow(table, 3, ptr::null_mut()));
-        assert_eq!(wasm_table_size(table), 5);
+        assert!(wasm_table_get(hc(table), 0).is_null());
+        assert!(wasm_table_set(hm(table), 1, wasm_func_as_ref(hm(id))));
+        let got = wasm_table_get(hc(table), 1);
+        assert!(wasm_ref_same(hc(got), hc(wasm_func_as_ref(hm(id)))) && got != wasm_func_as_ref(hm(id)));
+        assert!(!wasm_ref_as_func(hm(got)).is_null() && wasm_ref_as_global(hm(got)).is_null());
+        wasm_ref_delete(hm(got));
+        assert!(!wasm_table_set(hm(table), 2, ptr::null_mut()), "out of bounds");
+        assert!(wasm_table_grow(hm(table), 3, ptr::null_mut()));
+        assert_eq!(wasm_table_size(hc(table)), 5);
 
-        assert_eq!(wasm_ref_get_host_info(host) as usize, 7);
-        wasm_store_delete(store);
-        wasm_engine_delete(engine);
+        assert_eq!(wasm_ref_get_host_info(hc(host)) as usize, 7);
+        wasm_store_delete(hm(store));
+        wasm_engine_delete(hm(engine));
     }
 }
 
@@ -389,8 +414,8 @@ fn memories_globals_and_placeholders() {
                 (memory (export "m") 1 3)
                 (func (export "read") (result i32) (global.get 0)))"#,
         );
-        let placeholders = [wasm_extern_new_empty(store, 1), wasm_extern_new_empty(store, 0)];
-        assert!(wasm_extern_new_empty(store, 4).is_null());
+        let placeholders = [wasm_extern_new_empty(hm(store), 1), wasm_extern_new_empty(hm(store), 0)];
+        assert!(wasm_extern_new_empty(hm(store), 4).is_null());
         let mut given = placeholders;
         let imports = wasm_extern_vec_t {
             size: 2,
@@ -399,36 +424,44 @@ fn memories_globals_and_placeholders() {
             size_of_elem: 8,
             lock: ptr::null_mut(),
         };
-        let instance = wasm_instance_new(store, module, &imports, ptr::null_mut());
+        let instance = wasm_instance_new(hm(store), module, Some(&imports), ptr::null_mut());
         assert!(!instance.is_null());
-        assert_eq!(wasm_instance_sum_wasm_exec_time(instance), -1.0, "not profiling");
+        assert_eq!(wasm_instance_sum_wasm_exec_time(hc(instance)), -1.0, "not profiling");
         let ex = exports(instance);
-        let memory = wasm_extern_as_memory(ex[0]);
-        let data = wasm_memory_data(memory);
-        assert_eq!((wasm_memory_size(memory), wasm_memory_data_size(memory)), (1, 65536));
-        assert!(wasm_memory_grow(memory, 2));
-        assert!(!wasm_memory_grow(memory, 1), "past the maximum");
-        assert_eq!(wasm_memory_data(memory), data, "the base does not move");
+        let memory = wasm_extern_as_memory(hm(ex[0]));
+        let data = wasm_memory_data(hm(memory));
+        assert_eq!((wasm_memory_size(hc(memory)), wasm_memory_data_size(hc(memory))), (1, 65536));
+        assert!(wasm_memory_grow(hm(memory), 2));
+        assert!(!wasm_memory_grow(hm(memory), 1), "past the maximum");
+        assert_eq!(wasm_memory_data(hm(memory)), data, "the base does not move");
         *data.add(3 * 65536 - 1) = 9;
 
-        let t = wasm_func_call(wasm_func_copy(wasm_extern_as_func(placeholders[1])), ptr::null(), ptr::null_mut());
+        let t = wasm_func_call(
+            hc(wasm_func_copy(hc(wasm_extern_as_func(hm(placeholders[1]))))),
+            hc(ptr::null()),
+            hm(ptr::null_mut()),
+        );
         assert_eq!(message(t), b"failed to call unlinked function\0");
 
-        let gt = wasm_globaltype_new(wasm_valtype_new(2), 1);
-        let g = wasm_global_new(store, gt, &wasm_val_t { kind: 2, _paddings: [0; 7], of: wasm_val_union { f32: 1.5 } });
-        assert!(wasm_global_new(store, gt, &i32_val(1)).is_null(), "kind mismatch");
-        wasm_globaltype_delete(gt);
-        wasm_global_set(g, &wasm_val_t { kind: 2, _paddings: [0; 7], of: wasm_val_union { f32: -4.0 } });
+        let gt = wasm_globaltype_new(hm(wasm_valtype_new(2)), 1);
+        let g = wasm_global_new(
+            hm(store),
+            hc(gt),
+            Some(&wasm_val_t { kind: 2, _paddings: [0; 7], of: wasm_val_union { f32: 1.5 } }),
+        );
+        assert!(wasm_global_new(hm(store), hc(gt), Some(&i32_val(1))).is_null(), "kind mismatch");
+        wasm_globaltype_delete(hm(gt));
+        wasm_global_set(hm(g), Some(&wasm_val_t { kind: 2, _paddings: [0; 7], of: wasm_val_union { f32: -4.0 } }));
         let mut v = wasm_val_t::ZERO;
-        wasm_global_get(g, &mut v);
+        wasm_global_get(hc(g), &mut v);
         assert_eq!((v.kind, v.of.f32), (2, -4.0));
 
         // Host info finalizers of objects left to the store run with it.
-        wasm_global_set_host_info_with_finalizer(g, std::ptr::dangling_mut::<c_void>(), Some(count_info));
-        wasm_trap_set_host_info_with_finalizer(t, std::ptr::dangling_mut::<c_void>(), Some(count_info));
-        wasm_store_delete(store);
+        wasm_global_set_host_info_with_finalizer(hm(g), std::ptr::dangling_mut::<c_void>(), Some(count_info));
+        wasm_trap_set_host_info_with_finalizer(hm(t), std::ptr::dangling_mut::<c_void>(), Some(count_info));
+        wasm_store_delete(hm(store));
         assert_eq!(INFO_FINALIZED.load(Ordering::SeqCst), 2);
-        wasm_engine_delete(engine);
+        wasm_engine_delete(hm(engine));
     }
 }
 
@@ -440,10 +473,10 @@ fn modules_move_between_threads() {
         wasm_module_delete(module);
         let engine_addr = engine as usize;
         let result = std::thread::spawn(move || {
-            let store = wasm_store_new(engine_addr as *mut wasm_engine_t);
-            let module = wasm_module_obtain(store, shared as *mut wasm_shared_module_t);
-            let instance = wasm_instance_new(store, module, ptr::null(), ptr::null_mut());
-            let f = wasm_extern_as_func(exports(instance)[0]);
+            let store = wasm_store_new(hm(engine_addr as *mut wasm_engine_t));
+            let module = wasm_module_obtain(hm(store), shared as *mut wasm_shared_module_t);
+            let instance = wasm_instance_new(hm(store), module, hc(ptr::null()), ptr::null_mut());
+            let f = wasm_extern_as_func(hm(exports(instance)[0]));
             let mut res = [wasm_val_t::ZERO];
             let mut resv = wasm_val_vec_t {
                 size: 1,
@@ -452,24 +485,24 @@ fn modules_move_between_threads() {
                 size_of_elem: 16,
                 lock: ptr::null_mut(),
             };
-            assert!(wasm_func_call(f, ptr::null(), &mut resv).is_null());
-            wasm_store_delete(store);
+            assert!(wasm_func_call(hc(f), hc(ptr::null()), Some(&mut resv)).is_null());
+            wasm_store_delete(hm(store));
             res[0].of.i32
         })
         .join()
         .unwrap();
         assert_eq!(result, 7);
-        let again = wasm_module_obtain(store, shared as *mut _);
+        let again = wasm_module_obtain(hm(store), shared as *mut _);
         assert!(wasm_module_set_name(again, c"named".as_ptr()));
         assert_eq!(std::ffi::CStr::from_ptr(wasm_module_get_name(again)), c"named");
         let mut ser = empty_vec::<wasm_byte_vec_t>();
         wasm_module_serialize(again, &mut ser);
-        let back = wasm_module_deserialize(store, &ser);
+        let back = wasm_module_deserialize(hm(store), Some(&ser));
         assert!(!back.is_null());
         wasm_byte_vec_delete(&mut ser);
         wasm_shared_module_delete(shared as *mut _);
-        wasm_store_delete(store);
-        wasm_engine_delete(engine);
+        wasm_store_delete(hm(store));
+        wasm_engine_delete(hm(engine));
     }
 }
 
@@ -481,10 +514,10 @@ fn engines_are_counted() {
         let b = wasm_engine_new_with_config(config);
         wasm_config_delete(config);
         assert_eq!(a, b, "one engine per process");
-        let s = wasm_store_new(b);
+        let s = wasm_store_new(hm(b));
         assert!(!s.is_null());
-        wasm_store_delete(s);
-        wasm_engine_delete(a);
-        wasm_engine_delete(b);
+        wasm_store_delete(hm(s));
+        wasm_engine_delete(hm(a));
+        wasm_engine_delete(hm(b));
     }
 }

@@ -17,6 +17,9 @@
 #[path = "../../tests/support/malformed_inputs.rs"]
 mod inputs;
 
+mod common;
+
+use common::hm;
 use iwasm::engine::*;
 use iwasm::module::*;
 use iwasm::store::*;
@@ -43,21 +46,24 @@ fn mappings() -> usize {
 /// # Safety
 /// `store` is a live store.
 unsafe fn accepted(store: *mut wasm_store_t, engine: &cranewasm::Engine, bytes: &[u8]) -> Result<bool, String> {
-    // SAFETY: the all-zero vector is the empty one.
-    let mut vec: wasm_byte_vec_t = std::mem::zeroed();
-    wasm_byte_vec_new(&mut vec, bytes.len(), bytes.as_ptr().cast());
-    let valid = wasm_module_validate(store, &vec);
-    let module = wasm_module_new(store, &vec);
-    wasm_byte_vec_delete(&mut vec);
-    let compiled = !module.is_null();
-    if compiled {
-        wasm_module_delete(module);
+    // SAFETY: as the caller promises (see the function).
+    unsafe {
+        // SAFETY: the all-zero vector is the empty one.
+        let mut vec: wasm_byte_vec_t = std::mem::zeroed();
+        wasm_byte_vec_new(&mut vec, bytes.len(), bytes.as_ptr().cast());
+        let valid = wasm_module_validate(hm(store), Some(&vec));
+        let module = wasm_module_new(hm(store), Some(&vec));
+        wasm_byte_vec_delete(&mut vec);
+        let compiled = !module.is_null();
+        if compiled {
+            wasm_module_delete(module);
+        }
+        let rust = cranewasm::Module::validate(engine, bytes).is_ok();
+        if valid != compiled || valid != rust {
+            return Err(format!("wasm_module_validate {valid}, wasm_module_new {compiled}, Module::validate {rust}"));
+        }
+        Ok(valid)
     }
-    let rust = cranewasm::Module::validate(engine, bytes).is_ok();
-    if valid != compiled || valid != rust {
-        return Err(format!("wasm_module_validate {valid}, wasm_module_new {compiled}, Module::validate {rust}"));
-    }
-    Ok(valid)
 }
 
 #[derive(Default, Debug)]
@@ -98,7 +104,7 @@ fn fuzz() {
     // SAFETY: the store lives from here to the end of the test.
     unsafe {
         let c_engine = wasm_engine_new();
-        let store = wasm_store_new(c_engine);
+        let store = wasm_store_new(hm(c_engine));
         let pass = |counts: &mut Counts| {
             let mut failures = Vec::new();
             for (seed, bytes) in &all {
@@ -119,8 +125,8 @@ fn fuzz() {
         pass(&mut second);
         let heap_growth = heap_in_use() as i64 - heap_before as i64;
         let maps_growth = mappings() as i64 - maps_before as i64;
-        wasm_store_delete(store);
-        wasm_engine_delete(c_engine);
+        wasm_store_delete(hm(store));
+        wasm_engine_delete(hm(c_engine));
         eprintln!(
             "C API malformed: {} inputs per pass, {first:?}; second pass heap {heap_growth:+} bytes, mappings {maps_growth:+}",
             all.len()

@@ -14,12 +14,15 @@ use std::path::Path;
 fn checked_in_header_is_current() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let header = crate_dir.join("../include/wasm_c_api.h");
-    // SAFETY (set_var): this test binary has this one test, so no other
-    // thread reads the environment concurrently.
-    std::env::set_var("RUSTC_BOOTSTRAP", "1");
     // A target directory of its own, kept between runs so that expansion
     // rebuilds only this crate.
-    std::env::set_var("CARGO_EXPAND_TARGET_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("cbindgen-expand"));
+    let expand_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cbindgen-expand");
+    // SAFETY: this test binary has this one test, so no other thread reads
+    // the environment concurrently.
+    unsafe {
+        std::env::set_var("RUSTC_BOOTSTRAP", "1");
+        std::env::set_var("CARGO_EXPAND_TARGET_DIR", expand_dir);
+    }
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml parses");
     let bindings = cbindgen::Builder::new()
         .with_crate(crate_dir)

@@ -9,69 +9,16 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::process::Command;
 
-/// A declaration of the header: name and parameter types.
-struct Decl {
-    name: String,
-    params: Vec<String>,
-}
-
-/// The `WASM_API_EXTERN` declarations of a header, macros and comments
-/// left out.
-fn declarations(header: &str) -> Vec<Decl> {
-    let mut code = String::new();
-    let mut continued = false;
-    for line in header.lines() {
-        let t = line.trim_start();
-        let directive = continued || t.starts_with('#');
-        continued = directive && t.ends_with('\\');
-        if !directive && !t.starts_with("//") {
-            code.push_str(line);
-            code.push('\n');
-        }
-    }
-    let mut decls = Vec::new();
-    for piece in code.split("WASM_API_EXTERN").skip(1) {
-        let decl = piece.split(';').next().expect("a declaration ends with ;");
-        let open = decl.find('(').expect("a function declaration");
-        let name = decl[..open].split(|c: char| !c.is_alphanumeric() && c != '_').rfind(|s| !s.is_empty());
-        let inner = &decl[open + 1..decl.rfind(')').expect("closing parenthesis")];
-        let mut params = Vec::new();
-        let (mut depth, mut current) = (0, String::new());
-        for c in inner.chars() {
-            match c {
-                '(' => depth += 1,
-                ')' => depth -= 1,
-                ',' if depth == 0 => {
-                    params.push(std::mem::take(&mut current));
-                    continue;
-                }
-                _ => {}
-            }
-            current.push(c);
-        }
-        if !current.trim().is_empty() && current.trim() != "void" {
-            params.push(current);
-        }
-        let params = params.into_iter().map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
-        decls.push(Decl { name: name.expect("a function name").to_string(), params });
-    }
-    decls
-}
-
 /// The argument passed for a parameter: NULL for pointers (and callback
 /// typedefs), `scalar` for everything else.
 fn argument(param: &str, scalar: u32) -> String {
-    if param.contains('*') || param.contains("callback") {
-        "NULL".into()
-    } else {
-        scalar.to_string()
-    }
+    if param.contains('*') || param.contains("callback") { "NULL".into() } else { scalar.to_string() }
 }
 
 #[test]
 fn every_function_accepts_null() {
     let header = std::fs::read_to_string(common::repo().join("include/wasm_c_api.h")).expect("our header");
-    let decls = declarations(&header);
+    let decls = common::declarations(&header);
     let declared: BTreeSet<String> = decls.iter().map(|d| d.name.clone()).collect();
     for name in common::api_symbols() {
         assert!(declared.contains(&name), "the header declares {name}");

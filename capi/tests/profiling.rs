@@ -3,11 +3,13 @@
 //! in calls to exported functions. The engine is one per process and keeps
 //! its first configuration, so this test has a process of its own.
 
+mod common;
+
+use common::{hc, hm};
 use std::ptr;
 
 use iwasm::config::*;
 use iwasm::engine::*;
-use iwasm::extern_::*;
 use iwasm::func::*;
 use iwasm::instance::*;
 use iwasm::module::*;
@@ -27,34 +29,34 @@ fn exec_time_is_measured_when_profiling() {
         let config = wasm_config_set_linux_perf_opt(wasm_config_new(), true);
         let engine = wasm_engine_new_with_config(config);
         wasm_config_delete(config);
-        let store = wasm_store_new(engine);
+        let store = wasm_store_new(hm(engine));
         let mut binary: wasm_byte_vec_t = std::mem::zeroed();
         assert!(iwasm::wat::cranewasm_wat2wasm(SPIN.as_ptr().cast(), SPIN.len(), &mut binary));
-        let module = wasm_module_new(store, &binary);
+        let module = wasm_module_new(hm(store), Some(&binary));
         wasm_byte_vec_delete(&mut binary);
-        let instance = wasm_instance_new(store, module, ptr::null(), ptr::null_mut());
+        let instance = wasm_instance_new(hm(store), module, hc(ptr::null()), ptr::null_mut());
         assert!(!instance.is_null());
-        assert_eq!(wasm_instance_sum_wasm_exec_time(instance), 0.0, "nothing ran yet");
+        assert_eq!(wasm_instance_sum_wasm_exec_time(hc(instance)), 0.0, "nothing ran yet");
 
         let mut exports: wasm_extern_vec_t = std::mem::zeroed();
-        wasm_instance_exports(instance, &mut exports);
-        let spin = wasm_extern_as_func(*exports.data);
+        wasm_instance_exports(hc(instance), &mut exports);
+        let spin = wasm_extern_as_func(hm(*exports.data));
         let mut args = [wasm_val_t { kind: 0, _paddings: [0; 7], of: wasm_val_union { i32: 50_000_000 } }];
         let argv =
             wasm_val_vec_t { size: 1, data: args.as_mut_ptr(), num_elems: 1, size_of_elem: 16, lock: ptr::null_mut() };
         let mut res = [wasm_val_t::ZERO];
         let mut resv =
             wasm_val_vec_t { size: 1, data: res.as_mut_ptr(), num_elems: 0, size_of_elem: 16, lock: ptr::null_mut() };
-        assert!(wasm_func_call(spin, &argv, &mut resv).is_null());
+        assert!(wasm_func_call(hc(spin), Some(&argv), Some(&mut resv)).is_null());
 
-        let spent = wasm_instance_get_wasm_func_exec_time(instance, c"spin".as_ptr());
+        let spent = wasm_instance_get_wasm_func_exec_time(hc(instance), c"spin".as_ptr());
         assert!(spent > 0.0, "spin took {spent} ms");
-        assert_eq!(wasm_instance_get_wasm_func_exec_time(instance, c"idle".as_ptr()), 0.0);
-        assert_eq!(wasm_instance_get_wasm_func_exec_time(instance, c"nope".as_ptr()), 0.0);
-        assert_eq!(wasm_instance_sum_wasm_exec_time(instance), spent);
+        assert_eq!(wasm_instance_get_wasm_func_exec_time(hc(instance), c"idle".as_ptr()), 0.0);
+        assert_eq!(wasm_instance_get_wasm_func_exec_time(hc(instance), c"nope".as_ptr()), 0.0);
+        assert_eq!(wasm_instance_sum_wasm_exec_time(hc(instance)), spent);
 
         wasm_extern_vec_delete(&mut exports);
-        wasm_store_delete(store);
-        wasm_engine_delete(engine);
+        wasm_store_delete(hm(store));
+        wasm_engine_delete(hm(engine));
     }
 }

@@ -3,10 +3,11 @@
    through a table and a global) as the same foreign with the same host info.
    Null externrefs stay null. A host-info finalizer runs exactly once.
 
-   Ownership follows the header: wasm_X_as_ref / wasm_ref_as_X are borrowed
-   casts (not `own`), so the test never deletes what they return. Reference
-   results of wasm_func_call are not deleted either, as WAMR clients do (in
-   WAMR they are the very pointers passed in); ABI.md makes the store free
+   As in WAMR, wasm_X_as_ref / wasm_ref_as_X return new objects (the handles
+   of one foreign share its host info, as WAMR's wasm_ref_as_foreign returns
+   the foreign itself); the test leaves them to the store, as WAMR clients
+   do. Reference results of wasm_func_call are not deleted either (in WAMR
+   they are the very pointers passed in); ABI.md makes the store free
    whatever the client did not. */
 #include "common.h"
 

@@ -49,7 +49,9 @@ static int32_t call_slot(const wasm_table_t *t, uint32_t i, int32_t arg,
     CHECK(f != NULL, "table slot %u does not hold a func", i);
     CHECK_EQ_INT(wasm_func_param_arity(f), nparams, "arity of table func");
     EXPECT_NO_TRAP(call(f, a, nparams, r, 1));
+    /* Two objects, as in WAMR: the reference and the func made from it. */
     wasm_ref_delete(ref);
+    wasm_func_delete(f);
     return r[0].of.i32;
 }
 

@@ -59,3 +59,66 @@ pub fn api_symbols() -> Vec<String> {
     let text = std::fs::read_to_string(shared().join("capi-symbols.txt")).expect("shared/capi-symbols.txt");
     text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
 }
+
+/// A raw pointer as the typed (nullable reference) argument the exported
+/// functions take for objects: the C types are zero-sized, so any pointer
+/// is a valid reference to one.
+pub fn hm<'a, T>(p: *mut T) -> Option<&'a mut T> {
+    // SAFETY: see above; the functions check the pointer themselves.
+    unsafe { p.as_mut() }
+}
+
+/// [`hm`] for `const` arguments.
+pub fn hc<'a, T>(p: *const T) -> Option<&'a T> {
+    // SAFETY: as for `m`.
+    unsafe { p.as_ref() }
+}
+
+/// A declaration of the header: name and parameter types.
+pub struct Decl {
+    pub name: String,
+    pub params: Vec<String>,
+}
+
+/// The `WASM_API_EXTERN` declarations of a header, macros and comments
+/// left out.
+pub fn declarations(header: &str) -> Vec<Decl> {
+    let mut code = String::new();
+    let mut continued = false;
+    for line in header.lines() {
+        let t = line.trim_start();
+        let directive = continued || t.starts_with('#');
+        continued = directive && t.ends_with('\\');
+        if !directive && !t.starts_with("//") {
+            code.push_str(line);
+            code.push('\n');
+        }
+    }
+    let mut decls = Vec::new();
+    for piece in code.split("WASM_API_EXTERN").skip(1) {
+        let decl = piece.split(';').next().expect("a declaration ends with ;");
+        let open = decl.find('(').expect("a function declaration");
+        let name = decl[..open].split(|c: char| !c.is_alphanumeric() && c != '_').rfind(|s| !s.is_empty());
+        let inner = &decl[open + 1..decl.rfind(')').expect("closing parenthesis")];
+        let mut params = Vec::new();
+        let (mut depth, mut current) = (0, String::new());
+        for c in inner.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    params.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+            current.push(c);
+        }
+        if !current.trim().is_empty() && current.trim() != "void" {
+            params.push(current);
+        }
+        let params = params.into_iter().map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        decls.push(Decl { name: name.expect("a function name").to_string(), params });
+    }
+    decls
+}
