@@ -549,7 +549,7 @@ WASM_API_EXTERN struct wasm_engine_t *wasm_engine_new(void);
 //
 // # Safety
 // `config` may be NULL or any pointer: anything but a live configuration
-// from `wasm_config_new` counts as NULL (see [`crate::config`]).
+// from `wasm_config_new` counts as NULL (see [`crate::c_api::config`]).
 WASM_API_EXTERN struct wasm_engine_t *wasm_engine_new_with_config(struct wasm_config_t *config);
 
 // Drops a reference to the engine; the last one frees it. NULL, or an

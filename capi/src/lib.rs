@@ -16,52 +16,33 @@
 //! * **Buffers come from the C allocator**, so clients may free what they
 //!   are given and give what they allocated ([`vec`]).
 //!
-//! One file per concept of the header: [`vec`], [`types`], [`import_export`],
-//! [`val`], [`config`], [`engine`], [`store`], [`module`], [`instance`],
-//! [`func`], [`global`], [`table`], [`memory`], [`extern_`], [`ref_`],
-//! [`trap`], [`frame`]; [`wat`] holds our own `cranewasm_*` extensions.
-//! [`object`] holds the object model (and the macro that declares each C
-//! object type), [`handle`] the live-object table.
+//! [`c_api`] holds the functions of `wasm_c_api.h`, one file per concept
+//! of the header. [`object`] holds the object model (and the macro that
+//! declares each C object type) and [`handle`] the live-object table; both
+//! serve every C API of the library.
 
 #![allow(non_camel_case_types)]
 // Every exported function says what it requires of its pointers, and every
 // `unsafe` block why it is sound.
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
-pub mod config;
-pub mod engine;
-pub mod extern_;
-pub mod frame;
-pub mod func;
-pub mod global;
+pub mod c_api;
 pub mod handle;
-pub mod import_export;
-pub mod instance;
-pub mod memory;
-pub mod module;
 pub mod object;
-pub mod ref_;
-pub mod store;
-pub mod table;
-pub mod trap;
-pub mod types;
-pub mod val;
-pub mod vec;
-pub mod wat;
 
-pub use engine::wasm_engine_t;
-pub use extern_::wasm_extern_t;
-pub use frame::wasm_frame_t;
-pub use func::wasm_func_t;
-pub use global::wasm_global_t;
-pub use import_export::{wasm_exporttype_t, wasm_importtype_t};
-pub use instance::wasm_instance_t;
-pub use memory::wasm_memory_t;
-pub use ref_::{wasm_foreign_t, wasm_ref_t};
-pub use store::wasm_store_t;
-pub use table::wasm_table_t;
-pub use trap::wasm_trap_t;
-pub use types::{
+pub use c_api::engine::wasm_engine_t;
+pub use c_api::extern_::wasm_extern_t;
+pub use c_api::frame::wasm_frame_t;
+pub use c_api::func::wasm_func_t;
+pub use c_api::global::wasm_global_t;
+pub use c_api::import_export::{wasm_exporttype_t, wasm_importtype_t};
+pub use c_api::instance::wasm_instance_t;
+pub use c_api::memory::wasm_memory_t;
+pub use c_api::ref_::{wasm_foreign_t, wasm_ref_t};
+pub use c_api::store::wasm_store_t;
+pub use c_api::table::wasm_table_t;
+pub use c_api::trap::wasm_trap_t;
+pub use c_api::types::{
     wasm_externtype_t, wasm_functype_t, wasm_globaltype_t, wasm_memorytype_t, wasm_tabletype_t, wasm_valtype_t,
 };
 

@@ -28,8 +28,8 @@ use std::ffi::c_void;
 use std::ptr::{self, NonNull};
 use std::rc::Rc;
 
+use crate::c_api::store::StoreObj;
 use crate::handle::{self, Cell, Kind, VTable};
-use crate::store::StoreObj;
 
 /// A host-info finalizer, as C passes it.
 pub type Finalizer = Option<unsafe extern "C" fn(*mut c_void)>;
@@ -618,7 +618,7 @@ macro_rules! c_object {
             /// of this type counts as NULL. No other thread may delete the
             /// object meanwhile.
             #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn $as_ref(p: Option<&mut $c>) -> *mut $crate::ref_::wasm_ref_t {
+            pub unsafe extern "C" fn $as_ref(p: Option<&mut $c>) -> *mut $crate::c_api::ref_::wasm_ref_t {
                 // SAFETY: the client keeps the threading rule above.
                 unsafe { $crate::object::duplicate::<$c, _>(p) }
             }
@@ -629,9 +629,9 @@ macro_rules! c_object {
             /// # Safety
             #[doc = concat!(" As for `", stringify!($as_ref), "`.")]
             #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn $as_ref_const(p: Option<&$c>) -> *const $crate::ref_::wasm_ref_t {
+            pub unsafe extern "C" fn $as_ref_const(p: Option<&$c>) -> *const $crate::c_api::ref_::wasm_ref_t {
                 // SAFETY: the client keeps the threading rule above.
-                unsafe { $crate::object::duplicate::<$c, $crate::ref_::wasm_ref_t>(p) }.cast_const()
+                unsafe { $crate::object::duplicate::<$c, $crate::c_api::ref_::wasm_ref_t>(p) }.cast_const()
             }
 
             #[doc = concat!(" A new `", stringify!($c), "` for the object the reference")]
@@ -643,7 +643,7 @@ macro_rules! c_object {
             /// reference counts as NULL. No other thread may delete it
             /// meanwhile.
             #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn $ref_as(r: Option<&mut $crate::ref_::wasm_ref_t>) -> *mut $c {
+            pub unsafe extern "C" fn $ref_as(r: Option<&mut $crate::c_api::ref_::wasm_ref_t>) -> *mut $c {
                 let r = r.map(|r| $crate::object::recast::<_, $c>(r));
                 // SAFETY: the client keeps the threading rule above.
                 unsafe { $crate::object::duplicate::<$c, $c>(r) }
@@ -655,7 +655,7 @@ macro_rules! c_object {
             /// # Safety
             #[doc = concat!(" As for `", stringify!($ref_as), "`.")]
             #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn $ref_as_const(r: Option<&$crate::ref_::wasm_ref_t>) -> *const $c {
+            pub unsafe extern "C" fn $ref_as_const(r: Option<&$crate::c_api::ref_::wasm_ref_t>) -> *const $c {
                 let r = r.map(|r| $crate::object::recast_ref::<_, $c>(r));
                 // SAFETY: the client keeps the threading rule above.
                 unsafe { $crate::object::duplicate::<$c, $c>(r) }.cast_const()

@@ -8,23 +8,23 @@ use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use iwasm::config::*;
-use iwasm::engine::*;
-use iwasm::extern_::*;
-use iwasm::frame::*;
-use iwasm::func::*;
-use iwasm::global::*;
-use iwasm::import_export::*;
-use iwasm::instance::*;
-use iwasm::memory::*;
-use iwasm::module::*;
-use iwasm::ref_::*;
-use iwasm::store::*;
-use iwasm::table::*;
-use iwasm::trap::*;
-use iwasm::types::*;
-use iwasm::val::*;
-use iwasm::vec::*;
+use iwasm::c_api::config::*;
+use iwasm::c_api::engine::*;
+use iwasm::c_api::extern_::*;
+use iwasm::c_api::frame::*;
+use iwasm::c_api::func::*;
+use iwasm::c_api::global::*;
+use iwasm::c_api::import_export::*;
+use iwasm::c_api::instance::*;
+use iwasm::c_api::memory::*;
+use iwasm::c_api::module::*;
+use iwasm::c_api::ref_::*;
+use iwasm::c_api::store::*;
+use iwasm::c_api::table::*;
+use iwasm::c_api::trap::*;
+use iwasm::c_api::types::*;
+use iwasm::c_api::val::*;
+use iwasm::c_api::vec::*;
 use iwasm::*;
 
 fn empty_vec<T>() -> T {
@@ -55,7 +55,7 @@ unsafe fn setup(wat: &str) -> (*mut wasm_engine_t, *mut wasm_store_t, *mut wasm_
 
 unsafe fn cranewasm_wat2wasm_for(wat: &str, out: &mut wasm_byte_vec_t) -> bool {
     // SAFETY: as the caller promises (see the function).
-    unsafe { iwasm::wat::cranewasm_wat2wasm(wat.as_ptr().cast(), wat.len(), out) }
+    unsafe { iwasm::c_api::wat::cranewasm_wat2wasm(wat.as_ptr().cast(), wat.len(), out) }
 }
 
 unsafe fn message(t: *mut wasm_trap_t) -> Vec<u8> {

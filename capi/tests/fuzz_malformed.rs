@@ -20,10 +20,10 @@ mod inputs;
 mod common;
 
 use common::hm;
-use iwasm::engine::*;
-use iwasm::module::*;
-use iwasm::store::*;
-use iwasm::vec::*;
+use iwasm::c_api::engine::*;
+use iwasm::c_api::module::*;
+use iwasm::c_api::store::*;
+use iwasm::c_api::vec::*;
 use iwasm::wasm_store_t;
 
 /// Seeds of the mutated inputs (four inputs each).

@@ -8,14 +8,14 @@ mod common;
 use common::{hc, hm};
 use std::ptr;
 
-use iwasm::config::*;
-use iwasm::engine::*;
-use iwasm::func::*;
-use iwasm::instance::*;
-use iwasm::module::*;
-use iwasm::store::*;
-use iwasm::val::*;
-use iwasm::vec::*;
+use iwasm::c_api::config::*;
+use iwasm::c_api::engine::*;
+use iwasm::c_api::func::*;
+use iwasm::c_api::instance::*;
+use iwasm::c_api::module::*;
+use iwasm::c_api::store::*;
+use iwasm::c_api::val::*;
+use iwasm::c_api::vec::*;
 
 const SPIN: &str = r#"(module
     (func (export "spin") (param i32) (result i32)
@@ -31,7 +31,7 @@ fn exec_time_is_measured_when_profiling() {
         wasm_config_delete(config);
         let store = wasm_store_new(hm(engine));
         let mut binary: wasm_byte_vec_t = std::mem::zeroed();
-        assert!(iwasm::wat::cranewasm_wat2wasm(SPIN.as_ptr().cast(), SPIN.len(), &mut binary));
+        assert!(iwasm::c_api::wat::cranewasm_wat2wasm(SPIN.as_ptr().cast(), SPIN.len(), &mut binary));
         let module = wasm_module_new(hm(store), Some(&binary));
         wasm_byte_vec_delete(&mut binary);
         let instance = wasm_instance_new(hm(store), module, hc(ptr::null()), ptr::null_mut());

@@ -7,12 +7,12 @@ use std::ptr;
 
 use cranewasm::{ExternType, Memory};
 
-use crate::extern_::{ExternObj, Item};
+use crate::c_api::extern_::{ExternObj, Item};
+use crate::c_api::store;
+use crate::c_api::types::{self, wasm_memorytype_t};
+use crate::c_api::vec::wasm_byte_t;
 use crate::handle::Kind;
 use crate::object::{self, c_object, get};
-use crate::store;
-use crate::types::{self, wasm_memorytype_t};
-use crate::vec::wasm_byte_t;
 use crate::*;
 
 c_object! {

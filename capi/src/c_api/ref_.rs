@@ -82,7 +82,7 @@ c_object! {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_foreign_new(store: Option<&mut wasm_store_t>) -> *mut wasm_foreign_t {
     // SAFETY: the client keeps the threading rule above.
-    match unsafe { crate::store::from_c(store) } {
+    match unsafe { crate::c_api::store::from_c(store) } {
         Some(s) => object::new(ForeignObj { header: Header::new(s), shared: Rc::new(RefCell::new(HostInfo::NONE)) }),
         None => ptr::null_mut(),
     }

@@ -12,10 +12,10 @@ use std::ptr;
 
 use cranewasm::{ExternType, FuncType, GlobalType, Limits, MemoryType, Mutability, TableType, ValType};
 
+use crate::c_api::val::wasm_valkind_t;
+use crate::c_api::vec::{RawVec, wasm_valtype_vec_t};
 use crate::handle::Kind;
 use crate::object::{self, Handle, Object, Own, c_object, get};
-use crate::val::wasm_valkind_t;
-use crate::vec::{RawVec, wasm_valtype_vec_t};
 
 /// `WASM_EXTERNREF`: what WAMR answers for the kind of a NULL value type.
 const EXTERNREF_KIND: wasm_valkind_t = 128;
@@ -475,4 +475,4 @@ pub unsafe extern "C" fn wasm_externtype_kind(t: Option<&wasm_externtype_t>) -> 
     unsafe { obj(t) }.map_or(0, ExternTypeObj::c_kind)
 }
 
-use crate::vec::{wasm_valtype_vec_copy, wasm_valtype_vec_delete};
+use crate::c_api::vec::{wasm_valtype_vec_copy, wasm_valtype_vec_delete};

@@ -8,10 +8,10 @@ use std::ptr;
 
 use cranewasm::{ExportType, ImportType};
 
+use crate::c_api::types::{ExternTypeObj, wasm_externtype_t};
+use crate::c_api::vec::{RawVec, name_from_str, take_name, wasm_byte_vec_copy, wasm_byte_vec_delete, wasm_name_t};
 use crate::handle::Kind;
 use crate::object::{self, Object, Own, c_object, get};
-use crate::types::{ExternTypeObj, wasm_externtype_t};
-use crate::vec::{RawVec, name_from_str, take_name, wasm_byte_vec_copy, wasm_byte_vec_delete, wasm_name_t};
 
 /// What a `wasm_importtype_t *` points at.
 pub struct ImportTypeObj {

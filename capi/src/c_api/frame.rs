@@ -9,9 +9,9 @@ use std::ptr;
 
 use cranewasm::FrameInfo;
 
+use crate::c_api::store::StoreObj;
 use crate::handle::Kind;
 use crate::object::{self, Header, Object, c_object, get};
-use crate::store::StoreObj;
 use crate::*;
 
 /// What a `wasm_frame_t *` points at.

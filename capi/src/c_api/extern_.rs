@@ -18,11 +18,11 @@ use std::rc::Rc;
 
 use cranewasm::{Extern, ExternType, Global, Instance, Memory, Table};
 
-use crate::func::FuncData;
+use crate::c_api::func::FuncData;
+use crate::c_api::store::{self, StoreObj};
+use crate::c_api::types::{ExternTypeObj, wasm_externkind_t, wasm_externtype_t};
 use crate::handle::Kind;
 use crate::object::{self, Header, Object, c_object, get};
-use crate::store::{self, StoreObj};
-use crate::types::{ExternTypeObj, wasm_externkind_t, wasm_externtype_t};
 use crate::*;
 
 /// The entity an [`ExternObj`] names.
@@ -77,7 +77,7 @@ impl Drop for ExternObj {
     fn drop(&mut self) {
         if let Some(owner) = self.owner {
             // SAFETY: objects are destroyed while their store is alive.
-            unsafe { crate::instance::unretain(self.header.store, owner) }
+            unsafe { crate::c_api::instance::unretain(self.header.store, owner) }
         }
     }
 }
@@ -91,7 +91,7 @@ impl ExternObj {
     pub unsafe fn new(store: *mut StoreObj, kind: Kind, item: Item, owner: Option<Instance>) -> ExternObj {
         if let Some(owner) = owner {
             // SAFETY: as the caller promises.
-            unsafe { crate::instance::retain(store, owner) };
+            unsafe { crate::c_api::instance::retain(store, owner) };
         }
         ExternObj { header: Header::new(store), kind, item, owner }
     }

@@ -26,12 +26,12 @@ use std::time::Duration;
 
 use cranewasm::{Extern, ExternType, Func, Global, Instance, Memory, Table, Val};
 
-use crate::config::InstantiationArgs;
-use crate::extern_::{self, ExternObj};
+use crate::c_api::config::InstantiationArgs;
+use crate::c_api::extern_::{self, ExternObj};
+use crate::c_api::store::{self, StoreObj};
+use crate::c_api::vec::{RawVec, wasm_extern_vec_t};
 use crate::handle::Kind;
 use crate::object::{self, Header, Object, c_object, get};
-use crate::store::{self, StoreObj};
-use crate::vec::{RawVec, wasm_extern_vec_t};
 use crate::*;
 
 /// Time spent in calls to an instance's exported functions, per function.
@@ -182,9 +182,9 @@ unsafe fn instantiate(
     imports: Option<&wasm_extern_vec_t>,
 ) -> Result<*mut wasm_instance_t, *mut wasm_trap_t> {
     // SAFETY: `store` is live (caller).
-    let fail = |e: &cranewasm::Error| unsafe { crate::trap::from_error(store, e) };
+    let fail = |e: &cranewasm::Error| unsafe { crate::c_api::trap::from_error(store, e) };
     // SAFETY: the client keeps the threading rule of the module.
-    let Some(slot) = (unsafe { crate::module::slot(module) }) else { return Err(ptr::null_mut()) };
+    let Some(slot) = (unsafe { crate::c_api::module::slot(module) }) else { return Err(ptr::null_mut()) };
     let module = slot.module().clone();
     // SAFETY: a valid vector (caller).
     let given = imports.map_or(&[][..], |v| unsafe { v.raw().as_slice() });
@@ -287,7 +287,7 @@ pub unsafe extern "C" fn wasm_instance_new_with_args_ex(
                 None => {
                     // SAFETY: our own trap, deleted once read.
                     unsafe {
-                        let text = crate::trap::message(t).map(String::from_utf8_lossy).unwrap_or_default();
+                        let text = crate::c_api::trap::message(t).map(String::from_utf8_lossy).unwrap_or_default();
                         log(format_args!("wasm_instance_new: {text}"));
                         object::delete::<wasm_trap_t>(t);
                     }

@@ -11,11 +11,11 @@ use std::rc::Rc;
 
 use cranewasm::{FrameInfo, Trap, TrapCode};
 
-use crate::frame::new_frame;
+use crate::c_api::frame::new_frame;
+use crate::c_api::store::StoreObj;
+use crate::c_api::vec::{RawVec, name_bytes, name_from_bytes, wasm_frame_vec_t, wasm_name_t};
 use crate::handle::Kind;
 use crate::object::{self, Header, Object, c_object, get};
-use crate::store::StoreObj;
-use crate::vec::{RawVec, name_bytes, name_from_bytes, wasm_frame_vec_t, wasm_name_t};
 use crate::*;
 
 /// The message of a call to a function that was never linked.
@@ -146,7 +146,7 @@ pub unsafe extern "C" fn wasm_trap_new(
     // SAFETY: the client keeps the threading rule above; the message is
     // valid.
     unsafe {
-        match crate::store::from_c(store) {
+        match crate::c_api::store::from_c(store) {
             Some(s) => new_trap(s, name_bytes(message), Vec::new()),
             None => ptr::null_mut(),
         }

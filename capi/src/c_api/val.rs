@@ -29,10 +29,10 @@ use std::ptr;
 
 use cranewasm::{AsContextMut, V128, Val, ValType};
 
-use crate::extern_::Item;
-use crate::func::new_func;
+use crate::c_api::extern_::Item;
+use crate::c_api::func::new_func;
+use crate::c_api::store::{StoreData, StoreObj, externref_for, host_pointer};
 use crate::object::{self, get};
-use crate::store::{StoreData, StoreObj, externref_for, host_pointer};
 use crate::*;
 
 /// `wasm_valkind_t`: `WASM_I32` (0) .. `WASM_V128` (4), `WASM_EXTERNREF`
@@ -131,7 +131,7 @@ pub unsafe fn func_of_ref(r: *mut wasm_ref_t) -> Result<Option<cranewasm::Func>,
             // its instance must outlive every C handle.
             if let Some(owner) = obj.owner() {
                 // SAFETY: the store of a live object is live.
-                unsafe { crate::instance::escape(obj.header.store, owner) };
+                unsafe { crate::c_api::instance::escape(obj.header.store, owner) };
             }
             Ok(Some(f.func))
         }
@@ -214,7 +214,7 @@ pub unsafe extern "C" fn wasm_val_copy(out: *mut wasm_val_t, src: Option<&wasm_v
     let mut copy = *src;
     if src.kind == ValType::FuncRef.kind() {
         // SAFETY: the reference is checked like any handle.
-        copy.of.r#ref = unsafe { crate::ref_::wasm_ref_copy(src.ref_ptr().as_ref()) };
+        copy.of.r#ref = unsafe { crate::c_api::ref_::wasm_ref_copy(src.ref_ptr().as_ref()) };
     } else if src.kind == ValType::V128.kind() {
         // SAFETY: a v128 points at its 16 bytes (caller).
         if let Some(bytes) = unsafe { src.ref_ptr().cast::<[u8; 16]>().as_ref() } {

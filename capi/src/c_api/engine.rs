@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use cranewasm::Engine;
 
-use crate::config::wasm_config_t;
+use crate::c_api::config::wasm_config_t;
 use crate::handle::Kind;
 use crate::object::{self, Object, Ptr, c_object};
 
@@ -73,7 +73,7 @@ pub extern "C" fn wasm_engine_new() -> *mut wasm_engine_t {
 ///
 /// # Safety
 /// `config` may be NULL or any pointer: anything but a live configuration
-/// from `wasm_config_new` counts as NULL (see [`crate::config`]).
+/// from `wasm_config_new` counts as NULL (see [`crate::c_api::config`]).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_engine_new_with_config(config: *mut wasm_config_t) -> *mut wasm_engine_t {
     let mut s = singleton();
@@ -81,7 +81,7 @@ pub unsafe extern "C" fn wasm_engine_new_with_config(config: *mut wasm_config_t)
         s.refs += 1;
         return s.engine as *mut wasm_engine_t;
     }
-    let (config, profiling) = crate::config::core_config(config);
+    let (config, profiling) = crate::c_api::config::core_config(config);
     match Engine::new(&config) {
         Ok(engine) => {
             let handle = object::new::<wasm_engine_t>(EngineObj { engine, profiling });

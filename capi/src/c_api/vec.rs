@@ -20,7 +20,7 @@ use std::ffi::c_void;
 use std::mem::size_of;
 use std::ptr;
 
-use crate::val::wasm_val_t;
+use crate::c_api::val::wasm_val_t;
 use crate::*;
 
 /// The layout every vector type has, generic over the element type.

@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use crate::vec::{RawVec, wasm_byte_t, wasm_byte_vec_t};
+use crate::c_api::vec::{RawVec, wasm_byte_t, wasm_byte_vec_t};
 
 /// Translates WebAssembly text (`len` bytes at `text`, not necessarily
 /// NUL-terminated) to a binary module in `*out`. Returns false, with the

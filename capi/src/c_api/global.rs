@@ -4,12 +4,12 @@ use std::ptr;
 
 use cranewasm::{ExternType, Global};
 
-use crate::extern_::{ExternObj, Item};
+use crate::c_api::extern_::{ExternObj, Item};
+use crate::c_api::store::{self, StoreObj};
+use crate::c_api::types::{self, wasm_globaltype_t};
+use crate::c_api::val::{self, wasm_val_t};
 use crate::handle::Kind;
 use crate::object::{self, c_object, get};
-use crate::store::{self, StoreObj};
-use crate::types::{self, wasm_globaltype_t};
-use crate::val::{self, wasm_val_t};
 use crate::*;
 
 c_object! {

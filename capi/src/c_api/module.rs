@@ -17,12 +17,12 @@ use std::sync::{Arc, Mutex};
 
 use cranewasm::Module;
 
-use crate::config::LoadArgs;
+use crate::c_api::config::LoadArgs;
+use crate::c_api::import_export::{ExportTypeObj, ImportTypeObj};
+use crate::c_api::store::StoreObj;
+use crate::c_api::vec::{RawVec, wasm_byte_vec_t, wasm_exporttype_vec_t, wasm_importtype_vec_t};
 use crate::handle::Kind;
-use crate::import_export::{ExportTypeObj, ImportTypeObj};
 use crate::object::{self, Handle, Header, Object, get};
-use crate::store::StoreObj;
-use crate::vec::{RawVec, wasm_byte_vec_t, wasm_exporttype_vec_t, wasm_importtype_vec_t};
 use crate::*;
 
 /// A module as every slot of it shares it.
@@ -124,7 +124,7 @@ unsafe fn compile(store: *mut StoreObj, bytes: &[u8], what: &str, name: Option<&
         return ptr::null_mut();
     }
     // SAFETY: as the caller promises.
-    let engine = unsafe { crate::store::core(store) }.engine().clone();
+    let engine = unsafe { crate::c_api::store::core(store) }.engine().clone();
     match Module::new(&engine, bytes) {
         Ok(module) => {
             let names = name.map(CStr::to_owned).into_iter().collect();
@@ -184,7 +184,9 @@ unsafe fn new_module(
     name: Option<&CStr>,
 ) -> *mut wasm_module_t {
     // SAFETY: the client keeps the threading rule of the store.
-    let (Some(store), Some(_)) = (unsafe { crate::store::from_c(store) }, binary) else { return ptr::null_mut() };
+    let (Some(store), Some(_)) = (unsafe { crate::c_api::store::from_c(store) }, binary) else {
+        return ptr::null_mut();
+    };
     // SAFETY: the store is live; the binary valid (caller).
     unsafe { compile(store, bytes(binary), "wasm_module_new", name) }
 }
@@ -212,11 +214,11 @@ pub unsafe extern "C" fn wasm_module_validate(
     binary: Option<&wasm_byte_vec_t>,
 ) -> bool {
     // SAFETY: the client keeps the threading rule above.
-    let Some(store) = (unsafe { crate::store::from_c(store) }) else { return false };
+    let Some(store) = (unsafe { crate::c_api::store::from_c(store) }) else { return false };
     // SAFETY: a valid vector (caller).
     let bytes = unsafe { bytes(binary) };
     // SAFETY: the store is live.
-    check_binary(bytes).is_ok() && Module::validate(unsafe { crate::store::core(store) }.engine(), bytes).is_ok()
+    check_binary(bytes).is_ok() && Module::validate(unsafe { crate::c_api::store::core(store) }.engine(), bytes).is_ok()
 }
 
 /// Writes a vector of the module's items (an empty one for anything but a
@@ -270,7 +272,7 @@ pub unsafe extern "C" fn wasm_module_exports(module: *const wasm_module_t, out: 
 /// As for [`wasm_module_imports`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_serialize(module: *mut wasm_module_t, out: *mut wasm_byte_vec_t) {
-    let items = |m: &Module| RawVec::from_items(m.serialize().into_iter().map(|b| b as vec::wasm_byte_t));
+    let items = |m: &Module| RawVec::from_items(m.serialize().into_iter().map(|b| b as crate::c_api::vec::wasm_byte_t));
     // SAFETY: as the caller promises.
     unsafe { write_items(module, out, items, wasm_byte_vec_t::from_raw) }
 }
@@ -286,7 +288,7 @@ pub unsafe extern "C" fn wasm_module_deserialize(
     bytes_: Option<&wasm_byte_vec_t>,
 ) -> *mut wasm_module_t {
     // SAFETY: the client keeps the threading rule above.
-    let Some(store) = (unsafe { crate::store::from_c(store) }) else { return ptr::null_mut() };
+    let Some(store) = (unsafe { crate::c_api::store::from_c(store) }) else { return ptr::null_mut() };
     // SAFETY: a valid vector (caller).
     let b = unsafe { bytes(bytes_) };
     if b.starts_with(b"\0asm") {
@@ -294,7 +296,7 @@ pub unsafe extern "C" fn wasm_module_deserialize(
         return unsafe { compile(store, b, "wasm_module_deserialize", None) };
     }
     // SAFETY: the store is live.
-    match Module::deserialize(unsafe { crate::store::core(store) }.engine(), b) {
+    match Module::deserialize(unsafe { crate::c_api::store::core(store) }.engine(), b) {
         // SAFETY: the store is live.
         Ok(module) => unsafe { new_slot(store, Arc::new(SharedModule { module, names: Mutex::default() })) },
         Err(e) => {
@@ -327,7 +329,7 @@ pub unsafe extern "C" fn wasm_module_obtain(
     shared: *mut wasm_shared_module_t,
 ) -> *mut wasm_module_t {
     // SAFETY: the client keeps the threading rule above.
-    match unsafe { (crate::store::from_c(store), slot(shared)) } {
+    match unsafe { (crate::c_api::store::from_c(store), slot(shared)) } {
         // SAFETY: the store is live.
         (Some(store), Some(s)) => unsafe { new_slot(store, s.shared.clone()) },
         _ => ptr::null_mut(),

@@ -16,15 +16,15 @@ use std::time::Instant;
 
 use cranewasm::{AsContextMut, Caller, Func, FuncType, Trap, Val, ValRaw};
 
-use crate::extern_::{ExternObj, Item};
+use crate::c_api::extern_::{ExternObj, Item};
+use crate::c_api::instance::Profile;
+use crate::c_api::store::{self, StoreData, StoreObj};
+use crate::c_api::trap::{self as traps, UNLINKED};
+use crate::c_api::types::{ExternTypeObj, func_type};
+use crate::c_api::val::{self, wasm_val_t};
+use crate::c_api::vec::wasm_val_vec_t;
 use crate::handle::Kind;
-use crate::instance::Profile;
 use crate::object::{self, Finalizer, c_object, get};
-use crate::store::{self, StoreData, StoreObj};
-use crate::trap::{self as traps, UNLINKED};
-use crate::types::{ExternTypeObj, func_type};
-use crate::val::{self, wasm_val_t};
-use crate::vec::wasm_val_vec_t;
 use crate::*;
 
 c_object! {

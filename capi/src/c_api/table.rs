@@ -1,16 +1,16 @@
 //! Tables. Elements are references: host pointers in `externref` tables,
-//! function objects in `funcref` tables (see [`crate::val`]).
+//! function objects in `funcref` tables (see [`crate::c_api::val`]).
 
 use std::ptr;
 
 use cranewasm::{ExternType, Table, Val, ValType};
 
-use crate::extern_::{ExternObj, Item};
+use crate::c_api::extern_::{ExternObj, Item};
+use crate::c_api::store::{self, StoreObj, externref_for};
+use crate::c_api::types::{self, wasm_tabletype_t};
+use crate::c_api::val::{self, func_of_ref};
 use crate::handle::Kind;
 use crate::object::{self, c_object, get};
-use crate::store::{self, StoreObj, externref_for};
-use crate::types::{self, wasm_tabletype_t};
-use crate::val::{self, func_of_ref};
 use crate::*;
 
 c_object! {

@@ -9,7 +9,7 @@ use std::ptr;
 
 use cranewasm::{AsContext, AsContextMut, ExternRef, Store};
 
-use crate::engine;
+use crate::c_api::engine;
 use crate::handle::Kind;
 use crate::object::{self, Object, Ptr, Registry, c_object};
 use crate::wasm_engine_t;
@@ -35,8 +35,8 @@ pub struct StoreObj {
     externrefs: HashMap<usize, ExternRef>,
     /// Whether calls are timed for `wasm_instance_*_exec_time`.
     pub profiling: bool,
-    /// Which instances C objects still refer to ([`crate::instance::Lives`]).
-    pub lives: crate::instance::Lives,
+    /// Which instances C objects still refer to ([`crate::c_api::instance::Lives`]).
+    pub lives: crate::c_api::instance::Lives,
 }
 
 // SAFETY: store cells hold `StoreObj`s, named by `wasm_store_t` only.

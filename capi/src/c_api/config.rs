@@ -8,7 +8,7 @@
 //! (listed in [`CONFIGS`]) and take any other pointer for NULL. The
 //! one option with an effect is `enable_linux_perf`: we take it as the
 //! request to profile, which turns on the timing behind
-//! `wasm_instance_sum_wasm_exec_time` (see [`crate::instance`]).
+//! `wasm_instance_sum_wasm_exec_time` (see [`crate::c_api::instance`]).
 
 use std::ffi::{c_char, c_void};
 use std::ptr;
