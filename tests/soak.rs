@@ -28,6 +28,15 @@ fn alone() -> std::sync::MutexGuard<'static, ()> {
 /// a leak of even a few bytes per round over these counts is far more.
 const RSS_SLACK: u64 = 4 << 20;
 
+/// The count of mappings moves with how the four threads happen to
+/// overlap: glibc's per-thread arenas and cached thread stacks, and the
+/// kernel merging neighbouring mappings of equal protection or not. On a
+/// loaded 2-core machine it moved by up to 12 between identical runs (and
+/// did so before any change of ours), so a bound of 8 failed at random. A
+/// leak would grow with the 40,000 rounds: even one mapping per thousand
+/// rounds is 40, past this bound.
+const MAPPINGS_SLACK: i64 = 32;
+
 const CALLER: &str = r#"(module
     (import "host" "add" (func $add (param i32 i32) (result i32)))
     (import "host" "maybe_fail" (func $maybe_fail (param i32)))
@@ -176,7 +185,7 @@ fn instantiate_call_release_in_long_lived_stores() {
     // grow with their number (it once kept a slot per instance ever made).
     assert_eq!(heap, 0, "heap held by the long-lived stores grew");
     assert!(rss < RSS_SLACK as i64, "RSS grew by {rss} bytes");
-    assert!(maps <= 8, "{maps} more mappings");
+    assert!(maps <= MAPPINGS_SLACK, "{maps} more mappings");
 }
 
 #[test]
@@ -185,7 +194,7 @@ fn instantiate_call_drop_with_a_fresh_store_each_round() {
     let (heap, rss, maps) = threads_of_rounds(10_000, true);
     assert_eq!(heap, 0, "heap grew");
     assert!(rss < RSS_SLACK as i64, "RSS grew by {rss} bytes");
-    assert!(maps <= 8, "{maps} more mappings");
+    assert!(maps <= MAPPINGS_SLACK, "{maps} more mappings");
 }
 
 #[test]
