@@ -65,6 +65,7 @@ pub use runtime::instance::Instance;
 pub use runtime::memory::Memory;
 pub use runtime::shared_memory::{SharedMemory, WaitResult};
 pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreContextMut, StoreOpaque};
+pub use runtime::store_claim::{ClaimGuard, StoreClaim};
 pub use runtime::table::Table;
 pub use runtime::typed::{HostResult, IntoFunc, TypedFunc, WasmList, WasmTy};
 pub use trap::{FrameInfo, Trap, TrapCode};

@@ -17,6 +17,7 @@ pub mod instance;
 pub mod memory;
 pub mod shared_memory;
 pub mod store;
+pub mod store_claim;
 pub mod table;
 pub mod typed;
 pub mod vm;
