@@ -21,15 +21,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 suite=../shared/wasi-testsuite
 threads=../shared/wasi-threads-tests
-cargo build --release -q -p cranewasm-cli
-
-export PYENV_VERSION="${PYENV_VERSION:-3.12.1}"
-py=python3.12
-if ! command -v "$py" >/dev/null 2>&1 || ! "$py" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null; then
-  echo "wasi-threads tests: need python3.12 (pyenv install 3.12.1, or the distribution's python3.12)" >&2
-  exit 1
-fi
-"$py" -c 'import colorama' 2>/dev/null || "$py" -m pip install -q colorama
+source tests/wasi-runner.sh
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
