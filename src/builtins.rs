@@ -90,6 +90,14 @@ declare_builtins! {
     table_init(vmctx, i32, i32, i32, i32, i32) -> i32;
     /// `(elem)`.
     elem_drop(vmctx, i32);
+    /// `(mem, addr, expected, timeout_ns)` → 0 woken, 1 not equal, 2 timed
+    /// out. `addr` was checked (aligned, in bounds) by the caller, and the
+    /// memory is shared.
+    memory_atomic_wait32(vmctx, i32, i64, i32, i64) -> i32;
+    /// As `memory_atomic_wait32`, on an 8-byte cell.
+    memory_atomic_wait64(vmctx, i32, i64, i64, i64) -> i32;
+    /// `(mem, addr, count)` → threads woken; `addr` checked by the caller.
+    memory_atomic_notify(vmctx, i32, i64, i32) -> i32;
 }
 
 impl Builtin {

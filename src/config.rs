@@ -99,10 +99,12 @@ pub enum Regalloc {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub(crate) simd: bool,
+    pub(crate) reference_types: bool,
     pub(crate) relaxed_simd: bool,
     pub(crate) tail_call: bool,
     pub(crate) extended_const: bool,
     pub(crate) multi_memory: bool,
+    pub(crate) threads: bool,
     pub(crate) bounds_checks: BoundsChecks,
     /// Why [`BOUNDS_CHECKS_ENV`] could not be used, until
     /// [`Config::bounds_checks`] makes it irrelevant; [`Engine::new`]
@@ -125,10 +127,12 @@ impl Default for Config {
         };
         Config {
             simd: true,
+            reference_types: true,
             relaxed_simd: true,
             tail_call: true,
             extended_const: true,
             multi_memory: true,
+            threads: true,
             bounds_checks,
             bounds_checks_env_error,
             max_wasm_stack: 1 << 20,
@@ -142,7 +146,7 @@ impl Default for Config {
 
 impl Config {
     /// The default configuration: WebAssembly 2.0 plus the tail-call,
-    /// extended-const, multi-memory and relaxed-SIMD proposals, 1 MiB of wasm
+    /// extended-const, multi-memory, relaxed-SIMD and threads proposals, 1 MiB of wasm
     /// stack, and guard-page bounds checks unless the environment asks
     /// otherwise (see [`BoundsChecks`]).
     pub fn new() -> Config {
@@ -152,6 +156,14 @@ impl Config {
     /// 128-bit SIMD (part of WebAssembly 2.0).
     pub fn wasm_simd(&mut self, on: bool) -> &mut Config {
         self.simd = on;
+        self
+    }
+
+    /// The reference-types proposal (part of WebAssembly 2.0): several
+    /// tables, `externref`, the table instructions. On by default; off only
+    /// for code (or test suites) that must be rejected without it.
+    pub fn wasm_reference_types(&mut self, on: bool) -> &mut Config {
+        self.reference_types = on;
         self
     }
 
@@ -176,6 +188,13 @@ impl Config {
     /// The multi-memory proposal.
     pub fn wasm_multi_memory(&mut self, on: bool) -> &mut Config {
         self.multi_memory = on;
+        self
+    }
+
+    /// The threads proposal: shared memories, atomic memory accesses,
+    /// `memory.atomic.wait`/`notify` and `atomic.fence`.
+    pub fn wasm_threads(&mut self, on: bool) -> &mut Config {
+        self.threads = on;
         self
     }
 
@@ -226,11 +245,13 @@ impl Config {
     pub(crate) fn wasm_features(&self) -> wasmparser::WasmFeatures {
         use wasmparser::WasmFeatures as F;
         let mut f = F::WASM2;
+        f.set(F::REFERENCE_TYPES, self.reference_types);
         f.set(F::SIMD, self.simd);
         f.set(F::RELAXED_SIMD, self.simd && self.relaxed_simd);
         f.set(F::TAIL_CALL, self.tail_call);
         f.set(F::EXTENDED_CONST, self.extended_const);
         f.set(F::MULTI_MEMORY, self.multi_memory);
+        f.set(F::THREADS, self.threads);
         f
     }
 }

@@ -63,7 +63,14 @@ pub enum Error {
     /// The embedder passed something else unusable: wrong arity, a value
     /// of the wrong type, a write to a constant global.
     Usage(String),
+    /// Another thread is using the store (see
+    /// [`StoreClaim`](crate::StoreClaim)).
+    StoreBusy,
 }
+
+/// The message of [`Error::StoreBusy`], and of the trap a call gets when
+/// it enters wasm on a store another thread has claimed.
+pub(crate) const STORE_BUSY: &str = "store is in use by another thread";
 
 /// Why instantiation could not link a module's imports.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,6 +151,7 @@ impl fmt::Display for Error {
             }
             Error::Exit(code) => write!(f, "exit with status {code}"),
             Error::Usage(m) => write!(f, "{m}"),
+            Error::StoreBusy => f.write_str(STORE_BUSY),
         }
     }
 }

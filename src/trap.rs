@@ -29,6 +29,11 @@ pub enum TrapCode {
     Unreachable,
     /// A call of an import that was never provided.
     UnlinkedFunction,
+    /// An atomic access at an address that is not a multiple of its size.
+    HeapMisaligned,
+    /// `memory.atomic.wait32`/`wait64` on a memory that is not shared:
+    /// nothing could ever notify the waiter.
+    AtomicWaitNonSharedMemory,
 }
 
 impl TrapCode {
@@ -46,16 +51,20 @@ impl TrapCode {
             TrapCode::BadConversionToInteger => "invalid conversion to integer",
             TrapCode::Unreachable => "unreachable",
             TrapCode::UnlinkedFunction => "failed to call unlinked function",
+            TrapCode::HeapMisaligned => "unaligned atomic",
+            TrapCode::AtomicWaitNonSharedMemory => "expected shared memory",
         }
     }
 
-    const USER: [TrapCode; 6] = [
+    const USER: [TrapCode; 8] = [
         TrapCode::Unreachable,
         TrapCode::TableOutOfBounds,
         TrapCode::UndefinedElement,
         TrapCode::UninitializedElement,
         TrapCode::BadSignature,
         TrapCode::UnlinkedFunction,
+        TrapCode::HeapMisaligned,
+        TrapCode::AtomicWaitNonSharedMemory,
     ];
 
     /// The Cranelift trap code compiled code uses for this trap.
@@ -201,6 +210,8 @@ mod tests {
             TrapCode::BadConversionToInteger,
             TrapCode::Unreachable,
             TrapCode::UnlinkedFunction,
+            TrapCode::HeapMisaligned,
+            TrapCode::AtomicWaitNonSharedMemory,
         ];
         for code in all {
             assert_eq!(TrapCode::from_clif(code.to_clif()), Some(code));

@@ -111,24 +111,33 @@ pub enum Mutability {
 }
 
 /// Size bounds of a memory (in 64 KiB pages) or a table (in elements).
+///
+/// A memory's `shared` flag (the threads proposal) travels here too, as it
+/// does in the binary format's limits byte; [`MemoryType::shared`] and
+/// [`MemoryType::is_shared`] are its interface. It is private so that a
+/// table's limits can never claim it, and so that `Limits::new` (and the
+/// `MemoryType { limits }` literal C-API code writes) stays unshared.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
     /// Minimum size.
     pub min: u32,
     /// Maximum size, if any.
     pub max: Option<u32>,
+    shared: bool,
 }
 
 impl Limits {
     /// Limits from a minimum and an optional maximum.
     pub fn new(min: u32, max: Option<u32>) -> Limits {
-        Limits { min, max }
+        Limits { min, max, shared: false }
     }
 
     /// Import matching: `self` (the provided entity's current limits) fits
-    /// where `required` is declared.
+    /// where `required` is declared. Sharedness must agree exactly: code
+    /// compiled for one kind of memory cannot run on the other.
     pub(crate) fn matches(&self, required: &Limits) -> bool {
-        self.min >= required.min
+        self.shared == required.shared
+            && self.min >= required.min
             && match (self.max, required.max) {
                 (_, None) => true,
                 (Some(have), Some(want)) => have <= want,
@@ -262,17 +271,36 @@ impl TableType {
     }
 }
 
-/// The type of a linear memory: its limits in 64 KiB pages.
+/// The type of a linear memory: its limits in 64 KiB pages, and whether it
+/// is shared between threads.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MemoryType {
-    /// Size bounds in 64 KiB pages.
+    /// Size bounds in 64 KiB pages (and the shared flag, see
+    /// [`is_shared`](Self::is_shared)).
     pub limits: Limits,
 }
 
 impl MemoryType {
-    /// A memory type of `min` pages, at most `max`.
+    /// An unshared memory type of `min` pages, at most `max`.
     pub fn new(min: u32, max: Option<u32>) -> MemoryType {
         MemoryType { limits: Limits::new(min, max) }
+    }
+
+    /// A shared memory type (the threads proposal) of `min` pages, at most
+    /// `max`: shared memories must declare their maximum, and are reserved
+    /// at it so that they never move.
+    pub fn shared(min: u32, max: u32) -> MemoryType {
+        MemoryType { limits: Limits { min, max: Some(max), shared: true } }
+    }
+
+    /// Whether memories of this type are shared between threads.
+    pub fn is_shared(&self) -> bool {
+        self.limits.shared
+    }
+
+    /// This type with `min` as its minimum (a memory's current size).
+    pub(crate) fn with_min(self, min: u32) -> MemoryType {
+        MemoryType { limits: Limits { min, ..self.limits } }
     }
 }
 
@@ -343,5 +371,9 @@ mod tests {
         assert!(!Limits::new(0, Some(3)).matches(&decl));
         assert!(!Limits::new(2, None).matches(&decl));
         assert!(Limits::new(2, None).matches(&Limits::new(1, None)));
+        let shared = MemoryType::shared(1, 4).limits;
+        assert!(shared.matches(&MemoryType::shared(1, 4).limits));
+        assert!(!shared.matches(&decl), "a shared memory where an unshared one is imported");
+        assert!(!decl.matches(&shared), "an unshared memory where a shared one is imported");
     }
 }

@@ -39,6 +39,8 @@ tests/python_pkg/run.sh
 
 # --- WASI: the conformance suite, unchanged, through the iwasm command line ----
 tests/wasi-testsuite.sh
+# ... and the wasi-threads proposal's tests (shared memories, thread-spawn)
+tests/wasi-threads.sh
 
 # --- examples ----------------------------------------------------------------
 cargo run --release --example hello

@@ -13,6 +13,7 @@ mod options;
 
 use std::process::ExitCode;
 
+use cranewasm::wasi::threads::{self, ProgramExit, WasiThreads};
 use cranewasm::wasi::{self, WasiCtx};
 use cranewasm::{Config, Engine, Error, Extern, Func, Instance, Linker, Module, Store, Val};
 
@@ -105,7 +106,12 @@ fn execute(opts: &Options) -> Outcome {
         Err(e) => return Outcome::LoadFailed(format!("WASM module instantiate failed: {e}")),
     };
     let mut store = Store::new(&engine, ctx);
-    let instance = match instantiate(&mut store, &module) {
+    let instance = if uses_threads(&module) {
+        instantiate_threaded(&mut store, &module, opts.max_threads)
+    } else {
+        instantiate(&mut store, &module)
+    };
+    let instance = match instance {
         Ok(i) => i,
         Err(Error::Trap(t)) => return Outcome::Exception(t.message().to_string()),
         Err(Error::Exit(code)) => return Outcome::Exit(code),
@@ -135,6 +141,54 @@ fn execute(opts: &Options) -> Outcome {
 /// fails only at the call).
 fn instantiate(store: &mut Store<WasiCtx>, module: &Module) -> Result<Instance, Error> {
     let mut linker = Linker::new();
+    link(store, &mut linker, module)?;
+    linker.instantiate(store, module)
+}
+
+/// Whether `module` is a wasi-threads program: it spawns threads or
+/// imports a shared memory (which the runtime provides, as WAMR does).
+fn uses_threads(module: &Module) -> bool {
+    module.imports().any(|i| {
+        (i.module == threads::MODULE && i.name == threads::SPAWN)
+            || matches!(i.ty, cranewasm::ExternType::Memory(t) if t.is_shared())
+    })
+}
+
+/// Instantiates a wasi-threads program: its shared memory is made from its
+/// import, every thread sees the same WASI state, and a thread's
+/// `proc_exit` or trap ends the process as the main thread's would.
+fn instantiate_threaded(
+    store: &mut Store<WasiCtx>,
+    module: &Module,
+    max_threads: Option<u32>,
+) -> Result<Instance, Error> {
+    let for_threads = module.clone();
+    let mut threads = WasiThreads::new(module, WasiCtx::share, move |store, linker| link(store, linker, &for_threads))
+        .on_exit(exit_like_wamr);
+    if let Some(n) = max_threads {
+        threads = threads.max_threads(n);
+    }
+    threads.build()?.instantiate(store)
+}
+
+/// A spawned thread's end of the program, reported as the main thread's
+/// would be (see `run`), then the process's end.
+fn exit_like_wamr(exit: ProgramExit) {
+    use std::io::Write;
+    let code = match exit {
+        ProgramExit::Exit(code) => code,
+        ProgramExit::Trap(trap) => {
+            println!("Exception: {}", trap.message());
+            1
+        }
+    };
+    let _ = std::io::stdout().flush();
+    std::process::exit(code as u8 as i32)
+}
+
+/// Defines WASI for `module` in `linker`, and a trapping stand-in for every
+/// other function it imports.
+fn link(store: &mut Store<WasiCtx>, linker: &mut Linker, module: &Module) -> Result<(), Error> {
     linker.define_wasi_for(&mut *store, module, |ctx: &mut WasiCtx| ctx)?;
     for import in module.imports() {
         if linker.get(&import.module, &import.name).is_none() {
@@ -144,7 +198,7 @@ fn instantiate(store: &mut Store<WasiCtx>, module: &Module) -> Result<Instance, 
             }
         }
     }
-    linker.instantiate(store, module)
+    Ok(())
 }
 
 /// `-f NAME ARGS...`: a reactor is initialised first, then the export is

@@ -24,6 +24,8 @@ pub struct Options {
     pub function: Option<String>,
     /// `--stack-size=N`: most native stack wasm may use, in bytes.
     pub stack_size: Option<usize>,
+    /// `--max-threads=N`: most wasi-threads threads alive at once.
+    pub max_threads: Option<u32>,
     /// Warnings about options accepted but without effect here.
     pub notes: Vec<String>,
 }
@@ -54,7 +56,6 @@ const UNSUPPORTED: &[&str] = &[
     "--repl",
     "--native-lib=",
     "--module-path=",
-    "--max-threads=",
     "--timeout=",
     "-g=",
     "--gen-prof-file=",
@@ -105,6 +106,8 @@ pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
                     o.function = Some(v.to_string());
                 } else if let Some(v) = arg.strip_prefix("--stack-size=") {
                     o.stack_size = Some(size(arg, v)?);
+                } else if let Some(v) = arg.strip_prefix("--max-threads=") {
+                    o.max_threads = Some(v.parse().map_err(|_| format!("{arg}: not a number of threads"))?);
                 } else if let Some(v) = arg.strip_prefix("--heap-size=") {
                     // WAMR's host-managed heap serves its own malloc API;
                     // WASI programs bring their own allocator.
@@ -161,6 +164,8 @@ options:
                            than main (_start); its arguments follow wasm_file
   --invoke name            The same as -f
   --stack-size=n           Set maximum native stack size wasm may use, in bytes
+  --max-threads=n          Set the most threads a wasi-threads program may run
+                           at once, besides its main thread (default 128)
   --heap-size=n            Accepted for WAMR compatibility; WASI programs bring
                            their own allocator, so it has no effect
   --env=<env>              Pass wasi environment variables with \"key=value\"
@@ -202,9 +207,12 @@ mod tests {
 
     #[test]
     fn function_and_sizes() {
-        let (_, o) = parse(&args(&["-f", "add", "--stack-size=65536", "--heap-size=0", "m.wat", "1", "2"])).unwrap();
+        let (_, o) =
+            parse(&args(&["-f", "add", "--stack-size=65536", "--heap-size=0", "--max-threads=8", "m.wat", "1", "2"]))
+                .unwrap();
         assert_eq!(o.function.as_deref(), Some("add"));
         assert_eq!(o.stack_size, Some(65536));
+        assert_eq!(o.max_threads, Some(8));
         assert_eq!(o.args, ["m.wat", "1", "2"]);
     }
 
@@ -215,6 +223,7 @@ mod tests {
         assert!(parse(&args(&["--env", "novalue", "x.wasm"])).is_err());
         assert!(parse(&args(&["--map-dir=/tmp", "x.wasm"])).is_err());
         assert!(parse(&args(&["--stack-size=lots", "x.wasm"])).is_err());
+        assert!(parse(&args(&["--max-threads=-1", "x.wasm"])).is_err());
         assert!(parse(&args(&["-f"])).is_err());
         assert!(parse(&args(&[])).is_err());
         assert_eq!(parse(&args(&["--version", "x"])).unwrap().0, Action::Version);

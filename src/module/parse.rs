@@ -216,10 +216,18 @@ fn table_type(t: &wasmparser::TableType, offset: u64) -> Result<TableType> {
 }
 
 fn memory_type(m: &wasmparser::MemoryType, offset: u64) -> Result<MemoryType> {
-    if m.memory64 || m.shared || m.page_size_log2.is_some() {
-        return Err(Error::unsupported("memory64, shared memory or custom page sizes", Some(offset as usize)));
+    if m.memory64 || m.page_size_log2.is_some() {
+        return Err(Error::unsupported("memory64 or custom page sizes", Some(offset as usize)));
     }
-    Ok(MemoryType { limits: limits32(m.initial, m.maximum, offset)? })
+    let limits = limits32(m.initial, m.maximum, offset)?;
+    match (m.shared, limits.max) {
+        (false, _) => Ok(MemoryType { limits }),
+        (true, Some(max)) => Ok(MemoryType::shared(limits.min, max)),
+        // The validator rejects this first ("shared memory must have maximum").
+        (true, None) => {
+            Err(Error::Invalid { message: "shared memory must have maximum".into(), offset: offset as usize })
+        }
+    }
 }
 
 fn global_type(g: &wasmparser::GlobalType, offset: u64) -> Result<GlobalType> {

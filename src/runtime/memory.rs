@@ -48,12 +48,16 @@ impl Memory {
         self.0.get_mut(store.as_context_mut().opaque()).grow(delta).ok_or(Error::MemoryGrow { delta })
     }
 
-    /// The memory's bytes.
+    /// The memory's bytes. For a shared memory, other threads may change
+    /// them meanwhile: use [`SharedMemory::data`](crate::SharedMemory::data)
+    /// (cells) or atomics where that matters.
     pub fn data<'a, T: 'a>(&self, store: impl Into<StoreContext<'a, T>>) -> &'a [u8] {
         self.0.get(store.into().into_opaque()).data()
     }
 
-    /// The memory's bytes, mutably.
+    /// The memory's bytes, mutably (exclusive within the store; other
+    /// threads may still reach a shared memory's bytes, as for
+    /// [`data`](Self::data)).
     pub fn data_mut<'a, T: 'a>(&self, store: impl Into<StoreContextMut<'a, T>>) -> &'a mut [u8] {
         self.0.get_mut(store.into().into_opaque()).data_mut()
     }

@@ -9,10 +9,13 @@
 //!
 //! A store is single-threaded: it may move to another thread between
 //! calls, but only one thread uses it at a time (`&mut` access enforces
-//! that). Distinct stores run on distinct threads freely.
+//! that; clients without it claim the store, see [`StoreClaim`]).
+//! Distinct stores run on distinct threads freely.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
+use super::store_claim::StoreClaim;
 use super::vm::externref::VMExternData;
 use super::vm::func::VMHostFunc;
 use super::vm::instance::VMInstance;
@@ -57,6 +60,9 @@ pub struct StoreOpaque {
     pub(crate) active_calls: usize,
     /// The engine's `max_wasm_stack`, kept here for the call path.
     pub(crate) max_wasm_stack: usize,
+    /// Which thread uses the store, for clients that cannot show it with
+    /// `&mut` (see [`StoreClaim`]).
+    pub(crate) claim: Arc<StoreClaim>,
 }
 
 // SAFETY: the raw pointers inside a store's objects (VMContexts, memory and
@@ -88,6 +94,11 @@ impl StoreOpaque {
     /// Number of instances alive in this store.
     pub fn instance_count(&self) -> usize {
         self.instances.iter().filter(|i| i.is_some()).count()
+    }
+
+    /// The store's claim (see [`StoreClaim`]).
+    pub fn claim(&self) -> Arc<StoreClaim> {
+        self.claim.clone()
     }
 
     /// The instance at `index`.
@@ -126,6 +137,7 @@ impl<T> Store<T> {
             externrefs: Vec::new(),
             active_calls: 0,
             max_wasm_stack: engine.config().max_wasm_stack,
+            claim: Arc::default(),
         };
         Store { inner: Box::new(StoreInner { opaque, data }) }
     }
@@ -149,6 +161,14 @@ impl<T> Store<T> {
     /// freed are not counted).
     pub fn instance_count(&self) -> usize {
         self.inner.opaque.instance_count()
+    }
+
+    /// The store's claim: what a client that reaches the store through
+    /// plain pointers (the C API) takes before using it on a thread, so
+    /// that two threads cannot use it at once (see [`StoreClaim`]). Keep
+    /// the `Arc` next to the pointer: claiming does not touch the store.
+    pub fn claim(&self) -> Arc<StoreClaim> {
+        self.inner.opaque.claim()
     }
 
     /// Consumes the store (freeing everything in it) and returns the embedder data.

@@ -1,11 +1,13 @@
 //! [`WasiCtx`]: one guest's WASI world (arguments, environment, stdio,
-//! the directories it may see, its fd table), and [`WasiCtxBuilder`] that
-//! makes it. The fd table is where rights and fd numbers are checked: every
+//! the directories it may see, its fd table), shared by the threads of a
+//! wasi-threads program, and [`WasiCtxBuilder`] that makes it. The fd table is where rights and fd numbers are checked: every
 //! function reaches an fd through [`WasiCtx::get`] with the rights it needs.
 
 use std::fs::File as StdFile;
 use std::os::fd::AsFd;
 use std::path::Path;
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File};
@@ -38,20 +40,51 @@ pub(crate) enum Stream {
     Null,
 }
 
-/// One open fd.
+/// One open fd. Its rights and stream flags change through `&self`: in a
+/// context shared by threads an entry is used by several at once.
 pub(crate) struct Entry {
     pub kind: Kind,
     /// Rights of this fd.
-    pub base: u64,
+    base: AtomicU64,
     /// Rights fds opened through this one (a directory's) may have.
-    pub inheriting: u64,
+    inheriting: AtomicU64,
     /// `fdflags` of streams, which have no host file to keep them.
-    pub stream_flags: u16,
+    stream_flags: AtomicU16,
 }
 
 impl Entry {
     fn new(kind: Kind, base: u64, inheriting: u64) -> Entry {
-        Entry { kind, base, inheriting, stream_flags: 0 }
+        Entry {
+            kind,
+            base: AtomicU64::new(base),
+            inheriting: AtomicU64::new(inheriting),
+            stream_flags: AtomicU16::new(0),
+        }
+    }
+
+    /// Rights of this fd.
+    pub fn base(&self) -> u64 {
+        self.base.load(Ordering::Relaxed)
+    }
+
+    /// Rights fds opened through this one may have.
+    pub fn inheriting(&self) -> u64 {
+        self.inheriting.load(Ordering::Relaxed)
+    }
+
+    /// Narrows the rights (callers check that they only shrink).
+    pub fn set_rights(&self, base: u64, inheriting: u64) {
+        self.base.store(base, Ordering::Relaxed);
+        self.inheriting.store(inheriting, Ordering::Relaxed);
+    }
+
+    /// `fdflags` of a stream.
+    pub fn stream_flags(&self) -> u16 {
+        self.stream_flags.load(Ordering::Relaxed)
+    }
+
+    pub fn set_stream_flags(&self, flags: u16) {
+        self.stream_flags.store(flags, Ordering::Relaxed);
     }
 
     /// The WASI file type.
@@ -107,14 +140,48 @@ impl StringTable {
     }
 }
 
-/// A guest's WASI state. Lives in the store's data; [`Linker::define_wasi`](crate::Linker::define_wasi)
-/// is told how to reach it.
+/// The fd table: owned by one context, or shared by the contexts of the
+/// threads of one program (see [`WasiCtx::share`]). An owned table costs
+/// no lock or reference count per call; a shared one locks only to find or
+/// change an entry, never during I/O, so a thread blocked reading stdin
+/// does not hold up another's writes.
+enum FdTable {
+    Owned(Vec<Option<Arc<Entry>>>),
+    Shared(Arc<Mutex<Vec<Option<Arc<Entry>>>>>),
+}
+
+/// An open entry, as [`WasiCtx::get`] hands it out: borrowed from an owned
+/// table, or kept alive (even if another thread closes its fd) from a
+/// shared one.
+pub(crate) enum EntryRef<'a> {
+    Borrowed(&'a Entry),
+    Held(Arc<Entry>),
+}
+
+impl std::ops::Deref for EntryRef<'_> {
+    type Target = Entry;
+    fn deref(&self) -> &Entry {
+        match self {
+            EntryRef::Borrowed(e) => e,
+            EntryRef::Held(e) => e,
+        }
+    }
+}
+
+/// A guest's WASI state. Lives in the store's data;
+/// [`Linker::define_wasi`](crate::Linker::define_wasi) is told how to reach
+/// it. The threads of one program (wasi-threads) each have a context made
+/// by [`share`](Self::share): all of them see one fd table.
 pub struct WasiCtx {
-    pub(crate) args: StringTable,
-    pub(crate) env: StringTable,
-    fds: Vec<Option<Entry>>,
-    pub(crate) clocks: super::clocks::Clocks,
-    pub(crate) rng: Box<dyn cap_rand::RngCore + Send + Sync>,
+    pub(crate) args: Arc<StringTable>,
+    pub(crate) env: Arc<StringTable>,
+    fds: FdTable,
+    pub(crate) clocks: Arc<super::clocks::Clocks>,
+    pub(crate) rng: Arc<Mutex<Box<dyn cap_rand::RngCore + Send + Sync>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl WasiCtx {
@@ -124,50 +191,86 @@ impl WasiCtx {
         WasiCtxBuilder::new()
     }
 
+    /// Another context for the same program: the same arguments,
+    /// environment, clocks and random source, and the same fd table, so an
+    /// fd opened, closed or renumbered through either is so for both. This
+    /// is what each thread of a wasi-threads program gets; from the first
+    /// call on, this context's table is shared (and locked per call).
+    pub fn share(&mut self) -> WasiCtx {
+        if let FdTable::Owned(fds) = &mut self.fds {
+            self.fds = FdTable::Shared(Arc::new(Mutex::new(std::mem::take(fds))));
+        }
+        let FdTable::Shared(fds) = &self.fds else { unreachable!("made shared above") };
+        WasiCtx {
+            args: self.args.clone(),
+            env: self.env.clone(),
+            fds: FdTable::Shared(fds.clone()),
+            clocks: self.clocks.clone(),
+            rng: self.rng.clone(),
+        }
+    }
+
     /// The open entry `fd` if it has every right in `needed`: `EBADF` for
     /// a number that is not open, `ENOTCAPABLE` for missing rights.
-    pub(crate) fn get(&self, fd: u32, needed: u64) -> WasiResult<&Entry> {
-        let e = self.fds.get(fd as usize).and_then(Option::as_ref).ok_or(Errno::Badf)?;
-        if e.base & needed != needed {
+    pub(crate) fn get(&self, fd: u32, needed: u64) -> WasiResult<EntryRef<'_>> {
+        let e = match &self.fds {
+            FdTable::Owned(fds) => {
+                EntryRef::Borrowed(fds.get(fd as usize).and_then(Option::as_deref).ok_or(Errno::Badf)?)
+            }
+            FdTable::Shared(fds) => {
+                EntryRef::Held(lock(fds).get(fd as usize).and_then(Option::clone).ok_or(Errno::Badf)?)
+            }
+        };
+        if e.base() & needed != needed {
             return Err(Errno::Notcapable);
         }
         Ok(e)
     }
 
-    /// As [`get`](Self::get), mutably.
-    pub(crate) fn get_mut(&mut self, fd: u32, needed: u64) -> WasiResult<&mut Entry> {
-        let e = self.fds.get_mut(fd as usize).and_then(Option::as_mut).ok_or(Errno::Badf)?;
-        if e.base & needed != needed {
-            return Err(Errno::Notcapable);
+    /// Runs `f` on the table, locked if shared.
+    fn with_table<R>(&mut self, f: impl FnOnce(&mut Vec<Option<Arc<Entry>>>) -> R) -> R {
+        match &mut self.fds {
+            FdTable::Owned(fds) => f(fds),
+            FdTable::Shared(fds) => f(&mut lock(fds)),
         }
-        Ok(e)
     }
 
     /// Puts `entry` at the lowest free fd number.
     pub(crate) fn insert(&mut self, entry: Entry) -> WasiResult<u32> {
-        let slot = self.fds.iter().position(Option::is_none).unwrap_or(self.fds.len());
-        let fd = u32::try_from(slot).map_err(|_| Errno::Mfile)?;
-        if slot == self.fds.len() {
-            self.fds.push(Some(entry));
-        } else {
-            self.fds[slot] = Some(entry);
-        }
-        Ok(fd)
+        self.with_table(|fds| {
+            let slot = fds.iter().position(Option::is_none).unwrap_or(fds.len());
+            let fd = u32::try_from(slot).map_err(|_| Errno::Mfile)?;
+            if slot == fds.len() {
+                fds.push(Some(Arc::new(entry)));
+            } else {
+                fds[slot] = Some(Arc::new(entry));
+            }
+            Ok(fd)
+        })
     }
 
-    /// Removes `fd` from the table (closing it when dropped).
-    pub(crate) fn remove(&mut self, fd: u32) -> WasiResult<Entry> {
-        self.fds.get_mut(fd as usize).and_then(Option::take).ok_or(Errno::Badf)
+    /// Removes `fd` from the table (closing it once nobody uses it).
+    pub(crate) fn remove(&mut self, fd: u32) -> WasiResult {
+        // Dropped outside the lock: closing may take a while.
+        let removed = self.with_table(|fds| fds.get_mut(fd as usize).and_then(Option::take).ok_or(Errno::Badf))?;
+        drop(removed);
+        Ok(())
     }
 
     /// Moves `from` to `to`, closing what `to` held. Both must be open.
     pub(crate) fn renumber(&mut self, from: u32, to: u32) -> WasiResult {
-        self.get(from, 0)?;
-        self.get(to, 0)?;
-        if from != to {
-            let e = self.remove(from)?;
-            self.fds[to as usize] = Some(e);
-        }
+        let closed = self.with_table(|fds| {
+            let open = |fd: u32| fds.get(fd as usize).is_some_and(Option::is_some);
+            if !open(from) || !open(to) {
+                return Err(Errno::Badf);
+            }
+            if from == to {
+                return Ok(None);
+            }
+            let e = fds[from as usize].take();
+            Ok(std::mem::replace(&mut fds[to as usize], e))
+        })?;
+        drop(closed);
         Ok(())
     }
 
@@ -342,6 +445,12 @@ impl WasiCtxBuilder {
             fds.push(Some(Entry::new(Kind::Dir { dir, preopen: Some(guest.clone()) }, base, inheriting)));
         }
         let rng = self.rng.take().unwrap_or_else(|| Box::new(cap_rand::std_rng_from_os_rng(ambient_authority())));
-        Ok(WasiCtx { args, env, fds, clocks: super::clocks::Clocks::new(), rng })
+        Ok(WasiCtx {
+            args: Arc::new(args),
+            env: Arc::new(env),
+            fds: FdTable::Owned(fds.into_iter().map(|e| e.map(Arc::new)).collect()),
+            clocks: Arc::new(super::clocks::Clocks::new()),
+            rng: Arc::new(Mutex::new(rng)),
+        })
     }
 }

@@ -142,7 +142,8 @@ pub fn fd_advise(
     len: u64,
     advice: u32,
 ) -> WasiResult {
-    let file = cx.get(fd, rights::FD_ADVISE)?.file()?;
+    let e = cx.get(fd, rights::FD_ADVISE)?;
+    let file = e.file()?;
     let advice = match advice {
         0 => Advice::Normal,
         1 => Advice::Sequential,
@@ -156,7 +157,8 @@ pub fn fd_advise(
 }
 
 pub fn fd_allocate(cx: &mut WasiCtx, _mem: &mut GuestMemory<'_>, fd: u32, offset: u64, len: u64) -> WasiResult {
-    let file = cx.get(fd, rights::FD_ALLOCATE)?.file()?;
+    let e = cx.get(fd, rights::FD_ALLOCATE)?;
+    let file = e.file()?;
     offset.checked_add(len).filter(|end| *end <= i64::MAX as u64).ok_or(Errno::Inval)?;
     Ok(file.allocate(offset, len)?)
 }
@@ -199,7 +201,7 @@ fn flags_of(e: &Entry) -> WasiResult<u16> {
             Ok(flags)
         }
         Kind::Dir { .. } => Ok(0),
-        Kind::Stream(_) => Ok(e.stream_flags),
+        Kind::Stream(_) => Ok(e.stream_flags()),
     }
 }
 
@@ -207,19 +209,19 @@ pub fn fd_fdstat_get(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, out: 
     let e = cx.get(fd, 0)?;
     let mut b = [0u8; size::FDSTAT as usize];
     b[0] = e.filetype();
-    b[2..4].copy_from_slice(&flags_of(e)?.to_le_bytes());
-    b[8..16].copy_from_slice(&e.base.to_le_bytes());
-    b[16..24].copy_from_slice(&e.inheriting.to_le_bytes());
+    b[2..4].copy_from_slice(&flags_of(&e)?.to_le_bytes());
+    b[8..16].copy_from_slice(&e.base().to_le_bytes());
+    b[16..24].copy_from_slice(&e.inheriting().to_le_bytes());
     mem.write(out, &b)
 }
 
 pub fn fd_fdstat_set_flags(cx: &mut WasiCtx, _mem: &mut GuestMemory<'_>, fd: u32, flags: u32) -> WasiResult {
-    let e = cx.get_mut(fd, rights::FD_FDSTAT_SET_FLAGS)?;
+    let e = cx.get(fd, rights::FD_FDSTAT_SET_FLAGS)?;
     let flags = u16::try_from(flags).map_err(|_| Errno::Inval)?;
     if flags & !(fdflags::APPEND | fdflags::DSYNC | fdflags::NONBLOCK | fdflags::RSYNC | fdflags::SYNC) != 0 {
         return Err(Errno::Inval);
     }
-    match &mut e.kind {
+    match &e.kind {
         Kind::File(f) => {
             // Linux cannot change the sync modes of an open file.
             if flags & (fdflags::DSYNC | fdflags::RSYNC | fdflags::SYNC) != 0 {
@@ -232,12 +234,16 @@ pub fn fd_fdstat_set_flags(cx: &mut WasiCtx, _mem: &mut GuestMemory<'_>, fd: u32
             if flags & fdflags::NONBLOCK != 0 {
                 host |= FdFlags::NONBLOCK;
             }
-            let set = GetSetFdFlags::new_set_fd_flags(&*f, host)?;
-            Ok(GetSetFdFlags::set_fd_flags(f, set)?)
+            let set = GetSetFdFlags::new_set_fd_flags(f, host)?;
+            // Setting flags wants the file mutably, but other threads may
+            // use this entry: set them through a duplicate, which shares
+            // the open file description (and so its flags).
+            let mut dup = f.try_clone()?;
+            Ok(GetSetFdFlags::set_fd_flags(&mut dup, set)?)
         }
         Kind::Dir { .. } => Ok(()),
         Kind::Stream(_) => {
-            e.stream_flags = flags & (fdflags::APPEND | fdflags::NONBLOCK);
+            e.set_stream_flags(flags & (fdflags::APPEND | fdflags::NONBLOCK));
             Ok(())
         }
     }
@@ -250,13 +256,12 @@ pub fn fd_fdstat_set_rights(
     base: u64,
     inheriting: u64,
 ) -> WasiResult {
-    let e = cx.get_mut(fd, 0)?;
+    let e = cx.get(fd, 0)?;
     // Rights only ever shrink.
-    if base & !e.base != 0 || inheriting & !e.inheriting != 0 {
+    if base & !e.base() != 0 || inheriting & !e.inheriting() != 0 {
         return Err(Errno::Notcapable);
     }
-    e.base = base;
-    e.inheriting = inheriting;
+    e.set_rights(base, inheriting);
     Ok(())
 }
 
@@ -276,7 +281,8 @@ pub fn fd_filestat_get(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, out
 }
 
 pub fn fd_filestat_set_size(cx: &mut WasiCtx, _mem: &mut GuestMemory<'_>, fd: u32, size: u64) -> WasiResult {
-    let file = cx.get(fd, rights::FD_FILESTAT_SET_SIZE)?.file()?;
+    let e = cx.get(fd, rights::FD_FILESTAT_SET_SIZE)?;
+    let file = e.file()?;
     Ok(file.set_len(size)?)
 }
 
@@ -368,7 +374,8 @@ pub fn fd_write(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, iovs: u32,
 pub fn fd_seek(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, offset: i64, how: u32, out: u32) -> WasiResult {
     // Asking where one is needs only the right to tell.
     let needed = if offset == 0 && how == u32::from(whence::CUR) { rights::FD_TELL } else { rights::FD_SEEK };
-    let file = cx.get(fd, needed)?.file()?;
+    let e = cx.get(fd, needed)?;
+    let file = e.file()?;
     let pos = match how as u8 {
         whence::SET => SeekFrom::Start(u64::try_from(offset).map_err(|_| Errno::Inval)?),
         whence::CUR => SeekFrom::Current(offset),
@@ -380,29 +387,32 @@ pub fn fd_seek(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, offset: i64
 }
 
 pub fn fd_tell(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, out: u32) -> WasiResult {
-    let file = cx.get(fd, rights::FD_TELL)?.file()?;
+    let e = cx.get(fd, rights::FD_TELL)?;
+    let file = e.file()?;
     let pos = file.stream_position()?;
     mem.write_u64(out, pos)
 }
 
 pub fn fd_prestat_get(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, out: u32) -> WasiResult {
-    let name = preopen_name(cx, fd)?;
+    let e = cx.get(fd, 0)?;
+    let name = preopen_name(&e)?;
     let mut b = [0u8; size::PRESTAT as usize];
     b[4..8].copy_from_slice(&(name.len() as u32).to_le_bytes());
     mem.write(out, &b)
 }
 
 pub fn fd_prestat_dir_name(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, path: u32, len: u32) -> WasiResult {
-    let name = preopen_name(cx, fd)?;
+    let e = cx.get(fd, 0)?;
+    let name = preopen_name(&e)?;
     if (len as usize) < name.len() {
         return Err(Errno::Nametoolong);
     }
     mem.write(path, name.as_bytes())
 }
 
-/// The guest name of preopen `fd`; `EBADF` for any other fd.
-fn preopen_name(cx: &WasiCtx, fd: u32) -> WasiResult<&str> {
-    match &cx.get(fd, 0)?.kind {
+/// The guest name of a preopen's entry; `EBADF` for any other fd.
+fn preopen_name(e: &Entry) -> WasiResult<&str> {
+    match &e.kind {
         Kind::Dir { preopen: Some(name), .. } => Ok(name),
         _ => Err(Errno::Badf),
     }
@@ -427,7 +437,8 @@ pub fn fd_readdir(
     cookie: u64,
     out: u32,
 ) -> WasiResult {
-    let dir = cx.get(fd, rights::FD_READDIR)?.dir()?;
+    let e = cx.get(fd, rights::FD_READDIR)?;
+    let dir = e.dir()?;
     mem.slice(buf, buf_len)?;
     let this = dir.dir_metadata()?;
     let parent = dir.open_dir("..").and_then(|d| d.dir_metadata()).map(|m| m.ino()).unwrap_or(this.ino());

@@ -31,7 +31,8 @@
 //! One file per area: `args_env`, `clocks`, `random`, `fd`, `path`,
 //! `poll`, `proc`, `sock` (each function as the WASI specification
 //! describes it); the numbers in [`types`], guest memory access in `guest`,
-//! the context in `ctx`, pipes in `pipe`.
+//! the context in `ctx`, pipes in `pipe`; wasi-threads (`thread-spawn`)
+//! in [`threads`].
 
 mod args_env;
 mod clocks;
@@ -44,6 +45,7 @@ mod poll;
 mod proc;
 mod random;
 mod sock;
+pub mod threads;
 pub mod types;
 
 pub use ctx::{WasiCtx, WasiCtxBuilder};

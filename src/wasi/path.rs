@@ -11,12 +11,13 @@ use std::path::Path;
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt, OpenOptionsSyncExt};
 use cap_std::fs::{Dir, OpenOptions};
 
-use super::ctx::{Kind, WasiCtx};
+use super::ctx::{EntryRef, Kind, WasiCtx};
 use super::fd::{filestat, set_times_spec};
 use super::guest::GuestMemory;
 use super::types::{fdflags, oflags, rights, Errno, WasiResult, LOOKUP_SYMLINK_FOLLOW};
 
-/// The directory of `fd` (with `needed` rights) and the guest's path.
+/// The directory entry `fd` (with `needed` rights, checked to be a
+/// directory) and the guest's path.
 fn dir_and_path<'a>(
     cx: &'a WasiCtx,
     mem: &'a GuestMemory<'_>,
@@ -24,13 +25,15 @@ fn dir_and_path<'a>(
     needed: u64,
     path: u32,
     len: u32,
-) -> WasiResult<(&'a Dir, &'a Path)> {
-    let dir = cx.get(fd, needed)?.dir()?;
-    Ok((dir, Path::new(mem.str(path, len)?)))
+) -> WasiResult<(EntryRef<'a>, &'a Path)> {
+    let e = cx.get(fd, needed)?;
+    e.dir()?;
+    Ok((e, Path::new(mem.str(path, len)?)))
 }
 
 pub fn path_create_directory(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, path: u32, len: u32) -> WasiResult {
     let (dir, path) = dir_and_path(cx, mem, fd, rights::PATH_CREATE_DIRECTORY, path, len)?;
+    let dir = dir.dir()?;
     Ok(dir.create_dir(path)?)
 }
 
@@ -44,6 +47,7 @@ pub fn path_filestat_get(
     out: u32,
 ) -> WasiResult {
     let (dir, p) = dir_and_path(cx, mem, fd, rights::PATH_FILESTAT_GET, path, len)?;
+    let dir = dir.dir()?;
     let meta = if flags & LOOKUP_SYMLINK_FOLLOW != 0 { dir.metadata(p)? } else { dir.symlink_metadata(p)? };
     let stat = filestat(&meta);
     mem.write(out, &stat.to_bytes())
@@ -62,6 +66,7 @@ pub fn path_filestat_set_times(
     fst: u32,
 ) -> WasiResult {
     let (dir, p) = dir_and_path(cx, mem, fd, rights::PATH_FILESTAT_SET_TIMES, path, len)?;
+    let dir = dir.dir()?;
     let (a, m) = set_times_spec(atim, mtim, fst as u16)?;
     if flags & LOOKUP_SYMLINK_FOLLOW != 0 {
         Ok(dir.set_times(p, a, m)?)
@@ -83,7 +88,9 @@ pub fn path_link(
     new_len: u32,
 ) -> WasiResult {
     let (old_dir, old) = dir_and_path(cx, mem, old_fd, rights::PATH_LINK_SOURCE, old_path, old_len)?;
+    let old_dir = old_dir.dir()?;
     let (new_dir, new) = dir_and_path(cx, mem, new_fd, rights::PATH_LINK_TARGET, new_path, new_len)?;
+    let new_dir = new_dir.dir()?;
     // Following a symlink would let a link name a file the guest reached
     // by a path it cannot otherwise open; cap-std links the entry itself.
     if old_flags & LOOKUP_SYMLINK_FOLLOW != 0 {
@@ -119,7 +126,7 @@ pub fn path_open(
     let dir = parent.dir()?;
     let p = Path::new(mem.str(path, len)?);
     // A child never gets more than its directory may hand down.
-    let (base, inheriting) = (base & parent.inheriting, inheriting & parent.inheriting);
+    let (base, inheriting) = (base & parent.inheriting(), inheriting & parent.inheriting());
     let follow = if dirflags & LOOKUP_SYMLINK_FOLLOW != 0 { FollowSymlinks::Yes } else { FollowSymlinks::No };
 
     let kind = if oflags & oflags::DIRECTORY != 0 {
@@ -194,6 +201,7 @@ pub fn path_readlink(
 ) -> WasiResult {
     use std::os::unix::ffi::OsStrExt;
     let (dir, p) = dir_and_path(cx, mem, fd, rights::PATH_READLINK, path, len)?;
+    let dir = dir.dir()?;
     let target = dir.read_link_contents(p)?;
     let bytes = target.as_os_str().as_bytes();
     let n = bytes.len().min(buf_len as usize);
@@ -203,6 +211,7 @@ pub fn path_readlink(
 
 pub fn path_remove_directory(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, path: u32, len: u32) -> WasiResult {
     let (dir, p) = dir_and_path(cx, mem, fd, rights::PATH_REMOVE_DIRECTORY, path, len)?;
+    let dir = dir.dir()?;
     Ok(dir.remove_dir(p)?)
 }
 
@@ -218,7 +227,9 @@ pub fn path_rename(
     new_len: u32,
 ) -> WasiResult {
     let (old_dir, old) = dir_and_path(cx, mem, fd, rights::PATH_RENAME_SOURCE, old_path, old_len)?;
+    let old_dir = old_dir.dir()?;
     let (new_dir, new) = dir_and_path(cx, mem, new_fd, rights::PATH_RENAME_TARGET, new_path, new_len)?;
+    let new_dir = new_dir.dir()?;
     Ok(old_dir.rename(old, new_dir, new)?)
 }
 
@@ -233,6 +244,7 @@ pub fn path_symlink(
 ) -> WasiResult {
     let target = mem.str(old_path, old_len)?;
     let (dir, link) = dir_and_path(cx, mem, fd, rights::PATH_SYMLINK, new_path, new_len)?;
+    let dir = dir.dir()?;
     // The target is stored, not resolved; it is resolved (beneath some
     // directory) only when a path through the link is used.
     Ok(dir.symlink(target, link)?)
@@ -240,5 +252,6 @@ pub fn path_symlink(
 
 pub fn path_unlink_file(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, path: u32, len: u32) -> WasiResult {
     let (dir, p) = dir_and_path(cx, mem, fd, rights::PATH_UNLINK_FILE, path, len)?;
+    let dir = dir.dir()?;
     Ok(dir.remove_file_or_symlink(p)?)
 }

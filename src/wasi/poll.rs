@@ -52,6 +52,9 @@ pub fn poll_oneoff(
     mem.check_array(events, n, size::EVENT)?;
     let mut ready = Vec::new();
     let mut waiting = Vec::new();
+    // The entries of `waiting`'s fds, kept open until the poll is over
+    // (another thread of the program may close their fd numbers meanwhile).
+    let mut held = Vec::new();
     // The nearest clock: (time left, userdata).
     let mut timer: Option<(Duration, Vec<u64>)> = None;
     for i in 0..n {
@@ -90,6 +93,7 @@ pub fn poll_oneoff(
                 let nbytes = match &e.kind {
                     Kind::Stream(Stream::Host(f)) => {
                         waiting.push(Waiting { userdata, kind: tag, fd: f.as_raw_fd() });
+                        held.push(e);
                         continue;
                     }
                     Kind::Stream(Stream::Read(p)) if tag == eventtype::FD_READ => p.remaining() as u64,

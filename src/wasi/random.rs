@@ -7,6 +7,6 @@ use super::types::WasiResult;
 
 pub fn random_get(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, buf: u32, len: u32) -> WasiResult {
     let dst = mem.slice_mut(buf, len)?;
-    cx.rng.fill_bytes(dst);
+    cx.rng.lock().unwrap_or_else(|e| e.into_inner()).fill_bytes(dst);
     Ok(())
 }

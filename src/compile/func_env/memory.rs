@@ -1,11 +1,18 @@
 //! Linear memories: the address of an access and the bounds-check policy,
-//! the memory's size, and the bulk operations (runtime builtins).
+//! the memory's size, the bulk operations (runtime builtins), and what the
+//! atomic operations of the threads proposal need (alignment checks, cells
+//! for wait/notify).
 //!
 //! With guard pages (the default), an access is `base + zext(index) +
 //! offset` with no compare: the reservation covers every address a 32-bit
 //! index and offset can form, and a fault there becomes a trap through the
 //! access's trap code. With explicit checks, the end of the access is
 //! compared against the current length first.
+//!
+//! A shared memory's length can change under the code's feet (another
+//! thread grows it), but never its base, and it never shrinks: the same
+//! addresses and checks hold, and `memory.size` reads the length with an
+//! atomic load that no optimisation may merge with an earlier one.
 
 use cranelift_codegen::ir::{
     condcodes::IntCC,
@@ -48,6 +55,11 @@ impl FuncEnv<'_> {
         b.ins().load(POINTER, trusted(), def, VMMemoryDefinition::LENGTH)
     }
 
+    /// Whether memory `m` is shared (the threads proposal).
+    pub fn memory_is_shared(&self, m: MemoryIndex) -> bool {
+        self.info().memories[m].is_shared()
+    }
+
     /// An access of `size` bytes at `index + offset` of memory `m`, where
     /// `index` is the i32 operand and `offset` the static immediate; with
     /// explicit bounds checks, the check is emitted here.
@@ -80,9 +92,99 @@ impl FuncEnv<'_> {
 
     /// `memory.size`: the current length of memory `m` in pages, as an i32.
     pub fn memory_size(&mut self, b: &mut FunctionBuilder, m: MemoryIndex) -> Value {
-        let len = self.memory_length(b, m);
+        let len = if self.memory_is_shared(m) {
+            // A loop polling the size of a memory another thread grows
+            // must see the growth: an atomic load is never merged or
+            // hoisted (and is a plain `mov` on x86-64).
+            let def = self.load_vmctx_ptr(b, self.offsets().memory_definition(m));
+            let at = b.ins().iadd_imm_u(def, VMMemoryDefinition::LENGTH as i64);
+            b.ins().atomic_load(POINTER, trusted(), at)
+        } else {
+            self.memory_length(b, m)
+        };
         let pages = b.ins().ushr_imm_u(len, WASM_PAGE_SIZE_LOG2);
         b.ins().ireduce(I32, pages)
+    }
+
+    /// The effective address `index + offset` (an i64) of a `size`-byte
+    /// atomic access, after trapping with "unaligned atomic" unless it is a
+    /// multiple of `size`. The spec checks alignment before bounds.
+    fn aligned_address(&mut self, b: &mut FunctionBuilder, index: Value, offset: u64, size: u32) -> Value {
+        let index = b.ins().uextend(I64, index);
+        // index < 2^32 and offset < 2^32, so the sum cannot wrap.
+        let ea = b.ins().iadd_imm_u(index, offset as i64);
+        if size > 1 {
+            let misaligned = b.ins().band_imm_u(ea, (size - 1) as i64);
+            b.ins().trapnz(misaligned, TrapCode::HeapMisaligned.to_clif());
+        }
+        ea
+    }
+
+    /// An atomic access of `size` bytes at `index + offset` of memory `m`:
+    /// checked for alignment, then kept in bounds as a plain access is. The
+    /// offset is folded into the address (atomic instructions take none).
+    pub fn atomic_access(
+        &mut self,
+        b: &mut FunctionBuilder,
+        m: MemoryIndex,
+        index: Value,
+        offset: u64,
+        size: u32,
+    ) -> HeapAccess {
+        self.aligned_address(b, index, offset, size);
+        let a = self.heap_access(b, m, index, offset, size);
+        let addr = match a.offset {
+            0 => a.addr,
+            o => b.ins().iadd_imm_u(a.addr, o as i64),
+        };
+        HeapAccess { addr, offset: 0, flags: a.flags }
+    }
+
+    /// The effective address (an i64) of the `size`-byte cell a
+    /// `memory.atomic.wait` or `notify` names, checked aligned and then in
+    /// bounds against the current length, whatever the bounds-check mode:
+    /// the builtin that uses it does not access memory through an
+    /// instruction whose fault would become the trap.
+    pub fn atomic_cell(
+        &mut self,
+        b: &mut FunctionBuilder,
+        m: MemoryIndex,
+        index: Value,
+        offset: u64,
+        size: u32,
+    ) -> Value {
+        let ea = self.aligned_address(b, index, offset, size);
+        let end = b.ins().iadd_imm_u(ea, size as i64);
+        let len = self.memory_length(b, m);
+        let oob = b.ins().icmp(IntCC::UnsignedGreaterThan, end, len);
+        b.ins().trapnz(oob, TrapCode::MemoryOutOfBounds.to_clif());
+        ea
+    }
+
+    /// `memory.atomic.wait32` (`expected` an i32) or `wait64` (an i64) on
+    /// the checked cell `ea` of shared memory `m`, with a timeout in
+    /// nanoseconds (negative: none): 0 woken, 1 not equal, 2 timed out.
+    pub fn memory_atomic_wait(
+        &mut self,
+        b: &mut FunctionBuilder,
+        m: MemoryIndex,
+        ea: Value,
+        expected: Value,
+        timeout: Value,
+    ) -> Value {
+        let builtin = match b.func.dfg.value_type(expected) {
+            I32 => Builtin::memory_atomic_wait32,
+            _ => Builtin::memory_atomic_wait64,
+        };
+        let m = index_arg(b, m);
+        self.call_builtin(b, builtin, &[m, ea, expected, timeout]).expect("waits return a result")
+    }
+
+    /// `memory.atomic.notify` of up to `count` waiters on the checked cell
+    /// `ea` of shared memory `m`: how many were woken.
+    pub fn memory_atomic_notify(&mut self, b: &mut FunctionBuilder, m: MemoryIndex, ea: Value, count: Value) -> Value {
+        let m = index_arg(b, m);
+        self.call_builtin(b, Builtin::memory_atomic_notify, &[m, ea, count]).expect("notify returns a result")
     }
 
     /// `memory.grow`: the old size in pages, or -1.

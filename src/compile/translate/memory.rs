@@ -23,13 +23,18 @@ pub(super) enum Load {
 }
 
 impl Translator<'_, '_> {
+    /// The memory `memarg` accesses.
+    pub(super) fn memarg_memory(&self, memarg: &MemArg) -> Result<MemoryIndex> {
+        match memarg.target {
+            MemArgTarget::Memory(m) => Ok(MemoryIndex::from_u32(m)),
+            MemArgTarget::Array(_) => Err(Error::unsupported("memory access to a GC array", Some(self.offset))),
+        }
+    }
+
     /// Pops the index of an access of `size` bytes described by `memarg`.
     pub(super) fn heap_access(&mut self, memarg: &MemArg, size: u32) -> Result<HeapAccess> {
         let index = self.pop1();
-        let m = match memarg.target {
-            MemArgTarget::Memory(m) => MemoryIndex::from_u32(m),
-            MemArgTarget::Array(_) => return Err(Error::unsupported("memory access to a GC array", Some(self.offset))),
-        };
+        let m = self.memarg_memory(memarg)?;
         Ok(self.env.heap_access(&mut self.b, m, index, memarg.offset, size))
     }
 

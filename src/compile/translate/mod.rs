@@ -11,7 +11,7 @@
 //! default methods, so a wasmparser that adds an operator does not compile
 //! until it is translated or listed as unsupported there. The translations
 //! live in the files of their family (`control`, `call`, `variables`,
-//! `reference`, `memory`, `table`, `numeric`, `simd/`); whatever depends on
+//! `reference`, `memory`, `atomics`, `table`, `numeric`, `simd/`); whatever depends on
 //! the VMContext layout is asked of [`FuncEnv`]. This file holds the driver
 //! and the operand stack.
 
@@ -47,6 +47,7 @@ macro_rules! unsupported {
     };
 }
 
+mod atomics;
 mod call;
 mod control;
 mod memory;

@@ -14,7 +14,7 @@
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
     types::{F32, F64, I16, I32, I64, I8},
-    InstBuilder,
+    AtomicRmwOp, InstBuilder,
 };
 use wasmparser::{
     BlockType, BrTable, HeapType, Ieee32, Ieee64, MemArg, Ordering, RefType, ResumeTable, TryTable, ValType,
@@ -112,6 +112,73 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
         visit_memory_init(data_index: u32, mem: u32) =>
             t.memory_init(MemoryIndex::from_u32(mem), DataIndex::from_u32(data_index));
         visit_data_drop(data_index: u32) => t.env.data_drop(&mut t.b, DataIndex::from_u32(data_index));
+
+        // atomics.rs (the threads proposal)
+        visit_i32_atomic_load(memarg: MemArg) => t.atomic_load(&memarg, I32, 4)?;
+        visit_i64_atomic_load(memarg: MemArg) => t.atomic_load(&memarg, I64, 8)?;
+        visit_i32_atomic_load8_u(memarg: MemArg) => t.atomic_load(&memarg, I32, 1)?;
+        visit_i32_atomic_load16_u(memarg: MemArg) => t.atomic_load(&memarg, I32, 2)?;
+        visit_i64_atomic_load8_u(memarg: MemArg) => t.atomic_load(&memarg, I64, 1)?;
+        visit_i64_atomic_load16_u(memarg: MemArg) => t.atomic_load(&memarg, I64, 2)?;
+        visit_i64_atomic_load32_u(memarg: MemArg) => t.atomic_load(&memarg, I64, 4)?;
+        visit_i32_atomic_store(memarg: MemArg), visit_i64_atomic_store32(memarg: MemArg) => t.atomic_store(&memarg, 4)?;
+        visit_i64_atomic_store(memarg: MemArg) => t.atomic_store(&memarg, 8)?;
+        visit_i32_atomic_store8(memarg: MemArg), visit_i64_atomic_store8(memarg: MemArg) => t.atomic_store(&memarg, 1)?;
+        visit_i32_atomic_store16(memarg: MemArg), visit_i64_atomic_store16(memarg: MemArg) =>
+            t.atomic_store(&memarg, 2)?;
+        visit_i32_atomic_rmw_add(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Add, 4)?;
+        visit_i64_atomic_rmw_add(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Add, 8)?;
+        visit_i32_atomic_rmw8_add_u(memarg: MemArg), visit_i64_atomic_rmw8_add_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::Add, 1)?;
+        visit_i32_atomic_rmw16_add_u(memarg: MemArg), visit_i64_atomic_rmw16_add_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::Add, 2)?;
+        visit_i64_atomic_rmw32_add_u(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Add, 4)?;
+        visit_i32_atomic_rmw_sub(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Sub, 4)?;
+        visit_i64_atomic_rmw_sub(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Sub, 8)?;
+        visit_i32_atomic_rmw8_sub_u(memarg: MemArg), visit_i64_atomic_rmw8_sub_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::Sub, 1)?;
+        visit_i32_atomic_rmw16_sub_u(memarg: MemArg), visit_i64_atomic_rmw16_sub_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::Sub, 2)?;
+        visit_i64_atomic_rmw32_sub_u(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Sub, 4)?;
+        visit_i32_atomic_rmw_and(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::And, 4)?;
+        visit_i64_atomic_rmw_and(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::And, 8)?;
+        visit_i32_atomic_rmw8_and_u(memarg: MemArg), visit_i64_atomic_rmw8_and_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::And, 1)?;
+        visit_i32_atomic_rmw16_and_u(memarg: MemArg), visit_i64_atomic_rmw16_and_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::And, 2)?;
+        visit_i64_atomic_rmw32_and_u(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::And, 4)?;
+        visit_i32_atomic_rmw_or(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Or, 4)?;
+        visit_i64_atomic_rmw_or(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Or, 8)?;
+        visit_i32_atomic_rmw8_or_u(memarg: MemArg), visit_i64_atomic_rmw8_or_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::Or, 1)?;
+        visit_i32_atomic_rmw16_or_u(memarg: MemArg), visit_i64_atomic_rmw16_or_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::Or, 2)?;
+        visit_i64_atomic_rmw32_or_u(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Or, 4)?;
+        visit_i32_atomic_rmw_xor(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Xor, 4)?;
+        visit_i64_atomic_rmw_xor(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Xor, 8)?;
+        visit_i32_atomic_rmw8_xor_u(memarg: MemArg), visit_i64_atomic_rmw8_xor_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::Xor, 1)?;
+        visit_i32_atomic_rmw16_xor_u(memarg: MemArg), visit_i64_atomic_rmw16_xor_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::Xor, 2)?;
+        visit_i64_atomic_rmw32_xor_u(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Xor, 4)?;
+        visit_i32_atomic_rmw_xchg(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Xchg, 4)?;
+        visit_i64_atomic_rmw_xchg(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Xchg, 8)?;
+        visit_i32_atomic_rmw8_xchg_u(memarg: MemArg), visit_i64_atomic_rmw8_xchg_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::Xchg, 1)?;
+        visit_i32_atomic_rmw16_xchg_u(memarg: MemArg), visit_i64_atomic_rmw16_xchg_u(memarg: MemArg) =>
+            t.atomic_rmw(&memarg, AtomicRmwOp::Xchg, 2)?;
+        visit_i64_atomic_rmw32_xchg_u(memarg: MemArg) => t.atomic_rmw(&memarg, AtomicRmwOp::Xchg, 4)?;
+        visit_i32_atomic_rmw_cmpxchg(memarg: MemArg), visit_i64_atomic_rmw32_cmpxchg_u(memarg: MemArg) =>
+            t.atomic_cmpxchg(&memarg, 4)?;
+        visit_i64_atomic_rmw_cmpxchg(memarg: MemArg) => t.atomic_cmpxchg(&memarg, 8)?;
+        visit_i32_atomic_rmw8_cmpxchg_u(memarg: MemArg), visit_i64_atomic_rmw8_cmpxchg_u(memarg: MemArg) =>
+            t.atomic_cmpxchg(&memarg, 1)?;
+        visit_i32_atomic_rmw16_cmpxchg_u(memarg: MemArg), visit_i64_atomic_rmw16_cmpxchg_u(memarg: MemArg) =>
+            t.atomic_cmpxchg(&memarg, 2)?;
+        visit_memory_atomic_wait32(memarg: MemArg) => t.atomic_wait(&memarg, 4)?;
+        visit_memory_atomic_wait64(memarg: MemArg) => t.atomic_wait(&memarg, 8)?;
+        visit_memory_atomic_notify(memarg: MemArg) => t.atomic_notify(&memarg)?;
+        visit_atomic_fence(_ordering: Ordering) => t.atomic_fence();
 
         // numeric.rs
         visit_i32_const(value: i32) => t.constant(|b| b.ins().iconst(I32, value as i64));
@@ -242,36 +309,6 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
     }
     unsupported! { "memory control":
         visit_memory_discard(u32),
-    }
-    // Threads: atomic memory accesses, wait/notify and fences. They will be
-    // translated in their own file (translate/atomics.rs) with the proposal.
-    unsupported! { "threads":
-        visit_memory_atomic_notify(MemArg), visit_memory_atomic_wait32(MemArg), visit_memory_atomic_wait64(MemArg),
-        visit_atomic_fence(Ordering), visit_i32_atomic_load(MemArg), visit_i64_atomic_load(MemArg),
-        visit_i32_atomic_load8_u(MemArg), visit_i32_atomic_load16_u(MemArg), visit_i64_atomic_load8_u(MemArg),
-        visit_i64_atomic_load16_u(MemArg), visit_i64_atomic_load32_u(MemArg), visit_i32_atomic_store(MemArg),
-        visit_i64_atomic_store(MemArg), visit_i32_atomic_store8(MemArg), visit_i32_atomic_store16(MemArg),
-        visit_i64_atomic_store8(MemArg), visit_i64_atomic_store16(MemArg), visit_i64_atomic_store32(MemArg),
-        visit_i32_atomic_rmw_add(MemArg), visit_i64_atomic_rmw_add(MemArg), visit_i32_atomic_rmw8_add_u(MemArg),
-        visit_i32_atomic_rmw16_add_u(MemArg), visit_i64_atomic_rmw8_add_u(MemArg),
-        visit_i64_atomic_rmw16_add_u(MemArg), visit_i64_atomic_rmw32_add_u(MemArg), visit_i32_atomic_rmw_sub(MemArg),
-        visit_i64_atomic_rmw_sub(MemArg), visit_i32_atomic_rmw8_sub_u(MemArg), visit_i32_atomic_rmw16_sub_u(MemArg),
-        visit_i64_atomic_rmw8_sub_u(MemArg), visit_i64_atomic_rmw16_sub_u(MemArg),
-        visit_i64_atomic_rmw32_sub_u(MemArg), visit_i32_atomic_rmw_and(MemArg), visit_i64_atomic_rmw_and(MemArg),
-        visit_i32_atomic_rmw8_and_u(MemArg), visit_i32_atomic_rmw16_and_u(MemArg),
-        visit_i64_atomic_rmw8_and_u(MemArg), visit_i64_atomic_rmw16_and_u(MemArg),
-        visit_i64_atomic_rmw32_and_u(MemArg), visit_i32_atomic_rmw_or(MemArg), visit_i64_atomic_rmw_or(MemArg),
-        visit_i32_atomic_rmw8_or_u(MemArg), visit_i32_atomic_rmw16_or_u(MemArg), visit_i64_atomic_rmw8_or_u(MemArg),
-        visit_i64_atomic_rmw16_or_u(MemArg), visit_i64_atomic_rmw32_or_u(MemArg), visit_i32_atomic_rmw_xor(MemArg),
-        visit_i64_atomic_rmw_xor(MemArg), visit_i32_atomic_rmw8_xor_u(MemArg), visit_i32_atomic_rmw16_xor_u(MemArg),
-        visit_i64_atomic_rmw8_xor_u(MemArg), visit_i64_atomic_rmw16_xor_u(MemArg),
-        visit_i64_atomic_rmw32_xor_u(MemArg), visit_i32_atomic_rmw_xchg(MemArg), visit_i64_atomic_rmw_xchg(MemArg),
-        visit_i32_atomic_rmw8_xchg_u(MemArg), visit_i32_atomic_rmw16_xchg_u(MemArg),
-        visit_i64_atomic_rmw8_xchg_u(MemArg), visit_i64_atomic_rmw16_xchg_u(MemArg),
-        visit_i64_atomic_rmw32_xchg_u(MemArg), visit_i32_atomic_rmw_cmpxchg(MemArg),
-        visit_i64_atomic_rmw_cmpxchg(MemArg), visit_i32_atomic_rmw8_cmpxchg_u(MemArg),
-        visit_i32_atomic_rmw16_cmpxchg_u(MemArg), visit_i64_atomic_rmw8_cmpxchg_u(MemArg),
-        visit_i64_atomic_rmw16_cmpxchg_u(MemArg), visit_i64_atomic_rmw32_cmpxchg_u(MemArg),
     }
     unsupported! { "shared-everything threads":
         visit_global_atomic_get(Ordering, u32), visit_global_atomic_set(Ordering, u32),

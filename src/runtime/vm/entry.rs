@@ -41,6 +41,11 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     // bounded too.
     let outermost = (*store).active_calls == 0;
     if outermost {
+        // A plain load: a caller that skipped claiming cannot run on a
+        // store another thread has claimed (see `StoreClaim`).
+        if (*store).claim.held_by_another(thread::token_of(thread)) {
+            return Err(Trap::new(crate::error::STORE_BUSY));
+        }
         signals::ensure_alt_stack(thread);
         (*store).vm.stack_limit = stack::limit_from_here(thread, (*store).max_wasm_stack);
     }

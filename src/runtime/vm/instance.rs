@@ -57,6 +57,10 @@ pub(crate) struct VMInstance {
     vmctx: VMContextBox,
     /// The memories and tables the module defines.
     memories: Vec<Box<VMMemory>>,
+    /// Every memory the instance uses, imported ones first, by index (the
+    /// VMContext holds their extents, which for a shared memory is not
+    /// inside the store's `VMMemory`).
+    memory_objects: Vec<NonNull<VMMemory>>,
     tables: Vec<Box<VMTable>>,
     /// Instances this one imports from (once per import).
     imports_from: Vec<usize>,
@@ -151,12 +155,7 @@ impl VMInstance {
     }
 
     pub(crate) fn memory(&self, m: MemoryIndex) -> NonNull<VMMemory> {
-        // SAFETY: filled at instantiation with a live memory's definition,
-        // which is the first field of its `VMMemory`.
-        unsafe {
-            NonNull::new_unchecked(*self.field::<*mut VMMemoryDefinition>(self.module.offsets().memory_definition(m)))
-                .cast()
-        }
+        self.memory_objects[m.index()]
     }
 
     pub(crate) fn table(&self, t: TableIndex) -> NonNull<VMTable> {
@@ -302,6 +301,7 @@ pub(crate) fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[E
         index,
         vmctx: VMContextBox { ptr, layout },
         memories: Vec::new(),
+        memory_objects: Vec::new(),
         tables: Vec::new(),
         imports_from,
         imported_global_owners,
@@ -367,6 +367,7 @@ unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut VMInstance, imports: &[
         set_memory(data, m, &mut *memory);
         data.memories.push(memory);
     }
+    debug_assert_eq!(data.memory_objects.len(), info.memories.len());
     for (t, ty) in info.tables.iter().skip(info.num_imported_tables) {
         let mut table = Box::new(VMTable::new(*ty, 0)?);
         table.owner = Some(data.index);
@@ -463,15 +464,18 @@ pub(crate) fn try_free(store: &mut StoreOpaque, index: usize) {
     }
 }
 
-/// Points memory slot `m` of the VMContext at `memory`.
+/// Points memory slot `m` of the VMContext at `memory`, the instance's
+/// next memory in index order.
 ///
 /// # Safety
 /// `m` must be a memory index of `data`'s module and `memory` a memory
 /// that outlives the instance.
 unsafe fn set_memory(data: &mut VMInstance, m: MemoryIndex, memory: *mut VMMemory) {
+    debug_assert_eq!(data.memory_objects.len(), m.index());
     let offsets = data.module.offsets();
-    let def: *mut VMMemoryDefinition = memory.cast();
+    let def = (*memory).definition_ptr();
     *data.field::<VMMemoryImport>(offsets.memory_base(m)) = VMMemoryImport { base: (*def).base, definition: def };
+    data.memory_objects.push(NonNull::new_unchecked(memory));
 }
 
 /// Applies active segments in order, then runs the start function.

@@ -1,5 +1,6 @@
-//! The builtins compiled code calls: growing memories and tables and the
-//! bulk memory and table operations (see [`crate::builtins`]).
+//! The builtins compiled code calls: growing memories and tables, the
+//! bulk memory and table operations, and atomic wait/notify (see
+//! [`crate::builtins`]).
 //!
 //! Each takes the calling instance's VMContext first. The bulk operations
 //! never unwind: they return nonzero when out of bounds and the compiled
@@ -13,6 +14,7 @@ use cranelift_codegen::entity::EntityRef;
 
 use super::instance::VMInstance;
 use super::memory::VMMemory;
+use super::parking_lot;
 use super::table::VMTable;
 use crate::builtins::BuiltinFunctions;
 use crate::index::*;
@@ -30,6 +32,9 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     table_copy,
     table_init,
     elem_drop,
+    memory_atomic_wait32,
+    memory_atomic_wait64,
+    memory_atomic_notify,
 };
 
 /// The instance owning `vmctx`.
@@ -62,8 +67,8 @@ unsafe fn table<'a>(inst: &VMInstance, t: u32) -> &'a mut VMTable {
 /// # Safety
 /// As for [`memory`]; other references to the memory may be live.
 unsafe fn memory_extent(inst: &VMInstance, m: u32) -> (*mut u8, usize) {
-    let def = &(*inst.memory(MemoryIndex::from_u32(m)).as_ptr()).definition;
-    (def.base, def.length)
+    let memory = &*inst.memory(MemoryIndex::from_u32(m)).as_ptr();
+    (memory.base(), memory.byte_size())
 }
 
 /// Base address and length in elements of table `t`.
@@ -179,4 +184,34 @@ unsafe extern "C" fn table_init(vmctx: *mut VMContext, t: u32, elem: u32, dst: u
 
 unsafe extern "C" fn elem_drop(vmctx: *mut VMContext, elem: u32) {
     instance(vmctx).elems[elem as usize] = Box::default();
+}
+
+/// The host address of byte `addr` of memory `mem`, which compiled code
+/// checked to start an aligned cell in bounds.
+///
+/// # Safety
+/// As for [`memory_extent`]; `addr` must be such a checked address.
+unsafe fn cell(vmctx: *mut VMContext, mem: u32, addr: u64) -> usize {
+    memory_extent(instance(vmctx), mem).0 as usize + addr as usize
+}
+
+/// A wait's timeout: negative means forever.
+fn timeout(ns: u64) -> Option<std::time::Duration> {
+    (ns as i64 >= 0).then(|| std::time::Duration::from_nanos(ns))
+}
+
+unsafe extern "C" fn memory_atomic_wait32(vmctx: *mut VMContext, mem: u32, addr: u64, expected: u32, ns: u64) -> u32 {
+    // SAFETY: the memory is shared (the translator traps before calling
+    // otherwise), so it stays mapped while any store using it lives, and
+    // this thread's store is in use.
+    parking_lot::wait(cell(vmctx, mem, addr), expected, timeout(ns)) as u32
+}
+
+unsafe extern "C" fn memory_atomic_wait64(vmctx: *mut VMContext, mem: u32, addr: u64, expected: u64, ns: u64) -> u32 {
+    // SAFETY: as in `memory_atomic_wait32`.
+    parking_lot::wait(cell(vmctx, mem, addr), expected, timeout(ns)) as u32
+}
+
+unsafe extern "C" fn memory_atomic_notify(vmctx: *mut VMContext, mem: u32, addr: u64, count: u32) -> u32 {
+    parking_lot::notify(cell(vmctx, mem, addr), count)
 }

@@ -4,9 +4,11 @@
 //! - Store objects, named `VM*` like the layouts they share with compiled
 //!   code in `vmctx.rs`: [`instance::VMInstance`] (a VMContext and what it
 //!   owns), [`memory::VMMemory`] (on a reservation from
-//!   [`memory_pool`]), [`table::VMTable`], [`func::VMHostFunc`],
+//!   [`memory_pool`], or referring to a [`shared_memory::VMSharedMemory`]
+//!   that several stores use), [`table::VMTable`], [`func::VMHostFunc`],
 //!   `VMGlobal` ([`global`]) and [`externref::VMExternData`]; handles to
 //!   them are [`stored::Stored`].
+//! - Threads: [`parking_lot`] (`memory.atomic.wait`/`notify`).
 //! - Calls: [`entry`] (host → wasm, with [`scratch`] slots), the exit side
 //!   in [`func`], and [`libcalls`] (the builtins compiled code calls).
 //! - Traps: [`signals`] (faults to traps), [`unwind`] (the jump back to
@@ -18,8 +20,7 @@
 //!
 //! Later mechanisms belong here too: interruption (an epoch or fuel field
 //! in `VMStoreContext` checked by compiled code), resource limits (checked
-//! where `VMMemory::grow` and `VMTable::grow` are), shared memories (a
-//! `VMMemory` whose definition is shared between stores) and a code cache
+//! where `VMMemory::grow` and `VMTable::grow` are) and a code cache
 //! (loading images into [`code_memory`]).
 
 pub mod code_memory;
@@ -32,7 +33,9 @@ pub mod instance;
 pub mod libcalls;
 pub mod memory;
 pub mod memory_pool;
+pub mod parking_lot;
 pub mod scratch;
+pub mod shared_memory;
 pub mod signals;
 pub mod stack;
 pub mod stored;

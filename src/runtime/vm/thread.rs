@@ -33,3 +33,16 @@ pub fn state() -> &'static ThreadState {
     // reference is only used on this thread (ThreadState is !Sync).
     STATE.with(|s| unsafe { &*(s as *const ThreadState) })
 }
+
+/// A number naming the calling thread among the threads alive (never 0):
+/// the address of its state.
+#[inline]
+pub fn token() -> usize {
+    token_of(state())
+}
+
+/// [`token`] of the thread whose state `thread` is.
+#[inline]
+pub fn token_of(thread: &ThreadState) -> usize {
+    thread as *const ThreadState as usize
+}

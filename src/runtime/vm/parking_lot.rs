@@ -1,0 +1,165 @@
+//! The parking lot behind `memory.atomic.wait32`/`wait64` and
+//! `memory.atomic.notify`: threads waiting on an address of a shared
+//! memory, process-wide.
+//!
+//! Waiters are keyed by the host address of the awaited cell. Shared
+//! memories never move and every store of the process maps a given shared
+//! memory at the same address, so the host address names the cell for all
+//! threads, whichever store (or instance) they wait through.
+//!
+//! No wakeup is lost: a waiter compares the cell with the expected value
+//! while holding its bucket's lock and is queued before the lock is
+//! released; a notifier takes the same lock, so it either runs before the
+//! comparison (which then sees the new value, written before `notify`) or
+//! finds the waiter queued. Waiters are woken in the order they came (the
+//! spec's fairness), each through its own thread handle.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+/// How a wait ended; the discriminant is the value wasm gets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WaitResult {
+    /// Woken by a notify.
+    Ok = 0,
+    /// The cell did not hold the expected value: no wait.
+    Mismatch = 1,
+    /// The timeout passed first.
+    TimedOut = 2,
+}
+
+/// One waiting thread.
+struct Waiter {
+    addr: usize,
+    thread: Thread,
+    /// Set (under the bucket lock) when a notify takes the waiter off its
+    /// queue.
+    notified: AtomicBool,
+}
+
+/// Buckets of waiters; addresses hash to buckets, so waits on unrelated
+/// addresses rarely contend for a lock.
+const BUCKETS: usize = 64;
+
+#[allow(clippy::declare_interior_mutable_const, reason = "only used to initialise the static array")]
+const EMPTY: Mutex<Vec<Arc<Waiter>>> = Mutex::new(Vec::new());
+static LOT: [Mutex<Vec<Arc<Waiter>>>; BUCKETS] = [EMPTY; BUCKETS];
+
+fn bucket(addr: usize) -> MutexGuard<'static, Vec<Arc<Waiter>>> {
+    // Cells are at least 4-byte aligned; mix the bits above that.
+    let h = (addr >> 2).wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as usize) >> (usize::BITS - 6);
+    LOT[h % BUCKETS].lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A value a wait compares against: a 32- or 64-bit cell.
+pub trait Cell: Copy + PartialEq {
+    /// Loads the cell at `addr` (aligned to the value's size).
+    ///
+    /// # Safety
+    /// `addr` must point at live memory for the whole wait, aligned.
+    unsafe fn load(addr: usize) -> Self;
+}
+
+impl Cell for u32 {
+    unsafe fn load(addr: usize) -> u32 {
+        (*(addr as *const AtomicU32)).load(Ordering::SeqCst)
+    }
+}
+
+impl Cell for u64 {
+    unsafe fn load(addr: usize) -> u64 {
+        (*(addr as *const AtomicU64)).load(Ordering::SeqCst)
+    }
+}
+
+/// Waits on the cell at `addr` while it holds `expected`, until notified
+/// or `timeout` (none: forever) passes.
+///
+/// # Safety
+/// `addr` must be an aligned cell of a shared memory that stays mapped for
+/// the whole wait.
+pub unsafe fn wait<T: Cell>(addr: usize, expected: T, timeout: Option<Duration>) -> WaitResult {
+    let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+    let me = {
+        let mut queue = bucket(addr);
+        if T::load(addr) != expected {
+            return WaitResult::Mismatch;
+        }
+        let me = Arc::new(Waiter { addr, thread: std::thread::current(), notified: AtomicBool::new(false) });
+        queue.push(me.clone());
+        me
+    };
+    loop {
+        if me.notified.load(Ordering::Acquire) {
+            return WaitResult::Ok;
+        }
+        match deadline {
+            // No timeout, or one too large for the clock: as good as forever.
+            None => std::thread::park(),
+            Some(deadline) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    break;
+                }
+                std::thread::park_timeout(deadline - now);
+            }
+        }
+    }
+    // Timed out, unless a notify took us off the queue meanwhile.
+    let mut queue = bucket(addr);
+    if me.notified.load(Ordering::Acquire) {
+        return WaitResult::Ok;
+    }
+    queue.retain(|w| !Arc::ptr_eq(w, &me));
+    WaitResult::TimedOut
+}
+
+/// Wakes up to `count` threads waiting on `addr`, oldest first; how many
+/// were woken.
+pub fn notify(addr: usize, count: u32) -> u32 {
+    let mut woken = Vec::new();
+    {
+        let mut queue = bucket(addr);
+        let mut i = 0;
+        while i < queue.len() && (woken.len() as u32) < count {
+            if queue[i].addr == addr {
+                let w = queue.remove(i);
+                w.notified.store(true, Ordering::Release);
+                woken.push(w);
+            } else {
+                i += 1;
+            }
+        }
+    }
+    // Unparked outside the lock, so a woken thread does not wait for it.
+    for w in &woken {
+        w.thread.unpark();
+    }
+    woken.len() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mismatch_timeout_and_notify() {
+        let cell = Box::new(AtomicU32::new(5));
+        let addr = &*cell as *const AtomicU32 as usize;
+        // SAFETY (all waits): `cell` outlives them and is aligned.
+        assert_eq!(unsafe { wait(addr, 4u32, None) }, WaitResult::Mismatch);
+        let t = Instant::now();
+        assert_eq!(unsafe { wait(addr, 5u32, Some(Duration::from_millis(20))) }, WaitResult::TimedOut);
+        assert!(t.elapsed() >= Duration::from_millis(20));
+        assert_eq!(notify(addr, 1), 0, "nobody waits");
+        let waiter = std::thread::spawn(move || unsafe { wait(addr, 5u32, None) });
+        // Notify until the waiter was there to be woken.
+        while notify(addr, 1) == 0 {
+            std::thread::yield_now();
+        }
+        assert_eq!(waiter.join().unwrap(), WaitResult::Ok);
+        drop(cell);
+    }
+}
