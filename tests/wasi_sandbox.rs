@@ -13,6 +13,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use cranewasm::wasi::types::{filetype, oflags, rights, LOOKUP_SYMLINK_FOLLOW};
 use cranewasm::wasi::{Errno, WasiCtx};
@@ -286,23 +287,30 @@ fn swapping_a_path_component_for_a_symlink_mid_open_does_not_escape() {
         let stop = stop.clone();
         std::thread::spawn(move || {
             let mut flips = 0u64;
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-            while !stop.load(Ordering::Relaxed) && std::time::Instant::now() < deadline {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
                 fs::rename(&swap, &parked).unwrap();
                 fs::rename(&link, &swap).unwrap();
-                std::thread::yield_now();
+                // Each state lasts a little while, even when both cores are
+                // busy, so the guest meets both of them.
+                std::thread::sleep(Duration::from_micros(20));
                 fs::rename(&swap, &link).unwrap();
                 fs::rename(&parked, &swap).unwrap();
-                std::thread::yield_now();
+                std::thread::sleep(Duration::from_micros(20));
                 flips += 1;
             }
             flips
         })
     };
     let mut g = t.guest();
-    let (mut opened, mut refused) = (0, 0);
-    for i in 0..3000 {
+    let (mut opened, mut refused) = (0u32, 0u32);
+    // At least 3000 attempts, and on until both outcomes were seen: how the
+    // two threads interleave depends on the machine's load.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut i = 0u32;
+    while (i < 3000 || opened == 0 || refused == 0) && Instant::now() < deadline {
         let dirflags = if i % 2 == 0 { FOLLOW } else { 0 };
+        i += 1;
         match try_read(&mut g, dirflags, "swap/secret.txt") {
             Some(data) => {
                 assert_ne!(data, SECRET, "read the secret through a swapped component");
