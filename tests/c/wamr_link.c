@@ -23,6 +23,8 @@
  *    the vector holds (WAMR satisfies them from the "env" module).
  *  - Failure messages are "wasm_instance_new_with_args_ex failed: " and
  *    the reason, NUL-terminated with the NUL counted.
+ *  - InstantiationArgs.max_memory_pages caps the maximum of the module's
+ *    memories (between their minimum and their declared maximum).
  * More externs of a kind than the module imports make WAMR write past its
  * import table; there our library fails instantiation like a mismatch.
  */
@@ -379,6 +381,24 @@ static void memories_and_tables_not_checked(void)
         check_linked(m, inst);
     wasm_instance_delete(inst);
 
+    /* Limits no memory could have (min above max): still made, and
+       ignored by the link. */
+    {
+        static const int order[] = { F1, F2, G1, G2, MEM };
+        wasm_limits_t odd = { 5, 1 };
+        wasm_memorytype_t *omt = wasm_memorytype_new(&odd);
+        make_externs();
+        ext[MEM] = wasm_memory_as_extern(wasm_memory_new(store, omt));
+        wasm_memorytype_delete(omt);
+        CHECK(ext[MEM] != NULL, "wasm_memory_new with min 5, max 1");
+        inst = link_in(m, order, 5, &trap);
+        EXPECT_NO_TRAP(trap);
+        CHECK(inst != NULL, "a memory of impossible limits is accepted");
+        if (inst)
+            check_linked(m, inst);
+        wasm_instance_delete(inst);
+    }
+
     /* More of them than imported: ignored. */
     make_externs();
     inst = link_in(m, extra, 8, &trap);
@@ -434,6 +454,26 @@ static void null_data_with_elements_fails(void)
     }
 }
 
+static void max_memory_pages_caps_growth(void)
+{
+    wasm_module_t *m = compile_module(store, "wamr_grow");
+    /* No host-managed heap: WAMR would add it as a page (see the table). */
+    InstantiationArgs args = { 32 * 1024, 0, 2 };
+    wasm_extern_vec_t none = WASM_EMPTY_VEC;
+    wasm_trap_t *trap = NULL;
+    wasm_instance_t *inst =
+        wasm_instance_new_with_args_ex(store, m, &none, &trap, &args);
+    wasm_val_t one[1] = { WASM_I32_VAL(1) };
+    EXPECT_NO_TRAP(trap);
+    CHECK(inst != NULL, "wasm_instance_new_with_args_ex");
+    if (!inst)
+        return;
+    CHECK_EQ_INT(call_i32_export(m, inst, "grow", one, 1), 1, "1 -> 2 pages");
+    CHECK_EQ_INT(call_i32_export(m, inst, "grow", one, 1), -1,
+                 "no growth past max_memory_pages");
+    wasm_module_delete(m);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv, "wamr_link");
@@ -450,6 +490,7 @@ int main(int argc, char **argv)
     RUN_PART(memories_and_tables_not_checked);
     RUN_PART(extra_functions_or_globals_fail);
     RUN_PART(null_data_with_elements_fails);
+    RUN_PART(max_memory_pages_caps_growth);
     test_pass();
     return 0;
 }
