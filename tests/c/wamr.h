@@ -177,30 +177,22 @@ static wasm_trap_t *call_export(const wasm_module_t *module,
     return trap;
 }
 
-/* Calls exported `name` (no trap expected) and returns its i32 result. */
-static int32_t call_i32_export(const wasm_module_t *module,
-                               const wasm_instance_t *instance,
-                               const char *name, const wasm_val_t *args,
-                               size_t nargs)
+/* Calls exported `name` (no trap expected) and returns its result, which
+   must be of `kind`. */
+static wasm_val_t call_export_ok(const wasm_module_t *module,
+                                 const wasm_instance_t *instance,
+                                 const char *name, const wasm_val_t *args,
+                                 size_t nargs, wasm_valkind_t kind)
 {
     wasm_val_t out = WASM_INIT_VAL;
     EXPECT_NO_TRAP(call_export(module, instance, name, args, nargs, &out));
-    CHECK(out.kind == WASM_I32, "%s: result kind %d, expected i32", name,
-          out.kind);
-    return out.of.i32;
+    CHECK(out.kind == kind, "%s: result kind %d, expected %d", name, out.kind,
+          kind);
+    return out;
 }
-
-/* Same for an i64 result. */
-static int64_t call_i64_export(const wasm_module_t *module,
-                               const wasm_instance_t *instance,
-                               const char *name, const wasm_val_t *args,
-                               size_t nargs)
-{
-    wasm_val_t out = WASM_INIT_VAL;
-    EXPECT_NO_TRAP(call_export(module, instance, name, args, nargs, &out));
-    CHECK(out.kind == WASM_I64, "%s: result kind %d, expected i64", name,
-          out.kind);
-    return out.of.i64;
-}
+#define call_i32_export(m, i, name, args, n) \
+    (call_export_ok((m), (i), (name), (args), (n), WASM_I32).of.i32)
+#define call_i64_export(m, i, name, args, n) \
+    (call_export_ok((m), (i), (name), (args), (n), WASM_I64).of.i64)
 
 #endif

@@ -99,10 +99,24 @@ static void unlinked_host_globals(void)
     wasm_module_delete(m);
 }
 
+/* Sets `g` to a value of `kind` whose 8 payload bytes are `bits` (an i32
+   or f32 in the low 4), and reads it back. */
+static wasm_val_t set_bits(wasm_global_t *g, wasm_valkind_t kind, int64_t bits)
+{
+    wasm_val_t v, out;
+    memset(&v, 0, sizeof v);
+    memset(&out, 0, sizeof out);
+    v.kind = kind;
+    v.of.i64 = bits;
+    wasm_global_set(g, &v);
+    wasm_global_get(g, &out);
+    return out;
+}
+
 static void set_checks_neither_mutability_nor_kind(void)
 {
     wasm_module_t *m = compile_module(store, "wamr_globals");
-    wasm_val_t g0 = WASM_I32_VAL(0), c0 = WASM_I64_VAL(0), v, out;
+    wasm_val_t g0 = WASM_I32_VAL(0), c0 = WASM_I64_VAL(0), out;
     wasm_instance_t *inst = link_globals(m, host_global(WASM_I32, WASM_VAR, &g0),
                                          host_global(WASM_I64, WASM_CONST, &c0));
     wasm_global_t *k, *vg;
@@ -113,43 +127,28 @@ static void set_checks_neither_mutability_nor_kind(void)
     CHECK(k && vg, "exported globals");
 
     /* The exported const k (i32 10) is set. */
-    v = (wasm_val_t)WASM_I32_VAL(-5);
-    wasm_global_set(k, &v);
-    memset(&out, 0, sizeof out);
-    wasm_global_get(k, &out);
+    out = set_bits(k, WASM_I32, -5);
     CHECK(out.kind == WASM_I32 && out.of.i32 == -5,
           "a const global is set: got %d", out.of.i32);
     CHECK_EQ_INT(call_i32_export(m, inst, "get_k", NULL, 0), -5,
                  "and wasm reads the new value");
 
-    /* An f32 value sets the i32 global to its bits. */
-    memset(&v, 0, sizeof v);
-    v.kind = WASM_F32;
-    v.of.f32 = 1.0f;
-    wasm_global_set(k, &v);
-    wasm_global_get(k, &out);
+    /* An f32 value (1.0f) sets the i32 global to its bits. */
+    out = set_bits(k, WASM_F32, 0x3f800000);
     CHECK(out.kind == WASM_I32 && out.of.i32 == 0x3f800000,
           "i32 global set with an f32: kind %d bits %#x", out.kind,
           (unsigned)out.of.i32);
 
     /* An i32 value sets the i64 global v from the 8 bytes of the
-       payload (zeroed here beyond the i32). */
-    memset(&v, 0, sizeof v);
-    v.kind = WASM_I32;
-    v.of.i32 = 77;
-    wasm_global_set(vg, &v);
-    wasm_global_get(vg, &out);
+       payload (zero here beyond the i32). */
+    out = set_bits(vg, WASM_I32, 77);
     CHECK(out.kind == WASM_I64 && out.of.i64 == 77,
           "i64 global set with an i32: kind %d value %lld", out.kind,
           (long long)out.of.i64);
     CHECK_EQ_INT(call_i64_export(m, inst, "get_v", NULL, 0), 77, "wasm view");
 
     /* An i64 value sets the i32 global k from the low 4 bytes. */
-    memset(&v, 0, sizeof v);
-    v.kind = WASM_I64;
-    v.of.i64 = 0x100000005LL;
-    wasm_global_set(k, &v);
-    wasm_global_get(k, &out);
+    out = set_bits(k, WASM_I64, 0x100000005LL);
     CHECK(out.kind == WASM_I32 && out.of.i32 == 5,
           "i32 global set with an i64: value %d", out.of.i32);
     wasm_global_delete(k);

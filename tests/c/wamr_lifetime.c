@@ -69,22 +69,43 @@ static void instance_usable_after_delete(void)
                  "exports of a deleted instance are still there and callable");
 }
 
+/* One type of each kind, for objects made in the parts below. */
+typedef struct {
+    wasm_functype_t *ft; /* () -> i32 */
+    wasm_globaltype_t *gt;
+    wasm_memorytype_t *mt;
+    wasm_tabletype_t *tt;
+} types_t;
+
+static types_t make_types(wasm_mutability_t mut)
+{
+    wasm_limits_t l = { 1, 2 };
+    types_t t;
+    t.ft = wasm_functype_new_0_1(wasm_valtype_new(WASM_I32));
+    t.gt = wasm_globaltype_new(wasm_valtype_new(WASM_I32), mut);
+    t.mt = wasm_memorytype_new(&l);
+    t.tt = wasm_tabletype_new(wasm_valtype_new(WASM_FUNCREF), &l);
+    return t;
+}
+
+static void delete_types(types_t *t)
+{
+    wasm_functype_delete(t->ft);
+    wasm_globaltype_delete(t->gt);
+    wasm_memorytype_delete(t->mt);
+    wasm_tabletype_delete(t->tt);
+}
+
 static void objects_deleted_after_their_store(void)
 {
     wasm_store_t *s = wasm_store_new(engine);
-    wasm_functype_t *ft = wasm_functype_new_0_1(wasm_valtype_new(WASM_I32));
-    wasm_globaltype_t *gt = wasm_globaltype_new(wasm_valtype_new(WASM_I32),
-                                                WASM_VAR);
-    wasm_limits_t l = { 1, 2 };
-    wasm_memorytype_t *mt = wasm_memorytype_new(&l);
-    wasm_tabletype_t *tt = wasm_tabletype_new(wasm_valtype_new(WASM_FUNCREF),
-                                              &l);
+    types_t t = make_types(WASM_VAR);
     wasm_val_t zero = WASM_I32_VAL(0);
     wasm_message_t msg = name_of("late");
-    wasm_func_t *f = wasm_func_new(s, ft, seven_cb);
-    wasm_global_t *g = wasm_global_new(s, gt, &zero);
-    wasm_memory_t *mem = wasm_memory_new(s, mt);
-    wasm_table_t *tab = wasm_table_new(s, tt, NULL);
+    wasm_func_t *f = wasm_func_new(s, t.ft, seven_cb);
+    wasm_global_t *g = wasm_global_new(s, t.gt, &zero);
+    wasm_memory_t *mem = wasm_memory_new(s, t.mt);
+    wasm_table_t *tab = wasm_table_new(s, t.tt, NULL);
     wasm_trap_t *trap = wasm_trap_new(s, &msg);
     wasm_module_t *m = compile_module(s, "wamr_funcs");
     wasm_extern_t *imports[2] = { wasm_func_as_extern(f),
@@ -107,28 +128,19 @@ static void objects_deleted_after_their_store(void)
     wasm_table_delete(tab);
     wasm_trap_delete(trap);
     wasm_module_delete(m);
-    wasm_functype_delete(ft);
-    wasm_globaltype_delete(gt);
-    wasm_memorytype_delete(mt);
-    wasm_tabletype_delete(tt);
+    delete_types(&t);
     wasm_byte_vec_delete(&msg);
 }
 
 static void null_store_constructors(void)
 {
-    wasm_functype_t *ft = wasm_functype_new_0_1(wasm_valtype_new(WASM_I32));
-    wasm_globaltype_t *gt = wasm_globaltype_new(wasm_valtype_new(WASM_I32),
-                                                WASM_CONST);
-    wasm_limits_t l = { 1, 2 };
-    wasm_memorytype_t *mt = wasm_memorytype_new(&l);
-    wasm_tabletype_t *tt = wasm_tabletype_new(wasm_valtype_new(WASM_FUNCREF),
-                                              &l);
+    types_t ty = make_types(WASM_CONST);
     wasm_val_t v = WASM_I32_VAL(3);
-    wasm_func_t *f = wasm_func_new(NULL, ft, seven_cb);
-    wasm_func_t *fe = wasm_func_new_with_env(NULL, ft, env_cb, NULL, NULL);
-    wasm_global_t *g = wasm_global_new(NULL, gt, &v);
-    wasm_memory_t *mem = wasm_memory_new(NULL, mt);
-    wasm_table_t *tab = wasm_table_new(NULL, tt, NULL);
+    wasm_func_t *f = wasm_func_new(NULL, ty.ft, seven_cb);
+    wasm_func_t *fe = wasm_func_new_with_env(NULL, ty.ft, env_cb, NULL, NULL);
+    wasm_global_t *g = wasm_global_new(NULL, ty.gt, &v);
+    wasm_memory_t *mem = wasm_memory_new(NULL, ty.mt);
+    wasm_table_t *tab = wasm_table_new(NULL, ty.tt, NULL);
     wasm_extern_t *empty = wasm_extern_new_empty(NULL, WASM_EXTERN_FUNC);
     wasm_module_t *m = compile_module(store, "wamr_funcs");
     wasm_extern_t *imports[2];
@@ -161,10 +173,7 @@ static void null_store_constructors(void)
     wasm_memory_delete(mem);
     wasm_table_delete(tab);
     wasm_extern_delete(empty);
-    wasm_functype_delete(ft);
-    wasm_globaltype_delete(gt);
-    wasm_memorytype_delete(mt);
-    wasm_tabletype_delete(tt);
+    delete_types(&ty);
 }
 
 static void exec_time_without_timing(void)

