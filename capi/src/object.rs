@@ -453,6 +453,27 @@ impl Registry {
     }
 }
 
+/// Moves an object into `store`'s registry (out of its own store's, if it
+/// had one): it is freed with `store` from now on. Nothing happens for an
+/// object already in `store`.
+///
+/// # Safety
+/// `h` must be the header of the live object whose handle is `cell`;
+/// `store` and the object's store must be NULL or live.
+pub unsafe fn join(h: &mut Header, cell: usize, store: *mut StoreObj) {
+    if h.store == store || store.is_null() {
+        return;
+    }
+    // SAFETY: as the caller promises.
+    unsafe {
+        if let Some(old) = h.store.as_mut() {
+            old.registry.remove(h.slot, cell);
+        }
+        h.store = store;
+        h.slot = (*store).registry.add(cell);
+    }
+}
+
 /// Destroys the object of a cell popped from a store's registry, if it is
 /// still live.
 ///

@@ -9,14 +9,17 @@
  *     CAPI_TEST_AGAINST_WAMR=1 VALGRIND=0 tests/c/run.sh \
  *         WAMR/core/iwasm/include WAMR/product-mini/platforms/linux/build wamr_x
  *
- * Two kinds of check cannot run against WAMR and are skipped there, each
- * saying so on stdout:
+ * Three kinds of check cannot run against WAMR and are skipped there,
+ * each saying so on stdout:
  *  - checks of the functions WAMR leaves out (referenced weakly, like
- *    symbols.c does; HAVE(fn) is false for them), and
+ *    symbols.c does; HAVE(fn) is false for them),
  *  - SAFE_ONLY checks: where WAMR crashes or corrupts memory (a NULL it
  *    dereferences, a write past the caller's buffer), our library does the
  *    safe thing WAMR's callers can still rely on, and the check asserts
  *    that instead. The reason is the string argument.
+ *  - NOT_FOLLOWED checks: the rows of the table marked "not followed",
+ *    where our library deliberately behaves otherwise (the reason is the
+ *    string argument and the table's row); the check asserts ours.
  */
 #ifndef CAPI_TEST_WAMR_H
 #define CAPI_TEST_WAMR_H
@@ -49,6 +52,10 @@ static int safe_only(const char *file, int line, const char *why)
     return 0;
 }
 #define SAFE_ONLY(why) safe_only(__FILE__, __LINE__, (why))
+
+/* if (NOT_FOLLOWED("why")) { checks }: as SAFE_ONLY, for behaviour of ours
+   that deliberately differs from WAMR's (a "not followed" row). */
+#define NOT_FOLLOWED(why) safe_only(__FILE__, __LINE__, (why))
 
 /* if (NEEDS(fn)) { checks }: skipped when the library lacks `fn` (WAMR
    leaves out 46 of the header's functions). */

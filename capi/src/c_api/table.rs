@@ -5,7 +5,7 @@ use std::ptr;
 
 use cranewasm::{ExternType, Table, Val, ValType};
 
-use crate::c_api::extern_::{ExternObj, Item};
+use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::store::{self, StoreObj, externref_for};
 use crate::c_api::types::{self, wasm_tabletype_t};
 use crate::c_api::val::{self, func_of_ref};
@@ -57,7 +57,9 @@ unsafe fn ref_value(s: *mut StoreObj, element: ValType, r: *mut wasm_ref_t) -> O
 }
 
 /// A table of type `ty` with every element set to `init` (NULL for null
-/// references). NULL if the type is invalid or too large.
+/// references). NULL if the type is invalid or too large. With a NULL
+/// store, as in WAMR, a table of no store that is not backed (no elements,
+/// `init` ignored) until an instance links it (see `link.rs`).
 ///
 /// # Safety
 /// `store` and `ty` may be NULL or any pointers: anything but a live store
@@ -71,9 +73,12 @@ pub unsafe extern "C" fn wasm_table_new(
     init: *mut wasm_ref_t,
 ) -> *mut wasm_table_t {
     // SAFETY: the client keeps the threading rule above.
-    let Some(s) = (unsafe { store::from_c(store) }) else { return ptr::null_mut() };
-    // SAFETY: as above.
     let Some(ExternType::Table(tt)) = (unsafe { types::extern_type(ty) }) else { return ptr::null_mut() };
+    // SAFETY: as above.
+    let Some(s) = (unsafe { store::from_c(store) }) else {
+        // SAFETY: an object of no store.
+        return object::new(unsafe { ExternObj::unbound(ptr::null_mut(), Kind::Table, Unbound::Table(tt)) });
+    };
     // SAFETY: the store is live and not otherwise borrowed here.
     let made = unsafe { ref_value(s, tt.element, init).and_then(|v| Table::new(store::core(s), tt, v).ok()) };
     match made {
