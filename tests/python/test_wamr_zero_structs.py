@@ -137,6 +137,7 @@ CASES = [
     # Accessors of types: WAMR reads the fields in the first 16 bytes.
     ("valtype_kind", lambda: ffi.wasm_valtype_kind(zero(ffi.wasm_valtype_t)), ffi.WASM_I32, True),
     ("externtype_kind", lambda: ffi.wasm_externtype_kind(zero(ffi.wasm_externtype_t)), ffi.WASM_EXTERN_FUNC, True),
+    ("extern_kind", lambda: ffi.wasm_extern_kind(zero(ffi.wasm_extern_t)), ffi.WASM_EXTERN_FUNC, True),
     ("functype_params", lambda: bool(ffi.wasm_functype_params(zero(ffi.wasm_functype_t))), False, True),
     ("functype_results", lambda: bool(ffi.wasm_functype_results(zero(ffi.wasm_functype_t))), False, True),
     ("globaltype_content", lambda: bool(ffi.wasm_globaltype_content(zero(ffi.wasm_globaltype_t))), False, True),

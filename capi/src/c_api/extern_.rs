@@ -235,15 +235,21 @@ c_object! {
     as_ref: wasm_extern_as_ref, wasm_extern_as_ref_const, wasm_ref_as_extern, wasm_ref_as_extern_const;
 }
 
-/// The extern's kind (`WASM_EXTERNREF`, 128, for NULL, as WAMR answers).
+/// The extern's kind: `WASM_EXTERNREF` (128) for NULL, and
+/// `WASM_EXTERN_FUNC` (0) for a pointer that is not a live extern, as
+/// WAMR answers (it reads the kind byte, 0 in the zero-filled structs
+/// bindings make).
 ///
 /// # Safety
-/// `e` may be NULL or any pointer: anything but a live extern counts as
-/// NULL. No other thread may delete it meanwhile.
+/// `e` may be NULL or any pointer; it is read only if it is a live extern.
+/// No other thread may delete it meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_extern_kind(e: Option<&wasm_extern_t>) -> wasm_externkind_t {
+    if e.is_none() {
+        return 128;
+    }
     // SAFETY: the client keeps the threading rule above.
-    unsafe { get::<wasm_extern_t>(e) }.map_or(128, ExternObj::c_kind)
+    unsafe { get::<wasm_extern_t>(e) }.map_or(0, ExternObj::c_kind)
 }
 
 /// The entity's type, as `wasm_func_type` .. `wasm_memory_type` give it;

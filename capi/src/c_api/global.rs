@@ -33,36 +33,39 @@ c_object! {
         wasm_extern_as_global, wasm_extern_as_global_const;
 }
 
-/// The initial value of a host global, kept as the client gave it (a
-/// bitwise copy), with a v128's 16 bytes copied, since the pointer it
-/// holds is the client's only during the call.
-pub struct Init {
-    val: wasm_val_t,
-    v128: Option<Box<[u8; 16]>>,
+/// The initial value of a host global: the client's value as it was given
+/// (a bitwise copy, its payload read at the type's width when an instance
+/// links the global), except what must be resolved at once: a v128's 16
+/// bytes (the pointer is the client's only during the call) and a
+/// funcref's function (the object may be deleted before the link).
+pub enum Init {
+    Bits(wasm_val_t),
+    V128([u8; 16]),
+    Func(Option<cranewasm::Func>),
 }
 
 impl Init {
     /// Keeps `v` as the initial value of a global of type `ty`; `None` for
     /// a v128 global whose value is not a v128 (its payload would be read
-    /// as a pointer).
+    /// as a pointer), and for a funcref global given a reference to
+    /// something else.
     ///
     /// # Safety
-    /// A v128 value must point at its 16 bytes (or be NULL).
+    /// A v128 value must point at its 16 bytes (or be NULL); a funcref's
+    /// payload may be NULL or any pointer.
     unsafe fn new(v: &wasm_val_t, ty: ValType) -> Option<Init> {
-        if ty != ValType::V128 {
-            return Some(Init { val: *v, v128: None });
-        }
-        if v.kind != ValType::V128.kind() {
-            return None;
-        }
-        // SAFETY: a v128 points at its 16 bytes (caller).
-        let bytes = unsafe { v.ref_ptr().cast::<[u8; 16]>().as_ref() }?;
-        Some(Init { val: *v, v128: Some(Box::new(*bytes)) })
+        Some(match ty {
+            ValType::V128 if v.kind != ValType::V128.kind() => return None,
+            // SAFETY: a v128 points at its 16 bytes (caller).
+            ValType::V128 => Init::V128(*unsafe { v.ref_ptr().cast::<[u8; 16]>().as_ref() }?),
+            // SAFETY: any pointer is looked up in the live-object table.
+            ValType::FuncRef => Init::Func(unsafe { val::func_of_ref(v.ref_ptr()) }.ok()?),
+            _ => Init::Bits(*v),
+        })
     }
 
     /// The core value of type `ty` in `store`: the payload read at the
-    /// type's width; `None` if it cannot be one (a funcref that is no
-    /// function of this store).
+    /// type's width; `None` if it cannot be one.
     ///
     /// # Safety
     /// `store` must be live and `cx` a context of its core store.
@@ -72,12 +75,16 @@ impl Init {
         cx: impl AsContextMut<Data = StoreData>,
         ty: ValType,
     ) -> Option<Val> {
-        let mut v = self.val;
-        if let Some(bytes) = &self.v128 {
-            v.of.r#ref = ptr::from_ref::<[u8; 16]>(bytes).cast_mut().cast();
+        match (self, ty) {
+            (Init::V128(bytes), ValType::V128) => Some(Val::V128(cranewasm::V128(u128::from_le_bytes(*bytes)))),
+            (Init::Func(f), ValType::FuncRef) => Some(Val::FuncRef(*f)),
+            (Init::Bits(v), ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64 | ValType::ExternRef) => {
+                // SAFETY: as the caller promises; numbers and host pointers
+                // are read as bits.
+                unsafe { val::to_core(store, cx, v, ty) }.ok()
+            }
+            _ => None,
         }
-        // SAFETY: as the caller promises; a v128 points at our copy.
-        unsafe { val::to_core(store, cx, &v, ty) }.ok()
     }
 }
 

@@ -239,15 +239,21 @@ pub extern "C" fn wasm_valtype_new(kind: wasm_valkind_t) -> *mut wasm_valtype_t 
     }
 }
 
-/// The kind of a value type (`WASM_EXTERNREF` for NULL, as WAMR answers).
+/// The kind of a value type: `WASM_EXTERNREF` for NULL, and `WASM_I32`
+/// (0) for a pointer that is not a live value type, as WAMR answers (it
+/// reads the kind byte, which is 0 in the zero-filled structs bindings
+/// make).
 ///
 /// # Safety
-/// `t` may be NULL or any pointer: anything but a live value type counts
-/// as NULL. No other thread may delete it meanwhile.
+/// `t` may be NULL or any pointer; it is read only if it is a live value
+/// type. No other thread may delete it meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_valtype_kind(t: Option<&wasm_valtype_t>) -> wasm_valkind_t {
+    if t.is_none() {
+        return EXTERNREF_KIND;
+    }
     // SAFETY: the client keeps the threading rule above.
-    unsafe { get::<wasm_valtype_t>(t) }.map_or(EXTERNREF_KIND, |t| t.ty.kind())
+    unsafe { get::<wasm_valtype_t>(t) }.map_or(0, |t| t.ty.kind())
 }
 
 // ---- function types ----
