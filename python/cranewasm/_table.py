@@ -3,7 +3,7 @@
 from . import _ffi as f
 from ._error import WasmError
 from ._store import Store, _InStore
-from ._value import _from_c, _release, _to_c
+from ._value import _forget, _from_c, _release, _to_c
 from .types import TableType
 
 
@@ -50,6 +50,9 @@ class Table(_InStore):
         keep: list = []
         ref = _to_c(self.store, self._element(), value, keep).of.ref
         done = f.wasm_table_set(self._ptr, index, ref)
+        if done:
+            # As in WAMR, a funcref table took (deleted) the reference.
+            _forget(keep)
         _release(keep)
         if not done:
             raise IndexError(f"table index {index} out of range")

@@ -26,6 +26,14 @@ class _Ref:
         self.ptr = ptr
 
 
+def _forget(keep: list) -> None:
+    """Drops the reference objects in ``keep`` without deleting them: a C
+    call took them (``wasm_table_set`` of a funcref)."""
+    for k in keep:
+        if isinstance(k, _Ref):
+            k.ptr = None
+
+
 def _release(keep: list) -> None:
     """Deletes the reference objects ``_to_c`` made into ``keep``, whose
     C call is done, and empties it."""

@@ -123,11 +123,15 @@ pub unsafe extern "C" fn wasm_table_get(t: Option<&wasm_table_t>, index: wasm_ta
     }
 }
 
-/// Sets element `index` (the reference stays the caller's). False for an
-/// index out of bounds or a reference of the wrong kind.
+/// Sets element `index`. As in WAMR, a function reference set in a
+/// funcref table is taken (deleted) on success, while a host pointer in an
+/// externref table stays the caller's. False for an index out of bounds
+/// or a reference of the wrong kind (the reference then stays the
+/// caller's).
 ///
 /// # Safety
-/// As for [`wasm_table_type`]; `r` as for [`wasm_table_new`].
+/// As for [`wasm_table_type`]; `r` as for [`wasm_table_new`], and a
+/// function reference the caller's to give.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_table_set(
     t: Option<&mut wasm_table_t>,
@@ -138,13 +142,19 @@ pub unsafe extern "C" fn wasm_table_set(
     let Some((s, t)) = (unsafe { table(t.as_deref()) }) else { return false };
     // SAFETY: the store of a live object is live and not otherwise
     // borrowed here.
-    unsafe {
+    let (element, done) = unsafe {
         let element = t.ty(store::core(s)).element;
         match ref_value(s, element, r) {
-            Some(v) => t.set(store::core(s), index, v).is_ok(),
-            None => false,
+            Some(v) => (element, t.set(store::core(s), index, v).is_ok()),
+            None => (element, false),
         }
+    };
+    if done && element == ValType::FuncRef {
+        // SAFETY: the reference is the caller's to give; anything but a
+        // live reference is left alone.
+        unsafe { object::delete::<wasm_ref_t>(r) };
     }
+    done
 }
 
 /// The number of elements.
