@@ -187,9 +187,6 @@ static const uint32_t wasm_limits_max_default = 0xffffffff;
 static const size_t MEMORY_PAGE_SIZE = 0x10000;
 
 
-// The largest buffer a vector may have, in bytes: WAMR's limit.
-#define MAX_BYTES (size_t)UINT32_MAX
-
 // The process-wide engine (one, reference-counted).
 typedef struct wasm_engine_t wasm_engine_t;
 
@@ -650,11 +647,14 @@ WASM_API_EXTERN struct wasm_extern_t *wasm_ref_as_extern(struct wasm_ref_t *r);
 // As for `wasm_ref_as_extern`.
 WASM_API_EXTERN const struct wasm_extern_t *wasm_ref_as_extern_const(const struct wasm_ref_t *r);
 
-// The extern's kind (`WASM_EXTERNREF`, 128, for NULL, as WAMR answers).
+// The extern's kind: `WASM_EXTERNREF` (128) for NULL, and
+// `WASM_EXTERN_FUNC` (0) for a pointer that is not a live extern, as
+// WAMR answers (it reads the kind byte, 0 in the zero-filled structs
+// bindings make).
 //
 // # Safety
-// `e` may be NULL or any pointer: anything but a live extern counts as
-// NULL. No other thread may delete it meanwhile.
+// `e` may be NULL or any pointer; it is read only if it is a live extern.
+// No other thread may delete it meanwhile.
 WASM_API_EXTERN wasm_externkind_t wasm_extern_kind(const struct wasm_extern_t *e);
 
 // The entity's type, as `wasm_func_type` .. `wasm_memory_type` give it;
@@ -805,17 +805,14 @@ WASM_API_EXTERN struct wasm_func_t *wasm_ref_as_func(struct wasm_ref_t *r);
 // As for `wasm_ref_as_func`.
 WASM_API_EXTERN const struct wasm_func_t *wasm_ref_as_func_const(const struct wasm_ref_t *r);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_extern_t *wasm_func_as_extern(struct wasm_func_t *p);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t` (see `wasm_func_as_extern`).
 //
 // # Safety
 // As for `wasm_func_as_extern`.
@@ -997,17 +994,14 @@ WASM_API_EXTERN struct wasm_global_t *wasm_ref_as_global(struct wasm_ref_t *r);
 // As for `wasm_ref_as_global`.
 WASM_API_EXTERN const struct wasm_global_t *wasm_ref_as_global_const(const struct wasm_ref_t *r);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_extern_t *wasm_global_as_extern(struct wasm_global_t *p);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t` (see `wasm_global_as_extern`).
 //
 // # Safety
 // As for `wasm_global_as_extern`.
@@ -1430,17 +1424,14 @@ WASM_API_EXTERN struct wasm_memory_t *wasm_ref_as_memory(struct wasm_ref_t *r);
 // As for `wasm_ref_as_memory`.
 WASM_API_EXTERN const struct wasm_memory_t *wasm_ref_as_memory_const(const struct wasm_ref_t *r);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_extern_t *wasm_memory_as_extern(struct wasm_memory_t *p);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t` (see `wasm_memory_as_extern`).
 //
 // # Safety
 // As for `wasm_memory_as_extern`.
@@ -1879,17 +1870,14 @@ WASM_API_EXTERN struct wasm_table_t *wasm_ref_as_table(struct wasm_ref_t *r);
 // As for `wasm_ref_as_table`.
 WASM_API_EXTERN const struct wasm_table_t *wasm_ref_as_table_const(const struct wasm_ref_t *r);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_extern_t *wasm_table_as_extern(struct wasm_table_t *p);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t` (see `wasm_table_as_extern`).
 //
 // # Safety
 // As for `wasm_table_as_extern`.
@@ -1945,11 +1933,15 @@ WASM_API_EXTERN
 struct wasm_ref_t *wasm_table_get(const struct wasm_table_t *t,
                                   wasm_table_size_t index);
 
-// Sets element `index` (the reference stays the caller's). False for an
-// index out of bounds or a reference of the wrong kind.
+// Sets element `index`. As in WAMR, a function reference set in a
+// funcref table is taken (deleted) on success, while a host pointer in an
+// externref table stays the caller's. False for an index out of bounds
+// or a reference of the wrong kind (the reference then stays the
+// caller's).
 //
 // # Safety
-// As for [`wasm_table_type`]; `r` as for [`wasm_table_new`].
+// As for [`wasm_table_type`]; `r` as for [`wasm_table_new`], and a
+// function reference the caller's to give.
 WASM_API_EXTERN
 bool wasm_table_set(struct wasm_table_t *t,
                     wasm_table_size_t index,
@@ -2117,11 +2109,14 @@ WASM_API_EXTERN struct wasm_valtype_t *wasm_valtype_copy(const struct wasm_valty
 // None needed: it takes no pointer.
 WASM_API_EXTERN struct wasm_valtype_t *wasm_valtype_new(wasm_valkind_t kind);
 
-// The kind of a value type (`WASM_EXTERNREF` for NULL, as WAMR answers).
+// The kind of a value type: `WASM_EXTERNREF` for NULL, and `WASM_I32`
+// (0) for a pointer that is not a live value type, as WAMR answers (it
+// reads the kind byte, which is 0 in the zero-filled structs bindings
+// make).
 //
 // # Safety
-// `t` may be NULL or any pointer: anything but a live value type counts
-// as NULL. No other thread may delete it meanwhile.
+// `t` may be NULL or any pointer; it is read only if it is a live value
+// type. No other thread may delete it meanwhile.
 WASM_API_EXTERN wasm_valkind_t wasm_valtype_kind(const struct wasm_valtype_t *t);
 
 // Deletes a `wasm_functype_t`.
@@ -2141,17 +2136,14 @@ WASM_API_EXTERN void wasm_functype_delete(struct wasm_functype_t *p);
 // object meanwhile.
 WASM_API_EXTERN struct wasm_functype_t *wasm_functype_copy(const struct wasm_functype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_externtype_t *wasm_functype_as_externtype(struct wasm_functype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t` (see `wasm_functype_as_externtype`).
 //
 // # Safety
 // As for `wasm_functype_as_externtype`.
@@ -2220,18 +2212,15 @@ WASM_API_EXTERN void wasm_globaltype_delete(struct wasm_globaltype_t *p);
 // object meanwhile.
 WASM_API_EXTERN struct wasm_globaltype_t *wasm_globaltype_copy(const struct wasm_globaltype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN
 struct wasm_externtype_t *wasm_globaltype_as_externtype(struct wasm_globaltype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t` (see `wasm_globaltype_as_externtype`).
 //
 // # Safety
 // As for `wasm_globaltype_as_externtype`.
@@ -2298,17 +2287,14 @@ WASM_API_EXTERN void wasm_tabletype_delete(struct wasm_tabletype_t *p);
 // object meanwhile.
 WASM_API_EXTERN struct wasm_tabletype_t *wasm_tabletype_copy(const struct wasm_tabletype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_externtype_t *wasm_tabletype_as_externtype(struct wasm_tabletype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t` (see `wasm_tabletype_as_externtype`).
 //
 // # Safety
 // As for `wasm_tabletype_as_externtype`.
@@ -2372,18 +2358,15 @@ WASM_API_EXTERN void wasm_memorytype_delete(struct wasm_memorytype_t *p);
 // object meanwhile.
 WASM_API_EXTERN struct wasm_memorytype_t *wasm_memorytype_copy(const struct wasm_memorytype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN
 struct wasm_externtype_t *wasm_memorytype_as_externtype(struct wasm_memorytype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t` (see `wasm_memorytype_as_externtype`).
 //
 // # Safety
 // As for `wasm_memorytype_as_externtype`.

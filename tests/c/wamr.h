@@ -17,9 +17,11 @@
  *    dereferences, a write past the caller's buffer), our library does the
  *    safe thing WAMR's callers can still rely on, and the check asserts
  *    that instead. The reason is the string argument.
- *  - NOT_FOLLOWED checks: the rows of the table marked "not followed",
- *    where our library deliberately behaves otherwise (the reason is the
- *    string argument and the table's row); the check asserts ours.
+ *  - NOT_FOLLOWED and KEPT checks: the rows of the table marked "not
+ *    followed" (our library deliberately behaves otherwise) and "kept"
+ *    (ours does more than WAMR, which refuses or lacks the feature); the
+ *    reason is the string argument and the table's row, and the check
+ *    asserts ours.
  */
 #ifndef CAPI_TEST_WAMR_H
 #define CAPI_TEST_WAMR_H
@@ -56,6 +58,7 @@ static int safe_only(const char *file, int line, const char *why)
 /* if (NOT_FOLLOWED("why")) { checks }: as SAFE_ONLY, for behaviour of ours
    that deliberately differs from WAMR's (a "not followed" row). */
 #define NOT_FOLLOWED(why) safe_only(__FILE__, __LINE__, (why))
+#define KEPT(why) safe_only(__FILE__, __LINE__, (why))
 
 /* if (NEEDS(fn)) { checks }: skipped when the library lacks `fn` (WAMR
    leaves out 46 of the header's functions). */

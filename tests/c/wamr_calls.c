@@ -11,7 +11,9 @@
  *    its bits unchanged.
  * Where WAMR writes results past the room the caller gave, or reads
  * arguments the caller did not give, our library runs nothing it cannot
- * complete safely: SAFE_ONLY checks below.
+ * complete safely: SAFE_ONLY checks below. A host function that no
+ * instance has linked is called directly by ours (KEPT); WAMR traps with
+ * "failed to call unlinked function".
  */
 #include "wamr.h"
 
@@ -192,6 +194,33 @@ static void missing_arguments(void)
     }
 }
 
+static int direct_calls;
+static wasm_trap_t *seven_cb(const wasm_val_vec_t *args,
+                             wasm_val_vec_t *results)
+{
+    (void)args;
+    direct_calls++;
+    results->data[0].kind = WASM_I32;
+    results->data[0].of.i32 = 7;
+    return NULL;
+}
+
+static void host_function_called_directly(void)
+{
+    if (KEPT("WAMR calls a host function only through an instance that "
+             "linked it")) {
+        wasm_functype_t *ft = wasm_functype_new_0_1(wasm_valtype_new(WASM_I32));
+        wasm_func_t *f = wasm_func_new(store, ft, seven_cb);
+        wasm_val_t r[1] = { WASM_INIT_VAL };
+        wasm_functype_delete(ft);
+        EXPECT_NO_TRAP(call(f, NULL, 0, r, 1));
+        CHECK(r[0].kind == WASM_I32 && r[0].of.i32 == 7 && direct_calls == 1,
+              "the callback ran: %d calls, result %d", direct_calls,
+              r[0].of.i32);
+        wasm_func_delete(f);
+    }
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv, "wamr_calls");
@@ -200,6 +229,7 @@ int main(int argc, char **argv)
     RUN_PART(extra_arguments_ignored);
     RUN_PART(same_width_kinds_pass_bits);
     RUN_PART(missing_arguments);
+    RUN_PART(host_function_called_directly);
     test_pass();
     return 0;
 }

@@ -27,6 +27,10 @@
  *    memories (between their minimum and their declared maximum).
  * More externs of a kind than the module imports make WAMR write past its
  * import table; there our library fails instantiation like a mismatch.
+ * Rows kept or not followed (see wamr.h): a memory imported from another
+ * module than "env" (WAMR fails) is made as for "env"; a successful
+ * instantiation sets *trap to NULL (WAMR leaves it); a module instantiated
+ * again links afresh (WAMR keeps the globals of the first link).
  */
 #include "wamr.h"
 
@@ -446,6 +450,76 @@ static void max_memory_pages_caps_growth(void)
     wasm_module_delete(m);
 }
 
+static void memory_of_another_module(void)
+{
+    if (KEPT("WAMR makes imported memories and tables only for \"env\"")) {
+        wasm_module_t *m = compile_module(store, "wamr_other_memory");
+        wasm_trap_t *trap = NULL;
+        wasm_instance_t *inst = wasm_instance_new(store, m, NULL, &trap);
+        wasm_val_t at[1] = { WASM_I32_VAL(65535) };
+        EXPECT_NO_TRAP(trap);
+        CHECK(inst != NULL, "a memory and table of module \"lib\"");
+        if (inst)
+            CHECK_EQ_INT(call_i32_export(m, inst, "load", at, 1), 0,
+                         "a fresh memory of the declared size");
+        wasm_module_delete(m);
+    }
+}
+
+static void trap_cleared_on_success(void)
+{
+    if (KEPT("WAMR leaves *trap as it was when instantiation succeeds")) {
+        static const int order[] = { F1, F2, G1, G2 };
+        wasm_module_t *m = compile_module(store, "wamr_link");
+        wasm_extern_t *v[4];
+        wasm_extern_vec_t vec = extern_array(v, 4);
+        wasm_trap_t *trap = (wasm_trap_t *)&trap; /* not a trap */
+        wasm_instance_t *inst;
+        size_t i;
+        make_externs();
+        for (i = 0; i < 4; i++)
+            v[i] = ext[order[i]];
+        inst = wasm_instance_new(store, m, &vec, &trap);
+        CHECK(inst != NULL && trap == NULL, "success sets *trap to NULL");
+        wasm_module_delete(m);
+    }
+}
+
+static void module_instantiated_again_links_afresh(void)
+{
+    if (NOT_FOLLOWED("WAMR keeps a module's global links from one "
+                     "instantiation to the next")) {
+        static const int all[] = { F1, F2, G1, G2 };
+        static const int funcs[] = { F1, F2 };
+        wasm_module_t *m = compile_module(store, "wamr_link");
+        wasm_trap_t *trap;
+        wasm_instance_t *inst;
+        make_externs();
+        inst = link_in(m, all, 4, &trap);
+        EXPECT_NO_TRAP(trap);
+        CHECK(inst != NULL, "first instantiation");
+        inst = link_in(m, funcs, 2, &trap);
+        CHECK(inst == NULL, "the globals of the first link are not reused");
+        EXPECT_TRAP(trap, MISSING_GLOBAL("env", "g1"));
+        wasm_module_delete(m);
+    }
+}
+
+static void imports_not_linked_ahead(void)
+{
+    /* No natives are registered (wasm_export.h), in WAMR either: no import
+       is linked ahead of instantiation. */
+    wasm_module_t *m = compile_module(store, "wamr_link");
+    wasm_importtype_vec_t imports;
+    size_t i;
+    wasm_module_imports(m, &imports);
+    for (i = 0; i < imports.num_elems; i++)
+        CHECK(!wasm_importtype_is_linked(imports.data[i]),
+              "import %zu is linked", i);
+    wasm_importtype_vec_delete(&imports);
+    wasm_module_delete(m);
+}
+
 int main(int argc, char **argv)
 {
     test_init(argc, argv, "wamr_link");
@@ -463,6 +537,10 @@ int main(int argc, char **argv)
     RUN_PART(extra_functions_or_globals_fail);
     RUN_PART(null_data_with_elements_fails);
     RUN_PART(max_memory_pages_caps_growth);
+    RUN_PART(memory_of_another_module);
+    RUN_PART(trap_cleared_on_success);
+    RUN_PART(module_instantiated_again_links_afresh);
+    RUN_PART(imports_not_linked_ahead);
     test_pass();
     return 0;
 }

@@ -36,7 +36,7 @@ use crate::c_api::val::wasm_val_t;
 use crate::*;
 
 /// The largest buffer a vector may have, in bytes: WAMR's limit.
-pub const MAX_BYTES: usize = u32::MAX as usize;
+const MAX_BYTES: usize = u32::MAX as usize;
 
 /// The layout every vector type has, generic over the element type.
 #[repr(C)]
