@@ -86,13 +86,17 @@ def instantiate(store, module, externs):
 
 
 def exports(module, inst):
+    """The exported functions by name: copies, which the store frees (the
+    vectors are deleted here)."""
     types, externs = ffi.wasm_exporttype_vec_t(), ffi.wasm_extern_vec_t()
     ffi.wasm_module_exports(module, types)
     ffi.wasm_instance_exports(inst, externs)
     out = {}
     for i in range(types.num_elems):
         name = runtime_name(ffi.wasm_exporttype_name(types.data[i]).contents)
-        out[name] = ffi.wasm_extern_as_func(externs.data[i])
+        out[name] = ffi.wasm_func_copy(ffi.wasm_extern_as_func(externs.data[i]))
+    ffi.wasm_extern_vec_delete(externs)
+    ffi.wasm_exporttype_vec_delete(types)
     return out
 
 
