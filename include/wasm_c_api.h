@@ -647,11 +647,14 @@ WASM_API_EXTERN struct wasm_extern_t *wasm_ref_as_extern(struct wasm_ref_t *r);
 // As for `wasm_ref_as_extern`.
 WASM_API_EXTERN const struct wasm_extern_t *wasm_ref_as_extern_const(const struct wasm_ref_t *r);
 
-// The extern's kind (`WASM_EXTERNREF`, 128, for NULL, as WAMR answers).
+// The extern's kind: `WASM_EXTERNREF` (128) for NULL, and
+// `WASM_EXTERN_FUNC` (0) for a pointer that is not a live extern, as
+// WAMR answers (it reads the kind byte, 0 in the zero-filled structs
+// bindings make).
 //
 // # Safety
-// `e` may be NULL or any pointer: anything but a live extern counts as
-// NULL. No other thread may delete it meanwhile.
+// `e` may be NULL or any pointer; it is read only if it is a live extern.
+// No other thread may delete it meanwhile.
 WASM_API_EXTERN wasm_externkind_t wasm_extern_kind(const struct wasm_extern_t *e);
 
 // The entity's type, as `wasm_func_type` .. `wasm_memory_type` give it;
@@ -661,11 +664,10 @@ WASM_API_EXTERN wasm_externkind_t wasm_extern_kind(const struct wasm_extern_t *e
 // As for [`wasm_extern_kind`].
 WASM_API_EXTERN struct wasm_externtype_t *wasm_extern_type(const struct wasm_extern_t *e);
 
-// A placeholder extern of `kind` in `store`, for the imports of
-// `wasm_instance_new` that the client does not provide. NULL for a kind
-// other than `WASM_EXTERN_FUNC` .. `WASM_EXTERN_MEMORY`. WAMR supports
-// only function and global placeholders; tables and memories work the
-// same way here.
+// A placeholder extern of `kind` in `store` (or in none, for a NULL
+// store), for the imports of `wasm_instance_new` that the client does not
+// provide. As in WAMR, only functions and globals have placeholders: NULL
+// for any other kind.
 //
 // # Safety
 // `store` may be NULL or any pointer: anything but a live store counts as
@@ -803,17 +805,14 @@ WASM_API_EXTERN struct wasm_func_t *wasm_ref_as_func(struct wasm_ref_t *r);
 // As for `wasm_ref_as_func`.
 WASM_API_EXTERN const struct wasm_func_t *wasm_ref_as_func_const(const struct wasm_ref_t *r);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_extern_t *wasm_func_as_extern(struct wasm_func_t *p);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t` (see `wasm_func_as_extern`).
 //
 // # Safety
 // As for `wasm_func_as_extern`.
@@ -834,8 +833,9 @@ WASM_API_EXTERN struct wasm_func_t *wasm_extern_as_func(struct wasm_extern_t *p)
 // As for `wasm_extern_as_func`.
 WASM_API_EXTERN const struct wasm_func_t *wasm_extern_as_func_const(const struct wasm_extern_t *p);
 
-// A host function of type `ty` that runs `callback`. NULL if any
-// argument is NULL.
+// A host function of type `ty` that runs `callback`; of no store for a
+// NULL store (see [`wasm_func_new_with_env`]). NULL if the type or the
+// callback is NULL.
 //
 // # Safety
 // As for [`wasm_func_new_with_env`].
@@ -846,11 +846,15 @@ struct wasm_func_t *wasm_func_new(struct wasm_store_t *store,
 
 // A host function of type `ty` that runs `callback` with `env`. The
 // finalizer runs once, when the store is deleted (wasm may call the
-// function until then, even after the client deleted its handle).
+// function until then, even after the client deleted its handle). With a
+// NULL store, as in WAMR, the function belongs to no store: it links
+// into instances of any store, and the finalizer runs once the object
+// and every store that linked it are deleted.
 //
 // # Safety
 // `store` and `ty` may be NULL or any pointers: anything but a live store
-// and function type counts as NULL. `callback` must be safe to call with
+// (for which the function belongs to no store) and function type counts
+// as NULL. `callback` must be safe to call with
 // `env` and the parameter and result vectors of the type, on the store's
 // thread, as long as the store lives; `finalizer`, if given, with `env`.
 // The store must not be used by another thread meanwhile.
@@ -880,17 +884,24 @@ WASM_API_EXTERN size_t wasm_func_param_arity(const struct wasm_func_t *f);
 // As for [`wasm_func_type`].
 WASM_API_EXTERN size_t wasm_func_result_arity(const struct wasm_func_t *f);
 
-// Calls the function. The arguments must match its parameters in number
-// and kind; `results` must have room (`size`) for its results, which are
-// written to `results->data` with `num_elems = size = result count`.
-// Returns NULL on success and an owned trap otherwise: a trap of the
-// function, or a wrong argument list. NULL `func` does nothing.
+// Calls the function, as WAMR does: one argument per parameter is read
+// from `args->data` (extra ones are ignored; too few are a trap), each at
+// the width of its kind byte, so an argument of the other kind of the
+// same width (`f32` for `i32`, `f64` for `i64`) passes its bits; other
+// kinds are a trap. The function runs before `results` is looked at, so a
+// trap of the function is returned even with no room for results; after
+// a successful call the results go to `results->data`, with `num_elems =
+// size = result count`, or, when `results` has no room for them (where
+// WAMR would write past it), nothing is written and a trap says so.
+// Returns NULL on success and an owned trap otherwise. NULL `func` does
+// nothing.
 //
 // # Safety
 // `func` may be NULL or any pointer: anything but a live function counts
 // as NULL. `args` and `results` must be NULL or valid vectors (`data`
-// holding `size` values). A callback that runs meanwhile may delete the
-// function. The store must not be used by another thread meanwhile.
+// holding `size` values, or `num_elems` if more). A callback that runs
+// meanwhile may delete the function. The store must not be used by
+// another thread meanwhile.
 WASM_API_EXTERN
 struct wasm_trap_t *wasm_func_call(const struct wasm_func_t *func,
                                    const struct wasm_val_vec_t *args,
@@ -983,17 +994,14 @@ WASM_API_EXTERN struct wasm_global_t *wasm_ref_as_global(struct wasm_ref_t *r);
 // As for `wasm_ref_as_global`.
 WASM_API_EXTERN const struct wasm_global_t *wasm_ref_as_global_const(const struct wasm_ref_t *r);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_extern_t *wasm_global_as_extern(struct wasm_global_t *p);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t` (see `wasm_global_as_extern`).
 //
 // # Safety
 // As for `wasm_global_as_extern`.
@@ -1016,14 +1024,16 @@ WASM_API_EXTERN struct wasm_global_t *wasm_extern_as_global(struct wasm_extern_t
 WASM_API_EXTERN
 const struct wasm_global_t *wasm_extern_as_global_const(const struct wasm_extern_t *p);
 
-// A global of type `ty` holding `init`, whose kind must match the type's
-// content. NULL otherwise.
+// A host global of type `ty` whose initial value is `init`, of any kind
+// (see the module documentation): in `store`, or in none for a NULL
+// store, as in WAMR. NULL for a NULL type or value, and for a v128 global
+// given another kind of value.
 //
 // # Safety
 // `store` and `ty` may be NULL or any pointers: anything but a live store
-// and global type counts as NULL. `init` must be NULL or a valid value
-// (a v128 pointing at 16 bytes, a funcref NULL or any pointer). The store
-// must not be used by another thread meanwhile.
+// (for which the global belongs to no store) and global type counts as
+// NULL. `init` must be NULL or a valid value (a v128 pointing at 16
+// bytes). The store must not be used by another thread meanwhile.
 WASM_API_EXTERN
 struct wasm_global_t *wasm_global_new(struct wasm_store_t *store,
                                       const struct wasm_globaltype_t *ty,
@@ -1037,19 +1047,22 @@ struct wasm_global_t *wasm_global_new(struct wasm_store_t *store,
 WASM_API_EXTERN struct wasm_globaltype_t *wasm_global_type(const struct wasm_global_t *g);
 
 // Sets `*out` to the global's value (a funcref as a new function object,
-// an externref as the host pointer it was given as).
+// an externref as the host pointer it was given as). A host global that
+// no instance has linked leaves `*out` alone, as in WAMR.
 //
 // # Safety
 // As for [`wasm_global_type`]; `out` must be NULL or point at writable
 // room for a value.
 WASM_API_EXTERN void wasm_global_get(const struct wasm_global_t *g, wasm_val_t *out);
 
-// Sets a mutable global. A value of another kind, or a constant global,
-// leaves the global unchanged (there is no way to report it).
+// Sets the global as WAMR does, checking neither its mutability nor the
+// value's kind: the value's payload is stored at the global's width (a
+// v128 global takes only a v128 value, whose payload is a pointer). A
+// host global that no instance has linked is left alone.
 //
 // # Safety
-// As for [`wasm_global_type`]; `v` must be NULL or a valid value (see
-// [`wasm_global_new`]).
+// As for [`wasm_global_type`]; `v` must be NULL or a valid value (a v128
+// pointing at 16 bytes; a funcref NULL or any pointer).
 WASM_API_EXTERN void wasm_global_set(struct wasm_global_t *g, const wasm_val_t *v);
 
 // Deletes a `wasm_importtype_t`.
@@ -1069,26 +1082,28 @@ WASM_API_EXTERN void wasm_importtype_delete(struct wasm_importtype_t *p);
 // object meanwhile.
 WASM_API_EXTERN struct wasm_importtype_t *wasm_importtype_copy(const struct wasm_importtype_t *p);
 
-// An import type taking ownership of both names and the type. NULL (and
-// those given consumed all the same) if any is NULL or the type is not a
-// live type.
+// An import type taking ownership of both names (their buffers; the
+// caller's structs are left as they were) and the type. NULL, taking
+// nothing, if any is NULL or the type is not a live type.
 //
 // # Safety
-// `module` and `name` must be NULL or valid vectors the caller owns; `ty`
-// NULL or any pointer (a live type must be the caller's to give).
+// `module` and `name` must be NULL or valid vectors whose buffers the
+// caller gives up; `ty` NULL or any pointer (a live type must be the
+// caller's to give).
 WASM_API_EXTERN
 struct wasm_importtype_t *wasm_importtype_new(wasm_name_t *module,
                                               wasm_name_t *name,
                                               struct wasm_externtype_t *ty);
 
-// The module name (NUL-terminated, NUL counted).
+// The module name: NUL-terminated with the NUL counted for imports of a
+// module, the bytes given for an import type a client made.
 //
 // # Safety
 // `t` may be NULL or any pointer: anything but a live import type counts
 // as NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN const wasm_name_t *wasm_importtype_module(const struct wasm_importtype_t *t);
 
-// The field name (NUL-terminated, NUL counted).
+// The field name (as for [`wasm_importtype_module`]).
 //
 // # Safety
 // As for [`wasm_importtype_module`].
@@ -1127,9 +1142,9 @@ WASM_API_EXTERN void wasm_exporttype_delete(struct wasm_exporttype_t *p);
 // object meanwhile.
 WASM_API_EXTERN struct wasm_exporttype_t *wasm_exporttype_copy(const struct wasm_exporttype_t *p);
 
-// An export type taking ownership of the name and the type. NULL (and
-// those given consumed all the same) if either is NULL or the type is not
-// a live type.
+// An export type taking ownership of the name (its buffer, as in
+// [`wasm_importtype_new`]) and the type. NULL, taking nothing, if either
+// is NULL or the type is not a live type.
 //
 // # Safety
 // As for [`wasm_importtype_new`].
@@ -1137,7 +1152,8 @@ WASM_API_EXTERN
 struct wasm_exporttype_t *wasm_exporttype_new(wasm_name_t *name,
                                               struct wasm_externtype_t *ty);
 
-// The export's name (NUL-terminated, NUL counted).
+// The export's name: NUL-terminated with the NUL counted for exports of a
+// module, the bytes given for an export type a client made.
 //
 // # Safety
 // `t` may be NULL or any pointer: anything but a live export type counts
@@ -1242,10 +1258,11 @@ WASM_API_EXTERN struct wasm_instance_t *wasm_ref_as_instance(struct wasm_ref_t *
 WASM_API_EXTERN
 const struct wasm_instance_t *wasm_ref_as_instance_const(const struct wasm_ref_t *r);
 
-// Instantiates `module` with `imports` in the module's import order. On
-// failure returns NULL and sets `*trap` (when given) to a trap saying why:
-// a trap of the start function or of a segment initialisation, or an
-// import of the wrong type. Without `trap`, the reason goes to stderr.
+// Instantiates `module` with `imports`, linked by kind and position as in
+// WAMR (see `link.rs`). On failure returns NULL and sets `*trap` (when
+// given) to a trap saying why, in WAMR's words: an import that does not
+// fit, a missing global, a trap of the start function or of a segment
+// initialisation. Without `trap`, the reason goes to stderr.
 //
 // # Safety
 // As for [`wasm_instance_new_with_args_ex`].
@@ -1269,9 +1286,11 @@ struct wasm_instance_t *wasm_instance_new_with_args(struct wasm_store_t *store,
                                                     uint32_t stack_size,
                                                     uint32_t heap_size);
 
-// [`wasm_instance_new`] with WAMR's instantiation arguments, accepted and
-// ignored as in [`wasm_instance_new_with_args`] (`max_memory_pages`
-// included: memories grow to their declared maximum).
+// [`wasm_instance_new`] with WAMR's instantiation arguments: the stack and
+// heap sizes are accepted and ignored as in
+// [`wasm_instance_new_with_args`]; `max_memory_pages`, when not 0, caps
+// the maximum of the instance's memories (but not below their minimum),
+// as in WAMR.
 //
 // # Safety
 // `store` and `module` may be NULL or any pointers, and so may the
@@ -1283,7 +1302,7 @@ struct wasm_instance_t *wasm_instance_new_with_args_ex(struct wasm_store_t *stor
                                                        const wasm_module_t *module,
                                                        const struct wasm_extern_vec_t *imports,
                                                        struct wasm_trap_t **trap,
-                                                       const InstantiationArgs *_args);
+                                                       const InstantiationArgs *args);
 
 // Sets `*out` to new objects for the instance's exports, in the module's
 // export order.
@@ -1300,7 +1319,7 @@ void wasm_instance_exports(const struct wasm_instance_t *i,
 // instance's exported functions. Timing happens only when the engine was
 // configured with `wasm_config_set_linux_perf_opt(config, true)`, our
 // stand-in for WAMR's profiling build; otherwise the answer is -1, as from
-// a WAMR built without profiling. 0 for NULL.
+// a WAMR built without profiling, NULL included.
 //
 // # Safety
 // `i` may be NULL or any pointer: anything but a live instance counts as
@@ -1308,8 +1327,8 @@ void wasm_instance_exports(const struct wasm_instance_t *i,
 WASM_API_EXTERN double wasm_instance_sum_wasm_exec_time(const struct wasm_instance_t *i);
 
 // Milliseconds spent in calls to the exported function `name`, timed as
-// for [`wasm_instance_sum_wasm_exec_time`] (-1 when not profiling); 0 for
-// an unknown name or NULL arguments.
+// for [`wasm_instance_sum_wasm_exec_time`] (-1 when not profiling, and for
+// NULL arguments); 0 for an unknown name.
 //
 // # Safety
 // As for [`wasm_instance_sum_wasm_exec_time`]; `name` must be NULL or a
@@ -1405,17 +1424,14 @@ WASM_API_EXTERN struct wasm_memory_t *wasm_ref_as_memory(struct wasm_ref_t *r);
 // As for `wasm_ref_as_memory`.
 WASM_API_EXTERN const struct wasm_memory_t *wasm_ref_as_memory_const(const struct wasm_ref_t *r);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_extern_t *wasm_memory_as_extern(struct wasm_memory_t *p);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t` (see `wasm_memory_as_extern`).
 //
 // # Safety
 // As for `wasm_memory_as_extern`.
@@ -1438,8 +1454,10 @@ WASM_API_EXTERN struct wasm_memory_t *wasm_extern_as_memory(struct wasm_extern_t
 WASM_API_EXTERN
 const struct wasm_memory_t *wasm_extern_as_memory_const(const struct wasm_extern_t *p);
 
-// A memory of type `ty`. NULL if the limits are invalid (a minimum above
-// the maximum, more than 65536 pages) or the host refuses the memory.
+// A memory of type `ty`. Without a store, or with limits no memory can
+// have (a minimum above the maximum, more than 65536 pages), an object
+// that is not backed (see the module documentation). NULL for a NULL type
+// or when the host refuses the memory.
 //
 // # Safety
 // `store` and `ty` may be NULL or any pointers: anything but a live store
@@ -1522,7 +1540,8 @@ WASM_API_EXTERN
 bool wasm_module_validate(struct wasm_store_t *store,
                           const struct wasm_byte_vec_t *binary);
 
-// Sets `*out` to the module's imports, in order.
+// Sets `*out` to the module's imports grouped by kind as WAMR lists them:
+// functions, globals, memories, tables, each group in module order.
 //
 // # Safety
 // `module` may be NULL or any pointer: anything but a live module counts
@@ -1851,17 +1870,14 @@ WASM_API_EXTERN struct wasm_table_t *wasm_ref_as_table(struct wasm_ref_t *r);
 // As for `wasm_ref_as_table`.
 WASM_API_EXTERN const struct wasm_table_t *wasm_ref_as_table_const(const struct wasm_ref_t *r);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_extern_t *wasm_table_as_extern(struct wasm_table_t *p);
 
-// The same object, as a `wasm_extern_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_extern_t` (see `wasm_table_as_extern`).
 //
 // # Safety
 // As for `wasm_table_as_extern`.
@@ -1885,7 +1901,9 @@ WASM_API_EXTERN
 const struct wasm_table_t *wasm_extern_as_table_const(const struct wasm_extern_t *p);
 
 // A table of type `ty` with every element set to `init` (NULL for null
-// references). NULL if the type is invalid or too large.
+// references). NULL if the type is invalid or too large. With a NULL
+// store, as in WAMR, a table of no store that is not backed (no elements,
+// `init` ignored) until an instance links it (see `link.rs`).
 //
 // # Safety
 // `store` and `ty` may be NULL or any pointers: anything but a live store
@@ -1915,11 +1933,15 @@ WASM_API_EXTERN
 struct wasm_ref_t *wasm_table_get(const struct wasm_table_t *t,
                                   wasm_table_size_t index);
 
-// Sets element `index` (the reference stays the caller's). False for an
-// index out of bounds or a reference of the wrong kind.
+// Sets element `index`. As in WAMR, a function reference set in a
+// funcref table is taken (deleted) on success, while a host pointer in an
+// externref table stays the caller's. False for an index out of bounds
+// or a reference of the wrong kind (the reference then stays the
+// caller's).
 //
 // # Safety
-// As for [`wasm_table_type`]; `r` as for [`wasm_table_new`].
+// As for [`wasm_table_type`]; `r` as for [`wasm_table_new`], and a
+// function reference the caller's to give.
 WASM_API_EXTERN
 bool wasm_table_set(struct wasm_table_t *t,
                     wasm_table_size_t index,
@@ -2028,8 +2050,9 @@ WASM_API_EXTERN struct wasm_trap_t *wasm_ref_as_trap(struct wasm_ref_t *r);
 // As for `wasm_ref_as_trap`.
 WASM_API_EXTERN const struct wasm_trap_t *wasm_ref_as_trap_const(const struct wasm_ref_t *r);
 
-// A trap in `store` with the given message (with or without a trailing
-// NUL). NULL for a NULL store; a NULL message is an empty one.
+// A trap in `store` whose message is exactly the `size` bytes of
+// `message` (no NUL added; the message stays the caller's). A NULL
+// message makes a trap without one. NULL for a NULL store.
 //
 // # Safety
 // `store` may be NULL or any pointer: anything but a live store counts as
@@ -2039,7 +2062,9 @@ WASM_API_EXTERN
 struct wasm_trap_t *wasm_trap_new(struct wasm_store_t *store,
                                   const wasm_message_t *message);
 
-// Sets `*out` to the message, NUL-terminated with the NUL counted.
+// Sets `*out` to a copy of the message, byte for byte (the runtime's own
+// messages end in a counted NUL). A trap without a message leaves `*out`
+// alone.
 //
 // # Safety
 // `t` may be NULL or any pointer: anything but a live trap counts as NULL.
@@ -2084,11 +2109,14 @@ WASM_API_EXTERN struct wasm_valtype_t *wasm_valtype_copy(const struct wasm_valty
 // None needed: it takes no pointer.
 WASM_API_EXTERN struct wasm_valtype_t *wasm_valtype_new(wasm_valkind_t kind);
 
-// The kind of a value type (`WASM_EXTERNREF` for NULL, as WAMR answers).
+// The kind of a value type: `WASM_EXTERNREF` for NULL, and `WASM_I32`
+// (0) for a pointer that is not a live value type, as WAMR answers (it
+// reads the kind byte, which is 0 in the zero-filled structs bindings
+// make).
 //
 // # Safety
-// `t` may be NULL or any pointer: anything but a live value type counts
-// as NULL. No other thread may delete it meanwhile.
+// `t` may be NULL or any pointer; it is read only if it is a live value
+// type. No other thread may delete it meanwhile.
 WASM_API_EXTERN wasm_valkind_t wasm_valtype_kind(const struct wasm_valtype_t *t);
 
 // Deletes a `wasm_functype_t`.
@@ -2108,17 +2136,14 @@ WASM_API_EXTERN void wasm_functype_delete(struct wasm_functype_t *p);
 // object meanwhile.
 WASM_API_EXTERN struct wasm_functype_t *wasm_functype_copy(const struct wasm_functype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_externtype_t *wasm_functype_as_externtype(struct wasm_functype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t` (see `wasm_functype_as_externtype`).
 //
 // # Safety
 // As for `wasm_functype_as_externtype`.
@@ -2141,13 +2166,16 @@ WASM_API_EXTERN struct wasm_functype_t *wasm_externtype_as_functype(struct wasm_
 WASM_API_EXTERN
 const struct wasm_functype_t *wasm_externtype_as_functype_const(const struct wasm_externtype_t *p);
 
-// A function type that takes ownership of both vectors (they are left
-// empty). NULL vectors stand for empty lists.
+// A function type that takes ownership of both vectors as WAMR does: it
+// copies the two structs, so it owns their buffers and first `num_elems`
+// elements, and the caller's structs are left as they were (to be
+// forgotten, not deleted). NULL vectors stand for empty lists.
 //
 // # Safety
-// `params` and `results` must be NULL or valid vectors whose elements the
-// caller owns (each NULL or any pointer: anything but a live value type
-// makes the type unusable, as an invalid one).
+// `params` and `results` must be NULL or valid vectors whose buffers and
+// elements the caller gives up (each element NULL or any pointer:
+// anything but a live value type makes the type unusable, as an invalid
+// one).
 WASM_API_EXTERN
 struct wasm_functype_t *wasm_functype_new(struct wasm_valtype_vec_t *params,
                                           struct wasm_valtype_vec_t *results);
@@ -2184,18 +2212,15 @@ WASM_API_EXTERN void wasm_globaltype_delete(struct wasm_globaltype_t *p);
 // object meanwhile.
 WASM_API_EXTERN struct wasm_globaltype_t *wasm_globaltype_copy(const struct wasm_globaltype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN
 struct wasm_externtype_t *wasm_globaltype_as_externtype(struct wasm_globaltype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t` (see `wasm_globaltype_as_externtype`).
 //
 // # Safety
 // As for `wasm_globaltype_as_externtype`.
@@ -2219,9 +2244,10 @@ struct wasm_globaltype_t *wasm_externtype_as_globaltype(struct wasm_externtype_t
 WASM_API_EXTERN
 const struct wasm_globaltype_t *wasm_externtype_as_globaltype_const(const struct wasm_externtype_t *p);
 
-// A global type owning `content`; NULL (and `content` deleted all the
-// same) for a mutability other than `WASM_CONST` / `WASM_VAR`, and NULL
-// for a `content` that is not a live value type.
+// A global type owning `content`, with the mutability byte as given (as
+// in WAMR, any value other than `WASM_CONST` reads as mutable). NULL, and
+// `content` left to the caller, for a `content` that is not a live value
+// type.
 //
 // # Safety
 // `content` may be NULL or any pointer; a live value type must be the
@@ -2261,17 +2287,14 @@ WASM_API_EXTERN void wasm_tabletype_delete(struct wasm_tabletype_t *p);
 // object meanwhile.
 WASM_API_EXTERN struct wasm_tabletype_t *wasm_tabletype_copy(const struct wasm_tabletype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN struct wasm_externtype_t *wasm_tabletype_as_externtype(struct wasm_tabletype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t` (see `wasm_tabletype_as_externtype`).
 //
 // # Safety
 // As for `wasm_tabletype_as_externtype`.
@@ -2294,8 +2317,8 @@ WASM_API_EXTERN struct wasm_tabletype_t *wasm_externtype_as_tabletype(struct was
 WASM_API_EXTERN
 const struct wasm_tabletype_t *wasm_externtype_as_tabletype_const(const struct wasm_externtype_t *p);
 
-// A table type owning `element`; NULL (and `element` deleted all the
-// same) unless the element is a reference type and `limits` is given.
+// A table type owning `element`; NULL, and `element` left to the
+// caller, unless the element is a reference type and `limits` is given.
 //
 // # Safety
 // `element` as for [`wasm_globaltype_new`]; `limits` must be NULL or
@@ -2335,18 +2358,15 @@ WASM_API_EXTERN void wasm_memorytype_delete(struct wasm_memorytype_t *p);
 // object meanwhile.
 WASM_API_EXTERN struct wasm_memorytype_t *wasm_memorytype_copy(const struct wasm_memorytype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t`: a plain cast, as
+// in WAMR, whatever it points at (every use checks it).
 //
 // # Safety
-// `p` may be NULL or any pointer: anything but a live object
-// of this type gives NULL. No other thread may delete the
-// object meanwhile.
+// `p` may be NULL or any pointer; it is not read.
 WASM_API_EXTERN
 struct wasm_externtype_t *wasm_memorytype_as_externtype(struct wasm_memorytype_t *p);
 
-// The same object, as a `wasm_externtype_t` (a cast);
-// NULL for NULL.
+// The same pointer, as a `wasm_externtype_t` (see `wasm_memorytype_as_externtype`).
 //
 // # Safety
 // As for `wasm_memorytype_as_externtype`.
@@ -2409,19 +2429,19 @@ WASM_API_EXTERN struct wasm_externtype_t *wasm_externtype_copy(const struct wasm
 // NULL. No other thread may delete it meanwhile.
 WASM_API_EXTERN wasm_externkind_t wasm_externtype_kind(const struct wasm_externtype_t *t);
 
-// Releases what a value owns: the function object of a funcref, or the
-// 16 bytes of a v128 (an externref is the client's own pointer and is
-// left alone). The value itself is not freed; a deleted value holds a
-// null reference.
+// Frees a value that came from `malloc`, as WAMR does; a v128's 16 bytes
+// (from `malloc`, as the ones handed out are) are freed first. A
+// funcref's object is left alone (it belongs to its store; delete it
+// with `wasm_ref_delete`), and so is an externref's host pointer.
 //
 // # Safety
-// `v` must be NULL or a valid value; a funcref's object may be any
-// pointer (anything but a live reference is left alone), a v128's bytes
-// must come from `malloc` (as the ones handed out do) or be NULL.
+// `v` must be NULL or a value from `malloc` that nothing uses afterwards;
+// a v128's bytes must come from `malloc` or be NULL.
 WASM_API_EXTERN void wasm_val_delete(wasm_val_t *v);
 
 // Copies a value; a funcref gets its own copy of the function object and a
-// v128 its own 16 bytes, so both values can be deleted.
+// v128 its own 16 bytes (from `malloc`: free them with `free`), so both
+// values are independent.
 //
 // # Safety
 // `out` must be NULL or writable; `src` NULL or a valid value (a v128
@@ -2435,14 +2455,17 @@ WASM_API_EXTERN void wasm_val_copy(wasm_val_t *out, const wasm_val_t *src);
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_byte_vec_new_empty(struct wasm_byte_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
 WASM_API_EXTERN void wasm_byte_vec_new_uninitialized(struct wasm_byte_vec_t *out, size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2453,7 +2476,9 @@ void wasm_byte_vec_new(struct wasm_byte_vec_t *out,
                        size_t size,
                        const wasm_byte_t *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2462,8 +2487,9 @@ WASM_API_EXTERN
 void wasm_byte_vec_copy(struct wasm_byte_vec_t *out,
                         const struct wasm_byte_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2476,14 +2502,17 @@ WASM_API_EXTERN void wasm_byte_vec_delete(struct wasm_byte_vec_t *v);
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_val_vec_new_empty(struct wasm_val_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
 WASM_API_EXTERN void wasm_val_vec_new_uninitialized(struct wasm_val_vec_t *out, size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2494,7 +2523,9 @@ void wasm_val_vec_new(struct wasm_val_vec_t *out,
                       size_t size,
                       const wasm_val_t *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2503,8 +2534,9 @@ WASM_API_EXTERN
 void wasm_val_vec_copy(struct wasm_val_vec_t *out,
                        const struct wasm_val_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2517,7 +2549,8 @@ WASM_API_EXTERN void wasm_val_vec_delete(struct wasm_val_vec_t *v);
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_valtype_vec_new_empty(struct wasm_valtype_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
@@ -2526,7 +2559,9 @@ void wasm_valtype_vec_new_uninitialized(struct wasm_valtype_vec_t *out,
                                         size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2537,7 +2572,9 @@ void wasm_valtype_vec_new(struct wasm_valtype_vec_t *out,
                           size_t size,
                           struct wasm_valtype_t *const *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2546,8 +2583,9 @@ WASM_API_EXTERN
 void wasm_valtype_vec_copy(struct wasm_valtype_vec_t *out,
                            const struct wasm_valtype_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2560,7 +2598,8 @@ WASM_API_EXTERN void wasm_valtype_vec_delete(struct wasm_valtype_vec_t *v);
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_functype_vec_new_empty(struct wasm_functype_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
@@ -2569,7 +2608,9 @@ void wasm_functype_vec_new_uninitialized(struct wasm_functype_vec_t *out,
                                          size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2580,7 +2621,9 @@ void wasm_functype_vec_new(struct wasm_functype_vec_t *out,
                            size_t size,
                            struct wasm_functype_t *const *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2589,8 +2632,9 @@ WASM_API_EXTERN
 void wasm_functype_vec_copy(struct wasm_functype_vec_t *out,
                             const struct wasm_functype_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2603,7 +2647,8 @@ WASM_API_EXTERN void wasm_functype_vec_delete(struct wasm_functype_vec_t *v);
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_globaltype_vec_new_empty(struct wasm_globaltype_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
@@ -2612,7 +2657,9 @@ void wasm_globaltype_vec_new_uninitialized(struct wasm_globaltype_vec_t *out,
                                            size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2623,7 +2670,9 @@ void wasm_globaltype_vec_new(struct wasm_globaltype_vec_t *out,
                              size_t size,
                              struct wasm_globaltype_t *const *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2632,8 +2681,9 @@ WASM_API_EXTERN
 void wasm_globaltype_vec_copy(struct wasm_globaltype_vec_t *out,
                               const struct wasm_globaltype_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2646,7 +2696,8 @@ WASM_API_EXTERN void wasm_globaltype_vec_delete(struct wasm_globaltype_vec_t *v)
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_tabletype_vec_new_empty(struct wasm_tabletype_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
@@ -2655,7 +2706,9 @@ void wasm_tabletype_vec_new_uninitialized(struct wasm_tabletype_vec_t *out,
                                           size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2666,7 +2719,9 @@ void wasm_tabletype_vec_new(struct wasm_tabletype_vec_t *out,
                             size_t size,
                             struct wasm_tabletype_t *const *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2675,8 +2730,9 @@ WASM_API_EXTERN
 void wasm_tabletype_vec_copy(struct wasm_tabletype_vec_t *out,
                              const struct wasm_tabletype_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2689,7 +2745,8 @@ WASM_API_EXTERN void wasm_tabletype_vec_delete(struct wasm_tabletype_vec_t *v);
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_memorytype_vec_new_empty(struct wasm_memorytype_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
@@ -2698,7 +2755,9 @@ void wasm_memorytype_vec_new_uninitialized(struct wasm_memorytype_vec_t *out,
                                            size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2709,7 +2768,9 @@ void wasm_memorytype_vec_new(struct wasm_memorytype_vec_t *out,
                              size_t size,
                              struct wasm_memorytype_t *const *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2718,8 +2779,9 @@ WASM_API_EXTERN
 void wasm_memorytype_vec_copy(struct wasm_memorytype_vec_t *out,
                               const struct wasm_memorytype_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2732,7 +2794,8 @@ WASM_API_EXTERN void wasm_memorytype_vec_delete(struct wasm_memorytype_vec_t *v)
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_externtype_vec_new_empty(struct wasm_externtype_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
@@ -2741,7 +2804,9 @@ void wasm_externtype_vec_new_uninitialized(struct wasm_externtype_vec_t *out,
                                            size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2752,7 +2817,9 @@ void wasm_externtype_vec_new(struct wasm_externtype_vec_t *out,
                              size_t size,
                              struct wasm_externtype_t *const *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2761,8 +2828,9 @@ WASM_API_EXTERN
 void wasm_externtype_vec_copy(struct wasm_externtype_vec_t *out,
                               const struct wasm_externtype_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2775,7 +2843,8 @@ WASM_API_EXTERN void wasm_externtype_vec_delete(struct wasm_externtype_vec_t *v)
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_importtype_vec_new_empty(struct wasm_importtype_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
@@ -2784,7 +2853,9 @@ void wasm_importtype_vec_new_uninitialized(struct wasm_importtype_vec_t *out,
                                            size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2795,7 +2866,9 @@ void wasm_importtype_vec_new(struct wasm_importtype_vec_t *out,
                              size_t size,
                              struct wasm_importtype_t *const *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2804,8 +2877,9 @@ WASM_API_EXTERN
 void wasm_importtype_vec_copy(struct wasm_importtype_vec_t *out,
                               const struct wasm_importtype_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2818,7 +2892,8 @@ WASM_API_EXTERN void wasm_importtype_vec_delete(struct wasm_importtype_vec_t *v)
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_exporttype_vec_new_empty(struct wasm_exporttype_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
@@ -2827,7 +2902,9 @@ void wasm_exporttype_vec_new_uninitialized(struct wasm_exporttype_vec_t *out,
                                            size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2838,7 +2915,9 @@ void wasm_exporttype_vec_new(struct wasm_exporttype_vec_t *out,
                              size_t size,
                              struct wasm_exporttype_t *const *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2847,8 +2926,9 @@ WASM_API_EXTERN
 void wasm_exporttype_vec_copy(struct wasm_exporttype_vec_t *out,
                               const struct wasm_exporttype_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2861,14 +2941,17 @@ WASM_API_EXTERN void wasm_exporttype_vec_delete(struct wasm_exporttype_vec_t *v)
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_frame_vec_new_empty(struct wasm_frame_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
 WASM_API_EXTERN void wasm_frame_vec_new_uninitialized(struct wasm_frame_vec_t *out, size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2879,7 +2962,9 @@ void wasm_frame_vec_new(struct wasm_frame_vec_t *out,
                         size_t size,
                         struct wasm_frame_t *const *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2888,8 +2973,9 @@ WASM_API_EXTERN
 void wasm_frame_vec_copy(struct wasm_frame_vec_t *out,
                          const struct wasm_frame_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -2902,14 +2988,17 @@ WASM_API_EXTERN void wasm_frame_vec_delete(struct wasm_frame_vec_t *v);
 // `out` must be NULL or point at writable room for a vector.
 WASM_API_EXTERN void wasm_extern_vec_new_empty(struct wasm_extern_vec_t *out);
 
-// Sets `*out` to a vector of `size` zeroed elements, none in use.
+// Sets `*out` to a vector of `size` zeroed elements, none in use;
+// the empty vector if that is over `UINT32_MAX` bytes.
 //
 // # Safety
 // As for the `_new_empty` function.
 WASM_API_EXTERN void wasm_extern_vec_new_uninitialized(struct wasm_extern_vec_t *out, size_t size);
 
 // Sets `*out` to a vector of the `size` elements at `data`, which
-// move into it.
+// move into it (none when `data` is NULL: `num_elems` is then 0);
+// the empty vector, `data` unread, if that is over `UINT32_MAX`
+// bytes.
 //
 // # Safety
 // As for the `_new_empty` function; `data` must be NULL or hold
@@ -2920,7 +3009,9 @@ void wasm_extern_vec_new(struct wasm_extern_vec_t *out,
                          size_t size,
                          struct wasm_extern_t *const *data);
 
-// Sets `*out` to a deep copy of `*src`.
+// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+// deep copy of its first `num_elems` elements.
 //
 // # Safety
 // As for the `_new_empty` function; `src` must be NULL or a valid
@@ -2929,8 +3020,9 @@ WASM_API_EXTERN
 void wasm_extern_vec_copy(struct wasm_extern_vec_t *out,
                           const struct wasm_extern_vec_t *src);
 
-// Deletes the elements the vector owns, frees its buffer and zeroes
-// it. Harmless on an empty or already deleted vector.
+// Deletes the elements the vector owns (its first `num_elems`),
+// frees its buffer and zeroes it. Harmless on an empty or already
+// deleted vector.
 //
 // # Safety
 // `v` must be NULL or a valid vector whose buffer comes from the C
@@ -3075,7 +3167,9 @@ static inline void* wasm_val_ptr(const wasm_val_t* val) {
 /* cranewasm: a v128 value does not fit the union, so its of.ref points at
    its 16 bytes (lanes little-endian). Passed in, they are read during the
    call; handed out (wasm_func_call results, wasm_global_get), they come
-   from malloc and wasm_val_delete frees them. */
+   from malloc and the client frees them with free(val.of.ref).
+   (wasm_val_delete is WAMR's: it frees a wasm_val_t from malloc, and with
+   it a v128's bytes.) */
 #define WASM_V128_VAL(bytes16) {.kind = WASM_V128, ._paddings = {0}, .of = {.ref = (struct wasm_ref_t *)(bytes16)}}
 
 #define KILOBYTE(n) ((n) * 1024)

@@ -54,7 +54,7 @@ impl BoundsChecks {
 /// so `rdx` keeps the 0 it was given; valgrind recognises the sequence and
 /// puts its nesting depth in `rdx` instead.
 #[cfg(target_arch = "x86_64")]
-fn running_on_valgrind() -> bool {
+pub(crate) fn running_on_valgrind() -> bool {
     const VG_USERREQ_RUNNING_ON_VALGRIND: u64 = 0x1001;
     let request: [u64; 6] = [VG_USERREQ_RUNNING_ON_VALGRIND, 0, 0, 0, 0, 0];
     let depth: u64;
@@ -81,7 +81,7 @@ fn running_on_valgrind() -> bool {
 /// Without the client request on this architecture, set
 /// [`BOUNDS_CHECKS_ENV`] to get explicit checks under valgrind.
 #[cfg(not(target_arch = "x86_64"))]
-fn running_on_valgrind() -> bool {
+pub(crate) fn running_on_valgrind() -> bool {
     false
 }
 

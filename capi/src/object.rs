@@ -305,15 +305,16 @@ pub unsafe fn duplicate<C: Handle, D>(p: impl Ptr<C>) -> *mut D {
     }
 }
 
-/// Whether two handles of type `C` stand for the same thing; NULL (or a
-/// pointer that is not a live `C`) is the same only as another.
+/// Whether two handles of type `C` stand for the same thing. As in WAMR,
+/// NULL is the same only as NULL; a pointer that is not a live `C` (a
+/// zero-filled struct a binding made) only as itself.
 ///
 /// # Safety
 /// As for [`get`].
 pub unsafe fn same<C: Handle>(a: impl Ptr<C>, b: impl Ptr<C>) -> bool {
     let (a, b) = (a.addr(), b.addr());
     match (find::<C>(a), find::<C>(b)) {
-        (None, None) => true,
+        (None, None) => a == b,
         (Some(x), Some(y)) => {
             let (ca, cb) = (handle::cell_at(a), handle::cell_at(b));
             match (ca, cb) {
@@ -453,6 +454,27 @@ impl Registry {
     }
 }
 
+/// Moves an object into `store`'s registry (out of its own store's, if it
+/// had one): it is freed with `store` from now on. Nothing happens for an
+/// object already in `store`.
+///
+/// # Safety
+/// `h` must be the header of the live object whose handle is `cell`;
+/// `store` and the object's store must be NULL or live.
+pub unsafe fn join(h: &mut Header, cell: usize, store: *mut StoreObj) {
+    if h.store == store || store.is_null() {
+        return;
+    }
+    // SAFETY: as the caller promises.
+    unsafe {
+        if let Some(old) = h.store.as_mut() {
+            old.registry.remove(h.slot, cell);
+        }
+        h.store = store;
+        h.slot = (*store).registry.add(cell);
+    }
+}
+
 /// Destroys the object of a cell popped from a store's registry, if it is
 /// still live.
 ///
@@ -484,8 +506,8 @@ pub unsafe fn destroy_popped(cell: usize) {
 ///
 /// `copy`, `as_ref` and `wasm_ref_as_` come from [`Object::duplicate`],
 /// `same` from [`Object::same`], host info from [`Object::with_host_info`];
-/// `upcast` casts to a supertype (the pointer is kept) and back (the kind
-/// checked).
+/// `upcast` casts to a supertype (the pointer is kept, unchecked, as in
+/// WAMR) and back (the kind checked).
 macro_rules! c_object {
     (
         $(#[$doc:meta])*
@@ -663,28 +685,23 @@ macro_rules! c_object {
         )?
 
         $(
-            #[doc = concat!(" The same object, as a `", stringify!($sup), "` (a cast);")]
-            /// NULL for NULL.
+            #[doc = concat!(" The same pointer, as a `", stringify!($sup), "`: a plain cast, as")]
+            /// in WAMR, whatever it points at (every use checks it).
             ///
             /// # Safety
-            /// `p` may be NULL or any pointer: anything but a live object
-            /// of this type gives NULL. No other thread may delete the
-            /// object meanwhile.
+            /// `p` may be NULL or any pointer; it is not read.
             #[unsafe(no_mangle)]
             pub unsafe extern "C" fn $up(p: Option<&mut $c>) -> *mut $sup {
-                // SAFETY: the client keeps the threading rule above.
-                unsafe { $crate::object::cast::<$c, $sup>(p) }
+                $crate::object::Ptr::<$c>::addr(&p) as *mut $sup
             }
 
-            #[doc = concat!(" The same object, as a `", stringify!($sup), "` (a cast);")]
-            /// NULL for NULL.
+            #[doc = concat!(" The same pointer, as a `", stringify!($sup), "` (see `", stringify!($up), "`).")]
             ///
             /// # Safety
             #[doc = concat!(" As for `", stringify!($up), "`.")]
             #[unsafe(no_mangle)]
             pub unsafe extern "C" fn $up_const(p: Option<&$c>) -> *const $sup {
-                // SAFETY: the client keeps the threading rule above.
-                unsafe { $crate::object::cast::<$c, $sup>(p) }
+                $crate::object::Ptr::<$c>::addr(&p) as *const $sup
             }
 
             #[doc = concat!(" The same object as a `", stringify!($c), "` (a cast) if it")]

@@ -9,7 +9,8 @@
 //! 3. a live object of another type,
 //!
 //! and every other pointer argument by a zeroed block (an empty vector, a
-//! zero value), twice each (scalar arguments 0, then 1). It must exit
+//! zero value; for `wasm_val_delete`, which frees it, one from `malloc`),
+//! twice each (scalar arguments 0, then 1). It must exit
 //! normally, and under valgrind without a single invalid read or write (a
 //! one-byte block read as a header, or a freed object read, would be one).
 //! Then the live objects of the third pass must still be intact.
@@ -210,6 +211,9 @@ fn every_function_refuses_foreign_and_dead_objects() {
                         let k = types.iter().position(|x| x == t).unwrap();
                         format!("obj(pass, {k}, {})", (t == "wasm_frame_t") as u8)
                     }
+                    // It frees the value it is given, which must come from
+                    // malloc (WAMR's wasm_val_delete).
+                    None if p.contains('*') && d.name == "wasm_val_delete" => "calloc(1, sizeof(wasm_val_t))".into(),
                     None if p.contains('*') => format!("zero({i})"),
                     None if p.contains("callback") => "NULL".into(),
                     None => scalar.to_string(),

@@ -138,6 +138,7 @@ _SIGNATURES = {
     "wasm_func_delete": (None, [P]),
     "wasm_func_as_ref": (P, [P]),
     "wasm_ref_as_func": (P, [P]),
+    "wasm_ref_delete": (None, [P]),
     "wasm_global_new": (P, [P, P, PVal]),
     "wasm_global_type": (P, [P]),
     "wasm_global_get": (None, [P, PVal]),
@@ -154,7 +155,6 @@ _SIGNATURES = {
     "wasm_memory_data_size": (c.c_size_t, [P]),
     "wasm_memory_size": (c.c_uint32, [P]),
     "wasm_memory_grow": (c.c_bool, [P, c.c_uint32]),
-    "wasm_val_delete": (None, [PVal]),
     "wasm_trap_new": (P, [P, PV]),
     "wasm_trap_delete": (None, [P]),
     "wasm_trap_message": (None, [P, PV]),
@@ -169,6 +169,11 @@ for _name, (_res, _args) in _SIGNATURES.items():
     _f.restype = _res
     _f.argtypes = _args
     globals()[_name] = _f
+
+# The C allocator's free, for the bytes of v128 values handed out.
+free = c.CDLL(None).free
+free.restype = None
+free.argtypes = [c.c_void_p]
 
 
 def byte_vec(data: bytes) -> Vec:

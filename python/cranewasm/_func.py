@@ -13,7 +13,7 @@ from . import _ffi as f
 from ._error import WasmError
 from ._store import Store, _InStore
 from ._trap import Trap
-from ._value import _from_c, _to_c, _val_vec
+from ._value import _from_c, _release, _to_c, _val_vec
 from .types import FuncType
 
 # The constructor's parameter is named ``callable``, as the public API has it.
@@ -62,9 +62,12 @@ class Func(_InStore):
         if len(args) != len(params):
             raise TypeError(f"expected {len(params)} arguments, got {len(args)}")
         keep: list = []
-        pvec, parr = _val_vec([_to_c(store, k, a, keep) for k, a in zip(params, args)], len(params))
-        rvec, rarr = _val_vec((), len(results))
-        trap = f.wasm_func_call(self._ptr, c.byref(pvec), c.byref(rvec))
+        try:
+            pvec, parr = _val_vec([_to_c(store, k, a, keep) for k, a in zip(params, args)], len(params))
+            rvec, rarr = _val_vec((), len(results))
+            trap = f.wasm_func_call(self._ptr, c.byref(pvec), c.byref(rvec))
+        finally:
+            _release(keep)
         if trap:
             raise Trap._take(trap)
         if len(results) == 1:
@@ -120,7 +123,7 @@ def _host_call(env, args, results):
         r = results.contents
         slots = c.cast(r.data, c.POINTER(f.Val))
         keep = _HOST_KEEP
-        keep.clear()
+        _release(keep)
         for i, (k, v) in enumerate(zip(rkinds, out)):
             slots[i] = _to_c(store, k, v, keep)
         return None
@@ -131,8 +134,9 @@ def _host_call(env, args, results):
         return t
 
 
-# v128 results of a host function must outlive the callback's return
-# until the runtime copies them: they live here until the next call.
+# v128 results of a host function, and the reference objects made for
+# funcref results, must outlive the callback's return until the runtime
+# reads them: they live here until the next call.
 _HOST_KEEP: list = []
 
 

@@ -69,9 +69,13 @@ class Instance(_InStore):
         ptr = f.wasm_instance_new(store._live(), module._ptr, c.byref(vec), c.byref(trap))
         if not ptr:
             if trap.value:
+                # WAMR's words: "wasm_instance_new_with_args_ex failed: "
+                # and the reason, which for a trap of the start function
+                # ends in the trap's own "Exception: ..." message.
                 t = Trap._take(trap.value)
-                if t.message.startswith("Exception: "):
-                    raise t
+                at = t.message.find("Exception: ")
+                if at >= 0:
+                    raise Trap(t.message[at:], t.frames)
                 raise WasmError(t.message)
             raise WasmError("instantiation failed")
         super().__init__(store, ptr)

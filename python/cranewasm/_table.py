@@ -3,7 +3,7 @@
 from . import _ffi as f
 from ._error import WasmError
 from ._store import Store, _InStore
-from ._value import _from_c, _to_c
+from ._value import _forget, _from_c, _release, _to_c
 from .types import TableType
 
 
@@ -16,6 +16,7 @@ class Table(_InStore):
         keep: list = []
         ref = _to_c(store, ty.element.kind, init, keep).of.ref
         ptr = f.wasm_table_new(store._live(), ty._ptr, ref)
+        _release(keep)
         if not ptr:
             raise WasmError("wasm_table_new failed")
         super().__init__(store, ptr)
@@ -48,7 +49,12 @@ class Table(_InStore):
     def __setitem__(self, index: int, value) -> None:
         keep: list = []
         ref = _to_c(self.store, self._element(), value, keep).of.ref
-        if not f.wasm_table_set(self._ptr, index, ref):
+        done = f.wasm_table_set(self._ptr, index, ref)
+        if done:
+            # As in WAMR, a funcref table took (deleted) the reference.
+            _forget(keep)
+        _release(keep)
+        if not done:
             raise IndexError(f"table index {index} out of range")
 
     def grow(self, delta: int, init=None) -> int:
@@ -57,7 +63,9 @@ class Table(_InStore):
         old = self.size
         keep: list = []
         ref = _to_c(self.store, self._element(), init, keep).of.ref
-        if delta < 0 or not f.wasm_table_grow(self._ptr, delta, ref):
+        done = delta >= 0 and f.wasm_table_grow(self._ptr, delta, ref)
+        _release(keep)
+        if not done:
             raise WasmError(f"cannot grow the table by {delta}")
         return old
 

@@ -1,5 +1,13 @@
 """Python values to and from ``wasm_val_t``: the conversions every call,
-global, table and host function goes through."""
+global, table and host function goes through.
+
+As in WAMR, ``wasm_func_as_ref`` and ``wasm_ref_as_func`` make new objects
+(which the store would free only when it goes): the ones made for a value
+passed in are deleted by ``_release`` once the C call is done, and a
+funcref handed out becomes the ``Func`` wrapper's own object. The 16 bytes
+of a v128 handed out come from ``malloc`` and go back with ``free``
+(``wasm_val_delete`` frees a ``wasm_val_t`` from ``malloc``, not one of
+ctypes')."""
 
 import ctypes as c
 from typing import Sequence
@@ -9,9 +17,37 @@ from ._store import Store
 from .types import ValType
 
 
+class _Ref:
+    """A reference object made to pass a value in: deleted by ``_release``."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+def _forget(keep: list) -> None:
+    """Drops the reference objects in ``keep`` without deleting them: a C
+    call took them (``wasm_table_set`` of a funcref)."""
+    for k in keep:
+        if isinstance(k, _Ref):
+            k.ptr = None
+
+
+def _release(keep: list) -> None:
+    """Deletes the reference objects ``_to_c`` made into ``keep``, whose
+    C call is done, and empties it."""
+    for k in keep:
+        if isinstance(k, _Ref) and k.ptr:
+            f.wasm_ref_delete(k.ptr)
+            k.ptr = None
+    keep.clear()
+
+
 def _to_c(store: Store, kind: int, value, keep: list) -> f.Val:
-    """A ``wasm_val_t`` of ``kind`` for a Python value; buffers it needs go
-    to ``keep``."""
+    """A ``wasm_val_t`` of ``kind`` for a Python value; buffers and
+    reference objects it needs go to ``keep`` (``_release`` it after the
+    C call)."""
     v = f.Val()
     v.kind = kind
     try:
@@ -33,7 +69,10 @@ def _to_c(store: Store, kind: int, value, keep: list) -> f.Val:
             from ._func import Func  # here, not above: _func imports this module
             if value is not None and not isinstance(value, Func):
                 raise TypeError(f"a funcref is a Func or None, not {type(value).__name__}")
-            v.of.ref = None if value is None else f.wasm_func_as_ref(value._ptr)
+            if value is not None:
+                ref = _Ref(f.wasm_func_as_ref(value._ptr))
+                keep.append(ref)
+                v.of.ref = ref.ptr
     except (TypeError, ValueError, OverflowError) as e:
         raise TypeError(f"cannot pass {value!r} as {ValType(kind)}: {e}") from None
     return v
@@ -57,7 +96,7 @@ def _v128_bytes(value) -> bytes:
 
 def _from_c(store: Store, v: f.Val, owned: bool):
     """The Python value of a ``wasm_val_t``. ``owned``: the value was handed
-    out to us (its v128 bytes or function object are ours to free)."""
+    out to us (its v128 bytes or reference object are ours to free)."""
     k = v.kind
     if k == f.I32:
         return v.of.i32
@@ -69,8 +108,9 @@ def _from_c(store: Store, v: f.Val, owned: bool):
         return v.of.f64
     if k == f.V128:
         value = int.from_bytes(c.string_at(v.of.ref, 16), "little") if v.of.ref else 0
-        if owned:
-            f.wasm_val_delete(c.byref(v))
+        if owned and v.of.ref:
+            f.free(v.of.ref)
+            v.of.ref = None
         return value
     if k == f.EXTERNREF:
         return None if not v.of.ref else store._externs.get(v.of.ref)
@@ -78,8 +118,11 @@ def _from_c(store: Store, v: f.Val, owned: bool):
         if not v.of.ref:
             return None
         from ._func import Func  # here, not above: _func imports this module
-        ptr = f.wasm_ref_as_func(v.of.ref)
-        return Func._wrap(store, ptr if owned else f.wasm_func_copy(ptr))
+        ptr = f.wasm_ref_as_func(v.of.ref)  # a new object, the wrapper's own
+        if owned:
+            f.wasm_ref_delete(v.of.ref)
+            v.of.ref = None
+        return Func._wrap(store, ptr)
     raise TypeError(f"unknown value kind {k}")
 
 

@@ -46,13 +46,22 @@ impl Global {
 
     /// Sets a mutable global; an error for a constant or a value of another
     /// type.
-    pub fn set(&self, mut store: impl AsContextMut, value: Val) -> Result<()> {
-        let mut cx = store.as_context_mut();
-        let store = cx.opaque();
-        self.storage.check(store)?;
+    pub fn set(&self, store: impl AsContextMut, value: Val) -> Result<()> {
         if self.ty.mutability != Mutability::Var {
             return Err(Error::Usage("cannot set an immutable global".into()));
         }
+        self.set_ignoring_mutability(store, value)
+    }
+
+    /// Sets the global even if it is immutable: WAMR's C API lets
+    /// `wasm_global_set` change constant globals, and the C layer follows
+    /// it. Code reads the new value from its next call on (a function
+    /// running meanwhile may have read it already). An error for a value
+    /// of another type.
+    pub fn set_ignoring_mutability(&self, mut store: impl AsContextMut, value: Val) -> Result<()> {
+        let mut cx = store.as_context_mut();
+        let store = cx.opaque();
+        self.storage.check(store)?;
         if value.ty() != self.ty.content {
             return Err(Error::Usage(format!("global of type {} set to {}", self.ty.content, value.ty())));
         }

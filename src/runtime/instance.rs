@@ -32,11 +32,25 @@ impl Instance {
     /// another engine, and [`Error::Trap`] when a segment does not fit or
     /// the start function traps. Segments applied before such a trap stay
     /// applied.
-    pub fn new(mut store: impl AsContextMut, module: &Module, imports: &[Extern]) -> Result<Instance> {
+    pub fn new(store: impl AsContextMut, module: &Module, imports: &[Extern]) -> Result<Instance> {
+        Instance::new_with_max_memory_pages(store, module, imports, None)
+    }
+
+    /// [`Instance::new`], with the maximum of each memory the module
+    /// defines lowered to `max_memory_pages` where that is below it (but
+    /// never below the memory's minimum; a memory without a maximum counts
+    /// as 65536 pages): WAMR's `InstantiationArgs.max_memory_pages`, which
+    /// the C API honours.
+    pub fn new_with_max_memory_pages(
+        mut store: impl AsContextMut,
+        module: &Module,
+        imports: &[Extern],
+        max_memory_pages: Option<u32>,
+    ) -> Result<Instance> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         check_imports(store, module, imports)?;
-        vm_instance::instantiate(store, module, imports)
+        vm_instance::instantiate(store, module, imports, max_memory_pages)
     }
 
     pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> &'a VMInstance {

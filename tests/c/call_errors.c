@@ -1,8 +1,11 @@
 /* Bad calls and bad links give a trap or NULL, never a crash, and leave the
    store usable:
-   - wasm_func_call with too few / too many arguments, arguments of the wrong
-     kind, a missing argument vector, or a results vector too small for the
-     function's results (ABI.md: wasm_func_call checks arity and kinds);
+   - wasm_func_call with too few arguments, arguments of the wrong kind, a
+     missing argument vector, or a results vector too small for the
+     function's results (a trap; WAMR reads and writes past the vectors
+     there). As in WAMR, extra arguments are ignored, and an argument of
+     the other kind of the same width passes its bits (capi/README.md,
+     rows on wasm_func_call);
    - calling a function that was never linked: a placeholder from
      wasm_extern_new_empty, or a missing import ("failed to call unlinked
      function"; a module with missing imports still instantiates, as in
@@ -56,17 +59,10 @@ static void expect_some_trap_at(int line, wasm_trap_t *trap, const char *what)
 /* The trap of a call that reaches a function never linked. */
 static void expect_unlinked(wasm_trap_t *trap)
 {
-    static const char via_wasm[] =
-        "Exception: failed to call unlinked import function";
-    char buf[256];
     CHECK(trap != NULL, "call through an unlinked import did not trap");
-    if (!trap)
-        return;
-    trap_text(trap, buf, sizeof buf);
-    if (strncmp(buf, via_wasm, sizeof via_wasm - 1) == 0)
-        EXPECT_TRAP(trap, buf);
-    else
-        EXPECT_TRAP(trap, "failed to call unlinked function");
+    if (trap)
+        EXPECT_TRAP(trap, "Exception: failed to call unlinked import "
+                          "function (host, maybe)");
 }
 
 static void check_add_works(const instance_t *inst, const char *after)
@@ -127,7 +123,10 @@ int main(int argc, char **argv)
         EXPECT_SOME_TRAP(call(add, a, 1, r, 1), "add with 1 argument");
         check_add_works(&inst, "too few arguments");
         EXPECT_SOME_TRAP(call(add, a, 0, r, 1), "add with 0 arguments");
-        EXPECT_SOME_TRAP(call(add, a, 3, r, 1), "add with 3 arguments");
+        /* WAMR reads one argument per parameter: the third is ignored. */
+        EXPECT_NO_TRAP(call(add, a, 3, r, 1));
+        CHECK(r[0].kind == WASM_I32 && r[0].of.i32 == 3,
+              "add(1, 2, 3) adds the first two: %d", r[0].of.i32);
         check_add_works(&inst, "too many arguments");
         {
             wasm_val_vec_t res = { 1, r, 0, sizeof(wasm_val_t), NULL };
@@ -146,7 +145,10 @@ int main(int argc, char **argv)
         EXPECT_SOME_TRAP(call(add, a, 2, r, 1), "add(i64, i32)");
         a[0] = (wasm_val_t)WASM_I32_VAL(1);
         a[1] = (wasm_val_t)WASM_F32_VAL(2.0f);
-        EXPECT_SOME_TRAP(call(add, a, 2, r, 1), "add(i32, f32)");
+        /* Same width: WAMR passes the f32's bits as the i32. */
+        EXPECT_NO_TRAP(call(add, a, 2, r, 1));
+        CHECK(r[0].kind == WASM_I32 && r[0].of.i32 == 0x40000001,
+              "add(1, 2.0f) adds 2.0f's bits: %#x", (unsigned)r[0].of.i32);
         a[1].kind = WASM_EXTERNREF;
         a[1].of.ref = NULL;
         EXPECT_SOME_TRAP(call(add, a, 2, r, 1), "add(i32, externref)");
@@ -189,9 +191,9 @@ int main(int argc, char **argv)
         EXPECT_TRAP(call(f, NULL, 0, r, 0), "failed to call unlinked function");
 
         /* A module linked against the placeholder instantiates; calling
-           through the missing import traps. ABI.md fixes the message of a
-           direct call; via wasm, WAMR says "Exception: failed to call
-           unlinked import function (host, maybe)". Both forms pass. */
+           through the missing import traps, with WAMR's "Exception: failed
+           to call unlinked import function (host, maybe)" (a direct call
+           of the placeholder says "failed to call unlinked function"). */
         {
             instance_t inst2;
             imports[0] = empty;

@@ -287,27 +287,34 @@ static void refused_everywhere(void *p, const wasm_val_vec_t *args)
               && !wasm_valtype_copy(p) && !wasm_externtype_copy(p)
               && !wasm_frame_copy(p) && !wasm_foreign_copy(p),
           "copy");
-    CHECK(wasm_func_same(p, NULL) && wasm_ref_same(NULL, p)
-              && wasm_instance_same(p, p),
-          "same treats it as NULL");
+    /* As in WAMR, NULL is the same only as NULL; such a pointer only as
+       itself. */
+    CHECK(!wasm_func_same(p, NULL) && !wasm_ref_same(NULL, p)
+              && wasm_instance_same(p, p) && wasm_func_same(NULL, NULL),
+          "same");
     CHECK(!wasm_func_get_host_info(p) && !wasm_ref_get_host_info(p)
               && !wasm_foreign_get_host_info(p),
           "get host info");
     wasm_func_set_host_info_with_finalizer(p, INFO(7), fin);
     wasm_ref_set_host_info(p, INFO(7));
     wasm_foreign_set_host_info(p, INFO(7));
+    /* Conversions that make objects, and down-casts, give NULL; up-casts
+       are plain casts, as in WAMR (every use checks the pointer). */
     CHECK(!wasm_func_as_ref(p) && !wasm_ref_as_func(p)
               && !wasm_instance_as_ref_const(p) && !wasm_ref_as_foreign(p)
-              && !wasm_func_as_extern(p) && !wasm_extern_as_table(p)
-              && !wasm_functype_as_externtype(p)
+              && !wasm_extern_as_table(p)
               && !wasm_externtype_as_memorytype_const(p),
           "casts");
+    CHECK((void *)wasm_func_as_extern(p) == p
+              && (void *)wasm_functype_as_externtype(p) == p,
+          "up-casts");
     CHECK(wasm_func_call(p, args, &res) == NULL, "call does nothing");
     CHECK(!wasm_func_type(p) && wasm_func_param_arity(p) == 0
               && !wasm_global_type(p) && !wasm_memory_data(p)
-              && wasm_table_size(p) == 0 && wasm_valtype_kind(p) == 128
+              && wasm_table_size(p) == 0 && wasm_valtype_kind(p) == WASM_I32
               && !wasm_functype_params(p) && !wasm_importtype_name(p)
-              && wasm_extern_kind(p) == 128 && wasm_frame_func_index(p) == 0
+              && wasm_extern_kind(p) == WASM_EXTERN_FUNC
+              && wasm_frame_func_index(p) == 0
               && !wasm_module_get_name(p)[0]
               && !wasm_store_new(p) && !wasm_foreign_new(p)
               && !wasm_module_share(p),

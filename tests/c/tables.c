@@ -1,8 +1,14 @@
 /* Tables through the C API: wasm_table_get/set/grow/size on an exported
    funcref table, funcref values handed between the host and wasm, and
    call_indirect through a table the host created and filled (with a host
-   function and with a wasm export). */
+   function and with a wasm export); wasm_table_set takes the function
+   reference it is given, as WAMR's does. */
 #include "common.h"
+
+static void count_finalizer(void *p)
+{
+    (*(int *)p)++;
+}
 
 static int32_t call2(const instance_t *inst, const char *name, int32_t a,
                      int32_t b)
@@ -122,8 +128,18 @@ int main(int argc, char **argv)
           "set slot 0 to seven");
     EXPECT_TRAP(call2_trap(&inst, "call_t", 0, 1),
                 "Exception: indirect call type mismatch");
-    CHECK(!wasm_table_set(t, 3, wasm_func_as_ref(export_func(&inst, "seven"))),
-          "set past the end fails");
+    /* As in WAMR, a funcref table takes the reference it was set to (it is
+       deleted: its host info finalized); a failed set leaves it to the
+       caller. */
+    {
+        static int taken;
+        wasm_ref_t *r = wasm_func_as_ref(export_func(&inst, "seven"));
+        wasm_ref_set_host_info_with_finalizer(r, &taken, count_finalizer);
+        CHECK(!wasm_table_set(t, 3, r), "set past the end fails");
+        CHECK_EQ_INT(taken, 0, "a failed set took the reference");
+        CHECK(wasm_table_set(t, 0, r), "set slot 0 to seven again");
+        CHECK_EQ_INT(taken, 1, "the reference taken by a set");
+    }
     CHECK(wasm_table_set(t, 0, NULL), "set slot 0 to null");
     CHECK_EQ_INT(call1(&inst, "is_null_t", 0), 1, "slot 0 null again");
     CHECK(wasm_table_get(t, 0) == NULL, "host sees the null");

@@ -134,7 +134,7 @@ def test_traps(store):
     assert e.value.frames and e.value.frames[0].func_index == 4  # import 0, add 1, ..., div 4
     with pytest.raises(w.Trap, match="out of bounds memory access"):
         inst.exports.load(65536)
-    with pytest.raises(w.Trap, match="call stack exhausted"):
+    with pytest.raises(w.Trap, match="wasm operand stack overflow"):
         inst.exports.deep(0)
     assert inst.exports.add(1, 1) == 2  # the store stays usable
 
@@ -181,6 +181,39 @@ def test_globals(store):
     assert h.value == 2.25
     with pytest.raises(TypeError):
         w.Global(store, w.GlobalType(i32, True), "x")
+
+
+def test_host_globals_are_templates_until_imported(store, engine):
+    # As in WAMR's C API, a host global is a value until an instance
+    # imports it; the instance gets a global of its own holding it, for
+    # which the Python object then stands (and which a later instance
+    # importing the object shares).
+    m = w.Module(engine, """(module (import "host" "g" (global $g (mut i32)))
+      (func (export "get") (result i32) (global.get $g))
+      (func (export "set") (param i32) (global.set $g (local.get 0))))""")
+    g = w.Global(store, w.GlobalType(i32, True), 1)
+    assert g.value == 1
+    g.value = 2
+    assert g.value == 2
+    a = w.Instance(store, m, [g])
+    assert a.exports.get() == 2
+    a.exports.set(3)
+    assert g.value == 3
+    b = w.Instance(store, m, [g])
+    assert b.exports.get() == 3
+    b.exports.set(4)
+    assert (g.value, a.exports.get()) == (4, 4)
+
+
+def test_funcrefs_do_not_accumulate(store):
+    # Passing a Func as a funcref makes a reference object (as WAMR's
+    # wasm_func_as_ref does), deleted once the call is done.
+    _, inst = world(store)
+    t, add = inst.exports.t, inst.exports.add
+    for i in range(200):
+        t[i % 2] = add
+        assert t[i % 2] is not None
+    assert inst.exports.call_t(0, 2, 3) == 5
 
 
 def test_tables(store):

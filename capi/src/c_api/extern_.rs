@@ -8,17 +8,26 @@
 //! entity. Host-made entities live as long as the store; an object made
 //! from an instance's export keeps that instance alive (see `instance.rs`).
 //!
-//! `wasm_extern_new_empty` makes a placeholder of a kind: given as an
-//! import, it stands for "not provided" (a function that traps with "failed
-//! to call unlinked function", a zero global, a fresh table or memory of
-//! the declared type); called directly, it traps the same way.
+//! `wasm_extern_new_empty` makes a function or global placeholder (WAMR
+//! has no others): given as an import, it stands for "not provided" (see
+//! `link.rs`); called directly, it traps with "failed to call unlinked
+//! function".
+//!
+//! Some objects are not (yet) an entity of a store, as in WAMR: those made
+//! without a store, host globals that no instance has linked, memories of
+//! limits no memory can have ([`Unbound`]). They report their type, and
+//! read as empty (no value, no data) until linking realises them in an
+//! instance's store.
 
 use std::ptr;
 use std::rc::Rc;
 
-use cranewasm::{Extern, ExternType, Global, Instance, Memory, Table};
+use std::sync::Arc;
 
-use crate::c_api::func::FuncData;
+use cranewasm::{Extern, ExternType, Global, GlobalType, Instance, Memory, MemoryType, Table, TableType};
+
+use crate::c_api::func::{FuncData, HostCallback};
+use crate::c_api::global::Init;
 use crate::c_api::store::{self, StoreObj};
 use crate::c_api::types::{ExternTypeObj, wasm_externkind_t, wasm_externtype_t};
 use crate::handle::Kind;
@@ -35,6 +44,25 @@ pub enum Item {
     /// A placeholder from `wasm_extern_new_empty` (its kind is the
     /// object's); copies share the token, which is its identity.
     Placeholder(Rc<()>),
+    /// Not an entity of a store; copies share it, and it is their
+    /// identity.
+    Unbound(Rc<Unbound>),
+}
+
+/// What an object that is not an entity of a store stands for (see the
+/// module documentation): enough to make the entity when an instance
+/// links it.
+pub enum Unbound {
+    /// A host function made without a store.
+    Func(Arc<HostCallback>),
+    /// A host global: its type and initial value, which each instance that
+    /// links it gets (as in WAMR).
+    Global { ty: GlobalType, init: Init },
+    /// A memory made without a store, or with limits no memory can have
+    /// (kept as given, for its type).
+    Memory(MemoryType),
+    /// A table made without a store.
+    Table(TableType),
 }
 
 /// What the extern family of pointers points at.
@@ -68,6 +96,8 @@ unsafe impl Object for ExternObj {
     fn same(&self, other: &ExternObj) -> bool {
         match (&self.item, &other.item) {
             (Item::Placeholder(a), Item::Placeholder(b)) => Rc::ptr_eq(a, b),
+            (Item::Unbound(a), Item::Unbound(b)) => Rc::ptr_eq(a, b),
+            (Item::Placeholder(_) | Item::Unbound(_), _) | (_, Item::Placeholder(_) | Item::Unbound(_)) => false,
             _ => self.to_core() == other.to_core(),
         }
     }
@@ -115,15 +145,44 @@ impl ExternObj {
         unsafe { ExternObj::new(store, kind, item, owner) }
     }
 
-    /// The core entity, unless this is a placeholder.
+    /// An object of `kind` that is no entity of a store (see [`Unbound`]),
+    /// in `store` (freed with it) or in none.
+    ///
+    /// # Safety
+    /// `store` must be NULL or live.
+    pub unsafe fn unbound(store: *mut StoreObj, kind: Kind, item: Unbound) -> ExternObj {
+        // SAFETY: as the caller promises; an unbound object names no entity.
+        unsafe { ExternObj::new(store, kind, Item::Unbound(Rc::new(item)), None) }
+    }
+
+    /// The core entity, unless this is a placeholder or unbound.
     pub fn to_core(&self) -> Option<Extern> {
         Some(match &self.item {
             Item::Func(f) => Extern::Func(f.func),
             Item::Global(g) => Extern::Global(*g),
             Item::Table(t) => Extern::Table(*t),
             Item::Memory(m) => Extern::Memory(*m),
-            Item::Placeholder(_) => return None,
+            Item::Placeholder(_) | Item::Unbound(_) => return None,
         })
+    }
+
+    /// Makes this object stand for `entity` of `store` from now on: what
+    /// linking does to the globals, memories and tables it was given (in
+    /// WAMR they then refer to the instance's). An object of no store joins
+    /// `store` (and is freed with it).
+    ///
+    /// # Safety
+    /// `store` must be live and own `entity`; the object's store must be
+    /// NULL or `store`; `cell` must be this object's handle.
+    pub unsafe fn rebind(&mut self, cell: usize, store: *mut StoreObj, entity: Extern) {
+        self.item = match entity {
+            Extern::Func(_) => return,
+            Extern::Global(g) => Item::Global(g),
+            Extern::Table(t) => Item::Table(t),
+            Extern::Memory(m) => Item::Memory(m),
+        };
+        // SAFETY: as the caller promises.
+        unsafe { object::join(&mut self.header, cell, store) };
     }
 
     /// The instance this object stands for an export of.
@@ -144,15 +203,24 @@ impl ExternObj {
     /// The entity's type as the C API reports it (tables and memories with
     /// their declared minimum, as in WAMR); `None` for a placeholder.
     pub fn ty(&self) -> Option<ExternType> {
-        // SAFETY: objects exist only while their store does, and nothing
-        // else borrows the core store during this call.
-        let core = unsafe { store::core(self.header.store) };
+        let core = || {
+            // SAFETY: an object naming an entity belongs to the live store
+            // that owns it, and nothing else borrows the core store during
+            // this call.
+            unsafe { store::core(self.header.store) }
+        };
         Some(match &self.item {
             Item::Func(f) => ExternType::Func(f.ty),
-            Item::Global(g) => ExternType::Global(g.ty(core)),
-            Item::Table(t) => ExternType::Table(t.declared_ty(core)),
-            Item::Memory(m) => ExternType::Memory(m.declared_ty(core)),
+            Item::Global(g) => ExternType::Global(g.ty(core())),
+            Item::Table(t) => ExternType::Table(t.declared_ty(core())),
+            Item::Memory(m) => ExternType::Memory(m.declared_ty(core())),
             Item::Placeholder(_) => return None,
+            Item::Unbound(u) => match &**u {
+                Unbound::Func(host) => ExternType::Func(host.ty),
+                Unbound::Global { ty, .. } => ExternType::Global(*ty),
+                Unbound::Memory(ty) => ExternType::Memory(*ty),
+                Unbound::Table(ty) => ExternType::Table(*ty),
+            },
         })
     }
 }
@@ -167,15 +235,21 @@ c_object! {
     as_ref: wasm_extern_as_ref, wasm_extern_as_ref_const, wasm_ref_as_extern, wasm_ref_as_extern_const;
 }
 
-/// The extern's kind (`WASM_EXTERNREF`, 128, for NULL, as WAMR answers).
+/// The extern's kind: `WASM_EXTERNREF` (128) for NULL, and
+/// `WASM_EXTERN_FUNC` (0) for a pointer that is not a live extern, as
+/// WAMR answers (it reads the kind byte, 0 in the zero-filled structs
+/// bindings make).
 ///
 /// # Safety
-/// `e` may be NULL or any pointer: anything but a live extern counts as
-/// NULL. No other thread may delete it meanwhile.
+/// `e` may be NULL or any pointer; it is read only if it is a live extern.
+/// No other thread may delete it meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_extern_kind(e: Option<&wasm_extern_t>) -> wasm_externkind_t {
+    if e.is_none() {
+        return 128;
+    }
     // SAFETY: the client keeps the threading rule above.
-    unsafe { get::<wasm_extern_t>(e) }.map_or(128, ExternObj::c_kind)
+    unsafe { get::<wasm_extern_t>(e) }.map_or(0, ExternObj::c_kind)
 }
 
 /// The entity's type, as `wasm_func_type` .. `wasm_memory_type` give it;
@@ -192,11 +266,10 @@ pub unsafe extern "C" fn wasm_extern_type(e: Option<&wasm_extern_t>) -> *mut was
     }
 }
 
-/// A placeholder extern of `kind` in `store`, for the imports of
-/// `wasm_instance_new` that the client does not provide. NULL for a kind
-/// other than `WASM_EXTERN_FUNC` .. `WASM_EXTERN_MEMORY`. WAMR supports
-/// only function and global placeholders; tables and memories work the
-/// same way here.
+/// A placeholder extern of `kind` in `store` (or in none, for a NULL
+/// store), for the imports of `wasm_instance_new` that the client does not
+/// provide. As in WAMR, only functions and globals have placeholders: NULL
+/// for any other kind.
 ///
 /// # Safety
 /// `store` may be NULL or any pointer: anything but a live store counts as
@@ -206,15 +279,13 @@ pub unsafe extern "C" fn wasm_extern_new_empty(
     store: Option<&mut wasm_store_t>,
     kind: wasm_externkind_t,
 ) -> *mut wasm_extern_t {
-    // SAFETY: the client keeps the threading rule above.
-    let Some(store) = (unsafe { store::from_c(store) }) else { return ptr::null_mut() };
     let kind = match kind {
         0 => Kind::Func,
         1 => Kind::Global,
-        2 => Kind::Table,
-        3 => Kind::Memory,
         _ => return ptr::null_mut(),
     };
-    // SAFETY: the store is live; a placeholder names no entity.
+    // SAFETY: the client keeps the threading rule above.
+    let store = unsafe { store::from_c(store) }.unwrap_or(ptr::null_mut());
+    // SAFETY: the store is NULL or live; a placeholder names no entity.
     object::new(unsafe { ExternObj::new(store, kind, Item::Placeholder(Rc::new(())), None) })
 }

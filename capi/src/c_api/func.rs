@@ -12,11 +12,12 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::ptr;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Instant;
 
 use cranewasm::{AsContextMut, Caller, Func, FuncType, Trap, Val, ValRaw};
 
-use crate::c_api::extern_::{ExternObj, Item};
+use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::instance::Profile;
 use crate::c_api::store::{self, StoreData, StoreObj};
 use crate::c_api::trap::{self as traps, UNLINKED};
@@ -109,11 +110,13 @@ enum Callback {
     WithEnv(unsafe extern "C" fn(*mut c_void, *const wasm_val_vec_t, *mut wasm_val_vec_t) -> *mut wasm_trap_t),
 }
 
-/// A C callback as a core host function.
-struct HostCallback {
+/// A C callback as a core host function: shared by the core functions made
+/// from it (one per store that links a function made without a store) and
+/// the object, so that the env finalizer runs once, with the last.
+pub struct HostCallback {
     callback: Callback,
     env: Env,
-    ty: FuncType,
+    pub ty: FuncType,
 }
 
 // SAFETY: the callback and environment are the client's; the C API's
@@ -257,7 +260,9 @@ impl HostCallback {
     }
 }
 
-/// Makes a host function from a C callback.
+/// Makes a host function from a C callback: in `store`, or, as WAMR does
+/// for a NULL store, an object of no store that becomes a function of each
+/// store whose instance links it.
 ///
 /// # Safety
 /// As for [`wasm_func_new_with_env`].
@@ -268,27 +273,19 @@ unsafe fn new_host_func(
     env: Env,
 ) -> *mut wasm_func_t {
     // SAFETY: the client keeps the threading rule of the store.
-    let (Some(s), Some(ft)) = (unsafe { store::from_c(store) }, unsafe { func_type(ty) }) else {
+    let (s, ft) = unsafe { (store::from_c(store), func_type(ty)) };
+    let Some(ft) = ft else {
         // Not created, so the environment stays the client's.
         std::mem::forget(env);
         return ptr::null_mut();
     };
-    let host = HostCallback { callback, env, ty: ft };
-    // SAFETY: the store is live and not otherwise borrowed here.
-    let core = unsafe { store::core(s) };
-    let func = if is_raw(&ft) {
-        Func::new_raw(core.as_context_mut(), ft, move |_, slots| {
-            // SAFETY: the core calls this on the store's thread, with the
-            // parameters in `slots` and room for the results.
-            unsafe { host.call_raw(slots) }
-        })
-    } else {
-        Ok(Func::new(core, ft, move |caller, params, results| {
-            // SAFETY: the core calls this on the store's thread.
-            unsafe { host.call_vals(caller, params, results) }
-        }))
+    let host = Arc::new(HostCallback { callback, env, ty: ft });
+    let Some(s) = s else {
+        // SAFETY: an object of no store.
+        return object::new(unsafe { ExternObj::unbound(ptr::null_mut(), Kind::Func, Unbound::Func(host)) });
     };
-    match func {
+    // SAFETY: the store is live and not otherwise borrowed here.
+    match unsafe { realize(s, &host) } {
         // SAFETY: the store is live and owns the new function.
         Ok(f) => unsafe { new_func(s, f, ft) },
         Err(e) => {
@@ -298,8 +295,31 @@ unsafe fn new_host_func(
     }
 }
 
-/// A host function of type `ty` that runs `callback`. NULL if any
-/// argument is NULL.
+/// A core function of `store` that runs `host`.
+///
+/// # Safety
+/// `store` must be live and not otherwise borrowed.
+pub unsafe fn realize(store: *mut StoreObj, host: &Arc<HostCallback>) -> cranewasm::Result<Func> {
+    let (ty, host) = (host.ty, host.clone());
+    // SAFETY: as the caller promises.
+    let core = unsafe { store::core(store) };
+    if is_raw(&ty) {
+        Func::new_raw(core.as_context_mut(), ty, move |_, slots| {
+            // SAFETY: the core calls this on the store's thread, with the
+            // parameters in `slots` and room for the results.
+            unsafe { host.call_raw(slots) }
+        })
+    } else {
+        Ok(Func::new(core, ty, move |caller, params, results| {
+            // SAFETY: the core calls this on the store's thread.
+            unsafe { host.call_vals(caller, params, results) }
+        }))
+    }
+}
+
+/// A host function of type `ty` that runs `callback`; of no store for a
+/// NULL store (see [`wasm_func_new_with_env`]). NULL if the type or the
+/// callback is NULL.
 ///
 /// # Safety
 /// As for [`wasm_func_new_with_env`].
@@ -316,11 +336,15 @@ pub unsafe extern "C" fn wasm_func_new(
 
 /// A host function of type `ty` that runs `callback` with `env`. The
 /// finalizer runs once, when the store is deleted (wasm may call the
-/// function until then, even after the client deleted its handle).
+/// function until then, even after the client deleted its handle). With a
+/// NULL store, as in WAMR, the function belongs to no store: it links
+/// into instances of any store, and the finalizer runs once the object
+/// and every store that linked it are deleted.
 ///
 /// # Safety
 /// `store` and `ty` may be NULL or any pointers: anything but a live store
-/// and function type counts as NULL. `callback` must be safe to call with
+/// (for which the function belongs to no store) and function type counts
+/// as NULL. `callback` must be safe to call with
 /// `env` and the parameter and result vectors of the type, on the store's
 /// thread, as long as the store lives; `finalizer`, if given, with `env`.
 /// The store must not be used by another thread meanwhile.
@@ -338,14 +362,18 @@ pub unsafe extern "C" fn wasm_func_new_with_env(
     unsafe { new_host_func(store, ty, Callback::WithEnv(cb), Env { env, finalizer }) }
 }
 
-/// The function data of a live function handle.
+/// The type of a live function handle (`None` for a placeholder).
 ///
 /// # Safety
 /// As for [`object::get`].
-unsafe fn data<'a>(f: Option<&wasm_func_t>) -> Option<&'a FuncData> {
+unsafe fn ty_of(f: Option<&wasm_func_t>) -> Option<FuncType> {
     // SAFETY: as the caller promises.
     match unsafe { get::<wasm_func_t>(f) }.map(|f| &f.item) {
-        Some(Item::Func(d)) => Some(d),
+        Some(Item::Func(d)) => Some(d.ty),
+        Some(Item::Unbound(u)) => match &**u {
+            Unbound::Func(host) => Some(host.ty),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -358,8 +386,8 @@ unsafe fn data<'a>(f: Option<&wasm_func_t>) -> Option<&'a FuncData> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_func_type(f: Option<&wasm_func_t>) -> *mut wasm_functype_t {
     // SAFETY: the client keeps the threading rule above.
-    match unsafe { data(f) } {
-        Some(d) => ExternTypeObj::new_handle(&cranewasm::ExternType::Func(d.ty)).cast(),
+    match unsafe { ty_of(f) } {
+        Some(ty) => ExternTypeObj::new_handle(&cranewasm::ExternType::Func(ty)).cast(),
         None => ptr::null_mut(),
     }
 }
@@ -371,7 +399,7 @@ pub unsafe extern "C" fn wasm_func_type(f: Option<&wasm_func_t>) -> *mut wasm_fu
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_func_param_arity(f: Option<&wasm_func_t>) -> usize {
     // SAFETY: the client keeps the threading rule of `wasm_func_type`.
-    unsafe { data(f) }.map_or(0, |d| d.ty.params().len())
+    unsafe { ty_of(f) }.map_or(0, |ty| ty.params().len())
 }
 
 /// The number of results (0 for NULL or a placeholder).
@@ -381,20 +409,27 @@ pub unsafe extern "C" fn wasm_func_param_arity(f: Option<&wasm_func_t>) -> usize
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_func_result_arity(f: Option<&wasm_func_t>) -> usize {
     // SAFETY: the client keeps the threading rule of `wasm_func_type`.
-    unsafe { data(f) }.map_or(0, |d| d.ty.results().len())
+    unsafe { ty_of(f) }.map_or(0, |ty| ty.results().len())
 }
 
-/// Calls the function. The arguments must match its parameters in number
-/// and kind; `results` must have room (`size`) for its results, which are
-/// written to `results->data` with `num_elems = size = result count`.
-/// Returns NULL on success and an owned trap otherwise: a trap of the
-/// function, or a wrong argument list. NULL `func` does nothing.
+/// Calls the function, as WAMR does: one argument per parameter is read
+/// from `args->data` (extra ones are ignored; too few are a trap), each at
+/// the width of its kind byte, so an argument of the other kind of the
+/// same width (`f32` for `i32`, `f64` for `i64`) passes its bits; other
+/// kinds are a trap. The function runs before `results` is looked at, so a
+/// trap of the function is returned even with no room for results; after
+/// a successful call the results go to `results->data`, with `num_elems =
+/// size = result count`, or, when `results` has no room for them (where
+/// WAMR would write past it), nothing is written and a trap says so.
+/// Returns NULL on success and an owned trap otherwise. NULL `func` does
+/// nothing.
 ///
 /// # Safety
 /// `func` may be NULL or any pointer: anything but a live function counts
 /// as NULL. `args` and `results` must be NULL or valid vectors (`data`
-/// holding `size` values). A callback that runs meanwhile may delete the
-/// function. The store must not be used by another thread meanwhile.
+/// holding `size` values, or `num_elems` if more). A callback that runs
+/// meanwhile may delete the function. The store must not be used by
+/// another thread meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_func_call(
     func: Option<&wasm_func_t>,
@@ -406,14 +441,28 @@ pub unsafe extern "C" fn wasm_func_call(
     let Some(f) = (unsafe { get::<wasm_func_t>(func) }) else { return ptr::null_mut() };
     let store = f.header.store;
     let Item::Func(data) = &f.item else {
-        // SAFETY: the store of a live object is live.
+        // A placeholder, or a function of no store (which WAMR, too, calls
+        // only through an instance).
+        // SAFETY: the store of a live object is NULL or live.
         return unsafe { traps::new_trap(store, UNLINKED.as_bytes(), Vec::new()) };
     };
     let call = Call { func: data.func, ty: data.ty, raw: data.raw };
     let profile = data.profile.clone();
-    // SAFETY: the store of a live object is live; the vectors are valid
-    // (caller).
+    // SAFETY: the store of a live function of the core is live; the
+    // vectors are valid (caller).
     unsafe { call.run(store, args, results, profile) }
+}
+
+/// Whether an argument of kind `kind` is read as a `ty`: its own kind, or
+/// WAMR's reading of a same-width number by its bits.
+fn kind_fits(kind: u8, ty: cranewasm::ValType) -> bool {
+    use cranewasm::ValType::*;
+    let width = |k: u8| match k {
+        k if k == I32.kind() || k == F32.kind() => Some(4),
+        k if k == I64.kind() || k == F64.kind() => Some(8),
+        _ => None,
+    };
+    kind == ty.kind() || (width(kind).is_some() && width(kind) == width(ty.kind()))
 }
 
 /// What [`wasm_func_call`] needs of a function object, copied out of it.
@@ -441,24 +490,25 @@ impl Call {
         };
         let (np, nr) = (self.ty.params().len(), self.ty.results().len());
         // SAFETY: a valid vector (caller).
-        let args: &[wasm_val_t] = args.map_or(&[], |a| unsafe { a.raw().as_slice() });
-        if args.len() != np {
-            return trap(format!("wasm_func_call: expected {np} arguments, got {}", args.len()));
-        }
+        let given: &[wasm_val_t] = args.map_or(&[], |a| unsafe { a.raw().first(a.size.max(a.num_elems)) });
+        let Some(args) = given.get(..np) else {
+            return trap(format!("wasm_func_call: expected {np} arguments, got {}", given.len()));
+        };
         for (i, (a, t)) in args.iter().zip(self.ty.params()).enumerate() {
-            if a.kind != t.kind() {
+            if !kind_fits(a.kind, *t) {
                 return trap(format!("wasm_func_call: argument {i} has kind {}, expected {t}", a.kind));
             }
         }
+        // Where the results go: NULL (a scratch buffer) when there is no
+        // room, checked only after the call.
         let (out, out_size) = match &results {
-            _ if nr == 0 => (ptr::null_mut(), 0),
-            Some(r) if r.size >= nr && !r.data.is_null() => (r.data, r.size),
-            _ => return trap(format!("wasm_func_call: the results vector has no room for {nr} results")),
+            Some(r) if nr > 0 && r.size >= nr && !r.data.is_null() => (r.data, r.size),
+            _ => (ptr::null_mut(), 0),
         };
 
         let start = profile.as_ref().map(|_| Instant::now());
         // SAFETY: the arguments were checked against the signature, and
-        // `out` has room for `out_size >= nr` values.
+        // `out` is NULL or has room for `out_size >= nr` values.
         let outcome = unsafe {
             if self.raw { self.call_raw(store, args, out, out_size) } else { self.call_vals(store, args, out) }
         };
@@ -466,6 +516,9 @@ impl Call {
             profile.add(*i, start.elapsed());
         }
         match outcome {
+            Ok(()) if nr > 0 && out.is_null() => {
+                trap(format!("wasm_func_call: the results vector has no room for {nr} results"))
+            }
             Ok(()) => {
                 if let Some(r) = results.filter(|_| nr > 0) {
                     r.num_elems = nr;
@@ -479,11 +532,12 @@ impl Call {
 
     /// Runs a call whose values are all numbers over one slot array: the
     /// client's arguments when there are no results, the client's results
-    /// buffer when it can hold both, a stack buffer otherwise.
+    /// buffer when it can hold both, a stack buffer otherwise (whose
+    /// results are dropped when `out` is NULL).
     ///
     /// # Safety
-    /// As for [`Call::run`]; `args` match the parameters, `out` has room
-    /// for `out_size >= results` values.
+    /// As for [`Call::run`]; `args` match the parameters, `out` is NULL or
+    /// has room for `out_size >= results` values.
     unsafe fn call_raw(
         &self,
         store: *mut StoreObj,
@@ -524,7 +578,7 @@ impl Call {
                 };
                 copy_payloads(slots.as_mut_ptr().cast(), args.as_ptr(), self.ty.params());
                 let r = self.func.call_raw(opaque, slots.as_mut_ptr());
-                if r.is_ok() {
+                if r.is_ok() && !out.is_null() {
                     copy_payloads(out, slots.as_ptr().cast(), self.ty.results());
                 }
                 r
@@ -562,6 +616,9 @@ impl Call {
         if let Err(e) = self.func.call(&mut *core, &params, &mut results) {
             // SAFETY: `store` is live.
             return Err(unsafe { traps::from_error(store, &e) });
+        }
+        if out.is_null() {
+            return Ok(());
         }
         for (i, r) in results.into_iter().enumerate() {
             // SAFETY: `out` has room for every result (caller); `core` is

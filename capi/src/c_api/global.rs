@@ -1,11 +1,20 @@
-//! Globals.
+//! Globals, as WAMR has them.
+//!
+//! A global the host makes (`wasm_global_new`) is a type and an initial
+//! value, not yet a global of any store: reading it leaves `*out` alone and
+//! setting it does nothing. Each instance that links it gets a global of
+//! its own holding that initial value, read at the type's width whatever
+//! the value's kind, and from then on the host's object stands for that
+//! instance's global (see `link.rs`). Globals of an instance's exports are
+//! read and set directly. `wasm_global_set` checks neither mutability nor
+//! kind: the value's payload is stored at the global's width.
 
 use std::ptr;
 
-use cranewasm::{ExternType, Global};
+use cranewasm::{AsContextMut, ExternType, Global, Val, ValType};
 
-use crate::c_api::extern_::{ExternObj, Item};
-use crate::c_api::store::{self, StoreObj};
+use crate::c_api::extern_::{ExternObj, Item, Unbound};
+use crate::c_api::store::{self, StoreData, StoreObj};
 use crate::c_api::types::{self, wasm_globaltype_t};
 use crate::c_api::val::{self, wasm_val_t};
 use crate::handle::Kind;
@@ -24,7 +33,62 @@ c_object! {
         wasm_extern_as_global, wasm_extern_as_global_const;
 }
 
-/// The store and core global of a live global handle.
+/// The initial value of a host global: the client's value as it was given
+/// (a bitwise copy, its payload read at the type's width when an instance
+/// links the global), except what must be resolved at once: a v128's 16
+/// bytes (the pointer is the client's only during the call) and a
+/// funcref's function (the object may be deleted before the link).
+pub enum Init {
+    Bits(wasm_val_t),
+    V128([u8; 16]),
+    Func(Option<cranewasm::Func>),
+}
+
+impl Init {
+    /// Keeps `v` as the initial value of a global of type `ty`; `None` for
+    /// a v128 global whose value is not a v128 (its payload would be read
+    /// as a pointer), and for a funcref global given a reference to
+    /// something else.
+    ///
+    /// # Safety
+    /// A v128 value must point at its 16 bytes (or be NULL); a funcref's
+    /// payload may be NULL or any pointer.
+    unsafe fn new(v: &wasm_val_t, ty: ValType) -> Option<Init> {
+        Some(match ty {
+            ValType::V128 if v.kind != ValType::V128.kind() => return None,
+            // SAFETY: a v128 points at its 16 bytes (caller).
+            ValType::V128 => Init::V128(*unsafe { v.ref_ptr().cast::<[u8; 16]>().as_ref() }?),
+            // SAFETY: any pointer is looked up in the live-object table.
+            ValType::FuncRef => Init::Func(unsafe { val::func_of_ref(v.ref_ptr()) }.ok()?),
+            _ => Init::Bits(*v),
+        })
+    }
+
+    /// The core value of type `ty` in `store`: the payload read at the
+    /// type's width; `None` if it cannot be one.
+    ///
+    /// # Safety
+    /// `store` must be live and `cx` a context of its core store.
+    pub unsafe fn to_core(
+        &self,
+        store: *mut StoreObj,
+        cx: impl AsContextMut<Data = StoreData>,
+        ty: ValType,
+    ) -> Option<Val> {
+        match (self, ty) {
+            (Init::V128(bytes), ValType::V128) => Some(Val::V128(cranewasm::V128(u128::from_le_bytes(*bytes)))),
+            (Init::Func(f), ValType::FuncRef) => Some(Val::FuncRef(*f)),
+            (Init::Bits(v), ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64 | ValType::ExternRef) => {
+                // SAFETY: as the caller promises; numbers and host pointers
+                // are read as bits.
+                unsafe { val::to_core(store, cx, v, ty) }.ok()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The store and core global of a global handle that stands for one.
 ///
 /// # Safety
 /// As for [`object::get`].
@@ -37,14 +101,16 @@ unsafe fn global(g: Option<&wasm_global_t>) -> Option<(*mut StoreObj, Global)> {
     }
 }
 
-/// A global of type `ty` holding `init`, whose kind must match the type's
-/// content. NULL otherwise.
+/// A host global of type `ty` whose initial value is `init`, of any kind
+/// (see the module documentation): in `store`, or in none for a NULL
+/// store, as in WAMR. NULL for a NULL type or value, and for a v128 global
+/// given another kind of value.
 ///
 /// # Safety
 /// `store` and `ty` may be NULL or any pointers: anything but a live store
-/// and global type counts as NULL. `init` must be NULL or a valid value
-/// (a v128 pointing at 16 bytes, a funcref NULL or any pointer). The store
-/// must not be used by another thread meanwhile.
+/// (for which the global belongs to no store) and global type counts as
+/// NULL. `init` must be NULL or a valid value (a v128 pointing at 16
+/// bytes). The store must not be used by another thread meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_global_new(
     store: Option<&mut wasm_store_t>,
@@ -52,23 +118,13 @@ pub unsafe extern "C" fn wasm_global_new(
     init: Option<&wasm_val_t>,
 ) -> *mut wasm_global_t {
     // SAFETY: the client keeps the threading rule above.
-    let (Some(s), Some(init)) = (unsafe { store::from_c(store) }, init) else { return ptr::null_mut() };
-    // SAFETY: as above.
     let Some(ExternType::Global(gt)) = (unsafe { types::extern_type(ty) }) else { return ptr::null_mut() };
-    if init.kind != gt.content.kind() {
-        return ptr::null_mut();
-    }
-    // SAFETY: the store is live and not otherwise borrowed here; `init` is
-    // valid (caller).
-    let made = unsafe {
-        let core = store::core(s);
-        val::to_core(s, &mut *core, init, gt.content).ok().and_then(|v| Global::new(&mut *core, gt, v).ok())
-    };
-    match made {
-        // SAFETY: the store is live and owns the new global.
-        Some(g) => object::new(unsafe { ExternObj::new(s, Kind::Global, Item::Global(g), None) }),
-        None => ptr::null_mut(),
-    }
+    // SAFETY: a valid value (caller).
+    let Some(init) = init.and_then(|v| unsafe { Init::new(v, gt.content) }) else { return ptr::null_mut() };
+    // SAFETY: as above.
+    let store = unsafe { store::from_c(store) }.unwrap_or(ptr::null_mut());
+    // SAFETY: the store is NULL or live.
+    object::new(unsafe { ExternObj::unbound(store, Kind::Global, Unbound::Global { ty: gt, init }) })
 }
 
 /// The global's type.
@@ -86,7 +142,8 @@ pub unsafe extern "C" fn wasm_global_type(g: Option<&wasm_global_t>) -> *mut was
 }
 
 /// Sets `*out` to the global's value (a funcref as a new function object,
-/// an externref as the host pointer it was given as).
+/// an externref as the host pointer it was given as). A host global that
+/// no instance has linked leaves `*out` alone, as in WAMR.
 ///
 /// # Safety
 /// As for [`wasm_global_type`]; `out` must be NULL or point at writable
@@ -98,32 +155,32 @@ pub unsafe extern "C" fn wasm_global_get(g: Option<&wasm_global_t>, out: *mut wa
     if out.is_null() {
         return;
     }
-    // SAFETY: the store of a live object is live; `out` is writable.
+    // SAFETY: the store of a global is live; `out` is writable.
     unsafe {
         let v = g.get(store::core(s));
         out.write(val::from_core(s, store::core(s), v));
     }
 }
 
-/// Sets a mutable global. A value of another kind, or a constant global,
-/// leaves the global unchanged (there is no way to report it).
+/// Sets the global as WAMR does, checking neither its mutability nor the
+/// value's kind: the value's payload is stored at the global's width (a
+/// v128 global takes only a v128 value, whose payload is a pointer). A
+/// host global that no instance has linked is left alone.
 ///
 /// # Safety
-/// As for [`wasm_global_type`]; `v` must be NULL or a valid value (see
-/// [`wasm_global_new`]).
+/// As for [`wasm_global_type`]; `v` must be NULL or a valid value (a v128
+/// pointing at 16 bytes; a funcref NULL or any pointer).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_global_set(g: Option<&mut wasm_global_t>, v: Option<&wasm_val_t>) {
     // SAFETY: the client keeps the threading rule above.
     let (Some((s, g)), Some(v)) = (unsafe { global(g.as_deref()) }, v) else { return };
-    // SAFETY: the store of a live object is live and not otherwise
-    // borrowed here; `v` is valid (caller).
+    // SAFETY: the store of a global is live and not otherwise borrowed
+    // here; `v` is valid (caller).
     unsafe {
         let content = g.ty(store::core(s)).content;
-        if v.kind != content.kind() {
-            return;
-        }
-        if let Ok(v) = val::to_core(s, store::core(s), v, content) {
-            let _ = g.set(store::core(s), v);
+        let Some(init) = Init::new(v, content) else { return };
+        if let Some(v) = init.to_core(s, store::core(s), content) {
+            let _ = g.set_ignoring_mutability(store::core(s), v);
         }
     }
 }

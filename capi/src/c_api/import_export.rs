@@ -1,15 +1,18 @@
 //! Import and export types: a name (two for imports) and an entity type.
 //!
-//! Names are kept NUL-terminated with the NUL counted, whether the runtime
-//! made them (from a module) or a client handed them over with or without
-//! a NUL, so that `data` can always be read as a C string.
+//! Names the runtime makes (from a module) are NUL-terminated with the NUL
+//! counted. Names a client hands to `wasm_importtype_new` /
+//! `wasm_exporttype_new` are kept as WAMR keeps them: the type copies the
+//! caller's vector struct, so it owns the buffer and hands back exactly
+//! those bytes (no NUL added, a given one kept), and the caller's struct
+//! is left as it was. A constructor that fails takes nothing.
 
 use std::ptr;
 
 use cranewasm::{ExportType, ImportType};
 
 use crate::c_api::types::{ExternTypeObj, wasm_externtype_t};
-use crate::c_api::vec::{RawVec, name_from_str, take_name, wasm_byte_vec_copy, wasm_byte_vec_delete, wasm_name_t};
+use crate::c_api::vec::{RawVec, name_from_str, wasm_byte_vec_copy, wasm_byte_vec_delete, wasm_name_t};
 use crate::handle::Kind;
 use crate::object::{self, Object, Own, c_object, get};
 
@@ -109,36 +112,37 @@ c_object! {
     copy: wasm_importtype_copy;
 }
 
-/// An import type taking ownership of both names and the type. NULL (and
-/// those given consumed all the same) if any is NULL or the type is not a
-/// live type.
+/// A name a client gives up: a bitwise copy of its struct (see the module
+/// documentation).
+fn adopt_name(n: &wasm_name_t) -> wasm_name_t {
+    wasm_name_t::from_raw(n.raw().bitwise())
+}
+
+/// An import type taking ownership of both names (their buffers; the
+/// caller's structs are left as they were) and the type. NULL, taking
+/// nothing, if any is NULL or the type is not a live type.
 ///
 /// # Safety
-/// `module` and `name` must be NULL or valid vectors the caller owns; `ty`
-/// NULL or any pointer (a live type must be the caller's to give).
+/// `module` and `name` must be NULL or valid vectors whose buffers the
+/// caller gives up; `ty` NULL or any pointer (a live type must be the
+/// caller's to give).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_importtype_new(
     module: *mut wasm_name_t,
     name: *mut wasm_name_t,
     ty: Option<&mut wasm_externtype_t>,
 ) -> *mut wasm_importtype_t {
-    // SAFETY: the type is the caller's to give.
-    let ty = unsafe { Own::adopt(ty) };
-    if module.is_null() || name.is_null() || ty.is_none() {
-        // SAFETY: the names are the caller's to give (or NULL).
-        unsafe {
-            wasm_byte_vec_delete(module);
-            wasm_byte_vec_delete(name);
-        }
+    // SAFETY: NULL or valid vectors (caller).
+    let (Some(module), Some(name)) = (unsafe { module.as_ref() }, unsafe { name.as_ref() }) else {
         return ptr::null_mut();
-    }
-    let Some(ty) = ty else { return ptr::null_mut() };
-    // SAFETY: valid vectors the caller gives up.
-    let (module, name) = unsafe { (take_name(module), take_name(name)) };
-    object::new(ImportTypeObj { module, name, ty })
+    };
+    // SAFETY: the type, if live, is the caller's to give.
+    let Some(ty) = (unsafe { Own::adopt(ty) }) else { return ptr::null_mut() };
+    object::new(ImportTypeObj { module: adopt_name(module), name: adopt_name(name), ty })
 }
 
-/// The module name (NUL-terminated, NUL counted).
+/// The module name: NUL-terminated with the NUL counted for imports of a
+/// module, the bytes given for an import type a client made.
 ///
 /// # Safety
 /// `t` may be NULL or any pointer: anything but a live import type counts
@@ -149,7 +153,7 @@ pub unsafe extern "C" fn wasm_importtype_module(t: Option<&wasm_importtype_t>) -
     unsafe { get::<wasm_importtype_t>(t) }.map_or(ptr::null(), |t| &t.module)
 }
 
-/// The field name (NUL-terminated, NUL counted).
+/// The field name (as for [`wasm_importtype_module`]).
 ///
 /// # Safety
 /// As for [`wasm_importtype_module`].
@@ -188,9 +192,9 @@ c_object! {
     copy: wasm_exporttype_copy;
 }
 
-/// An export type taking ownership of the name and the type. NULL (and
-/// those given consumed all the same) if either is NULL or the type is not
-/// a live type.
+/// An export type taking ownership of the name (its buffer, as in
+/// [`wasm_importtype_new`]) and the type. NULL, taking nothing, if either
+/// is NULL or the type is not a live type.
 ///
 /// # Safety
 /// As for [`wasm_importtype_new`].
@@ -199,19 +203,15 @@ pub unsafe extern "C" fn wasm_exporttype_new(
     name: *mut wasm_name_t,
     ty: Option<&mut wasm_externtype_t>,
 ) -> *mut wasm_exporttype_t {
-    // SAFETY: the type is the caller's to give.
-    let ty = unsafe { Own::adopt(ty) };
-    let (false, Some(ty)) = (name.is_null(), ty) else {
-        // SAFETY: the name is the caller's to give (or NULL).
-        unsafe { wasm_byte_vec_delete(name) };
-        return ptr::null_mut();
-    };
-    // SAFETY: a valid vector the caller gives up.
-    let name = unsafe { take_name(name) };
-    object::new(ExportTypeObj { name, ty })
+    // SAFETY: NULL or a valid vector (caller).
+    let Some(name) = (unsafe { name.as_ref() }) else { return ptr::null_mut() };
+    // SAFETY: the type, if live, is the caller's to give.
+    let Some(ty) = (unsafe { Own::adopt(ty) }) else { return ptr::null_mut() };
+    object::new(ExportTypeObj { name: adopt_name(name), ty })
 }
 
-/// The export's name (NUL-terminated, NUL counted).
+/// The export's name: NUL-terminated with the NUL counted for exports of a
+/// module, the bytes given for an export type a client made.
 ///
 /// # Safety
 /// `t` may be NULL or any pointer: anything but a live export type counts

@@ -1,11 +1,10 @@
 //! Instances, their exports, and the execution-time counters.
 //!
-//! Imports are given in the module's import order. A missing import (a
-//! vector shorter than the module's imports, a NULL element, or a
-//! `wasm_extern_new_empty` placeholder) is filled with a stand-in: a
-//! function that traps with "failed to call unlinked function" when
-//! called, a zero global, or a new table or memory of the declared type.
-//! WAMR behaves the same for functions, which is what clients rely on.
+//! Imports are linked as WAMR links them, by kind and position (see
+//! `link.rs`). A failure gives WAMR's trap: `wasm_instance_new_with_args_ex
+//! failed: ` and the reason (`Failed to validate imports`, or `WASM module
+//! instantiate failed: ` and what failed, a start function's trap
+//! included).
 //!
 //! An instance lives while a C object refers to it: its `wasm_instance_t`
 //! handles and the extern objects of its exports. WAMR's samples call
@@ -24,10 +23,11 @@ use std::ptr;
 use std::rc::Rc;
 use std::time::Duration;
 
-use cranewasm::{Extern, ExternType, Func, Global, Instance, Memory, Table, Val};
+use cranewasm::Instance;
 
 use crate::c_api::config::InstantiationArgs;
 use crate::c_api::extern_::{self, ExternObj};
+use crate::c_api::link::{self, Failure};
 use crate::c_api::store::{self, StoreObj};
 use crate::c_api::vec::{RawVec, wasm_extern_vec_t};
 use crate::handle::Kind;
@@ -155,20 +155,8 @@ c_object! {
     as_ref: wasm_instance_as_ref, wasm_instance_as_ref_const, wasm_ref_as_instance, wasm_ref_as_instance_const;
 }
 
-/// A stand-in for an import the client did not provide.
-///
-/// # Safety
-/// `store` must be live and not otherwise borrowed.
-unsafe fn stand_in(store: *mut StoreObj, ty: &ExternType) -> cranewasm::Result<Extern> {
-    // SAFETY: as the caller promises.
-    let core = unsafe { store::core(store) };
-    Ok(match *ty {
-        ExternType::Func(f) => Extern::Func(Func::unlinked(core, f)),
-        ExternType::Global(g) => Extern::Global(Global::new(core, g, Val::default_for(g.content))?),
-        ExternType::Table(t) => Extern::Table(Table::new(core, t, Val::default_for(t.element))?),
-        ExternType::Memory(m) => Extern::Memory(Memory::new(core, m)?),
-    })
-}
+/// The start of every message of a failed instantiation: WAMR's.
+const FAILED: &str = "wasm_instance_new_with_args_ex failed: ";
 
 /// Instantiates; on failure, the trap saying why (NULL when the module is
 /// not a live module).
@@ -180,27 +168,37 @@ unsafe fn instantiate(
     store: *mut StoreObj,
     module: *const wasm_module_t,
     imports: Option<&wasm_extern_vec_t>,
+    max_memory_pages: Option<u32>,
 ) -> Result<*mut wasm_instance_t, *mut wasm_trap_t> {
     // SAFETY: `store` is live (caller).
-    let fail = |e: &cranewasm::Error| unsafe { crate::c_api::trap::from_error(store, e) };
+    let fail = |why: String, frames| unsafe { crate::c_api::trap::new_trap(store, why.as_bytes(), frames) };
     // SAFETY: the client keeps the threading rule of the module.
     let Some(slot) = (unsafe { crate::c_api::module::slot(module) }) else { return Err(ptr::null_mut()) };
     let module = slot.module().clone();
-    // SAFETY: a valid vector (caller).
-    let given = imports.map_or(&[][..], |v| unsafe { v.raw().as_slice() });
-    let mut externs = Vec::with_capacity(module.imports().len());
-    for (i, import) in module.imports().enumerate() {
-        // SAFETY: the client keeps the threading rule of the externs.
-        let provided = given.get(i).and_then(|e| unsafe { get::<wasm_extern_t>(*e) }).and_then(ExternObj::to_core);
-        externs.push(match provided {
-            Some(e) => e,
-            // SAFETY: `store` is live and not otherwise borrowed.
-            None => unsafe { stand_in(store, &import.ty) }.map_err(|e| fail(&e))?,
-        });
-    }
+    // SAFETY: as the caller promises.
+    let linked = match unsafe { link::link(store, &module, imports, max_memory_pages) } {
+        Ok(linked) => linked,
+        Err(Failure::Validate) => return Err(fail(format!("{FAILED}Failed to validate imports"), Vec::new())),
+        Err(Failure::Instantiate(why)) => {
+            return Err(fail(format!("{FAILED}WASM module instantiate failed: {why}"), Vec::new()));
+        }
+    };
     // SAFETY: as above.
     let core = unsafe { store::core(store) };
-    let instance = Instance::new(&mut *core, &module, &externs).map_err(|e| fail(&e))?;
+    let instance = match Instance::new_with_max_memory_pages(&mut *core, &module, &linked.externs, max_memory_pages) {
+        Ok(instance) => instance,
+        Err(e) => {
+            let (why, frames) = match e.as_trap() {
+                Some(t) => (crate::c_api::trap::message_of(t), t.frames().to_vec()),
+                None => (e.to_string(), Vec::new()),
+            };
+            return Err(fail(format!("{FAILED}WASM module instantiate failed: {why}"), frames));
+        }
+    };
+    // SAFETY: the store is live and owns the linked externs.
+    unsafe { linked.rebind(store) };
+    // SAFETY: as above.
+    let core = unsafe { store::core(store) };
     // SAFETY: `store` is live.
     let profile = unsafe { (*store).profiling }.then(|| {
         let funcs = instance.exports(&mut *core).into_iter().map(|(name, _)| (name, Cell::new(0.0)));
@@ -210,10 +208,11 @@ unsafe fn instantiate(
     Ok(object::new(unsafe { InstanceObj::new(store, instance, profile) }))
 }
 
-/// Instantiates `module` with `imports` in the module's import order. On
-/// failure returns NULL and sets `*trap` (when given) to a trap saying why:
-/// a trap of the start function or of a segment initialisation, or an
-/// import of the wrong type. Without `trap`, the reason goes to stderr.
+/// Instantiates `module` with `imports`, linked by kind and position as in
+/// WAMR (see `link.rs`). On failure returns NULL and sets `*trap` (when
+/// given) to a trap saying why, in WAMR's words: an import that does not
+/// fit, a missing global, a trap of the start function or of a segment
+/// initialisation. Without `trap`, the reason goes to stderr.
 ///
 /// # Safety
 /// As for [`wasm_instance_new_with_args_ex`].
@@ -249,9 +248,11 @@ pub unsafe extern "C" fn wasm_instance_new_with_args(
     unsafe { wasm_instance_new_with_args_ex(store, module, imports, trap, Some(&args)) }
 }
 
-/// [`wasm_instance_new`] with WAMR's instantiation arguments, accepted and
-/// ignored as in [`wasm_instance_new_with_args`] (`max_memory_pages`
-/// included: memories grow to their declared maximum).
+/// [`wasm_instance_new`] with WAMR's instantiation arguments: the stack and
+/// heap sizes are accepted and ignored as in
+/// [`wasm_instance_new_with_args`]; `max_memory_pages`, when not 0, caps
+/// the maximum of the instance's memories (but not below their minimum),
+/// as in WAMR.
 ///
 /// # Safety
 /// `store` and `module` may be NULL or any pointers, and so may the
@@ -264,13 +265,14 @@ pub unsafe extern "C" fn wasm_instance_new_with_args_ex(
     module: *const wasm_module_t,
     imports: Option<&wasm_extern_vec_t>,
     trap: *mut *mut wasm_trap_t,
-    _args: Option<&InstantiationArgs>,
+    args: Option<&InstantiationArgs>,
 ) -> *mut wasm_instance_t {
     // SAFETY: the client keeps the threading rule above.
     let Some(store) = (unsafe { store::from_c(store) }) else { return ptr::null_mut() };
+    let max_memory_pages = args.map_or(0, |a| a.max_memory_pages);
     // SAFETY: the store is live and not otherwise borrowed; `imports` is
     // valid (caller).
-    let outcome = unsafe { instantiate(store, module, imports) };
+    let outcome = unsafe { instantiate(store, module, imports, (max_memory_pages != 0).then_some(max_memory_pages)) };
     // SAFETY: `trap` is NULL or writable (caller).
     let trap = unsafe { trap.as_mut() };
     match outcome {
@@ -337,7 +339,7 @@ pub unsafe extern "C" fn wasm_instance_exports(i: Option<&wasm_instance_t>, out:
 /// instance's exported functions. Timing happens only when the engine was
 /// configured with `wasm_config_set_linux_perf_opt(config, true)`, our
 /// stand-in for WAMR's profiling build; otherwise the answer is -1, as from
-/// a WAMR built without profiling. 0 for NULL.
+/// a WAMR built without profiling, NULL included.
 ///
 /// # Safety
 /// `i` may be NULL or any pointer: anything but a live instance counts as
@@ -345,15 +347,15 @@ pub unsafe extern "C" fn wasm_instance_exports(i: Option<&wasm_instance_t>, out:
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_instance_sum_wasm_exec_time(i: Option<&wasm_instance_t>) -> f64 {
     // SAFETY: the client keeps the threading rule above.
-    match unsafe { get::<wasm_instance_t>(i) } {
-        Some(i) => i.profile.as_ref().map_or(-1.0, |p| p.funcs.iter().map(|(_, ms)| ms.get()).sum()),
-        None => 0.0,
+    match unsafe { get::<wasm_instance_t>(i) }.and_then(|i| i.profile.as_ref()) {
+        Some(p) => p.funcs.iter().map(|(_, ms)| ms.get()).sum(),
+        None => -1.0,
     }
 }
 
 /// Milliseconds spent in calls to the exported function `name`, timed as
-/// for [`wasm_instance_sum_wasm_exec_time`] (-1 when not profiling); 0 for
-/// an unknown name or NULL arguments.
+/// for [`wasm_instance_sum_wasm_exec_time`] (-1 when not profiling, and for
+/// NULL arguments); 0 for an unknown name.
 ///
 /// # Safety
 /// As for [`wasm_instance_sum_wasm_exec_time`]; `name` must be NULL or a
@@ -364,8 +366,10 @@ pub unsafe extern "C" fn wasm_instance_get_wasm_func_exec_time(
     name: *const c_char,
 ) -> f64 {
     // SAFETY: the client keeps the threading rule above.
-    let (Some(i), false) = (unsafe { get::<wasm_instance_t>(i) }, name.is_null()) else { return 0.0 };
-    let Some(p) = &i.profile else { return -1.0 };
+    let (Some(p), false) = (unsafe { get::<wasm_instance_t>(i) }.and_then(|i| i.profile.as_ref()), name.is_null())
+    else {
+        return -1.0;
+    };
     // SAFETY: a NUL-terminated string (caller).
     let name = unsafe { CStr::from_ptr(name) }.to_bytes();
     p.funcs.iter().find(|(n, _)| n.as_bytes() == name).map_or(0.0, |(_, ms)| ms.get())

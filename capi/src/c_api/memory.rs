@@ -2,12 +2,16 @@
 //!
 //! Memories reserve their address range up front, so the pointer from
 //! `wasm_memory_data` stays valid as the memory grows.
+//!
+//! As in WAMR, `wasm_memory_new` makes an object whatever the limits: a
+//! memory made without a store, or with limits no memory can have, is not
+//! backed (no data, size 0) until an instance links it (see `link.rs`).
 
 use std::ptr;
 
 use cranewasm::{ExternType, Memory};
 
-use crate::c_api::extern_::{ExternObj, Item};
+use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::store;
 use crate::c_api::types::{self, wasm_memorytype_t};
 use crate::c_api::vec::wasm_byte_t;
@@ -47,8 +51,10 @@ unsafe fn with<R>(
     Some(f(unsafe { store::core(e.header.store) }, *mem))
 }
 
-/// A memory of type `ty`. NULL if the limits are invalid (a minimum above
-/// the maximum, more than 65536 pages) or the host refuses the memory.
+/// A memory of type `ty`. Without a store, or with limits no memory can
+/// have (a minimum above the maximum, more than 65536 pages), an object
+/// that is not backed (see the module documentation). NULL for a NULL type
+/// or when the host refuses the memory.
 ///
 /// # Safety
 /// `store` and `ty` may be NULL or any pointers: anything but a live store
@@ -60,12 +66,16 @@ pub unsafe extern "C" fn wasm_memory_new(
     ty: Option<&wasm_memorytype_t>,
 ) -> *mut wasm_memory_t {
     // SAFETY: the client keeps the threading rule above.
-    let Some(s) = (unsafe { store::from_c(store) }) else { return ptr::null_mut() };
-    // SAFETY: as above.
     let Some(ExternType::Memory(mt)) = (unsafe { types::extern_type(ty) }) else { return ptr::null_mut() };
-    if mt.limits.max.is_some_and(|max| max > 65536) {
-        return ptr::null_mut();
-    }
+    // SAFETY: as above.
+    let s = unsafe { store::from_c(store) };
+    let pages_ok = |p: u32| p <= 65536;
+    let valid = pages_ok(mt.limits.min) && mt.limits.max.is_none_or(|max| pages_ok(max) && max >= mt.limits.min);
+    let (Some(s), true) = (s, valid) else {
+        let store = s.unwrap_or(ptr::null_mut());
+        // SAFETY: the store is NULL or live.
+        return object::new(unsafe { ExternObj::unbound(store, Kind::Memory, Unbound::Memory(mt)) });
+    };
     // SAFETY: the store is live and not otherwise borrowed here.
     match Memory::new(unsafe { store::core(s) }, mt) {
         // SAFETY: the store is live and owns the new memory.

@@ -1,6 +1,7 @@
 //! The functions of WAMR's `wasm_c_api.h`, one file per concept of the
 //! header: [`vec`], [`types`], [`import_export`], [`val`], [`config`],
-//! [`engine`], [`store`], [`module`], [`instance`], [`func`], [`global`],
+//! [`engine`], [`store`], [`module`], [`instance`] (and [`link`], how its
+//! imports are linked), [`func`], [`global`],
 //! [`table`], [`memory`], [`extern_`], [`ref_`], [`trap`], [`frame`];
 //! [`wat`] holds our own `cranewasm_*` extensions.
 
@@ -12,6 +13,7 @@ pub mod func;
 pub mod global;
 pub mod import_export;
 pub mod instance;
+pub mod link;
 pub mod memory;
 pub mod module;
 pub mod ref_;

@@ -241,7 +241,8 @@ unsafe fn write_items<T, V>(
     unsafe { out.write(wrap(items)) };
 }
 
-/// Sets `*out` to the module's imports, in order.
+/// Sets `*out` to the module's imports grouped by kind as WAMR lists them:
+/// functions, globals, memories, tables, each group in module order.
 ///
 /// # Safety
 /// `module` may be NULL or any pointer: anything but a live module counts
@@ -249,7 +250,11 @@ unsafe fn write_items<T, V>(
 /// thread may delete the module meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_imports(module: *const wasm_module_t, out: *mut wasm_importtype_vec_t) {
-    let items = |m: &Module| RawVec::from_items(m.imports().map(|i| ImportTypeObj::new_handle(&i)));
+    let items = |m: &Module| {
+        RawVec::from_items(
+            crate::c_api::link::grouped(m).iter().map(ImportTypeObj::new_handle).collect::<Vec<_>>().into_iter(),
+        )
+    };
     // SAFETY: as the caller promises.
     unsafe { write_items(module, out, items, wasm_importtype_vec_t::from_raw) }
 }

@@ -5,7 +5,7 @@ use std::ptr;
 
 use cranewasm::{ExternType, Table, Val, ValType};
 
-use crate::c_api::extern_::{ExternObj, Item};
+use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::store::{self, StoreObj, externref_for};
 use crate::c_api::types::{self, wasm_tabletype_t};
 use crate::c_api::val::{self, func_of_ref};
@@ -57,7 +57,9 @@ unsafe fn ref_value(s: *mut StoreObj, element: ValType, r: *mut wasm_ref_t) -> O
 }
 
 /// A table of type `ty` with every element set to `init` (NULL for null
-/// references). NULL if the type is invalid or too large.
+/// references). NULL if the type is invalid or too large. With a NULL
+/// store, as in WAMR, a table of no store that is not backed (no elements,
+/// `init` ignored) until an instance links it (see `link.rs`).
 ///
 /// # Safety
 /// `store` and `ty` may be NULL or any pointers: anything but a live store
@@ -71,9 +73,12 @@ pub unsafe extern "C" fn wasm_table_new(
     init: *mut wasm_ref_t,
 ) -> *mut wasm_table_t {
     // SAFETY: the client keeps the threading rule above.
-    let Some(s) = (unsafe { store::from_c(store) }) else { return ptr::null_mut() };
-    // SAFETY: as above.
     let Some(ExternType::Table(tt)) = (unsafe { types::extern_type(ty) }) else { return ptr::null_mut() };
+    // SAFETY: as above.
+    let Some(s) = (unsafe { store::from_c(store) }) else {
+        // SAFETY: an object of no store.
+        return object::new(unsafe { ExternObj::unbound(ptr::null_mut(), Kind::Table, Unbound::Table(tt)) });
+    };
     // SAFETY: the store is live and not otherwise borrowed here.
     let made = unsafe { ref_value(s, tt.element, init).and_then(|v| Table::new(store::core(s), tt, v).ok()) };
     match made {
@@ -118,11 +123,15 @@ pub unsafe extern "C" fn wasm_table_get(t: Option<&wasm_table_t>, index: wasm_ta
     }
 }
 
-/// Sets element `index` (the reference stays the caller's). False for an
-/// index out of bounds or a reference of the wrong kind.
+/// Sets element `index`. As in WAMR, a function reference set in a
+/// funcref table is taken (deleted) on success, while a host pointer in an
+/// externref table stays the caller's. False for an index out of bounds
+/// or a reference of the wrong kind (the reference then stays the
+/// caller's).
 ///
 /// # Safety
-/// As for [`wasm_table_type`]; `r` as for [`wasm_table_new`].
+/// As for [`wasm_table_type`]; `r` as for [`wasm_table_new`], and a
+/// function reference the caller's to give.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_table_set(
     t: Option<&mut wasm_table_t>,
@@ -133,13 +142,19 @@ pub unsafe extern "C" fn wasm_table_set(
     let Some((s, t)) = (unsafe { table(t.as_deref()) }) else { return false };
     // SAFETY: the store of a live object is live and not otherwise
     // borrowed here.
-    unsafe {
+    let (element, done) = unsafe {
         let element = t.ty(store::core(s)).element;
         match ref_value(s, element, r) {
-            Some(v) => t.set(store::core(s), index, v).is_ok(),
-            None => false,
+            Some(v) => (element, t.set(store::core(s), index, v).is_ok()),
+            None => (element, false),
         }
+    };
+    if done && element == ValType::FuncRef {
+        // SAFETY: the reference is the caller's to give; anything but a
+        // live reference is left alone.
+        unsafe { object::delete::<wasm_ref_t>(r) };
     }
+    done
 }
 
 /// The number of elements.

@@ -1,10 +1,18 @@
 //! Traps: a message and the wasm frames active when execution stopped.
 //!
-//! Traps raised by wasm carry WAMR's text, `Exception: ` and the spec's
-//! wording (`Exception: unreachable`); traps a host callback returned keep
-//! the callback's message; calling a function that was never linked gives
-//! "failed to call unlinked function". Messages handed out are
-//! NUL-terminated with the NUL counted.
+//! The texts are WAMR's: traps raised by wasm read `Exception: ` and the
+//! spec's wording (`Exception: unreachable`), running out of stack
+//! `Exception: wasm operand stack overflow`; a trap a host callback
+//! returned becomes `Exception: ` and its message up to the first NUL (at
+//! most 107 bytes of it), or `Exception: native function throw unknown
+//! exception` when it has none; calling a placeholder gives "failed to
+//! call unlinked function". The runtime's messages are NUL-terminated with
+//! the NUL counted.
+//!
+//! `wasm_trap_new` keeps exactly the bytes it is given (`size` of them, no
+//! NUL added, a given one kept) and `wasm_trap_message` hands them back as
+//! they are; a trap made without a message has none, and
+//! `wasm_trap_message` then leaves `*out` alone.
 
 use std::ptr;
 use std::rc::Rc;
@@ -13,7 +21,7 @@ use cranewasm::{FrameInfo, Trap, TrapCode};
 
 use crate::c_api::frame::new_frame;
 use crate::c_api::store::StoreObj;
-use crate::c_api::vec::{RawVec, name_bytes, name_from_bytes, wasm_frame_vec_t, wasm_name_t};
+use crate::c_api::vec::{RawVec, wasm_byte_t, wasm_frame_vec_t, wasm_name_t};
 use crate::handle::Kind;
 use crate::object::{self, Header, Object, c_object, get};
 use crate::*;
@@ -28,10 +36,19 @@ pub const NOT_A_TRAP: &str = "host function returned a pointer that is not a tra
 /// `wasm_message_t`: a NUL-terminated name.
 pub type wasm_message_t = wasm_name_t;
 
+/// WAMR's prefix of the message of a trap a host callback returned.
+const HOST_PREFIX: &str = "Exception: ";
+/// How much of a host callback's trap message WAMR keeps (its buffer of
+/// 108 bytes, with the NUL).
+const HOST_MESSAGE_MAX: usize = 107;
+/// The message of a host callback's trap that has none.
+const HOST_NO_MESSAGE: &str = "Exception: native function throw unknown exception";
+
 /// What a trap says; shared by a trap and its copies, and their identity.
 struct TrapData {
-    /// Without the trailing NUL.
-    message: Vec<u8>,
+    /// The exact bytes `wasm_trap_message` hands out (the runtime's own
+    /// messages end in a NUL); `None` for a trap made without a message.
+    message: Option<Vec<u8>>,
     frames: Vec<FrameInfo>,
 }
 
@@ -70,18 +87,30 @@ c_object! {
     as_ref: wasm_trap_as_ref, wasm_trap_as_ref_const, wasm_ref_as_trap, wasm_ref_as_trap_const;
 }
 
-/// Registers a new trap in `store`.
+/// Registers a new trap in `store` with exactly the bytes of `message`.
 ///
 /// # Safety
-/// `store` must be live.
+/// `store` must be NULL or live.
+unsafe fn register(store: *mut StoreObj, message: Option<Vec<u8>>, frames: Vec<FrameInfo>) -> *mut wasm_trap_t {
+    object::new(TrapObj { header: Header::new(store), data: Rc::new(TrapData { message, frames }) })
+}
+
+/// Registers a new trap in `store` with a message of the runtime's
+/// (NUL-terminated, the NUL counted).
+///
+/// # Safety
+/// `store` must be NULL or live.
 pub unsafe fn new_trap(store: *mut StoreObj, message: &[u8], frames: Vec<FrameInfo>) -> *mut wasm_trap_t {
-    object::new(TrapObj { header: Header::new(store), data: Rc::new(TrapData { message: message.to_vec(), frames }) })
+    let text = message.iter().copied().chain(std::iter::once(0)).collect();
+    // SAFETY: as the caller promises.
+    unsafe { register(store, Some(text), frames) }
 }
 
 /// The C API's text for a core trap.
 pub fn message_of(t: &Trap) -> String {
     match t.code() {
         None | Some(TrapCode::UnlinkedFunction) => t.message().to_string(),
+        Some(TrapCode::StackOverflow) => "Exception: wasm operand stack overflow".to_string(),
         Some(_) => format!("Exception: {}", t.message()),
     }
 }
@@ -109,30 +138,41 @@ pub unsafe fn from_error(store: *mut StoreObj, e: &cranewasm::Error) -> *mut was
     }
 }
 
-/// Takes over the trap a host callback returned, as a core trap with the
-/// same message; `None` if `t` is not a live trap.
+/// Takes over the trap a host callback returned, as a core trap with
+/// WAMR's message for it (see the module documentation); `None` if `t` is
+/// not a live trap.
 ///
 /// # Safety
 /// The trap, if live, is the caller's to delete.
 pub unsafe fn take_host_trap(t: *mut wasm_trap_t) -> Option<Trap> {
     // SAFETY: read before the delete below.
-    let message = String::from_utf8_lossy(&unsafe { get::<wasm_trap_t>(t) }?.data.message).into_owned();
+    let message = match unsafe { get::<wasm_trap_t>(t) }?.data.message.as_deref() {
+        Some(m) if !m.is_empty() => {
+            let kept = &m[..m.len().min(HOST_MESSAGE_MAX)];
+            let text = kept.split(|&b| b == 0).next().unwrap_or_default();
+            format!("{HOST_PREFIX}{}", String::from_utf8_lossy(text))
+        }
+        _ => HOST_NO_MESSAGE.to_string(),
+    };
     // SAFETY: the caller owns the trap.
     unsafe { object::delete::<wasm_trap_t>(t) };
     Some(Trap::new(message))
 }
 
-/// The message of a live trap, without its NUL.
+/// The message of a live trap, without a trailing NUL (empty if it has
+/// none).
 ///
 /// # Safety
 /// As for [`object::get`].
 pub unsafe fn message<'a>(t: *const wasm_trap_t) -> Option<&'a [u8]> {
     // SAFETY: as the caller promises.
-    unsafe { get::<wasm_trap_t>(t) }.map(|t| &t.data.message[..])
+    let m = unsafe { get::<wasm_trap_t>(t) }?.data.message.as_deref().unwrap_or_default();
+    Some(m.strip_suffix(&[0]).unwrap_or(m))
 }
 
-/// A trap in `store` with the given message (with or without a trailing
-/// NUL). NULL for a NULL store; a NULL message is an empty one.
+/// A trap in `store` whose message is exactly the `size` bytes of
+/// `message` (no NUL added; the message stays the caller's). A NULL
+/// message makes a trap without one. NULL for a NULL store.
 ///
 /// # Safety
 /// `store` may be NULL or any pointer: anything but a live store counts as
@@ -143,17 +183,24 @@ pub unsafe extern "C" fn wasm_trap_new(
     store: Option<&mut wasm_store_t>,
     message: Option<&wasm_message_t>,
 ) -> *mut wasm_trap_t {
-    // SAFETY: the client keeps the threading rule above; the message is
-    // valid.
-    unsafe {
-        match crate::c_api::store::from_c(store) {
-            Some(s) => new_trap(s, name_bytes(message), Vec::new()),
-            None => ptr::null_mut(),
+    // SAFETY: the client keeps the threading rule above.
+    let Some(s) = (unsafe { crate::c_api::store::from_c(store) }) else { return ptr::null_mut() };
+    let bytes = message.map(|m| {
+        // SAFETY: a valid vector (caller): `data` holds `size` bytes. As
+        // in WAMR, a NULL `data` gives `size` zero bytes.
+        match unsafe { m.raw().first(m.size) } {
+            [] => vec![0; if m.data.is_null() { m.size } else { 0 }],
+            // SAFETY: c_char and u8 have the same size and alignment.
+            b => unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<u8>(), b.len()) }.to_vec(),
         }
-    }
+    });
+    // SAFETY: the store is live.
+    unsafe { register(s, bytes, Vec::new()) }
 }
 
-/// Sets `*out` to the message, NUL-terminated with the NUL counted.
+/// Sets `*out` to a copy of the message, byte for byte (the runtime's own
+/// messages end in a counted NUL). A trap without a message leaves `*out`
+/// alone.
 ///
 /// # Safety
 /// `t` may be NULL or any pointer: anything but a live trap counts as NULL.
@@ -162,10 +209,11 @@ pub unsafe extern "C" fn wasm_trap_new(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_trap_message(t: Option<&wasm_trap_t>, out: *mut wasm_message_t) {
     // SAFETY: the client keeps the threading rule above.
-    let Some(t) = (unsafe { get::<wasm_trap_t>(t) }) else { return };
+    let Some(message) = (unsafe { get::<wasm_trap_t>(t) }).and_then(|t| t.data.message.as_deref()) else { return };
     if !out.is_null() {
+        let bytes = message.iter().map(|&b| b as wasm_byte_t);
         // SAFETY: `out` is writable (caller).
-        unsafe { out.write(name_from_bytes(&t.data.message)) };
+        unsafe { out.write(wasm_message_t::from_raw(RawVec::from_items(bytes))) };
     }
 }
 

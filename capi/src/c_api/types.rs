@@ -7,6 +7,12 @@
 //! inside them are handles of their own (the client is given them by
 //! `wasm_functype_params`, `wasm_globaltype_content`, ...), owned by the
 //! type object.
+//!
+//! The constructors take their `own` arguments as WAMR's do:
+//! `wasm_functype_new` copies the caller's two vector structs (the type
+//! then owns their buffers and elements, and the caller's structs are left
+//! as they were), and a constructor that fails takes nothing, so the
+//! caller still owns, and may delete, what it passed.
 
 use std::ptr;
 
@@ -158,7 +164,7 @@ impl ExternTypeObj {
                 let list = |v: &wasm_valtype_vec_t| {
                     // SAFETY: the vector is owned by this type object; its
                     // elements are checked like any handle.
-                    unsafe { v.raw().as_slice() }
+                    unsafe { v.raw().in_use() }
                         .iter()
                         .map(|&t| unsafe { get::<wasm_valtype_t>(t) }.map(|t| t.ty))
                         .collect::<Option<Vec<_>>>()
@@ -233,15 +239,21 @@ pub extern "C" fn wasm_valtype_new(kind: wasm_valkind_t) -> *mut wasm_valtype_t 
     }
 }
 
-/// The kind of a value type (`WASM_EXTERNREF` for NULL, as WAMR answers).
+/// The kind of a value type: `WASM_EXTERNREF` for NULL, and `WASM_I32`
+/// (0) for a pointer that is not a live value type, as WAMR answers (it
+/// reads the kind byte, which is 0 in the zero-filled structs bindings
+/// make).
 ///
 /// # Safety
-/// `t` may be NULL or any pointer: anything but a live value type counts
-/// as NULL. No other thread may delete it meanwhile.
+/// `t` may be NULL or any pointer; it is read only if it is a live value
+/// type. No other thread may delete it meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_valtype_kind(t: Option<&wasm_valtype_t>) -> wasm_valkind_t {
+    if t.is_none() {
+        return EXTERNREF_KIND;
+    }
     // SAFETY: the client keeps the threading rule above.
-    unsafe { get::<wasm_valtype_t>(t) }.map_or(EXTERNREF_KIND, |t| t.ty.kind())
+    unsafe { get::<wasm_valtype_t>(t) }.map_or(0, |t| t.ty.kind())
 }
 
 // ---- function types ----
@@ -255,21 +267,24 @@ c_object! {
         wasm_externtype_as_functype, wasm_externtype_as_functype_const;
 }
 
-/// A function type that takes ownership of both vectors (they are left
-/// empty). NULL vectors stand for empty lists.
+/// A function type that takes ownership of both vectors as WAMR does: it
+/// copies the two structs, so it owns their buffers and first `num_elems`
+/// elements, and the caller's structs are left as they were (to be
+/// forgotten, not deleted). NULL vectors stand for empty lists.
 ///
 /// # Safety
-/// `params` and `results` must be NULL or valid vectors whose elements the
-/// caller owns (each NULL or any pointer: anything but a live value type
-/// makes the type unusable, as an invalid one).
+/// `params` and `results` must be NULL or valid vectors whose buffers and
+/// elements the caller gives up (each element NULL or any pointer:
+/// anything but a live value type makes the type unusable, as an invalid
+/// one).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_functype_new(
     params: *mut wasm_valtype_vec_t,
     results: *mut wasm_valtype_vec_t,
 ) -> *mut wasm_functype_t {
-    // SAFETY: as the caller promises.
-    let (params, results) = unsafe { (RawVec::take(params.cast()), RawVec::take(results.cast())) };
-    let (params, results) = (wasm_valtype_vec_t::from_raw(params), wasm_valtype_vec_t::from_raw(results));
+    // SAFETY: NULL or valid vectors (caller); a bitwise copy of the struct.
+    let adopt = |v: *mut wasm_valtype_vec_t| unsafe { v.as_ref() }.map_or(RawVec::EMPTY, |v| v.raw().bitwise());
+    let (params, results) = (wasm_valtype_vec_t::from_raw(adopt(params)), wasm_valtype_vec_t::from_raw(adopt(results)));
     object::new(ExternTypeObj::Func { params, results })
 }
 
@@ -311,9 +326,10 @@ c_object! {
         wasm_externtype_as_globaltype, wasm_externtype_as_globaltype_const;
 }
 
-/// A global type owning `content`; NULL (and `content` deleted all the
-/// same) for a mutability other than `WASM_CONST` / `WASM_VAR`, and NULL
-/// for a `content` that is not a live value type.
+/// A global type owning `content`, with the mutability byte as given (as
+/// in WAMR, any value other than `WASM_CONST` reads as mutable). NULL, and
+/// `content` left to the caller, for a `content` that is not a live value
+/// type.
 ///
 /// # Safety
 /// `content` may be NULL or any pointer; a live value type must be the
@@ -323,12 +339,8 @@ pub unsafe extern "C" fn wasm_globaltype_new(
     content: Option<&mut wasm_valtype_t>,
     mutability: wasm_mutability_t,
 ) -> *mut wasm_globaltype_t {
-    // SAFETY: `content` is owned (caller), and consumed even when the call
-    // fails.
+    // SAFETY: `content` is owned (caller).
     let Some(content) = (unsafe { Own::adopt(content) }) else { return ptr::null_mut() };
-    if mutability > 1 {
-        return ptr::null_mut();
-    }
     object::new(ExternTypeObj::Global { content, mutability })
 }
 
@@ -370,8 +382,8 @@ c_object! {
         wasm_externtype_as_tabletype, wasm_externtype_as_tabletype_const;
 }
 
-/// A table type owning `element`; NULL (and `element` deleted all the
-/// same) unless the element is a reference type and `limits` is given.
+/// A table type owning `element`; NULL, and `element` left to the
+/// caller, unless the element is a reference type and `limits` is given.
 ///
 /// # Safety
 /// `element` as for [`wasm_globaltype_new`]; `limits` must be NULL or
@@ -381,12 +393,13 @@ pub unsafe extern "C" fn wasm_tabletype_new(
     element: Option<&mut wasm_valtype_t>,
     limits: Option<&wasm_limits_t>,
 ) -> *mut wasm_tabletype_t {
-    // SAFETY: `element` is owned (caller), and consumed even when the call
-    // fails.
-    let Some(element) = (unsafe { Own::adopt(element) }) else { return ptr::null_mut() };
-    match (limits, element.get()) {
-        (Some(limits), Some(e)) if e.ty.is_ref() => object::new(ExternTypeObj::Table { element, limits: *limits }),
-        _ => ptr::null_mut(),
+    // SAFETY: the client keeps the threading rule of `element`.
+    let is_ref = unsafe { get::<wasm_valtype_t>(element.as_deref()) }.is_some_and(|e| e.ty.is_ref());
+    let (true, Some(limits)) = (is_ref, limits) else { return ptr::null_mut() };
+    // SAFETY: `element` is a live value type the caller gives up.
+    match unsafe { Own::adopt(element) } {
+        Some(element) => object::new(ExternTypeObj::Table { element, limits: *limits }),
+        None => ptr::null_mut(),
     }
 }
 

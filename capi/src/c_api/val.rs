@@ -20,10 +20,13 @@
 //!   host callback results) point at the client's bytes, read during the
 //!   call;
 //! * values handed out (results of `wasm_func_call`, `wasm_global_get`)
-//!   point at 16 bytes from `malloc`, which the client frees with
-//!   `wasm_val_delete` (result slots are never read, so they may be
+//!   point at 16 bytes from `malloc`, which the client releases with
+//!   `free(val.of.ref)` (result slots are never read, so they may be
 //!   uninitialised); host callback arguments point at bytes the runtime
 //!   frees after the callback returns.
+//!
+//! `wasm_val_delete` is WAMR's: it frees the `wasm_val_t` itself, which
+//! must come from `malloc` (first the 16 bytes of a v128 it holds).
 
 use std::ptr;
 
@@ -32,7 +35,7 @@ use cranewasm::{AsContextMut, V128, Val, ValType};
 use crate::c_api::extern_::Item;
 use crate::c_api::func::new_func;
 use crate::c_api::store::{StoreData, StoreObj, externref_for, host_pointer};
-use crate::object::{self, get};
+use crate::object::get;
 use crate::*;
 
 /// `wasm_valkind_t`: `WASM_I32` (0) .. `WASM_V128` (4), `WASM_EXTERNREF`
@@ -115,7 +118,7 @@ pub unsafe fn to_core(
 /// that is not a live reference (such a pointer counts as NULL).
 ///
 /// # Safety
-/// As for [`object::get`]; the reference's store must not be borrowed.
+/// As for [`crate::object::get`]; the reference's store must not be borrowed.
 pub unsafe fn func_of_ref(r: *mut wasm_ref_t) -> Result<Option<cranewasm::Func>, String> {
     // SAFETY: as the caller promises.
     let Some(obj) = (unsafe { get::<wasm_extern_t>(r.cast::<wasm_extern_t>().cast_const()) }) else {
@@ -178,31 +181,31 @@ fn new_v128(x: V128) -> *mut [u8; 16] {
     }
 }
 
-/// Releases what a value owns: the function object of a funcref, or the
-/// 16 bytes of a v128 (an externref is the client's own pointer and is
-/// left alone). The value itself is not freed; a deleted value holds a
-/// null reference.
+/// Frees a value that came from `malloc`, as WAMR does; a v128's 16 bytes
+/// (from `malloc`, as the ones handed out are) are freed first. A
+/// funcref's object is left alone (it belongs to its store; delete it
+/// with `wasm_ref_delete`), and so is an externref's host pointer.
 ///
 /// # Safety
-/// `v` must be NULL or a valid value; a funcref's object may be any
-/// pointer (anything but a live reference is left alone), a v128's bytes
-/// must come from `malloc` (as the ones handed out do) or be NULL.
+/// `v` must be NULL or a value from `malloc` that nothing uses afterwards;
+/// a v128's bytes must come from `malloc` or be NULL.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_val_delete(v: Option<&mut wasm_val_t>) {
-    let Some(v) = v else { return };
-    if v.kind == ValType::FuncRef.kind() {
-        // SAFETY: as the caller promises.
-        unsafe { object::delete::<wasm_ref_t>(v.ref_ptr()) };
-        v.of.r#ref = ptr::null_mut();
-    } else if v.kind == ValType::V128.kind() {
-        // SAFETY: as the caller promises.
-        unsafe { libc::free(v.ref_ptr().cast()) };
-        v.of.r#ref = ptr::null_mut();
+pub unsafe extern "C" fn wasm_val_delete(v: *mut wasm_val_t) {
+    // SAFETY: NULL or a valid value (caller).
+    let Some(val) = (unsafe { v.as_ref() }) else { return };
+    // SAFETY: as the caller promises: the bytes, then the value, come from
+    // malloc and are used by no one afterwards.
+    unsafe {
+        if val.kind == ValType::V128.kind() {
+            libc::free(val.ref_ptr().cast());
+        }
+        libc::free(v.cast());
     }
 }
 
 /// Copies a value; a funcref gets its own copy of the function object and a
-/// v128 its own 16 bytes, so both values can be deleted.
+/// v128 its own 16 bytes (from `malloc`: free them with `free`), so both
+/// values are independent.
 ///
 /// # Safety
 /// `out` must be NULL or writable; `src` NULL or a valid value (a v128

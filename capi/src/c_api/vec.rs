@@ -7,11 +7,23 @@
 //! pointers own their elements: copying copies each element, deleting
 //! deletes each.
 //!
-//! Clients fill vectors in two ways: `_new` / `WASM_ARRAY_VEC` (`size ==
-//! num_elems`), or `_new_uninitialized` and then `data[i] = ...` without
-//! touching `num_elems` (WAMR's samples read files that way). So the
-//! elements in use are `num_elems` when it is set and `size` otherwise
-//! ([`RawVec::len`]).
+//! The five functions do what WAMR's do (see `capi/README.md`):
+//!
+//! * no buffer is made whose size in bytes exceeds `UINT32_MAX`: `_new`
+//!   and `_new_uninitialized` of such a size give the empty vector (and
+//!   `_new` reads nothing from `data`), so an absurd size is refused
+//!   before any allocation is attempted;
+//! * plain vectors (bytes, values) copy `size` elements and say
+//!   `num_elems = size`; copying from NULL leaves `*out` as it was;
+//! * owning vectors copy and delete only their first `num_elems` elements:
+//!   slots beyond are neither copied (the copy keeps the source's `size`,
+//!   with NULL there) nor deleted (they stay the caller's).
+//!
+//! Functions that read a client's vector as input take what WAMR takes:
+//! the first `num_elems` elements of an owning vector
+//! ([`RawVec::in_use`]); for module binaries the bytes in use, `num_elems`
+//! when set and `size` otherwise ([`RawVec::as_slice`]), because clients
+//! fill `_new_uninitialized` byte vectors without setting `num_elems`.
 //!
 //! As in WAMR, a vector of zero elements is all zeros whichever function
 //! made it, so that two empty vectors always compare equal field by field.
@@ -22,6 +34,9 @@ use std::ptr;
 
 use crate::c_api::val::wasm_val_t;
 use crate::*;
+
+/// The largest buffer a vector may have, in bytes: WAMR's limit.
+const MAX_BYTES: usize = u32::MAX as usize;
 
 /// The layout every vector type has, generic over the element type.
 #[repr(C)]
@@ -46,6 +61,11 @@ pub trait Element: Copy {
     /// # Safety
     /// As for `copy_elem`; `e` is not used afterwards.
     unsafe fn delete_elem(e: Self);
+    /// Whether `e` is a NULL object (never, for plain elements).
+    fn is_null(e: Self) -> bool;
+    /// Whether the vector owns its elements (objects) rather than holding
+    /// plain values.
+    const OWNS: bool;
 }
 
 impl<T> RawVec<T> {
@@ -54,10 +74,14 @@ impl<T> RawVec<T> {
         RawVec { size: 0, data: ptr::null_mut(), num_elems: 0, size_of_elem: 0, lock: ptr::null_mut() };
 
     /// A vector with room for `n` zeroed elements, none in use. `None` when
-    /// the C allocator refuses.
+    /// the buffer would exceed [`MAX_BYTES`] (as in WAMR, which refuses
+    /// such sizes before allocating) or the C allocator refuses.
     pub fn zeroed(n: usize) -> Option<RawVec<T>> {
         if n == 0 {
             return Some(RawVec::EMPTY);
+        }
+        if n.checked_mul(size_of::<T>().max(1)).is_none_or(|bytes| bytes > MAX_BYTES) {
+            return None;
         }
         // SAFETY: calloc with a non-zero count; NULL is checked.
         let data = unsafe { libc::calloc(n, size_of::<T>().max(1)) }.cast::<T>();
@@ -96,35 +120,56 @@ impl<T> RawVec<T> {
         }
     }
 
-    /// The elements in use.
+    /// The elements in use as [`RawVec::len`] counts them.
     ///
     /// # Safety
     /// `data` must point at `len()` initialised elements (or be NULL).
     pub unsafe fn as_slice(&self) -> &[T] {
-        match self.len() {
+        // SAFETY: as the caller promises.
+        unsafe { self.first(self.len()) }
+    }
+
+    /// The first `num_elems` elements (no more than `size`): what WAMR
+    /// reads of an owning vector.
+    ///
+    /// # Safety
+    /// `data` must point at `size` initialised elements (or be NULL).
+    pub unsafe fn in_use(&self) -> &[T] {
+        // SAFETY: as the caller promises.
+        unsafe { self.first(self.num_elems.min(self.size)) }
+    }
+
+    /// The first `n` elements.
+    ///
+    /// # Safety
+    /// `data` must point at `n` initialised elements (or be NULL).
+    pub unsafe fn first(&self, n: usize) -> &[T] {
+        match n {
+            _ if self.data.is_null() => &[],
             0 => &[],
             // SAFETY: as the caller promises.
             n => unsafe { std::slice::from_raw_parts(self.data, n) },
         }
     }
 
-    /// Moves the vector out of `*v`, leaving it empty: how functions taking
-    /// an `own wasm_X_vec_t*` take it.
-    ///
-    /// # Safety
-    /// `v` must be NULL or point at a vector.
-    pub unsafe fn take(v: *mut RawVec<T>) -> RawVec<T> {
-        // SAFETY: as the caller promises.
-        match unsafe { v.as_mut() } {
-            Some(v) => std::mem::replace(v, RawVec::EMPTY),
-            None => RawVec::EMPTY,
+    /// A bitwise copy of the struct, sharing its buffer: how WAMR's
+    /// constructors take an `own wasm_X_vec_t*` (the caller's struct is
+    /// left as it was, and the new owner frees the buffer).
+    pub fn bitwise(&self) -> RawVec<T> {
+        RawVec {
+            size: self.size,
+            data: self.data,
+            num_elems: self.num_elems,
+            size_of_elem: self.size_of_elem,
+            lock: self.lock,
         }
     }
 }
 
 impl<T: Element> RawVec<T> {
-    /// Deletes the elements (for owning vectors) and frees the buffer,
-    /// leaving the vector empty. Deleting twice is harmless.
+    /// Deletes the elements in use (for owning vectors: the first
+    /// `num_elems`) and frees the buffer, leaving the vector empty.
+    /// Deleting twice is harmless.
     ///
     /// # Safety
     /// The vector must be one of ours or a client's with a C-allocated
@@ -133,7 +178,7 @@ impl<T: Element> RawVec<T> {
         // SAFETY: as the caller promises: the elements are valid, the
         // buffer from the C allocator.
         unsafe {
-            for &e in self.as_slice() {
+            for &e in self.in_use() {
                 T::delete_elem(e);
             }
             libc::free(self.data.cast());
@@ -178,6 +223,25 @@ mod ops {
     }
 
     pub unsafe fn copy<T: Element>(out: *mut RawVec<T>, src: *const RawVec<T>) {
+        // SAFETY: as the caller promises.
+        unsafe { if T::OWNS { copy_owned(out, src) } else { copy_plain(out, src) } }
+    }
+
+    /// WAMR's copy of a plain vector: `size` elements, all in use; a NULL
+    /// source leaves `*out` as it was.
+    pub unsafe fn copy_plain<T: Element>(out: *mut RawVec<T>, src: *const RawVec<T>) {
+        // SAFETY: `src` is NULL or a valid vector, `out` NULL or writable
+        // (caller).
+        if let Some(src) = unsafe { src.as_ref() } {
+            // SAFETY: as above; `data` holds `size` elements.
+            unsafe { new(out, src.size, src.data) }
+        }
+    }
+
+    /// WAMR's copy of an owning vector: the source's `size`, its first
+    /// `num_elems` elements deep-copied. If one of them cannot be copied
+    /// (NULL, or not a live object), the copy is the empty vector.
+    pub unsafe fn copy_owned<T: Element>(out: *mut RawVec<T>, src: *const RawVec<T>) {
         if out.is_null() {
             return;
         }
@@ -185,12 +249,16 @@ mod ops {
         unsafe {
             out.write(RawVec::EMPTY);
             let Some(src) = src.as_ref() else { return };
-            let items = src.as_slice();
-            let Some(mut v) = RawVec::<T>::zeroed(src.size.max(items.len())) else { return };
-            for (i, &e) in items.iter().enumerate() {
-                v.data.add(i).write(T::copy_elem(e));
+            let Some(mut v) = RawVec::<T>::zeroed(src.size) else { return };
+            for (i, &e) in src.in_use().iter().enumerate() {
+                let copy = T::copy_elem(e);
+                if T::is_null(copy) {
+                    v.delete();
+                    return;
+                }
+                v.data.add(i).write(copy);
+                v.num_elems = i + 1;
             }
-            v.num_elems = src.num_elems.min(v.size);
             out.write(v);
         }
     }
@@ -214,6 +282,10 @@ macro_rules! declare_vecs {
                 e
             }
             unsafe fn delete_elem(_: Self) {}
+            fn is_null(_: Self) -> bool {
+                false
+            }
+            const OWNS: bool = false;
         }
     };
     (@elem $elem:ty, owned($handle:ty)) => {
@@ -226,6 +298,10 @@ macro_rules! declare_vecs {
                 // SAFETY: the vector owns its elements (caller).
                 unsafe { $crate::object::delete::<$handle>(e) }
             }
+            fn is_null(e: Self) -> bool {
+                e.is_null()
+            }
+            const OWNS: bool = true;
         }
     };
     ($(
@@ -271,7 +347,8 @@ macro_rules! declare_vecs {
             unsafe { ops::new_empty(out.cast::<RawVec<$elem>>()) }
         }
 
-        /// Sets `*out` to a vector of `size` zeroed elements, none in use.
+        /// Sets `*out` to a vector of `size` zeroed elements, none in use;
+        /// the empty vector if that is over `UINT32_MAX` bytes.
         ///
         /// # Safety
         /// As for the `_new_empty` function.
@@ -282,7 +359,9 @@ macro_rules! declare_vecs {
         }
 
         /// Sets `*out` to a vector of the `size` elements at `data`, which
-        /// move into it.
+        /// move into it (none when `data` is NULL: `num_elems` is then 0);
+        /// the empty vector, `data` unread, if that is over `UINT32_MAX`
+        /// bytes.
         ///
         /// # Safety
         /// As for the `_new_empty` function; `data` must be NULL or hold
@@ -294,7 +373,9 @@ macro_rules! declare_vecs {
             unsafe { ops::new(out.cast::<RawVec<$elem>>(), size, data) }
         }
 
-        /// Sets `*out` to a deep copy of `*src`.
+        /// Sets `*out` to a copy of `*src`: for plain vectors its `size`
+        /// elements (a NULL `src` leaves `*out` alone), for owning vectors a
+        /// deep copy of its first `num_elems` elements.
         ///
         /// # Safety
         /// As for the `_new_empty` function; `src` must be NULL or a valid
@@ -305,8 +386,9 @@ macro_rules! declare_vecs {
             unsafe { ops::copy(out.cast::<RawVec<$elem>>(), src.cast::<RawVec<$elem>>()) }
         }
 
-        /// Deletes the elements the vector owns, frees its buffer and zeroes
-        /// it. Harmless on an empty or already deleted vector.
+        /// Deletes the elements the vector owns (its first `num_elems`),
+        /// frees its buffer and zeroes it. Harmless on an empty or already
+        /// deleted vector.
         ///
         /// # Safety
         /// `v` must be NULL or a valid vector whose buffer comes from the C
@@ -385,41 +467,4 @@ pub fn name_from_str(s: &str) -> wasm_name_t {
 pub fn name_from_bytes(b: &[u8]) -> wasm_name_t {
     let bytes = b.iter().copied().chain(std::iter::once(0)).map(|b| b as wasm_byte_t);
     wasm_byte_vec_t::from_raw(RawVec::from_items(bytes.collect::<Vec<_>>().into_iter()))
-}
-
-/// The bytes of a name a client passed in, without a trailing NUL if it
-/// has one.
-///
-/// # Safety
-/// `v` must be NULL or a valid byte vector.
-pub unsafe fn name_bytes<'a>(v: Option<&wasm_byte_vec_t>) -> &'a [u8] {
-    let Some(v) = v else { return &[] };
-    // SAFETY: a valid vector (caller).
-    let bytes: &[wasm_byte_t] = unsafe { v.raw().as_slice() };
-    // SAFETY: c_char and u8 have the same size and alignment.
-    let bytes: &'a [u8] = unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), bytes.len()) };
-    bytes.strip_suffix(&[0]).unwrap_or(bytes)
-}
-
-/// Normalises a name a client handed over: the same bytes, NUL-terminated
-/// with the NUL counted, like the names the runtime hands out.
-///
-/// # Safety
-/// `v` must be NULL or a valid byte vector; it is emptied.
-pub unsafe fn take_name(v: *mut wasm_byte_vec_t) -> wasm_name_t {
-    // SAFETY: as the caller promises.
-    let owned = unsafe { name_bytes(v.as_ref()) }.to_vec();
-    // SAFETY: as the caller promises.
-    if let Some(v) = unsafe { v.as_mut() } {
-        // SAFETY: a valid vector with a C-allocated buffer (caller).
-        unsafe { v.raw_mut().delete() };
-    }
-    name_from_bytes(&owned)
-}
-
-impl wasm_byte_vec_t {
-    fn raw_mut(&mut self) -> &mut RawVec<wasm_byte_t> {
-        // SAFETY: same layout, see `raw`.
-        unsafe { &mut *(self as *mut wasm_byte_vec_t).cast() }
-    }
 }

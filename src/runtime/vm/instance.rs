@@ -274,7 +274,12 @@ impl CallerVmctx {
 ///
 /// `imports` must belong to `store` and match the module's import types, in
 /// its import order (see [`Instance::new`], which checks them).
-pub(crate) fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> Result<Instance> {
+pub(crate) fn instantiate(
+    store: &mut StoreOpaque,
+    module: &Module,
+    imports: &[Extern],
+    max_memory_pages: Option<u32>,
+) -> Result<Instance> {
     let info = module.info();
     let offsets = module.offsets();
     let layout = Layout::from_size_align(offsets.size().max(16) as usize, 16).expect("sane VMContext size");
@@ -320,7 +325,7 @@ pub(crate) fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[E
     // SAFETY: the instance is boxed in the store (stable address) and all
     // offsets come from its module's layout.
     unsafe {
-        fill_vmctx(store, &mut *data_ptr, imports)?;
+        fill_vmctx(store, &mut *data_ptr, imports, max_memory_pages)?;
         initialize(store, &mut *data_ptr)?;
     }
     Ok(Instance { store: store.id(), index })
@@ -328,14 +333,21 @@ pub(crate) fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[E
 
 static BUILTINS: BuiltinFunctions = super::libcalls::BUILTINS;
 
-/// Writes the VMContext of a new instance: imports, own memories, tables,
-/// globals and function references.
+/// Writes the VMContext of a new instance: imports, own memories (their
+/// maximum lowered to `max_memory_pages`, see
+/// [`Instance::new_with_max_memory_pages`]), tables, globals and function
+/// references.
 ///
 /// # Safety
 /// `data` must be the boxed instance just pushed into `store`, with a
 /// zeroed VMContext of its module's layout, and `imports` checked against
 /// the module's import types.
-unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut VMInstance, imports: &[Extern]) -> Result<()> {
+unsafe fn fill_vmctx(
+    store: &mut StoreOpaque,
+    data: &mut VMInstance,
+    imports: &[Extern],
+    max_memory_pages: Option<u32>,
+) -> Result<()> {
     let module = data.module.clone();
     let info = module.info();
     let offsets = module.offsets();
@@ -362,7 +374,11 @@ unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut VMInstance, imports: &[
 
     let engine = store.engine().clone();
     for (m, ty) in info.memories.iter().skip(info.num_imported_memories) {
-        let mut memory = Box::new(VMMemory::new(*ty, &engine)?);
+        let mut ty = *ty;
+        if let Some(cap) = max_memory_pages {
+            ty.limits.max = Some(cap.clamp(ty.limits.min, ty.limits.max.unwrap_or(1 << 16).max(ty.limits.min)));
+        }
+        let mut memory = Box::new(VMMemory::new(ty, &engine)?);
         memory.owner = Some(data.index);
         set_memory(data, m, &mut *memory);
         data.memories.push(memory);

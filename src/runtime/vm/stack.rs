@@ -40,6 +40,15 @@ fn query_stack_low() -> Option<usize> {
 /// The stack limit for a call entering wasm here: `max_wasm_stack` below
 /// the current stack pointer, but never closer than a margin to the end of
 /// the thread's stack.
+///
+/// Under valgrind, where the C library places the end of the stack at or
+/// above the margin below here, its view is wrong and only
+/// `max_wasm_stack` counts: in a child forked under valgrind, glibc
+/// derives the main thread's stack from `/proc/self/maps`, where valgrind
+/// shows only the part of the stack used so far (it grows the rest on
+/// demand), so the "end" lies a few pages below the stack pointer and every
+/// call would trap at once. Natively such a thread is out of stack, and the
+/// limit makes the call trap at once.
 #[inline(never)]
 pub fn limit_from_here(thread: &ThreadState, max_wasm_stack: usize) -> usize {
     // The address of a local, i.e. of this frame. (Not `&0u8`: that is
@@ -48,5 +57,10 @@ pub fn limit_from_here(thread: &ThreadState, max_wasm_stack: usize) -> usize {
     let marker = 0u8;
     let here = std::hint::black_box(&marker) as *const u8 as usize;
     let floor = stack_low(thread).saturating_add(HOST_MARGIN);
-    here.saturating_sub(max_wasm_stack).max(floor)
+    let wanted = here.saturating_sub(max_wasm_stack);
+    if floor < here || !crate::config::running_on_valgrind() {
+        wanted.max(floor)
+    } else {
+        wanted
+    }
 }
