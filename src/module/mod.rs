@@ -134,6 +134,22 @@ impl Module {
         self.info().name.as_deref()
     }
 
+    /// The contents of the first custom section called `name` (after its
+    /// name), if the module has one.
+    pub fn custom_section(&self, name: &str) -> Option<&[u8]> {
+        let wasm = &self.inner.wasm[..];
+        for payload in wasmparser::Parser::new(0).parse_all(wasm) {
+            match payload {
+                Ok(wasmparser::Payload::CustomSection(c)) if c.name() == name => return Some(c.data()),
+                Ok(_) => {}
+                // The module was validated; a section that no longer parses
+                // means there is nothing more to find.
+                Err(_) => return None,
+            }
+        }
+        None
+    }
+
     /// The engine the module was compiled for.
     pub fn engine(&self) -> &Engine {
         &self.inner.engine

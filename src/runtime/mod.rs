@@ -15,6 +15,7 @@ pub mod func;
 pub mod global;
 pub mod instance;
 pub mod memory;
+pub mod native;
 pub mod store;
 pub mod table;
 pub mod typed;

@@ -27,7 +27,7 @@ use crate::runtime::memory::Memory;
 use crate::runtime::store::{StoreId, StoreOpaque};
 use crate::runtime::table::Table;
 use crate::trap::{Trap, TrapCode};
-use crate::types::{ExternType, ValType};
+use crate::types::{ExternType, MemoryType, ValType};
 use crate::values::ValRaw;
 use crate::vmctx::*;
 use cranelift_codegen::entity::EntityRef;
@@ -275,7 +275,14 @@ impl CallerVmctx {
 ///
 /// `imports` must belong to `store` and match the module's import types, in
 /// its import order (see [`Instance::new`], which checks them).
-pub(crate) fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[Extern]) -> Result<Instance> {
+/// `memory_type` gives the type each memory the module defines is created
+/// with, from its index among them and its declared type.
+pub(crate) fn instantiate(
+    store: &mut StoreOpaque,
+    module: &Module,
+    imports: &[Extern],
+    memory_type: MemoryTypeFn<'_>,
+) -> Result<Instance> {
     let info = module.info();
     let offsets = module.offsets();
     let layout = Layout::from_size_align(offsets.size().max(16) as usize, 16).expect("sane VMContext size");
@@ -320,11 +327,15 @@ pub(crate) fn instantiate(store: &mut StoreOpaque, module: &Module, imports: &[E
     // SAFETY: the instance is boxed in the store (stable address) and all
     // offsets come from its module's layout.
     unsafe {
-        fill_vmctx(store, &mut *data_ptr, imports)?;
+        fill_vmctx(store, &mut *data_ptr, imports, memory_type)?;
         initialize(store, &mut *data_ptr)?;
     }
     Ok(Instance { store: store.id(), index })
 }
+
+/// Decides the type of each memory an instance defines (see
+/// [`Instance::new_with_memory_types`]); `None` keeps the declared ones.
+pub(crate) type MemoryTypeFn<'a> = Option<&'a dyn Fn(u32, MemoryType) -> MemoryType>;
 
 static BUILTINS: BuiltinFunctions = super::libcalls::BUILTINS;
 
@@ -335,7 +346,12 @@ static BUILTINS: BuiltinFunctions = super::libcalls::BUILTINS;
 /// `data` must be the boxed instance just pushed into `store`, with a
 /// zeroed VMContext of its module's layout, and `imports` checked against
 /// the module's import types.
-unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut VMInstance, imports: &[Extern]) -> Result<()> {
+unsafe fn fill_vmctx(
+    store: &mut StoreOpaque,
+    data: &mut VMInstance,
+    imports: &[Extern],
+    memory_type: MemoryTypeFn<'_>,
+) -> Result<()> {
     let module = data.module.clone();
     let info = module.info();
     let offsets = module.offsets();
@@ -361,8 +377,9 @@ unsafe fn fill_vmctx(store: &mut StoreOpaque, data: &mut VMInstance, imports: &[
     }
 
     let engine = store.engine().clone();
-    for (m, ty) in info.memories.iter().skip(info.num_imported_memories) {
-        let mut memory = Box::new(VMMemory::new(*ty, &engine)?);
+    for (i, (m, ty)) in info.memories.iter().skip(info.num_imported_memories).enumerate() {
+        let ty = memory_type.map_or(*ty, |f| f(i as u32, *ty));
+        let mut memory = Box::new(VMMemory::new(ty, &engine)?);
         memory.owner = Some(data.index);
         set_memory(data, m, &mut *memory);
         data.memories.push(memory);
