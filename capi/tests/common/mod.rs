@@ -60,6 +60,12 @@ pub fn api_symbols() -> Vec<String> {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
 }
 
+/// The 173 functions of `wasm_export.h`, from the shared list.
+pub fn export_symbols() -> Vec<String> {
+    let text = std::fs::read_to_string(shared().join("export-symbols.txt")).expect("shared/export-symbols.txt");
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
+}
+
 /// A raw pointer as the typed (nullable reference) argument the exported
 /// functions take for objects: the C types are zero-sized, so any pointer
 /// is a valid reference to one.
