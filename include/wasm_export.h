@@ -231,10 +231,6 @@ wasm_runtime_call_wasm_v(wasm_exec_env_t exec_env,
 #endif
 
 
-// `cranewasm_feature_t`: a WebAssembly proposal beyond 2.0 (or SIMD) that
-// [`cranewasm_config_set_feature`] switches.
-typedef uint32_t cranewasm_feature_t;
-
 // A context key's destructor.
 typedef void (*context_dtor_t)(wasm_module_inst_t inst, void *ctx);
 
@@ -335,23 +331,13 @@ typedef void (*enlarge_memory_error_callback_t)(uint32_t inc_page_count,
                                                 wasm_exec_env_t exec_env,
                                                 void *user_data);
 
+// `cranewasm_feature_t`: a WebAssembly proposal beyond 2.0 (or SIMD) that
+// [`cranewasm_config_set_feature`] switches.
+typedef uint32_t cranewasm_feature_t;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-// cranewasm extension: turns a proposal on or off for engines made from
-// `config` (all are on by default). Returns false for NULL or an unknown
-// feature. As in WAMR, the process has one engine, which keeps the
-// configuration of the first `wasm_engine_new_with_config`.
-//
-// # Safety
-// `config` may be NULL or any pointer: anything but a live configuration
-// from `wasm_config_new` counts as NULL. No other thread may use it
-// meanwhile.
-WASM_RUNTIME_API_EXTERN
-bool cranewasm_config_set_feature(wasm_config_t *config,
-                                  cranewasm_feature_t feature,
-                                  bool enable);
 
 // Whether `[app_offset, app_offset + size)` lies in the instance's memory
 // 0; false with the exception set otherwise (or for a bad instance).

@@ -47,7 +47,8 @@ fn checked_in_headers_are_current() {
     let c_api = common::api_symbols();
     let mut export = common::export_symbols();
     export.push("wasm_runtime_call_wasm_v".into());
-    let ours = vec!["cranewasm_wat2wasm".to_string()];
+    // The wasm-c-api extensions.
+    let ours = vec!["cranewasm_wat2wasm".to_string(), "cranewasm_config_set_feature".to_string()];
     let headers = [
         ("wasm_c_api.h", "cbindgen.toml", export.clone()),
         ("wasm_export.h", "cbindgen-export.toml", [c_api.clone(), ours.clone()].concat()),
