@@ -72,9 +72,15 @@ impl ExecEnv {
         self.inst.load(Ordering::Relaxed)
     }
 
-    /// Sets the attachment, giving the previous one.
-    pub fn swap_attachment(&self, a: *mut c_void) -> *mut c_void {
-        self.attachment.swap(a, Ordering::Relaxed)
+    /// Sets the attachment, giving the previous one. Only the thread
+    /// running a call on the exec env does this, so a plain load and a
+    /// store (when it changes) do, without a locked exchange.
+    pub fn set_attachment(&self, a: *mut c_void) -> *mut c_void {
+        let prev = self.attachment.load(Ordering::Relaxed);
+        if prev != a {
+            self.attachment.store(a, Ordering::Relaxed);
+        }
+        prev
     }
 }
 

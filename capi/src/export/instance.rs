@@ -39,7 +39,7 @@ use cranewasm::{
 
 use crate::c_api::config::InstantiationArgs;
 use crate::export::args::{InstArgs, instantiation_args};
-use crate::export::exec_env::new_exec_env;
+use crate::export::exec_env::{ExecEnv, new_exec_env};
 use crate::export::heap::AppHeap;
 use crate::export::lock::{ReentrantGuard, ReentrantLock};
 use crate::export::module::{RtModule, module};
@@ -93,9 +93,10 @@ pub struct ModuleInst {
     pub call_lock: ReentrantLock,
     /// Calls in progress (deinstantiation waits for none).
     active: AtomicUsize,
-    /// The exec env of the innermost call in progress (a handle), for the
-    /// natives it calls.
+    /// The exec env of the innermost call in progress (a handle, and its
+    /// object), for the natives it calls.
     exec_env: AtomicUsize,
+    exec_env_obj: AtomicPtr<ExecEnv>,
     /// The exception message (without WAMR's "Exception: " prefix).
     exception: Mutex<Option<CString>>,
     pending: AtomicBool,
@@ -197,14 +198,27 @@ impl ModuleInst {
         self.exec_env.load(Ordering::Relaxed)
     }
 
+    /// The exec env object of the call in progress, if any.
+    pub fn current_exec_env_obj(&self) -> Option<&ExecEnv> {
+        // SAFETY: set by `enter` from a live exec env, which its owner may
+        // not destroy while its call runs (`wasm_runtime_destroy_exec_env`
+        // refuses), and cleared when the call ends.
+        unsafe { self.exec_env_obj.load(Ordering::Relaxed).as_ref() }
+    }
+
     /// Runs `f` as a call on `exec_env`: counted, with the exec env as the
-    /// one natives get. The caller holds the call lock.
+    /// one natives get. The caller holds the call lock, so plain loads and
+    /// stores suffice (no locked instructions on the call path).
     pub fn enter<R>(&self, exec_env: usize, f: impl FnOnce() -> R) -> R {
-        self.active.fetch_add(1, Ordering::Relaxed);
-        let prev = self.exec_env.swap(exec_env, Ordering::Relaxed);
+        let obj = crate::export::exec_env::exec_env(exec_env).map_or(ptr::null_mut(), |e| ptr::from_ref(e).cast_mut());
+        self.active.store(self.active.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let prev = (self.exec_env.load(Ordering::Relaxed), self.exec_env_obj.load(Ordering::Relaxed));
+        self.exec_env.store(exec_env, Ordering::Relaxed);
+        self.exec_env_obj.store(obj, Ordering::Relaxed);
         let r = f();
-        self.exec_env.store(prev, Ordering::Relaxed);
-        self.active.fetch_sub(1, Ordering::Relaxed);
+        self.exec_env.store(prev.0, Ordering::Relaxed);
+        self.exec_env_obj.store(prev.1, Ordering::Relaxed);
+        self.active.store(self.active.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
         r
     }
 
@@ -388,6 +402,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         call_lock: ReentrantLock::default(),
         active: AtomicUsize::new(0),
         exec_env: AtomicUsize::new(0),
+        exec_env_obj: AtomicPtr::new(ptr::null_mut()),
         exception: Mutex::new(None),
         pending: AtomicBool::new(false),
         frames: Mutex::default(),

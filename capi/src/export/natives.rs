@@ -398,11 +398,18 @@ unsafe fn invoke(
     attachment: usize,
     slots: &mut [ValRaw],
 ) {
-    let env = caller.data().inst().current_exec_env();
+    let inst = caller.data().inst();
+    let env = inst.current_exec_env();
+    let obj = inst.current_exec_env_obj();
+    // The attachment is set only when it changes (most natives have none),
+    // and put back afterwards for a native that called this one through
+    // wasm.
+    let prev = obj.map(|e| e.set_attachment(attachment as *mut c_void));
     // SAFETY: as the caller promises.
-    with_attachment(env, attachment as *mut c_void, || unsafe {
-        call.call(func as *const c_void, env as *mut c_void, slots.as_mut_ptr())
-    });
+    unsafe { call.call(func as *const c_void, env as *mut c_void, slots.as_mut_ptr()) };
+    if let (Some(e), Some(p)) = (obj, prev) {
+        e.set_attachment(p);
+    }
 }
 
 /// Value slots for a native with references: numbers as they are,
@@ -428,17 +435,6 @@ fn from_slots(caller: &mut Caller<'_, InstData>, slots: &[ValRaw], results: &mut
             ValType::FuncRef => Val::FuncRef(None),
             t => crate::export::call::raw_to_num(slots[i], t),
         };
-    }
-}
-
-/// Runs `f` with `attachment` set on the exec env at `env` (restoring the
-/// previous one, for natives calling natives through wasm).
-fn with_attachment(env: usize, attachment: *mut c_void, f: impl FnOnce()) {
-    let env = crate::export::exec_env::exec_env(env);
-    let prev = env.map(|e| e.swap_attachment(attachment));
-    f();
-    if let (Some(e), Some(p)) = (env, prev) {
-        e.swap_attachment(p);
     }
 }
 
