@@ -137,17 +137,24 @@ impl Module {
     /// The contents of the first custom section called `name` (after its
     /// name), if the module has one.
     pub fn custom_section(&self, name: &str) -> Option<&[u8]> {
-        let wasm = &self.inner.wasm[..];
-        for payload in wasmparser::Parser::new(0).parse_all(wasm) {
+        // The parser in zeroed storage, as for parsing (see `new_parser`).
+        let mut parser = parse::new_parser(self.engine().config().wasm_features());
+        let mut rest = &self.inner.wasm[..];
+        loop {
+            // The module was validated; a chunk that no longer parses means
+            // there is nothing more to find.
+            let wasmparser::Chunk::Parsed { consumed, payload } = parser.parse(rest, true).ok()? else { return None };
+            rest = &rest[consumed..];
             match payload {
-                Ok(wasmparser::Payload::CustomSection(c)) if c.name() == name => return Some(c.data()),
-                Ok(_) => {}
-                // The module was validated; a section that no longer parses
-                // means there is nothing more to find.
-                Err(_) => return None,
+                wasmparser::Payload::CustomSection(c) if c.name() == name => return Some(c.data()),
+                wasmparser::Payload::CodeSectionStart { size, .. } => {
+                    parser.skip_section();
+                    rest = rest.get(size as usize..)?;
+                }
+                wasmparser::Payload::End(_) => return None,
+                _ => {}
             }
         }
-        None
     }
 
     /// The engine the module was compiled for.
