@@ -207,9 +207,12 @@ fn load_dependencies(m: &mut RtModule) {
         if is_built_in_module(&module) || wanted.iter().any(|w| *w == module) {
             continue;
         }
-        if let ExternType::Func(ty) = &i.ty
-            && crate::export::natives::resolve(&module, &name, ty).is_some()
-        {
+        let provided = match &i.ty {
+            ExternType::Func(ty) => crate::export::natives::resolve(&module, &name, ty).is_some(),
+            ExternType::Global(_) => crate::libc_builtin::global(&module, &name).is_some(),
+            _ => false,
+        };
+        if provided {
             continue;
         }
         wanted.push(module.into_owned());
