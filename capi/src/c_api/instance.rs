@@ -189,13 +189,24 @@ unsafe fn instantiate(
     // SAFETY: a valid vector (caller).
     let given = imports.map_or(&[][..], |v| unsafe { v.raw().as_slice() });
     let mut externs = Vec::with_capacity(module.imports().len());
+    let mut wasi = None;
     for (i, import) in module.imports().enumerate() {
         // SAFETY: the client keeps the threading rule of the externs.
         let provided = given.get(i).and_then(|e| unsafe { get::<wasm_extern_t>(*e) }).and_then(ExternObj::to_core);
+        // WASI imports the client did not give are linked by the runtime,
+        // as in WAMR.
+        let mut linked = || {
+            // SAFETY: `store` is live and not otherwise borrowed.
+            let core = unsafe { store::core(store) };
+            crate::export::wasi::link_for_capi(&mut wasi, core, &module, slot.rt(), &import)
+        };
         externs.push(match provided {
             Some(e) => e,
-            // SAFETY: `store` is live and not otherwise borrowed.
-            None => unsafe { stand_in(store, &import.ty) }.map_err(|e| fail(&e))?,
+            None => match linked().map_err(|e| fail(&cranewasm::Error::Resource(e)))? {
+                Some(f) => Extern::Func(f),
+                // SAFETY: `store` is live and not otherwise borrowed.
+                None => unsafe { stand_in(store, &import.ty) }.map_err(|e| fail(&e))?,
+            },
         });
     }
     // SAFETY: as above.

@@ -149,6 +149,48 @@ fn wasi_view(d: &mut InstData) -> &mut WasiCtx {
     d.wasi.as_mut().expect("WASI is defined only in stores with a context")
 }
 
+/// WASI for the wasm-c-api's `wasm_instance_new`, as WAMR links it: the
+/// WASI function for an import the client did not give (or gave a
+/// `wasm_extern_new_empty` placeholder for). On first use, a WASI context
+/// is made from the module's settings (`wasm_runtime_set_wasi_args` on
+/// `*module`), kept in the store's data, and WASI defined in `linker` over
+/// it; an error when that context cannot be made.
+pub fn link_for_capi(
+    linker: &mut Option<Linker>,
+    store: &mut Store<crate::c_api::store::StoreData>,
+    module: &Module,
+    rt: Option<&crate::export::module::RtModule>,
+    import: &cranewasm::ImportType,
+) -> Result<Option<Func>, String> {
+    let cranewasm::ExternType::Func(ty) = import.ty else { return Ok(None) };
+    if !import_matches(&import.module, &import.name, &ty) {
+        return Ok(None);
+    }
+    if linker.is_none() {
+        let args = rt.map(|r| r.wasi.lock().unwrap_or_else(|e| e.into_inner()).clone()).unwrap_or_default();
+        let ctx = args.build().map_err(|e| format!("Init wasi environment failed: {e}"))?;
+        let index = store.data().wasi.len();
+        store.data_mut().wasi.push(ctx);
+        let view = capi_view(index);
+        let mut l = Linker::new();
+        let defined = if module.imports().any(|i| i.module == "wasi_unstable") {
+            l.define_wasi(&mut *store, view).map(|_| ())
+        } else {
+            l.define_wasi_for(&mut *store, module, view).map(|_| ())
+        };
+        defined.map_err(|e| e.to_string())?;
+        *linker = Some(l);
+    }
+    Ok(linker.as_ref().and_then(|l| l.get(wasi::MODULE, &import.name)).and_then(|e| e.into_func()))
+}
+
+/// The WASI context at `index` in a wasm-c-api store's data.
+fn capi_view(
+    index: usize,
+) -> impl Fn(&mut crate::c_api::store::StoreData) -> &mut WasiCtx + Copy + Send + Sync + 'static {
+    move |d| &mut d.wasi[index]
+}
+
 /// Runs `f` on a live module's WASI settings.
 ///
 /// # Safety
