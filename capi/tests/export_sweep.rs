@@ -108,14 +108,21 @@ fn check(out: std::process::Output, how: &str) {
 #[test]
 fn every_function_accepts_null() {
     let decls = header_decls();
-    let mut c = String::from("#include <stdio.h>\n#include \"wasm_c_api.h\"\n#include \"wasm_export.h\"\nint main(void) {\n");
+    let mut c =
+        String::from("#include <stdio.h>\n#include \"wasm_c_api.h\"\n#include \"wasm_export.h\"\nint main(void) {\n");
     for scalar in [0, 1] {
         for d in &decls {
-            let args: Vec<String> = d
-                .params
-                .iter()
-                .map(|p| if handle(p).is_some() || pointer(p) || callback(p) { "NULL".into() } else { scalar.to_string() })
-                .collect();
+            let args: Vec<String> =
+                d.params
+                    .iter()
+                    .map(|p| {
+                        if handle(p).is_some() || pointer(p) || callback(p) {
+                            "NULL".into()
+                        } else {
+                            scalar.to_string()
+                        }
+                    })
+                    .collect();
             writeln!(c, "  {};", call(&d.name, &args)).unwrap();
         }
     }
