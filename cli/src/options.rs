@@ -24,6 +24,13 @@ pub struct Options {
     pub function: Option<String>,
     /// `--stack-size=N`: most native stack wasm may use, in bytes.
     pub stack_size: Option<usize>,
+    /// `--heap-size=N`: the host-managed app heap (`wasm_runtime_module_malloc`,
+    /// the builtin libc's `malloc`), 0 by default as in WAMR's WASI build.
+    pub heap_size: u32,
+    /// `--native-lib=FILE`: shared libraries with natives (up to 8).
+    pub native_libs: Vec<String>,
+    /// `--module-path=DIR`: where modules imported from are read.
+    pub module_path: Option<PathBuf>,
     /// Warnings about options accepted but without effect here.
     pub notes: Vec<String>,
 }
@@ -50,17 +57,8 @@ const TUNING: &[&str] = &[
 const TUNING_VALUE: &[&str] =
     &["--jit-codecache-size=", "--llvm-jit-size-level=", "--llvm-jit-opt-level=", "--gc-heap-size=", "--enable-segue="];
 /// WAMR features this runtime does not have: refused with a message.
-const UNSUPPORTED: &[&str] = &[
-    "--repl",
-    "--native-lib=",
-    "--module-path=",
-    "--max-threads=",
-    "--timeout=",
-    "-g=",
-    "--gen-prof-file=",
-    "--addr-pool=",
-    "--allow-resolve=",
-];
+const UNSUPPORTED: &[&str] =
+    &["--repl", "--max-threads=", "--timeout=", "-g=", "--gen-prof-file=", "--addr-pool=", "--allow-resolve="];
 
 /// Parses `argv` (without the program name).
 pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
@@ -106,9 +104,17 @@ pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
                 } else if let Some(v) = arg.strip_prefix("--stack-size=") {
                     o.stack_size = Some(size(arg, v)?);
                 } else if let Some(v) = arg.strip_prefix("--heap-size=") {
-                    // WAMR's host-managed heap serves its own malloc API;
-                    // WASI programs bring their own allocator.
-                    size(arg, v)?;
+                    o.heap_size = u32::try_from(size(arg, v)?).map_err(|_| format!("{arg}: too large"))?;
+                } else if let Some(v) = arg.strip_prefix("--native-lib=") {
+                    if v.is_empty() {
+                        return Err("--native-lib= needs a file name".into());
+                    }
+                    if o.native_libs.len() >= 8 {
+                        return Err("Only allow max native lib number 8".into());
+                    }
+                    o.native_libs.push(v.to_string());
+                } else if let Some(v) = arg.strip_prefix("--module-path=") {
+                    o.module_path = Some(PathBuf::from(v));
                 } else {
                     return Err(format!("unknown option {arg}"));
                 }
@@ -161,8 +167,8 @@ options:
                            than main (_start); its arguments follow wasm_file
   --invoke name            The same as -f
   --stack-size=n           Set maximum native stack size wasm may use, in bytes
-  --heap-size=n            Accepted for WAMR compatibility; WASI programs bring
-                           their own allocator, so it has no effect
+  --heap-size=n            Set the host-managed heap size (module_malloc and the
+                           builtin libc's malloc); 0 by default
   --env=<env>              Pass wasi environment variables with \"key=value\"
                            to the program, for example:
                              --env=\"key1=value1\" --env \"key2=value2\"
@@ -172,6 +178,10 @@ options:
   --map-dir=<guest::host>  Grant wasi access to the given host directories
                            to the program at a specific guest path, for example:
                              --map-dir=<guest-path1::host-path1>
+  --native-lib=<lib>       Register natives from a shared library (one that
+                           exports get_native_lib), up to 8 times
+  --module-path=<path>     Where modules imported from are read
+                           (<path>/<module>.wasm)
   --version                Show version information
   -h|--help                Show this help
 wasm_file may be a binary module or WebAssembly text (.wat).
@@ -202,16 +212,22 @@ mod tests {
 
     #[test]
     fn function_and_sizes() {
-        let (_, o) = parse(&args(&["-f", "add", "--stack-size=65536", "--heap-size=0", "m.wat", "1", "2"])).unwrap();
+        let (_, o) = parse(&args(&["-f", "add", "--stack-size=65536", "--heap-size=8192", "m.wat", "1", "2"])).unwrap();
         assert_eq!(o.function.as_deref(), Some("add"));
         assert_eq!(o.stack_size, Some(65536));
+        assert_eq!(o.heap_size, 8192);
         assert_eq!(o.args, ["m.wat", "1", "2"]);
+        let (_, o) = parse(&args(&["--native-lib=a.so", "--native-lib=b.so", "--module-path=/m", "m.wasm"])).unwrap();
+        assert_eq!(o.native_libs, ["a.so", "b.so"]);
+        assert_eq!(o.module_path, Some(PathBuf::from("/m")));
     }
 
     #[test]
     fn bad_input_is_an_error() {
         assert!(parse(&args(&["--bogus", "x.wasm"])).unwrap_err().contains("unknown option --bogus"));
         assert!(parse(&args(&["--repl", "x.wasm"])).unwrap_err().contains("not supported"));
+        let many: Vec<String> = (0..9).map(|i| format!("--native-lib=l{i}.so")).chain(["x.wasm".into()]).collect();
+        assert!(parse(&many).unwrap_err().contains("Only allow max native lib number 8"));
         assert!(parse(&args(&["--env", "novalue", "x.wasm"])).is_err());
         assert!(parse(&args(&["--map-dir=/tmp", "x.wasm"])).is_err());
         assert!(parse(&args(&["--stack-size=lots", "x.wasm"])).is_err());

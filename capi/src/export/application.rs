@@ -188,8 +188,8 @@ pub fn execute_func(inst: &ModuleInst, name: &str, args: &[String]) -> bool {
 #[derive(Debug)]
 pub struct Failed;
 
-/// Runs the program: a WASI `_start` (its `proc_exit` counted as success,
-/// the status in `wasm_runtime_get_wasi_exit_code`), else `main`,
+/// Runs the program: `_start` (its `proc_exit` counted as success, the
+/// status in `wasm_runtime_get_wasi_exit_code`), else `main`,
 /// `__main_argc_argv` or `_main` with `argc`/`argv` copied into the app's
 /// memory, giving `main`'s result.
 pub fn execute_main(inst: &ModuleInst, argv_strings: &[String]) -> Result<Option<i32>, Failed> {
@@ -198,7 +198,7 @@ pub fn execute_main(inst: &ModuleInst, argv_strings: &[String]) -> Result<Option
     // SAFETY: a live instance handle.
     let start = unsafe { crate::export::wasi::wasm_runtime_lookup_wasi_start_function(h) };
     // SAFETY: NULL or a handle just made.
-    if let Some(fi) = unsafe { func_inst(start) }.filter(|_| inst.is_wasi) {
+    if let Some(fi) = unsafe { func_inst(start) } {
         let ok = crate::export::call::call_vals(inst, env, fi.func, &fi.ty, &[]).is_some();
         if !ok && inst.exception_message().is_some_and(|e| e.contains("wasi proc exit")) {
             inst.set_exception(None);
@@ -213,11 +213,8 @@ pub fn execute_main(inst: &ModuleInst, argv_strings: &[String]) -> Result<Option
         unsafe { func_inst(f) }
     };
     let Some(fi) = lookup(c"main").or_else(|| lookup(c"__main_argc_argv")).or_else(|| lookup(c"_main")) else {
-        inst.set_exception(Some(if inst.is_wasi {
-            "lookup the entry point symbol (like _start, main, _main, __main_argc_argv) failed"
-        } else {
-            "lookup the entry point symbol (like main, _main, __main_argc_argv) failed"
-        }));
+        // WAMR's text when it is built with WASI, as here.
+        inst.set_exception(Some("lookup the entry point symbol (like _start, main, _main, __main_argc_argv) failed"));
         return Err(Failed);
     };
     let (params, results) = (fi.ty.params(), fi.ty.results());

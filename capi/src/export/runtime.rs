@@ -68,6 +68,19 @@ pub fn warn(args: std::fmt::Arguments<'_>) {
     log(WASM_LOG_LEVEL_WARNING, args);
 }
 
+/// Makes the engine of `wasm_export.h` modules with `config` (the
+/// `iwasm` command line's `--stack-size`): a Rust-level setting, before
+/// the first module is loaded. False when an engine exists already or the
+/// configuration is refused.
+pub fn configure_engine(config: &Config) -> Result<(), String> {
+    let mut rt = runtime();
+    if rt.engine.is_some() {
+        return Err("the engine is made already".into());
+    }
+    rt.engine = Some(Engine::new(config).map_err(|e| e.to_string())?);
+    Ok(())
+}
+
 /// The engine of `wasm_export.h` modules, made on first use (the runtime
 /// need not have been initialised, as after `wasm_engine_new` in WAMR).
 pub fn engine() -> Result<Engine, String> {
@@ -131,9 +144,14 @@ fn init(args: Option<&RuntimeInitArgs>) -> bool {
                 rt.allocator = None;
                 rt.default_running_mode = MODE_DEFAULT;
             }
-            if let Err(e) = Engine::new(&Config::new()).map(|e| rt.engine = Some(e)) {
-                crate::log(format_args!("Init runtime environment failed: {e}"));
-                return false;
+            if rt.engine.is_none() {
+                match Engine::new(&Config::new()) {
+                    Ok(e) => rt.engine = Some(e),
+                    Err(e) => {
+                        crate::log(format_args!("Init runtime environment failed: {e}"));
+                        return false;
+                    }
+                }
             }
         }
         rt.refs += 1;
