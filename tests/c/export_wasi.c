@@ -86,6 +86,31 @@ int main(int argc, char **argv)
     CHECK(wasm_runtime_instantiate(m, 65536, 0, err, sizeof err) == NULL
               && strstr(err, "error while pre-opening mapped directory: invalid map"),
           "a bad mapping: %s", err);
+    {
+        const char *missing[] = { "/no/such/dir" };
+        wasm_runtime_set_wasi_args(m, missing, 1, NULL, 0, NULL, 0, NULL, 0);
+        CHECK(wasm_runtime_instantiate(m, 65536, 0, err, sizeof err) == NULL
+                  && !strcmp(err, "error while pre-opening directory /no/such/dir: 44\n"),
+              "a missing directory, WASI's ENOENT: %s", err);
+    }
+    wasm_runtime_set_wasi_args(m, NULL, 0, NULL, 0, NULL, 0, NULL, 0);
+
+    /* Address pools are checked as WAMR checks them. */
+    {
+        const char *no_mask[] = { "127.0.0.1" }, *bad_addr[] = { "nowhere/8" }, *good[] = { "127.0.0.1/8", "::1/128" };
+        wasm_runtime_set_wasi_addr_pool(m, no_mask, 1);
+        CHECK(wasm_runtime_instantiate(m, 65536, 0, err, sizeof err) == NULL
+                  && !strcmp(err, "Invalid address pool entry: 127.0.0.1, must be in the format of ADDRESS/MASK"),
+              "an entry without a mask: %s", err);
+        wasm_runtime_set_wasi_addr_pool(m, bad_addr, 1);
+        CHECK(wasm_runtime_instantiate(m, 65536, 0, err, sizeof err) == NULL
+                  && strstr(err, "store address failed"),
+              "not an address: %s", err);
+        wasm_runtime_set_wasi_addr_pool(m, good, 2);
+        i = wasm_runtime_instantiate(m, 65536, 0, err, sizeof err);
+        CHECK(i != NULL, "good entries: %s", err);
+        wasm_runtime_deinstantiate(i);
+    }
     wasm_runtime_unload(m);
 
     /* Not a WASI module. */

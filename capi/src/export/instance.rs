@@ -386,8 +386,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
     let core_module = rt.module.clone();
     let wasi_args = s.wasi.clone().unwrap_or_else(|| rt.wasi.lock().unwrap_or_else(|e| e.into_inner()).clone());
     let is_wasi = core_module.imports().any(|i| crate::export::wasi::is_wasi_module(&i.module));
-    let wasi =
-        if is_wasi { Some(wasi_args.build().map_err(|e| format!("Init wasi environment failed: {e}"))?) } else { None };
+    let wasi = if is_wasi { Some(wasi_args.build()?) } else { None };
     let store = Box::new(Store::new(
         core_module.engine(),
         InstData { inst: ptr::null(), wasi, externrefs: Default::default() },

@@ -14,6 +14,7 @@
 
 use std::ffi::c_char;
 use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::Ordering;
 
 use cranewasm::wasi::{self, WasiCtx};
@@ -74,16 +75,41 @@ impl WasiArgs {
             }
         }
         for d in &self.dirs {
+            opens_as_dir(d).map_err(|e| format!("error while pre-opening directory {d}: {e}\n"))?;
             b.preopened_dir(d, d.as_str());
         }
         for m in &self.map_dirs {
             let Some((guest, host)) = m.split_once("::") else {
-                return Err("error while pre-opening mapped directory: invalid map".into());
+                return Err("error while pre-opening mapped directory: invalid map\n".into());
             };
+            opens_as_dir(host).map_err(|e| format!("error while pre-opening mapped directory {host}: {e}\n"))?;
             b.preopened_dir(host, guest);
         }
-        b.build().map_err(|e| e.to_string())
+        // Checked as WAMR checks them, though no WASI function here uses
+        // them (WAMR's socket extension is not provided).
+        for a in &self.addr_pool {
+            let mut parts = a.split('/').filter(|p| !p.is_empty());
+            let (Some(address), Some(_mask)) = (parts.next(), parts.next()) else {
+                return Err(format!("Invalid address pool entry: {a}, must be in the format of ADDRESS/MASK"));
+            };
+            if address.parse::<std::net::IpAddr>().is_err() {
+                return Err("Init wasi environment failed: store address failed".into());
+            }
+        }
+        b.build().map_err(|e| format!("Init wasi environment failed: {e}"))
     }
+}
+
+/// Whether `path` opens as a directory, as WAMR's preopen does; its WASI
+/// errno if not (WAMR prints that number).
+fn opens_as_dir(path: &str) -> Result<(), u16> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY)
+        .open(path)
+        .map_err(|e| wasi::Errno::from(e) as u16)?;
+    drop(file);
+    Ok(())
 }
 
 /// Reads `n` C strings (NULL ones skipped; none for a NULL array).
@@ -168,7 +194,7 @@ pub fn link_for_capi(
     }
     if linker.is_none() {
         let args = rt.map(|r| r.wasi.lock().unwrap_or_else(|e| e.into_inner()).clone()).unwrap_or_default();
-        let ctx = args.build().map_err(|e| format!("Init wasi environment failed: {e}"))?;
+        let ctx = args.build()?;
         let index = store.data().wasi.len();
         store.data_mut().wasi.push(ctx);
         let view = capi_view(index);
