@@ -40,6 +40,9 @@ tests/python_pkg/run.sh
 # --- WASI: the conformance suite, unchanged, through the iwasm command line ----
 tests/wasi-testsuite.sh
 
+# --- WAMR's wasm_export.h samples, unchanged, on our headers and library ------
+tests/wamr-samples.sh
+
 # --- examples ----------------------------------------------------------------
 cargo run --release --example hello
 # a wasi-libc C program through iwasm and through the Rust API
