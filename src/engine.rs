@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::runtime::vm::code_memory::CodeMemory;
 use crate::runtime::vm::memory_pool::MemoryPool;
 use crate::runtime::vm::signals;
-use crate::types::FuncType;
+use crate::types::{FuncType, ValType};
 
 /// A compilation environment. Cheap to clone (a reference count); modules
 /// and stores keep their engine alive.
@@ -24,11 +24,16 @@ pub struct Engine {
     inner: Arc<EngineInner>,
 }
 
+/// The parameter and result types of a C function called natively.
+type NativeSignature = (Vec<ValType>, Vec<ValType>);
+
 struct EngineInner {
     config: Config,
     isa: OwnedTargetIsa,
     /// Wasm→host trampolines by signature, compiled on first use.
     exit_trampolines: Mutex<HashMap<FuncType, Arc<CodeMemory>>>,
+    /// Host→C trampolines by (parameters, results), compiled on first use.
+    native_trampolines: Mutex<HashMap<NativeSignature, Arc<CodeMemory>>>,
     /// Released memory reservations, for reuse.
     memory_pool: Arc<MemoryPool>,
 }
@@ -74,6 +79,7 @@ impl Engine {
                 config: config.clone(),
                 isa,
                 exit_trampolines: Mutex::default(),
+                native_trampolines: Mutex::default(),
                 memory_pool: Arc::new(MemoryPool::new(config.memory_pool_capacity)),
             }),
         })
@@ -108,6 +114,22 @@ impl Engine {
         let compiled = compile_function(self.isa(), &mut ctx)?;
         let code = Arc::new(CodeMemory::new(compiled.body())?);
         cache.insert(ty, code.clone());
+        Ok(code)
+    }
+
+    /// The host→C trampoline for a C function of `params` and `results`
+    /// (see [`NativeCall`](crate::NativeCall)), compiled on first request.
+    pub(crate) fn native_trampoline(&self, params: &[ValType], results: &[ValType]) -> Result<Arc<CodeMemory>> {
+        let mut cache = self.inner.native_trampolines.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (params.to_vec(), results.to_vec());
+        if let Some(t) = cache.get(&key) {
+            return Ok(t.clone());
+        }
+        let mut ctx = Context::new();
+        ctx.func = trampoline::native_trampoline(self.isa(), params, results, &mut FunctionBuilderContext::new());
+        let compiled = compile_function(self.isa(), &mut ctx)?;
+        let code = Arc::new(CodeMemory::new(compiled.body())?);
+        cache.insert(key, code.clone());
         Ok(code)
     }
 }

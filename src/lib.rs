@@ -63,6 +63,7 @@ pub use runtime::func::Func;
 pub use runtime::global::Global;
 pub use runtime::instance::Instance;
 pub use runtime::memory::Memory;
+pub use runtime::native::NativeCall;
 pub use runtime::shared_memory::{SharedMemory, WaitResult};
 pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreContextMut, StoreOpaque};
 pub use runtime::store_claim::{ClaimGuard, StoreClaim};

@@ -42,6 +42,9 @@ tests/wasi-testsuite.sh
 # ... and the wasi-threads proposal's tests (shared memories, thread-spawn)
 tests/wasi-threads.sh
 
+# --- WAMR's wasm_export.h samples, unchanged, on our headers and library ------
+tests/wamr-samples.sh
+
 # --- examples ----------------------------------------------------------------
 cargo run --release --example hello
 # a wasi-libc C program through iwasm and through the Rust API

@@ -61,6 +61,22 @@ pub enum Kind {
     MemoryType,
     ImportType,
     ExportType,
+    // The objects of wasm_export.h (see `crate::export`).
+    /// A `wasm_module_t` of `wasm_export.h` (`WASMModuleCommon *`).
+    RtModule,
+    /// A `wasm_module_inst_t`.
+    ModuleInst,
+    /// A `wasm_exec_env_t`.
+    ExecEnv,
+    /// A `wasm_function_inst_t`.
+    FuncInst,
+    /// A `wasm_memory_inst_t`.
+    MemoryInst,
+    /// A `wasm_func_type_t`, `wasm_table_type_t`, `wasm_global_type_t` or
+    /// `wasm_memory_type_t` of a module's imports and exports.
+    RtType,
+    /// A `struct InstantiationArgs2 *`.
+    InstArgs,
 }
 
 impl Kind {

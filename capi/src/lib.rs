@@ -27,7 +27,9 @@
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod c_api;
+pub mod export;
 pub mod handle;
+pub mod libc_builtin;
 pub mod object;
 
 pub use c_api::engine::wasm_engine_t;

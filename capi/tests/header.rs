@@ -1,6 +1,12 @@
-//! `include/wasm_c_api.h` must be what cbindgen makes of the current
-//! source: this test regenerates it in memory and fails when the checked-in
-//! file differs. `CRANEWASM_BLESS=1` rewrites the file instead.
+//! The generated headers must be what cbindgen makes of the current
+//! source: this test regenerates `include/wasm_c_api.h`,
+//! `include/wasm_export.h` and `include/lib_export.h` in memory and fails
+//! when a checked-in file differs. `CRANEWASM_BLESS=1` rewrites them
+//! instead.
+//!
+//! One crate holds the functions of both APIs, so each header is made from
+//! its own settings with the functions of the other headers left out
+//! (the shared lists say which function belongs where).
 //!
 //! The vector functions come from a macro, so cbindgen must see the crate
 //! with macros expanded. It does that with rustc's `-Zunpretty=expanded`,
@@ -8,12 +14,27 @@
 //! variable is set for cbindgen's child `cargo` alone (this test's own
 //! process compiles nothing).
 
+mod common;
+
 use std::path::Path;
 
+/// Generates the header of `toml`, leaving out the functions `exclude`.
+fn generate(crate_dir: &Path, toml: &str, exclude: &[String]) -> Vec<u8> {
+    let mut config = cbindgen::Config::from_file(crate_dir.join(toml)).expect("the cbindgen settings parse");
+    config.export.exclude.extend(exclude.iter().cloned());
+    let bindings = cbindgen::Builder::new()
+        .with_crate(crate_dir)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen generates the header");
+    let mut out = Vec::new();
+    bindings.write(&mut out);
+    out
+}
+
 #[test]
-fn checked_in_header_is_current() {
+fn checked_in_headers_are_current() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let header = crate_dir.join("../include/wasm_c_api.h");
     // A target directory of its own, kept between runs so that expansion
     // rebuilds only this crate.
     let expand_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cbindgen-expand");
@@ -23,29 +44,36 @@ fn checked_in_header_is_current() {
         std::env::set_var("RUSTC_BOOTSTRAP", "1");
         std::env::set_var("CARGO_EXPAND_TARGET_DIR", expand_dir);
     }
-    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml parses");
-    let bindings = cbindgen::Builder::new()
-        .with_crate(crate_dir)
-        .with_config(config)
-        .generate()
-        .expect("cbindgen generates the header");
-    let mut generated = Vec::new();
-    bindings.write(&mut generated);
-
-    if std::env::var_os("CRANEWASM_BLESS").is_some() {
-        std::fs::write(&header, &generated).expect("write the header");
-        return;
+    let c_api = common::api_symbols();
+    let mut export = common::export_symbols();
+    export.push("wasm_runtime_call_wasm_v".into());
+    // The wasm-c-api extensions.
+    let ours = vec!["cranewasm_wat2wasm".to_string(), "cranewasm_config_set_feature".to_string()];
+    let headers = [
+        ("wasm_c_api.h", "cbindgen.toml", export.clone()),
+        ("wasm_export.h", "cbindgen-export.toml", [c_api.clone(), ours.clone()].concat()),
+        ("lib_export.h", "cbindgen-lib-export.toml", [c_api, export, ours].concat()),
+    ];
+    let bless = std::env::var_os("CRANEWASM_BLESS").is_some();
+    let mut stale = Vec::new();
+    for (name, toml, exclude) in headers {
+        let path = crate_dir.join("../include").join(name);
+        let generated = generate(crate_dir, toml, &exclude);
+        if bless {
+            std::fs::write(&path, &generated).expect("write the header");
+            continue;
+        }
+        let current = std::fs::read(&path).unwrap_or_default();
+        if current != generated {
+            let (current, generated) = (String::from_utf8_lossy(&current), String::from_utf8_lossy(&generated));
+            let first = current.lines().zip(generated.lines()).position(|(a, b)| a != b);
+            let line = first.map_or(current.lines().count().min(generated.lines().count()), |i| i) + 1;
+            stale.push(format!("{} (first difference at line {line})", path.display()));
+        }
     }
-    let current = std::fs::read(&header).unwrap_or_default();
-    if current != generated {
-        let current = String::from_utf8_lossy(&current);
-        let generated = String::from_utf8_lossy(&generated);
-        let first = current.lines().zip(generated.lines()).position(|(a, b)| a != b);
-        panic!(
-            "{} is stale (first difference at line {}); regenerate it with \
-             CRANEWASM_BLESS=1 cargo test -p cranewasm-capi --test header",
-            header.display(),
-            first.map_or(current.lines().count().min(generated.lines().count()), |i| i) + 1
-        );
-    }
+    assert!(
+        stale.is_empty(),
+        "stale headers: {}; regenerate them with CRANEWASM_BLESS=1 cargo test -p cranewasm-capi --test header",
+        stale.join(", ")
+    );
 }

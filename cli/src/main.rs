@@ -2,25 +2,41 @@
 //! what WAMR's `iwasm` accepts for the same job (see `options.rs`), so
 //! scripts and test adapters written for WAMR run it unchanged.
 //!
-//! options → `WasiCtx` → instantiate (imports by name: WASI, and a trapping
-//! stand-in for any other function, as WAMR links lazily) → `_start` or
-//! `-f NAME`. The process exits with the guest's exit status; a trap prints
-//! `Exception: <message>` on stdout and exits 1, as WAMR does; a module that
-//! fails to load or instantiate prints why and exits 255 (WAMR's -1).
+//! Like WAMR's, it is a program of the `wasm_export.h` API (the
+//! `cranewasm-capi` crate's Rust side of it): options → runtime
+//! initialisation, natives from `--native-lib` libraries, a module reader
+//! for `--module-path` → `wasm_runtime_load` → WASI settings in
+//! `InstantiationArgs2` → instantiation → `wasm_application_execute_main`,
+//! or `wasm_application_execute_func` for `-f NAME`. The process exits with
+//! the guest's exit status; an exception prints on stdout and exits 1; a
+//! module that fails to load or instantiate prints why and exits 255
+//! (WAMR's -1). wasi-threads programs take the core API's path for now
+//! (`threaded.rs`).
 
-mod invoke;
+mod native_lib;
 mod options;
+mod threaded;
 
+use std::ffi::{c_char, CString};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
-use cranewasm::wasi::threads::{self, ProgramExit, WasiThreads};
-use cranewasm::wasi::{self, WasiCtx};
-use cranewasm::{Config, Engine, Error, Extern, Func, Instance, Linker, Module, Store, Val};
+use capi::export::application::{wasm_application_execute_func, wasm_application_execute_main};
+use capi::export::args::*;
+use capi::export::instance::{wasm_runtime_deinstantiate, wasm_runtime_get_exception, wasm_runtime_instantiate_ex2};
+use capi::export::module::{wasm_runtime_load, wasm_runtime_set_module_reader, wasm_runtime_unload};
+use capi::export::runtime::*;
+use capi::export::types::*;
+use capi::export::wasi::wasm_runtime_get_wasi_exit_code;
+use capi::export::{c_flush, c_print};
+use cranewasm::Config;
 
 use options::{Action, Options};
 
 /// WAMR's status for "could not load or instantiate" (`ret = -1`).
-const LOAD_FAILED: u8 = 255;
+pub(crate) const LOAD_FAILED: u8 = 255;
+/// WAMR's iwasm's default stack size for instances.
+const STACK_SIZE: u32 = 64 * 1024;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -39,195 +55,196 @@ fn main() -> ExitCode {
         }
         Action::Version => {
             println!("iwasm {}", env!("CARGO_PKG_VERSION"));
-            println!("cranewasm: Cranelift JIT, WASI preview 1");
+            println!("cranewasm: Cranelift JIT, WASI preview 1, WAMR's wasm_export.h");
             ExitCode::SUCCESS
         }
         Action::Run => {
             for note in &opts.notes {
                 eprintln!("iwasm: {note}");
             }
-            run(&opts)
+            let code = run(&opts);
+            // What the library printed through C's stdio goes out first.
+            c_flush();
+            ExitCode::from(code)
         }
     }
 }
 
-/// Where a run stopped.
-enum Outcome {
-    /// The guest finished with this status.
-    Exit(i32),
-    /// Loading, linking or instantiating failed (message printed as is).
-    LoadFailed(String),
-    /// A trap or a bad `-f` call: printed as WAMR's exception.
-    Exception(String),
+/// Prints a line on C's stdout, where the library prints too.
+fn say(line: &str) {
+    c_print(format!("{line}\n").as_bytes());
 }
 
-fn run(opts: &Options) -> ExitCode {
-    match execute(opts) {
-        // Like a process: the low 8 bits of the status.
-        Outcome::Exit(code) => ExitCode::from(code as u8),
-        Outcome::LoadFailed(message) => {
-            println!("{message}");
-            ExitCode::from(LOAD_FAILED)
-        }
-        Outcome::Exception(message) => {
-            println!("Exception: {message}");
-            ExitCode::from(1)
-        }
+/// The directory `--module-path` names, for the module reader.
+static MODULE_PATH: OnceLock<std::path::PathBuf> = OnceLock::new();
+
+/// WAMR's iwasm's module reader: `<module path>/<name>.wasm`, in memory
+/// from `wasm_runtime_malloc`.
+unsafe extern "C" fn read_module(
+    _type: package_type_t,
+    name: *const c_char,
+    buf: *mut *mut u8,
+    size: *mut u32,
+) -> bool {
+    let Some(dir) = MODULE_PATH.get() else { return false };
+    // SAFETY: the runtime passes a NUL-terminated name.
+    let name = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned();
+    let Ok(bytes) = std::fs::read(dir.join(format!("{name}.wasm"))) else { return false };
+    let p = wasm_runtime_malloc(bytes.len() as u32).cast::<u8>();
+    if p.is_null() {
+        return false;
+    }
+    // SAFETY: a fresh allocation of the file's size; out pointers from the
+    // runtime.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+        *buf = p;
+        *size = bytes.len() as u32;
+    }
+    true
+}
+
+/// Releases what [`read_module`] gave.
+unsafe extern "C" fn release_module(buf: *mut u8, _size: u32) {
+    // SAFETY: memory from `wasm_runtime_malloc`.
+    unsafe { wasm_runtime_free(buf.cast()) };
+}
+
+/// C strings and the pointer array a `char **` argument wants.
+struct CStrings {
+    _owned: Vec<CString>,
+    ptrs: Vec<*mut c_char>,
+}
+
+impl CStrings {
+    fn new<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> CStrings {
+        let owned: Vec<CString> =
+            items.into_iter().map(|s| CString::new(s.as_ref().replace('\0', "")).unwrap_or_default()).collect();
+        let ptrs = owned.iter().map(|c| c.as_ptr().cast_mut()).collect();
+        CStrings { _owned: owned, ptrs }
+    }
+    fn len(&self) -> u32 {
+        self.ptrs.len() as u32
+    }
+    fn as_ptr(&mut self) -> *mut *mut c_char {
+        self.ptrs.as_mut_ptr()
     }
 }
 
-fn execute(opts: &Options) -> Outcome {
-    let bytes = match std::fs::read(&opts.file) {
-        Ok(b) => b,
-        Err(e) => return Outcome::LoadFailed(format!("open file {} failed: {e}", opts.file.display())),
-    };
-    let mut config = Config::new();
+fn run(opts: &Options) -> u8 {
     if let Some(n) = opts.stack_size {
+        let mut config = Config::new();
         config.max_wasm_stack(n);
-    }
-    let engine = match Engine::new(&config) {
-        Ok(e) => e,
-        Err(e) => return Outcome::LoadFailed(format!("Init runtime environment failed: {e}")),
-    };
-    let module = match Module::new(&engine, &bytes) {
-        Ok(m) => m,
-        Err(e) => return Outcome::LoadFailed(format!("WASM module load failed: {e}")),
-    };
-    let mut builder = WasiCtx::builder();
-    builder.inherit_stdio().args(&opts.args);
-    for (k, v) in &opts.env {
-        builder.env(k, v);
-    }
-    for (guest, host) in &opts.dirs {
-        builder.preopened_dir(host, guest.as_str());
-    }
-    let ctx = match builder.build() {
-        Ok(c) => c,
-        Err(e) => return Outcome::LoadFailed(format!("WASM module instantiate failed: {e}")),
-    };
-    let mut store = Store::new(&engine, ctx);
-    let instance = if uses_threads(&module) {
-        instantiate_threaded(&mut store, &module, opts.max_threads)
-    } else {
-        instantiate(&mut store, &module)
-    };
-    let instance = match instance {
-        Ok(i) => i,
-        Err(Error::Trap(t)) => return Outcome::Exception(t.message().to_string()),
-        Err(Error::Exit(code)) => return Outcome::Exit(code),
-        Err(e) => return Outcome::LoadFailed(format!("WASM module instantiate failed: {e}")),
-    };
-    let result = match &opts.function {
-        // WAMR runs a WASI program's `_start` and refuses a module without one.
-        None if instance.get_func(&store, "_start").is_none() => {
-            return Outcome::Exception(
-                "lookup the entry point symbol (like _start, main, _main, __main_argc_argv) failed".into(),
-            )
+        if let Err(e) = configure_engine(&config) {
+            say(&format!("Init runtime environment failed: {e}"));
+            return LOAD_FAILED;
         }
-        None => wasi::start(&mut store, &instance).map(Some),
-        Some(name) => call_function(&mut store, &instance, name, &opts.args[1..]),
-    };
-    match result {
-        Ok(Some(code)) => Outcome::Exit(code),
-        Ok(None) => Outcome::Exit(0),
-        Err(Error::Exit(code)) => Outcome::Exit(code),
-        Err(Error::Trap(t)) => Outcome::Exception(t.message().to_string()),
-        Err(e) => Outcome::Exception(e.to_string()),
     }
-}
-
-/// Instantiates with WASI defined, and every other imported function
-/// linked to one that traps if called (WAMR instantiates such modules and
-/// fails only at the call).
-fn instantiate(store: &mut Store<WasiCtx>, module: &Module) -> Result<Instance, Error> {
-    let mut linker = Linker::new();
-    link(store, &mut linker, module)?;
-    linker.instantiate(store, module)
-}
-
-/// Whether `module` is a wasi-threads program: it spawns threads or
-/// imports a shared memory (which the runtime provides, as WAMR does).
-fn uses_threads(module: &Module) -> bool {
-    module.imports().any(|i| {
-        (i.module == threads::MODULE && i.name == threads::SPAWN)
-            || matches!(i.ty, cranewasm::ExternType::Memory(t) if t.is_shared())
-    })
-}
-
-/// Instantiates a wasi-threads program: its shared memory is made from its
-/// import, every thread sees the same WASI state, and a thread's
-/// `proc_exit` or trap ends the process as the main thread's would.
-fn instantiate_threaded(
-    store: &mut Store<WasiCtx>,
-    module: &Module,
-    max_threads: Option<u32>,
-) -> Result<Instance, Error> {
-    let for_threads = module.clone();
-    let mut threads = WasiThreads::new(module, WasiCtx::share, move |store, linker| link(store, linker, &for_threads))
-        .on_exit(exit_like_wamr);
-    if let Some(n) = max_threads {
-        threads = threads.max_threads(n);
+    if !wasm_runtime_init() {
+        say("Init runtime environment failed.");
+        return LOAD_FAILED;
     }
-    threads.build()?.instantiate(store)
+    let libs: Vec<native_lib::NativeLib> = opts.native_libs.iter().filter_map(|l| native_lib::load(l)).collect();
+    if let Some(dir) = &opts.module_path {
+        let _ = MODULE_PATH.set(dir.clone());
+    }
+    // SAFETY: functions of the types the reader and destroyer have.
+    unsafe { wasm_runtime_set_module_reader(Some(read_module), Some(release_module)) };
+    let code = load_and_run(opts);
+    drop(libs);
+    wasm_runtime_destroy();
+    code
 }
 
-/// A spawned thread's end of the program, reported as the main thread's
-/// would be (see `run`), then the process's end.
-fn exit_like_wamr(exit: ProgramExit) {
-    use std::io::Write;
-    let code = match exit {
-        ProgramExit::Exit(code) => code,
-        ProgramExit::Trap(trap) => {
-            println!("Exception: {}", trap.message());
-            1
+fn load_and_run(opts: &Options) -> u8 {
+    let mut bytes = match std::fs::read(&opts.file) {
+        Ok(b) => b,
+        Err(e) => {
+            say(&format!("open file {} failed: {e}", opts.file.display()));
+            return LOAD_FAILED;
         }
     };
-    let _ = std::io::stdout().flush();
-    std::process::exit(code as u8 as i32)
-}
-
-/// Defines WASI for `module` in `linker`, and a trapping stand-in for every
-/// other function it imports.
-fn link(store: &mut Store<WasiCtx>, linker: &mut Linker, module: &Module) -> Result<(), Error> {
-    linker.define_wasi_for(&mut *store, module, |ctx: &mut WasiCtx| ctx)?;
-    for import in module.imports() {
-        if linker.get(&import.module, &import.name).is_none() {
-            if let cranewasm::ExternType::Func(ty) = &import.ty {
-                let f = Func::unlinked(&mut *store, *ty);
-                linker.define(&import.module, &import.name, Extern::Func(f));
+    // A module may be WebAssembly text.
+    if !bytes.starts_with(b"\0asm") {
+        if let Ok(bin) = wat::parse_bytes(&bytes) {
+            bytes = bin.into_owned();
+        }
+    }
+    if threaded::uses_threads(&bytes) {
+        return threaded::run(opts, &bytes);
+    }
+    let mut err = [0 as c_char; 256];
+    let text = |err: &[c_char]| {
+        // SAFETY: the runtime NUL-terminates what it writes.
+        unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }.to_string_lossy().into_owned()
+    };
+    // SAFETY: the file's bytes and an error buffer of ours.
+    let module = unsafe { wasm_runtime_load(bytes.as_mut_ptr(), bytes.len() as u32, err.as_mut_ptr(), 256) };
+    if module.is_null() {
+        say(&text(&err));
+        return LOAD_FAILED;
+    }
+    let mut args: *mut InstantiationArgs2 = std::ptr::null_mut();
+    let mut argv = CStrings::new(&opts.args);
+    let mut env = CStrings::new(opts.env.iter().map(|(k, v)| format!("{k}={v}")));
+    let (dirs, maps): (Vec<_>, Vec<_>) = opts.dirs.iter().partition(|(g, h)| std::path::Path::new(g) == h.as_path());
+    let mut dirs = CStrings::new(dirs.iter().map(|(g, _)| g.as_str()));
+    let mut maps = CStrings::new(maps.iter().map(|(g, h)| format!("{g}::{}", h.display())));
+    // SAFETY: an out pointer of ours, then the arguments it made, with
+    // string arrays that outlive the instantiation.
+    let inst = unsafe {
+        if !wasm_runtime_instantiation_args_create(&mut args) {
+            say("failed to create instantiate args");
+            wasm_runtime_unload(module);
+            return LOAD_FAILED;
+        }
+        wasm_runtime_instantiation_args_set_default_stack_size(args, STACK_SIZE);
+        wasm_runtime_instantiation_args_set_host_managed_heap_size(args, opts.heap_size);
+        wasm_runtime_instantiation_args_set_wasi_arg(args, argv.as_ptr(), argv.len() as i32);
+        wasm_runtime_instantiation_args_set_wasi_env(args, env.as_ptr().cast(), env.len());
+        wasm_runtime_instantiation_args_set_wasi_dir(
+            args,
+            dirs.as_ptr().cast(),
+            dirs.len(),
+            maps.as_ptr().cast(),
+            maps.len(),
+        );
+        let inst = wasm_runtime_instantiate_ex2(module, args, err.as_mut_ptr(), 256);
+        wasm_runtime_instantiation_args_destroy(args);
+        inst
+    };
+    if inst.is_null() {
+        say(&text(&err));
+        // SAFETY: our module.
+        unsafe { wasm_runtime_unload(module) };
+        return LOAD_FAILED;
+    }
+    // SAFETY: our instance, and argument arrays of ours.
+    let exception = unsafe {
+        match &opts.function {
+            Some(name) => {
+                let name = CString::new(name.as_str()).unwrap_or_default();
+                wasm_application_execute_func(inst, name.as_ptr(), argv.len() as i32 - 1, argv.as_ptr().add(1));
+            }
+            None => {
+                wasm_application_execute_main(inst, argv.len() as i32, argv.as_ptr());
             }
         }
-    }
-    Ok(())
-}
-
-/// `-f NAME ARGS...`: a reactor is initialised first, then the export is
-/// called and its results printed.
-fn call_function(
-    store: &mut Store<WasiCtx>,
-    instance: &Instance,
-    name: &str,
-    args: &[String],
-) -> Result<Option<i32>, Error> {
-    if let Some(init) = instance.get_func(&mut *store, "_initialize") {
-        init.call(&mut *store, &[], &mut [])?;
-    }
-    let Some(func) = instance.get_func(&mut *store, name) else {
-        return Err(Error::Usage(format!("lookup function {name} failed")));
+        let e = wasm_runtime_get_exception(inst);
+        (!e.is_null()).then(|| std::ffi::CStr::from_ptr(e).to_string_lossy().into_owned())
     };
-    let ty = func.ty(&*store);
-    if ty.params().len() != args.len() {
-        return Err(Error::Usage("invalid input argument count".into()));
+    let code = match &exception {
+        Some(e) => {
+            say(e);
+            1
+        }
+        // SAFETY: our instance.
+        None => (unsafe { wasm_runtime_get_wasi_exit_code(inst) }) as u8,
+    };
+    // SAFETY: ours, each freed once.
+    unsafe {
+        wasm_runtime_deinstantiate(inst);
+        wasm_runtime_unload(module);
     }
-    let params = args
-        .iter()
-        .zip(ty.params())
-        .enumerate()
-        .map(|(i, (a, t))| invoke::parse_arg(i, a, *t))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Error::Usage)?;
-    let mut results: Vec<Val> = ty.results().iter().map(|t| Val::default_for(*t)).collect();
-    func.call(&mut *store, &params, &mut results)?;
-    println!("{}", invoke::format_results(&results));
-    Ok(None)
+    code
 }

@@ -26,6 +26,13 @@ pub struct Options {
     pub stack_size: Option<usize>,
     /// `--max-threads=N`: most wasi-threads threads alive at once.
     pub max_threads: Option<u32>,
+    /// `--heap-size=N`: the host-managed app heap (`wasm_runtime_module_malloc`,
+    /// the builtin libc's `malloc`), 0 by default as in WAMR's WASI build.
+    pub heap_size: u32,
+    /// `--native-lib=FILE`: shared libraries with natives (up to 8).
+    pub native_libs: Vec<String>,
+    /// `--module-path=DIR`: where modules imported from are read.
+    pub module_path: Option<PathBuf>,
     /// Warnings about options accepted but without effect here.
     pub notes: Vec<String>,
 }
@@ -52,16 +59,7 @@ const TUNING: &[&str] = &[
 const TUNING_VALUE: &[&str] =
     &["--jit-codecache-size=", "--llvm-jit-size-level=", "--llvm-jit-opt-level=", "--gc-heap-size=", "--enable-segue="];
 /// WAMR features this runtime does not have: refused with a message.
-const UNSUPPORTED: &[&str] = &[
-    "--repl",
-    "--native-lib=",
-    "--module-path=",
-    "--timeout=",
-    "-g=",
-    "--gen-prof-file=",
-    "--addr-pool=",
-    "--allow-resolve=",
-];
+const UNSUPPORTED: &[&str] = &["--repl", "--timeout=", "-g=", "--gen-prof-file=", "--addr-pool=", "--allow-resolve="];
 
 /// Parses `argv` (without the program name).
 pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
@@ -109,9 +107,17 @@ pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
                 } else if let Some(v) = arg.strip_prefix("--max-threads=") {
                     o.max_threads = Some(v.parse().map_err(|_| format!("{arg}: not a number of threads"))?);
                 } else if let Some(v) = arg.strip_prefix("--heap-size=") {
-                    // WAMR's host-managed heap serves its own malloc API;
-                    // WASI programs bring their own allocator.
-                    size(arg, v)?;
+                    o.heap_size = u32::try_from(size(arg, v)?).map_err(|_| format!("{arg}: too large"))?;
+                } else if let Some(v) = arg.strip_prefix("--native-lib=") {
+                    if v.is_empty() {
+                        return Err("--native-lib= needs a file name".into());
+                    }
+                    if o.native_libs.len() >= 8 {
+                        return Err("Only allow max native lib number 8".into());
+                    }
+                    o.native_libs.push(v.to_string());
+                } else if let Some(v) = arg.strip_prefix("--module-path=") {
+                    o.module_path = Some(PathBuf::from(v));
                 } else {
                     return Err(format!("unknown option {arg}"));
                 }
@@ -166,8 +172,8 @@ options:
   --stack-size=n           Set maximum native stack size wasm may use, in bytes
   --max-threads=n          Set the most threads a wasi-threads program may run
                            at once, besides its main thread (default 128)
-  --heap-size=n            Accepted for WAMR compatibility; WASI programs bring
-                           their own allocator, so it has no effect
+  --heap-size=n            Set the host-managed heap size (module_malloc and the
+                           builtin libc's malloc); 0 by default
   --env=<env>              Pass wasi environment variables with \"key=value\"
                            to the program, for example:
                              --env=\"key1=value1\" --env \"key2=value2\"
@@ -177,6 +183,10 @@ options:
   --map-dir=<guest::host>  Grant wasi access to the given host directories
                            to the program at a specific guest path, for example:
                              --map-dir=<guest-path1::host-path1>
+  --native-lib=<lib>       Register natives from a shared library (one that
+                           exports get_native_lib), up to 8 times
+  --module-path=<path>     Where modules imported from are read
+                           (<path>/<module>.wasm)
   --version                Show version information
   -h|--help                Show this help
 wasm_file may be a binary module or WebAssembly text (.wat).
@@ -208,18 +218,24 @@ mod tests {
     #[test]
     fn function_and_sizes() {
         let (_, o) =
-            parse(&args(&["-f", "add", "--stack-size=65536", "--heap-size=0", "--max-threads=8", "m.wat", "1", "2"]))
+            parse(&args(&["-f", "add", "--stack-size=65536", "--heap-size=8192", "--max-threads=8", "m.wat", "1", "2"]))
                 .unwrap();
         assert_eq!(o.function.as_deref(), Some("add"));
         assert_eq!(o.stack_size, Some(65536));
+        assert_eq!(o.heap_size, 8192);
         assert_eq!(o.max_threads, Some(8));
         assert_eq!(o.args, ["m.wat", "1", "2"]);
+        let (_, o) = parse(&args(&["--native-lib=a.so", "--native-lib=b.so", "--module-path=/m", "m.wasm"])).unwrap();
+        assert_eq!(o.native_libs, ["a.so", "b.so"]);
+        assert_eq!(o.module_path, Some(PathBuf::from("/m")));
     }
 
     #[test]
     fn bad_input_is_an_error() {
         assert!(parse(&args(&["--bogus", "x.wasm"])).unwrap_err().contains("unknown option --bogus"));
         assert!(parse(&args(&["--repl", "x.wasm"])).unwrap_err().contains("not supported"));
+        let many: Vec<String> = (0..9).map(|i| format!("--native-lib=l{i}.so")).chain(["x.wasm".into()]).collect();
+        assert!(parse(&many).unwrap_err().contains("Only allow max native lib number 8"));
         assert!(parse(&args(&["--env", "novalue", "x.wasm"])).is_err());
         assert!(parse(&args(&["--map-dir=/tmp", "x.wasm"])).is_err());
         assert!(parse(&args(&["--stack-size=lots", "x.wasm"])).is_err());

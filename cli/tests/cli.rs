@@ -56,7 +56,6 @@ fn bad_options_get_a_clear_message() {
     for (args, message) in [
         (&["--bogus", "x.wasm"][..], "unknown option --bogus"),
         (&["--repl", "x.wasm"], "--repl is not supported"),
-        (&["--native-lib=x.so", "x.wasm"], "--native-lib is not supported"),
         (&["--env", "NOEQUALS", "x.wasm"], "expect \"key=value\""),
         (&["--map-dir=/only", "x.wasm"], "GUEST::HOST"),
         (&["-f"], "-f needs a function name"),
@@ -95,7 +94,7 @@ fn traps_print_an_exception_and_exit_1() {
     assert_eq!(iwasm(&[m.to_str().unwrap()]).status.code(), Some(0));
     let o = iwasm(&["-f", "call", m.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).starts_with("Exception: failed to call unlinked function"), "{}", stdout(&o));
+    assert_eq!(stdout(&o), "Exception: failed to call unlinked import function (env, missing)\n");
 }
 
 #[test]
@@ -162,4 +161,73 @@ fn args_env_and_dirs_reach_the_guest() {
     // `--dir` gives the directory under its own name (five bytes here).
     let o = iwasm(&["--dir", "/tmp/", m]);
     assert!(stdout(&o).ends_with("\0/tmp/"), "{}", stdout(&o));
+}
+
+#[test]
+fn native_libs_provide_imports() {
+    // A library that cannot be loaded is skipped with WAMR's warning.
+    let o = iwasm(&["--native-lib=/no/such/lib.so", "/no/such.wasm"]);
+    assert_eq!(o.status.code(), Some(255));
+    assert!(stderr(&o).contains("warning: failed to load native library /no/such/lib.so"), "{}", stderr(&o));
+    let nine: Vec<String> = (0..9).map(|i| format!("--native-lib=l{i}.so")).collect();
+    let mut args: Vec<&str> = nine.iter().map(String::as_str).collect();
+    args.push("x.wasm");
+    let o = iwasm(&args);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("Only allow max native lib number 8"), "{}", stderr(&o));
+
+    // A real one, built here as WAMR's samples/native-lib builds its own.
+    let include = concat!(env!("CARGO_MANIFEST_DIR"), "/../include");
+    let src = file(
+        "natives.c",
+        r#"#include "lib_export.h"
+        #include <stdio.h>
+        static int add(wasm_exec_env_t env, int a, int b) { return a + b; }
+        static void greet(wasm_exec_env_t env, const char *who) { printf("hello %s\n", who); fflush(stdout); }
+        static NativeSymbol syms[] = { { "add", add, "(ii)i", NULL }, { "greet", greet, "($)", NULL } };
+        static int inited;
+        int init_native_lib(void) { inited = 1; return 0; }
+        uint32_t get_native_lib(char **name, NativeSymbol **s) { *name = "env"; *s = syms; return inited ? 2 : 0; }"#,
+    );
+    let lib = src.with_extension("so");
+    let built = Command::new("cc")
+        .args(["-shared", "-fPIC", "-I", include, "-o", lib.to_str().unwrap(), src.to_str().unwrap()])
+        .status();
+    if !built.is_ok_and(|s| s.success()) {
+        eprintln!("no C compiler: skipping the library half");
+        return;
+    }
+    let m = file(
+        "usenative.wat",
+        r#"(module (import "env" "add" (func $add (param i32 i32) (result i32)))
+            (import "env" "greet" (func $greet (param i32)))
+            (memory (export "memory") 1) (data (i32.const 64) "world\00")
+            (func (export "sum") (param i32 i32) (result i32) (call $add (local.get 0) (local.get 1)))
+            (func (export "hi") (call $greet (i32.const 64))))"#,
+    );
+    let native = format!("--native-lib={}", lib.display());
+    let o = iwasm(&[&native, "-f", "sum", m.to_str().unwrap(), "40", "2"]);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), "0x2a:i32\n"), "{}", stderr(&o));
+    let o = iwasm(&[&native, "-f", "hi", m.to_str().unwrap()]);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), "hello world\n\n"), "{}", stderr(&o));
+}
+
+#[test]
+fn module_path_finds_sub_modules() {
+    let dir = std::env::temp_dir().join(format!("iwasm-cli-{}-mm", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = wat::parse_str(r#"(module (func (export "seven") (result i32) (i32.const 7)))"#).unwrap();
+    std::fs::write(dir.join("mylib.wasm"), lib).unwrap();
+    let m = file(
+        "main.wat",
+        r#"(module (import "mylib" "seven" (func $s (result i32)))
+            (func (export "get") (result i32) (call $s)))"#,
+    );
+    let path = format!("--module-path={}", dir.display());
+    let o = iwasm(&[&path, "-f", "get", m.to_str().unwrap()]);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), "0x7:i32\n"), "{}", stderr(&o));
+    // Without the path the import stays unlinked and traps when called.
+    let o = iwasm(&["-f", "get", m.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "Exception: failed to call unlinked import function (mylib, seven)\n");
 }

@@ -119,3 +119,56 @@ pub fn exit_trampoline(isa: &dyn TargetIsa, ty: &FuncType, fctx: &mut FunctionBu
     debug_assert_eq!(func.signature.call_conv, CallConv::Tail);
     func
 }
+
+/// The host→C trampoline for a C function of parameters `(first,
+/// params...)`, plus one pointer per result after the first, returning
+/// `results[0]` (WAMR's native calling convention). The trampoline has the
+/// C convention `(func, first, values)`: it loads the parameters from
+/// `values`, passes pointers to the payloads of slots `1..` for the further
+/// results, calls `func` and stores the first result (and every result's
+/// kind byte) back into `values`.
+pub fn native_trampoline(
+    isa: &dyn TargetIsa,
+    params: &[ValType],
+    results: &[ValType],
+    fctx: &mut FunctionBuilderContext,
+) -> ir::Function {
+    let mut sig = Signature::new(isa.default_call_conv());
+    sig.params.extend([AbiParam::new(POINTER); 3]);
+    let mut func = ir::Function::with_name_signature(UserFuncName::default(), sig);
+    let mut b = FunctionBuilder::new(&mut func, fctx);
+    let block = b.create_block();
+    b.append_block_params_for_function_params(block);
+    b.switch_to_block(block);
+    b.seal_block(block);
+    let [callee, first, values] = b.block_params(block).try_into().expect("three params");
+
+    let mut native = Signature::new(isa.default_call_conv());
+    native.params.push(AbiParam::new(POINTER));
+    let mut args = vec![first];
+    for (i, p) in params.iter().enumerate() {
+        native.params.push(AbiParam::new(ir_type(*p)));
+        args.push(load_slot(&mut b, values, i, *p));
+    }
+    for (i, r) in results.iter().enumerate().skip(1) {
+        native.params.push(AbiParam::new(POINTER));
+        args.push(b.ins().iadd_imm_u(values, payload_offset(i, *r) as i64));
+    }
+    if let Some(r) = results.first() {
+        native.returns.push(AbiParam::new(ir_type(*r)));
+    }
+    let native = b.import_signature(native);
+    let call = b.ins().call_indirect(native, callee, &args);
+    if let (Some(r), Some(&v)) = (results.first(), b.inst_results(call).first()) {
+        store_slot(&mut b, values, 0, *r, v);
+    }
+    for (i, r) in results.iter().enumerate().skip(1) {
+        if *r != ValType::V128 {
+            let kind = b.ins().iconst(types::I8, r.kind() as i64);
+            b.ins().store(slot_flags(), kind, values, i as i32 * SLOT);
+        }
+    }
+    b.ins().return_(&[]);
+    b.finalize(isa.frontend_config());
+    func
+}

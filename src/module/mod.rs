@@ -134,6 +134,29 @@ impl Module {
         self.info().name.as_deref()
     }
 
+    /// The contents of the first custom section called `name` (after its
+    /// name), if the module has one.
+    pub fn custom_section(&self, name: &str) -> Option<&[u8]> {
+        // The parser in zeroed storage, as for parsing (see `new_parser`).
+        let mut parser = parse::new_parser(self.engine().config().wasm_features());
+        let mut rest = &self.inner.wasm[..];
+        loop {
+            // The module was validated; a chunk that no longer parses means
+            // there is nothing more to find.
+            let wasmparser::Chunk::Parsed { consumed, payload } = parser.parse(rest, true).ok()? else { return None };
+            rest = &rest[consumed..];
+            match payload {
+                wasmparser::Payload::CustomSection(c) if c.name() == name => return Some(c.data()),
+                wasmparser::Payload::CodeSectionStart { size, .. } => {
+                    parser.skip_section();
+                    rest = rest.get(size as usize..)?;
+                }
+                wasmparser::Payload::End(_) => return None,
+                _ => {}
+            }
+        }
+    }
+
     /// The engine the module was compiled for.
     pub fn engine(&self) -> &Engine {
         &self.inner.engine

@@ -184,7 +184,7 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
 /// parser stays in its box: a move is a typed copy, which need not keep
 /// bytes that no field of the current state covers. The C tests run under
 /// valgrind with no suppression, so a regression shows there.
-fn new_parser(features: wasmparser::WasmFeatures) -> Box<Parser> {
+pub(crate) fn new_parser(features: wasmparser::WasmFeatures) -> Box<Parser> {
     let mut parser = Box::write(Box::new_zeroed(), Parser::new(0));
     // The parser must use the same features as the validator: they decide
     // how some encodings (memory limits, for one) are read.

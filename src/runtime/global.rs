@@ -44,6 +44,15 @@ impl Global {
         Val::from_raw(cx.opaque(), raw, self.ty.content)
     }
 
+    /// Address of the global's value: its 16 bytes of storage, the value
+    /// little-endian from the first byte (what WAMR's `global_data` points
+    /// at). It stays valid while the global's store and owner live; writing
+    /// through it bypasses the mutability check.
+    pub fn data_ptr(&self, store: impl AsContext) -> *mut u8 {
+        let cx = store.as_context();
+        std::ptr::from_ref(self.storage.get(cx.opaque())).cast_mut().cast()
+    }
+
     /// Sets a mutable global; an error for a constant or a value of another
     /// type.
     pub fn set(&self, store: impl AsContextMut, value: Val) -> Result<()> {

@@ -11,8 +11,9 @@ use super::table::Table;
 use super::vm::instance::{self as vm_instance, VMInstance};
 use crate::engine::Engine;
 use crate::error::{Error, LinkError, Result};
+use crate::index::{EntityIndex, MemoryIndex, TableIndex};
 use crate::module::Module;
-use crate::types::ExternType;
+use crate::types::{ExternType, MemoryType};
 
 /// An instance of a module in a store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -32,8 +33,11 @@ impl Instance {
     /// another engine, and [`Error::Trap`] when a segment does not fit or
     /// the start function traps. Segments applied before such a trap stay
     /// applied.
-    pub fn new(store: impl AsContextMut, module: &Module, imports: &[Extern]) -> Result<Instance> {
-        Instance::new_with_max_memory_pages(store, module, imports, None)
+    pub fn new(mut store: impl AsContextMut, module: &Module, imports: &[Extern]) -> Result<Instance> {
+        let mut cx = store.as_context_mut();
+        let store = cx.opaque();
+        check_imports(store, module, imports)?;
+        vm_instance::instantiate(store, module, imports, None)
     }
 
     /// [`Instance::new`], with the maximum of each memory the module
@@ -42,15 +46,36 @@ impl Instance {
     /// as 65536 pages): WAMR's `InstantiationArgs.max_memory_pages`, which
     /// the C API honours.
     pub fn new_with_max_memory_pages(
-        mut store: impl AsContextMut,
+        store: impl AsContextMut,
         module: &Module,
         imports: &[Extern],
         max_memory_pages: Option<u32>,
     ) -> Result<Instance> {
+        let Some(cap) = max_memory_pages else { return Instance::new(store, module, imports) };
+        Instance::new_with_memory_types(store, module, imports, |_, mut ty| {
+            let max = ty.limits.max.unwrap_or(1 << 16).max(ty.limits.min);
+            ty.limits.max = Some(cap.clamp(ty.limits.min, max));
+            ty
+        })
+    }
+
+    /// As [`Instance::new`], creating each memory the module defines with
+    /// the type `memory_type` gives for it (from its index among the
+    /// defined memories and its declared type) instead of the declared
+    /// one: how an embedder makes room for a heap of its own at the end of
+    /// a memory, or caps a memory below its declared maximum (WAMR's
+    /// instantiation arguments). A type whose minimum exceeds its maximum
+    /// is an [`Error::Resource`].
+    pub fn new_with_memory_types(
+        mut store: impl AsContextMut,
+        module: &Module,
+        imports: &[Extern],
+        memory_type: impl Fn(u32, MemoryType) -> MemoryType,
+    ) -> Result<Instance> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         check_imports(store, module, imports)?;
-        vm_instance::instantiate(store, module, imports, max_memory_pages)
+        vm_instance::instantiate(store, module, imports, Some(&memory_type))
     }
 
     pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> &'a VMInstance {
@@ -100,6 +125,25 @@ impl Instance {
         let cx = store.as_context();
         let data = self.data(cx.opaque());
         data.module.info().exports.iter().map(|(n, i)| (n.clone(), data.export(*i))).collect()
+    }
+
+    /// Memory `index` of the instance (imported ones first, as in the
+    /// module's index space), exported or not.
+    pub fn memory(&self, store: impl AsContext, index: u32) -> Option<Memory> {
+        let cx = store.as_context();
+        let data = self.data(cx.opaque());
+        (index < data.module.info().memories.len() as u32)
+            .then(|| data.export(EntityIndex::Memory(MemoryIndex::from_u32(index))).into_memory())
+            .flatten()
+    }
+
+    /// Table `index` of the instance (imported ones first), exported or not.
+    pub fn table(&self, store: impl AsContext, index: u32) -> Option<Table> {
+        let cx = store.as_context();
+        let data = self.data(cx.opaque());
+        (index < data.module.info().tables.len() as u32)
+            .then(|| data.export(EntityIndex::Table(TableIndex::from_u32(index))).into_table())
+            .flatten()
     }
 
     /// The exported function called `name`.

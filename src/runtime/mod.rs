@@ -15,6 +15,7 @@ pub mod func;
 pub mod global;
 pub mod instance;
 pub mod memory;
+pub mod native;
 pub mod shared_memory;
 pub mod store;
 pub mod store_claim;

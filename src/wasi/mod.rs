@@ -95,6 +95,17 @@ macro_rules! wasi_functions {
         /// Number of functions [`Linker::define_wasi`] defines.
         pub const FUNCTION_COUNT: usize = 1 + [$(stringify!($name)),*].len();
 
+        /// The type of WASI preview 1's function `name`, if it has one
+        /// ([`Linker::define_wasi`] defines them all): what an embedder
+        /// resolving imports itself checks an import against.
+        pub fn function_type(name: &str) -> Option<FuncType> {
+            match name {
+                $(stringify!($name) => Some(FuncType::new([$(<$t as WasmTy>::TYPE),*], [ValType::I32])),)*
+                "proc_exit" => Some(FuncType::new([ValType::I32], [])),
+                _ => None,
+            }
+        }
+
         /// Defines the functions `wanted` names.
         fn define_all<T: 'static, V>(
             linker: &mut Linker,

@@ -173,16 +173,26 @@ pub unsafe extern "C" fn wasm_importtype_type(t: Option<&wasm_importtype_t>) -> 
     unsafe { get::<wasm_importtype_t>(t) }.map_or(ptr::null(), |t| t.ty.as_ptr())
 }
 
-/// Whether the import is satisfied by a function registered with the
-/// runtime ahead of instantiation. WAMR answers from its table of native
-/// symbols; cranewasm has no such table (imports are only ever given to
-/// `wasm_instance_new`), so the answer is always false.
+/// Whether the runtime links the import itself, so that a client may pass
+/// a `wasm_extern_new_empty` placeholder for it: WASI's functions, which
+/// `wasm_instance_new` links as WAMR's does (see
+/// `crate::export::wasi::link_for_capi`). Natives registered through
+/// `wasm_export.h` serve `wasm_runtime_instantiate` only, so they do not
+/// count here.
 ///
 /// # Safety
-/// `t` may be any pointer; it is not used.
+/// `t` may be NULL or any pointer: anything but a live import type counts
+/// as NULL (false). No other thread may delete it meanwhile.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_importtype_is_linked(_t: Option<&wasm_importtype_t>) -> bool {
-    false
+pub unsafe extern "C" fn wasm_importtype_is_linked(t: Option<&wasm_importtype_t>) -> bool {
+    // SAFETY: the client keeps the threading rule of the type.
+    let Some(t) = (unsafe { get::<wasm_importtype_t>(t) }) else { return false };
+    let text = |n: &wasm_name_t| {
+        // SAFETY: an owned name of a live type object.
+        let bytes: Vec<u8> = unsafe { n.raw().as_slice() }.iter().take_while(|c| **c != 0).map(|c| *c as u8).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    crate::export::wasi::provides(&text(&t.module), &text(&t.name))
 }
 
 c_object! {

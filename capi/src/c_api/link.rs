@@ -13,8 +13,10 @@
 //!   a mismatch, an object of another store, or more functions or globals
 //!   than the module imports (where WAMR writes past its import table)
 //!   fail with "Failed to validate imports".
-//! * Missing functions (not given, or placeholders) are allowed: calling
-//!   one traps with "Exception: failed to call unlinked import function
+//! * Missing functions (not given, or placeholders) are allowed. WASI's
+//!   functions are then linked by the runtime, as WAMR links its
+//!   registered natives (see `crate::export::wasi::link_for_capi`); calling
+//!   any other traps with "Exception: failed to call unlinked import function
 //!   (m, f)". A missing global fails the instantiation ("failed to link
 //!   import global (m, g)", the first in module order).
 //! * A host global (or one of another mutability) is not shared: the
@@ -36,6 +38,8 @@ use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::func::{HostCallback, realize};
 use crate::c_api::store::{self, StoreObj};
 use crate::c_api::vec::wasm_extern_vec_t;
+use crate::export::module::RtModule;
+use crate::export::wasi::link_for_capi;
 use crate::object::get_mut;
 use crate::*;
 
@@ -151,7 +155,8 @@ unsafe fn plan(store: *mut StoreObj, obj: &ExternObj, import: &ExternType) -> Re
 /// Links `given` against `module`'s imports in `store` (see the module
 /// documentation), making what is missing: stand-ins for functions, and
 /// memories and tables of the declared types (memories capped at
-/// `max_memory_pages`, as WAMR caps them).
+/// `max_memory_pages`, as WAMR caps them); WASI functions over the WASI
+/// settings of `rt`.
 ///
 /// # Safety
 /// `store` must be live and not otherwise borrowed; `given` NULL or a valid
@@ -159,6 +164,7 @@ unsafe fn plan(store: *mut StoreObj, obj: &ExternObj, import: &ExternType) -> Re
 pub unsafe fn link(
     store: *mut StoreObj,
     module: &Module,
+    rt: Option<&RtModule>,
     given: Option<&wasm_extern_vec_t>,
     max_memory_pages: Option<u32>,
 ) -> Result<Linked, Failure> {
@@ -211,9 +217,19 @@ pub unsafe fn link(
         )));
     }
     let mut externs = Vec::with_capacity(imports.len());
+    let mut wasi = None;
     for (import, plan) in imports.iter().zip(plans) {
+        let plan = plan.unwrap_or(Plan::Missing);
+        if let (Plan::Missing, ExternType::Func(_)) = (&plan, &import.ty) {
+            // SAFETY: as the caller promises.
+            let core = unsafe { store::core(store) };
+            if let Some(f) = link_for_capi(&mut wasi, core, module, rt, import).map_err(Failure::Instantiate)? {
+                externs.push(Extern::Func(f));
+                continue;
+            }
+        }
         // SAFETY: as the caller promises.
-        externs.push(unsafe { carry_out(store, import, plan.unwrap_or(Plan::Missing), max_memory_pages) }?);
+        externs.push(unsafe { carry_out(store, import, plan, max_memory_pages) }?);
     }
     Ok(Linked { externs, rebinds })
 }

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use cranewasm::Module;
 
+use crate::WASMModuleCommon;
 use crate::c_api::config::LoadArgs;
 use crate::c_api::import_export::{ExportTypeObj, ImportTypeObj};
 use crate::c_api::store::StoreObj;
@@ -28,6 +29,10 @@ use crate::*;
 /// A module as every slot of it shares it.
 pub struct SharedModule {
     pub module: Module,
+    /// The module as `wasm_export.h` sees it (a handle, 0 if none): what
+    /// `*module` points at, so that `wasm_runtime_*` functions work on a
+    /// wasm-c-api module. Owned here, deleted with the shared module.
+    rt: usize,
     /// Every name the module was given, the current one last. Earlier ones
     /// stay allocated so that pointers from `wasm_module_get_name` remain
     /// valid for the module's life.
@@ -35,8 +40,8 @@ pub struct SharedModule {
 }
 
 /// What a `wasm_module_t *` points at. The handle's public word (see
-/// [`crate::handle`]) is the slot's `WASMModuleCommon *`: the shared
-/// module.
+/// [`crate::handle`]) is the slot's `WASMModuleCommon *`: the module's
+/// handle of `wasm_export.h`, as in WAMR.
 #[repr(C)]
 pub struct ModuleSlot {
     header: Header,
@@ -52,7 +57,7 @@ unsafe impl Object for ModuleSlot {
         Some(&mut self.header)
     }
     fn public(&self) -> *const c_void {
-        Arc::as_ptr(&self.shared).cast()
+        self.shared.rt as *const c_void
     }
 }
 
@@ -67,6 +72,29 @@ impl ModuleSlot {
     /// The compiled module.
     pub fn module(&self) -> &Module {
         &self.shared.module
+    }
+
+    /// The module's `wasm_export.h` side (its WASI settings, among others).
+    pub fn rt(&self) -> Option<&crate::export::module::RtModule> {
+        // SAFETY: the handle is deleted only with the shared module, which
+        // `self` keeps alive.
+        unsafe { crate::export::module::module(self.shared.rt as *const WASMModuleCommon) }
+    }
+}
+
+impl Drop for SharedModule {
+    fn drop(&mut self) {
+        // SAFETY: the shared module owns this handle; nothing else deletes
+        // it (`wasm_runtime_unload` refuses it).
+        unsafe { object::delete::<WASMModuleCommon>(self.rt as *mut WASMModuleCommon) }
+    }
+}
+
+impl SharedModule {
+    fn new(module: Module, names: Vec<CString>) -> SharedModule {
+        let name = names.last().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let rt = crate::export::module::for_capi(&module, &name).map_or(0, |o| o.into_raw() as usize);
+        SharedModule { module, rt, names: Mutex::new(names) }
     }
 }
 
@@ -129,7 +157,7 @@ unsafe fn compile(store: *mut StoreObj, bytes: &[u8], what: &str, name: Option<&
         Ok(module) => {
             let names = name.map(CStr::to_owned).into_iter().collect();
             // SAFETY: as the caller promises.
-            unsafe { new_slot(store, Arc::new(SharedModule { module, names: Mutex::new(names) })) }
+            unsafe { new_slot(store, Arc::new(SharedModule::new(module, names))) }
         }
         Err(e) => {
             log(format_args!("{what}: {e}"));
@@ -303,7 +331,7 @@ pub unsafe extern "C" fn wasm_module_deserialize(
     // SAFETY: the store is live.
     match Module::deserialize(unsafe { crate::c_api::store::core(store) }.engine(), b) {
         // SAFETY: the store is live.
-        Ok(module) => unsafe { new_slot(store, Arc::new(SharedModule { module, names: Mutex::default() })) },
+        Ok(module) => unsafe { new_slot(store, Arc::new(SharedModule::new(module, Vec::new()))) },
         Err(e) => {
             log(format_args!("wasm_module_deserialize: {e}"));
             ptr::null_mut()

@@ -15,9 +15,11 @@ use crate::object::{self, Object, Ptr, Registry, c_object};
 use crate::wasm_engine_t;
 
 /// The embedder data of every core store the C API makes: a way back to
-/// the C store, for host functions.
+/// the C store, for host functions, and the WASI contexts of its instances
+/// (see `crate::export::wasi::link_for_capi`).
 pub struct StoreData {
     pub obj: *mut StoreObj,
+    pub wasi: Vec<cranewasm::wasi::WasiCtx>,
 }
 
 /// An `externref` as the C API sees it: an opaque host pointer, which
@@ -116,7 +118,7 @@ pub fn host_pointer(cx: impl AsContext<Data = StoreData>, e: ExternRef) -> usize
 pub unsafe extern "C" fn wasm_store_new(engine: Option<&mut wasm_engine_t>) -> *mut wasm_store_t {
     let Some((engine, profiling)) = engine::lookup(engine) else { return std::ptr::null_mut() };
     let obj = StoreObj {
-        store: Store::new(&engine, StoreData { obj: ptr::null_mut() }),
+        store: Store::new(&engine, StoreData { obj: ptr::null_mut(), wasi: Vec::new() }),
         registry: Registry::default(),
         externrefs: HashMap::new(),
         profiling,

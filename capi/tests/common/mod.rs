@@ -60,6 +60,12 @@ pub fn api_symbols() -> Vec<String> {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
 }
 
+/// The 173 functions of `wasm_export.h`, from the shared list.
+pub fn export_symbols() -> Vec<String> {
+    let text = std::fs::read_to_string(shared().join("export-symbols.txt")).expect("shared/export-symbols.txt");
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
+}
+
 /// A raw pointer as the typed (nullable reference) argument the exported
 /// functions take for objects: the C types are zero-sized, so any pointer
 /// is a valid reference to one.
@@ -83,6 +89,13 @@ pub struct Decl {
 /// The `WASM_API_EXTERN` declarations of a header, macros and comments
 /// left out.
 pub fn declarations(header: &str) -> Vec<Decl> {
+    declarations_marked(header, "WASM_API_EXTERN")
+}
+
+/// The declarations of a header that start with `marker`
+/// (`WASM_RUNTIME_API_EXTERN` in `wasm_export.h`), macros and comments
+/// left out; a variadic function's `...` is not a parameter.
+pub fn declarations_marked(header: &str, marker: &str) -> Vec<Decl> {
     let mut code = String::new();
     let mut continued = false;
     for line in header.lines() {
@@ -95,7 +108,7 @@ pub fn declarations(header: &str) -> Vec<Decl> {
         }
     }
     let mut decls = Vec::new();
-    for piece in code.split("WASM_API_EXTERN").skip(1) {
+    for piece in code.split(marker).skip(1) {
         let decl = piece.split(';').next().expect("a declaration ends with ;");
         let open = decl.find('(').expect("a function declaration");
         let name = decl[..open].split(|c: char| !c.is_alphanumeric() && c != '_').rfind(|s| !s.is_empty());
@@ -114,7 +127,7 @@ pub fn declarations(header: &str) -> Vec<Decl> {
             }
             current.push(c);
         }
-        if !current.trim().is_empty() && current.trim() != "void" {
+        if !current.trim().is_empty() && current.trim() != "void" && current.trim() != "..." {
             params.push(current);
         }
         let params = params.into_iter().map(|p| p.split_whitespace().collect::<Vec<_>>().join(" ")).collect();

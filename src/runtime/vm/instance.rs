@@ -27,7 +27,7 @@ use crate::runtime::memory::Memory;
 use crate::runtime::store::{StoreId, StoreOpaque};
 use crate::runtime::table::Table;
 use crate::trap::{Trap, TrapCode};
-use crate::types::{ExternType, ValType};
+use crate::types::{ExternType, MemoryType, ValType};
 use crate::values::ValRaw;
 use crate::vmctx::*;
 use cranelift_codegen::entity::EntityRef;
@@ -274,11 +274,13 @@ impl CallerVmctx {
 ///
 /// `imports` must belong to `store` and match the module's import types, in
 /// its import order (see [`Instance::new`], which checks them).
+/// `memory_type` gives the type each memory the module defines is created
+/// with, from its index among them and its declared type.
 pub(crate) fn instantiate(
     store: &mut StoreOpaque,
     module: &Module,
     imports: &[Extern],
-    max_memory_pages: Option<u32>,
+    memory_type: MemoryTypeFn<'_>,
 ) -> Result<Instance> {
     let info = module.info();
     let offsets = module.offsets();
@@ -325,18 +327,21 @@ pub(crate) fn instantiate(
     // SAFETY: the instance is boxed in the store (stable address) and all
     // offsets come from its module's layout.
     unsafe {
-        fill_vmctx(store, &mut *data_ptr, imports, max_memory_pages)?;
+        fill_vmctx(store, &mut *data_ptr, imports, memory_type)?;
         initialize(store, &mut *data_ptr)?;
     }
     Ok(Instance { store: store.id(), index })
 }
 
+/// Decides the type of each memory an instance defines (see
+/// [`Instance::new_with_memory_types`]); `None` keeps the declared ones.
+pub(crate) type MemoryTypeFn<'a> = Option<&'a dyn Fn(u32, MemoryType) -> MemoryType>;
+
 static BUILTINS: BuiltinFunctions = super::libcalls::BUILTINS;
 
-/// Writes the VMContext of a new instance: imports, own memories (their
-/// maximum lowered to `max_memory_pages`, see
-/// [`Instance::new_with_max_memory_pages`]), tables, globals and function
-/// references.
+/// Writes the VMContext of a new instance: imports, own memories (of the
+/// types `memory_type` gives, see [`Instance::new_with_memory_types`]),
+/// tables, globals and function references.
 ///
 /// # Safety
 /// `data` must be the boxed instance just pushed into `store`, with a
@@ -346,7 +351,7 @@ unsafe fn fill_vmctx(
     store: &mut StoreOpaque,
     data: &mut VMInstance,
     imports: &[Extern],
-    max_memory_pages: Option<u32>,
+    memory_type: MemoryTypeFn<'_>,
 ) -> Result<()> {
     let module = data.module.clone();
     let info = module.info();
@@ -373,11 +378,8 @@ unsafe fn fill_vmctx(
     }
 
     let engine = store.engine().clone();
-    for (m, ty) in info.memories.iter().skip(info.num_imported_memories) {
-        let mut ty = *ty;
-        if let Some(cap) = max_memory_pages {
-            ty.limits.max = Some(cap.clamp(ty.limits.min, ty.limits.max.unwrap_or(1 << 16).max(ty.limits.min)));
-        }
+    for (i, (m, ty)) in info.memories.iter().skip(info.num_imported_memories).enumerate() {
+        let ty = memory_type.map_or(*ty, |f| f(i as u32, *ty));
         let mut memory = Box::new(VMMemory::new(ty, &engine)?);
         memory.owner = Some(data.index);
         set_memory(data, m, &mut *memory);

@@ -1,0 +1,557 @@
+//! Native functions: `wasm_runtime_register_natives` and `_raw`, WAMR's
+//! signature strings, and the host functions instances import them as.
+//!
+//! Natives are kept per registration (most recent first, as WAMR's list
+//! is) and looked up by module and field name — also without a leading
+//! `_` — at instantiation: the first registration of that module with the
+//! name decides. A signature string (`"(i*~$)I"`) is checked against the
+//! import's type as WAMR checks it; a mismatch leaves the import unlinked
+//! with WAMR's warning. When no registration has the name, the builtin
+//! libc (`env`, [`crate::libc_builtin`]) and WASI are looked at.
+//!
+//! A native is a plain C function `ret f(wasm_exec_env_t, args...)`.
+//! Its host function converts what the signature asks for — `*` (a
+//! pointer, with its length from the next argument after `~`, else 1) and
+//! `$` (a NUL-terminated string) are checked against the calling
+//! instance's memory and turned into native pointers, `r` into the host
+//! pointer of an externref — then calls it through a
+//! [`NativeCall`](cranewasm::NativeCall), a trampoline compiled once per C
+//! signature. A native reports failure by setting the instance's
+//! exception, which then makes the whole call trap. A raw native gets
+//! `void f(wasm_exec_env_t, uint64_t *args)`, one 64-bit cell per
+//! argument, and leaves its result in `args[0]`.
+
+use std::ffi::{CStr, CString, c_char, c_void};
+use std::sync::{Mutex, MutexGuard};
+
+use cranewasm::{AsContextMut, Caller, Func, FuncType, NativeCall, Store, Trap, Val, ValRaw, ValType};
+
+use crate::export::instance::InstData;
+use crate::export::runtime::warn;
+use crate::export::types::NativeSymbol;
+
+/// One native function, copied out of the client's array at registration.
+#[derive(Clone)]
+pub struct Native {
+    pub module: String,
+    pub name: String,
+    pub func: usize,
+    /// The signature string, if one was given (an empty one counts as none).
+    pub signature: Option<CString>,
+    pub attachment: usize,
+    pub raw: bool,
+}
+
+/// One `wasm_runtime_register_natives` call.
+struct Group {
+    module: String,
+    /// The client's array, which identifies the registration for
+    /// `wasm_runtime_unregister_natives`.
+    array: usize,
+    /// Sorted by name.
+    natives: Vec<Native>,
+}
+
+/// Registrations, the most recent first.
+static NATIVES: Mutex<Vec<Group>> = Mutex::new(Vec::new());
+
+fn natives() -> MutexGuard<'static, Vec<Group>> {
+    NATIVES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Forgets every registration (`wasm_runtime_destroy`).
+pub fn clear() {
+    natives().clear();
+}
+
+/// Registers the `n` natives at `symbols` under `module_name`.
+///
+/// # Safety
+/// `module_name` NULL or NUL-terminated; `symbols` NULL or `n` readable
+/// `NativeSymbol`s whose strings are NULL or NUL-terminated.
+pub unsafe fn register(module_name: *const c_char, symbols: *mut NativeSymbol, n: u32, raw: bool) -> bool {
+    // SAFETY: as the caller promises.
+    let Some(module) = (unsafe { crate::export::cstr(module_name) }) else { return false };
+    if symbols.is_null() && n > 0 {
+        return false;
+    }
+    let mut list = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
+        // SAFETY: `n` readable symbols (caller).
+        let s = unsafe { &*symbols.add(i) };
+        // SAFETY: NULL or NUL-terminated (caller).
+        let Some(name) = (unsafe { crate::export::cstr(s.symbol) }) else { return false };
+        let signature = (!s.signature.is_null())
+            // SAFETY: NUL-terminated (caller).
+            .then(|| unsafe { CStr::from_ptr(s.signature) }.to_owned())
+            .filter(|s| !s.is_empty());
+        list.push(Native {
+            module: module.to_string(),
+            name: name.to_string(),
+            func: s.func_ptr as usize,
+            signature,
+            attachment: s.attachment as usize,
+            raw,
+        });
+    }
+    list.sort_by(|a, b| a.name.cmp(&b.name));
+    natives().insert(0, Group { module: module.to_string(), array: symbols as usize, natives: list });
+    true
+}
+
+/// Registers natives. WAMR sorts the client's array in place; the array is
+/// copied here instead, so it may even be read-only. False for NULL names.
+///
+/// # Safety
+/// `module_name` NULL or NUL-terminated; `native_symbols` NULL or
+/// `n_native_symbols` readable `NativeSymbol`s (strings NULL or
+/// NUL-terminated); each function must be callable as its signature says
+/// for as long as instances use it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_register_natives(
+    module_name: *const c_char,
+    native_symbols: *mut NativeSymbol,
+    n_native_symbols: u32,
+) -> bool {
+    // SAFETY: as the caller promises.
+    unsafe { register(module_name, native_symbols, n_native_symbols, false) }
+}
+
+/// Registers natives with the raw calling convention
+/// (`void f(wasm_exec_env_t, uint64_t *args)`).
+///
+/// # Safety
+/// As for [`wasm_runtime_register_natives`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_register_natives_raw(
+    module_name: *const c_char,
+    native_symbols: *mut NativeSymbol,
+    n_native_symbols: u32,
+) -> bool {
+    // SAFETY: as the caller promises.
+    unsafe { register(module_name, native_symbols, n_native_symbols, true) }
+}
+
+/// Undoes the registration of `native_symbols` under `module_name`;
+/// false if there is none. Instances made meanwhile keep their natives.
+///
+/// # Safety
+/// `module_name` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_unregister_natives(
+    module_name: *const c_char,
+    native_symbols: *mut NativeSymbol,
+) -> bool {
+    // SAFETY: as the caller promises.
+    let Some(module) = (unsafe { crate::export::cstr(module_name) }) else { return false };
+    let mut groups = natives();
+    match groups.iter().position(|g| g.array == native_symbols as usize && g.module == module) {
+        Some(i) => {
+            groups.remove(i);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Whether an import `(module_name, func_name)` would be linked to a
+/// registered native (or the builtin libc), whatever its type.
+///
+/// # Safety
+/// Both must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_is_import_func_linked(
+    module_name: *const c_char,
+    func_name: *const c_char,
+) -> bool {
+    // SAFETY: as the caller promises.
+    let (Some(m), Some(f)) = (unsafe { crate::export::cstr(module_name) }, unsafe { crate::export::cstr(func_name) })
+    else {
+        return false;
+    };
+    find(m, f).is_some() || crate::export::wasi::provides(m, f)
+}
+
+/// Whether an import `(module_name, global_name)` would be linked to a
+/// global the runtime provides: WAMR's builtin libc provides
+/// `global.NaN` and `global.Infinity`, and so does this one.
+///
+/// # Safety
+/// As for [`wasm_runtime_is_import_func_linked`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_is_import_global_linked(
+    module_name: *const c_char,
+    global_name: *const c_char,
+) -> bool {
+    // SAFETY: as the caller promises.
+    let (Some(m), Some(g)) = (unsafe { crate::export::cstr(module_name) }, unsafe { crate::export::cstr(global_name) })
+    else {
+        return false;
+    };
+    crate::libc_builtin::global(m, g).is_some()
+}
+
+/// The native for `(module, name)`, whatever its type: the first
+/// registration of `module` that has `name` (or `name` without a leading
+/// `_`), else the builtin libc's.
+fn find(module: &str, name: &str) -> Option<Native> {
+    let groups = natives();
+    let lookup =
+        |list: &[Native], n: &str| list.binary_search_by(|x| x.name.as_str().cmp(n)).ok().map(|i| list[i].clone());
+    for g in groups.iter().filter(|g| g.module == module) {
+        let found = lookup(&g.natives, name).or_else(|| name.strip_prefix('_').and_then(|n| lookup(&g.natives, n)));
+        if found.is_some() {
+            return found;
+        }
+    }
+    drop(groups);
+    crate::libc_builtin::find(module, name)
+        .or_else(|| name.strip_prefix('_').and_then(|n| crate::libc_builtin::find(module, n)))
+}
+
+/// The native an import `(module, name)` of type `ty` links to: see
+/// [`find`]; `None` as well when its signature does not fit `ty`.
+pub fn resolve(module: &str, name: &str, ty: &FuncType) -> Option<Native> {
+    let native = find(module, name)?;
+    match &native.signature {
+        Some(sig) if !signature_fits(ty, sig.to_bytes()) => None,
+        _ => Some(native),
+    }
+}
+
+/// [`resolve`], with WAMR's warning when a signature does not fit.
+pub fn resolve_for_instantiation(module: &str, name: &str, ty: &FuncType) -> Option<Native> {
+    let native = find(module, name)?;
+    if let Some(sig) = &native.signature
+        && !signature_fits(ty, sig.to_bytes())
+    {
+        warn(format_args!(
+            "failed to check signature '{}' and resolve pointer params for import function ({module}, {name})",
+            sig.to_string_lossy()
+        ));
+        return None;
+    }
+    Some(native)
+}
+
+/// Whether signature character `c` stands for a value of type `t`.
+fn char_fits(t: ValType, c: u8) -> bool {
+    matches!((t, c), (ValType::I32, b'i') | (ValType::I64, b'I') | (ValType::F32, b'f') | (ValType::F64, b'F'))
+        || (t == ValType::ExternRef && c == b'r')
+}
+
+/// WAMR's check of a signature string against a function type
+/// (`check_symbol_signature`): `(` one character per parameter `)` and one
+/// for the result if there is one; `*` and `$` stand for i32 pointers,
+/// `~` after `*` for the i32 length that follows.
+pub fn signature_fits(ty: &FuncType, sig: &[u8]) -> bool {
+    let params = ty.params();
+    if sig.len() < 2 || sig[0] != b'(' || sig.len() - 1 < params.len() + 1 {
+        return false;
+    }
+    let mut p = 1;
+    let mut i = 0;
+    while i < params.len() {
+        let c = sig.get(p).copied().unwrap_or(0);
+        p += 1;
+        if char_fits(params[i], c) {
+            i += 1;
+            continue;
+        }
+        if params[i] != ValType::I32 {
+            return false;
+        }
+        match c {
+            b'*' => {
+                if i + 1 < params.len() && params[i + 1] == ValType::I32 && sig.get(p) == Some(&b'~') {
+                    i += 1;
+                    p += 1;
+                }
+            }
+            b'$' => {}
+            _ => return false,
+        }
+        i += 1;
+    }
+    if sig.get(p) != Some(&b')') {
+        return false;
+    }
+    p += 1;
+    if let Some(r) = ty.results().first() {
+        match sig.get(p) {
+            Some(&c) if char_fits(*r, c) => p += 1,
+            _ => return false,
+        }
+    }
+    p == sig.len()
+}
+
+/// How one argument reaches the native.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Arg {
+    /// As it is.
+    Plain,
+    /// An app pointer checked for `len` bytes (the value of argument
+    /// `len_from`, or 1) and made native.
+    Ptr { len_from: Option<usize> },
+    /// An app string checked for its NUL and made native.
+    Str,
+    /// An externref, passed as its host pointer.
+    Extern,
+}
+
+/// The conversions a signature asks for, per parameter.
+fn plan(ty: &FuncType, sig: Option<&CStr>) -> Vec<Arg> {
+    let params = ty.params();
+    let mut args: Vec<Arg> =
+        params.iter().map(|t| if *t == ValType::ExternRef { Arg::Extern } else { Arg::Plain }).collect();
+    let Some(sig) = sig else { return args };
+    // After the signature check, character i+1 belongs to parameter i.
+    let sig = sig.to_bytes();
+    for (i, a) in args.iter_mut().enumerate() {
+        match sig.get(i + 1) {
+            Some(b'*') => {
+                let len_from = (sig.get(i + 2) == Some(&b'~')).then_some(i + 1);
+                *a = Arg::Ptr { len_from };
+            }
+            Some(b'$') => *a = Arg::Str,
+            _ => {}
+        }
+    }
+    args
+}
+
+/// The C type a wasm type reaches a native as.
+fn c_type(t: ValType) -> ValType {
+    match t {
+        ValType::ExternRef | ValType::FuncRef => ValType::I64,
+        t => t,
+    }
+}
+
+/// The host function for `native` imported with type `ty` into the store
+/// of an export-API instance.
+pub fn host_func(store: &mut Store<InstData>, native: &Native, ty: FuncType) -> cranewasm::Result<Func> {
+    let args = plan(&ty, native.signature.as_deref());
+    let (func, attachment) = (native.func, native.attachment);
+    let engine = store.engine().clone();
+    let refs = ty.params().iter().chain(ty.results()).any(|t| t.is_ref());
+    if native.raw {
+        let call = NativeCall::new(&engine, &[ValType::I64], &[])?;
+        if refs {
+            return Ok(Func::new(store.as_context_mut(), ty, move |mut caller, params, results| {
+                let mut slots = to_slots(&mut caller, params, results.len());
+                // SAFETY: the trampoline is for `void f(exec_env, uint64_t *)`,
+                // the client's raw native's type.
+                unsafe { call_raw_native(&mut caller, &call, func, attachment, &args, &ty, &mut slots)? };
+                from_slots(&mut caller, &slots, results);
+                Ok(())
+            }));
+        }
+        return Func::new_raw(store.as_context_mut(), ty, move |mut caller, slots| {
+            // SAFETY: as above.
+            unsafe { call_raw_native(&mut caller, &call, func, attachment, &args, &ty, slots) }
+        });
+    }
+    // Pointers and strings reach the native as native (64-bit) pointers.
+    let params: Vec<ValType> = ty
+        .params()
+        .iter()
+        .zip(&args)
+        .map(|(t, a)| if matches!(a, Arg::Ptr { .. } | Arg::Str) { ValType::I64 } else { c_type(*t) })
+        .collect();
+    let results: Vec<ValType> = ty.results().iter().map(|t| c_type(*t)).collect();
+    let call = NativeCall::new(&engine, &params, &results)?;
+    if refs {
+        return Ok(Func::new(store.as_context_mut(), ty, move |mut caller, params, results| {
+            let mut slots = to_slots(&mut caller, params, results.len().max(call.slots()));
+            convert_args(&mut caller, &args, &mut slots)?;
+            // SAFETY: the trampoline was compiled for this native's C type,
+            // and `slots` holds the converted arguments with room for the
+            // results.
+            unsafe { invoke(&caller, &call, func, attachment, &mut slots) };
+            from_slots(&mut caller, &slots, results);
+            caller.data().inst().trap_if_exception()
+        }));
+    }
+    let plain = args.iter().all(|a| *a == Arg::Plain);
+    Func::new_raw(store.as_context_mut(), ty, move |mut caller, slots| {
+        if !plain {
+            convert_args(&mut caller, &args, slots)?;
+        }
+        // SAFETY: as above.
+        unsafe { invoke(&caller, &call, func, attachment, slots) };
+        caller.data().inst().trap_if_exception()
+    })
+}
+
+/// Calls the native through its trampoline, with the exec env of the call
+/// in progress first and its attachment set.
+///
+/// # Safety
+/// `call` must be compiled for the native's C type and `slots` hold its
+/// arguments, with room for its results.
+unsafe fn invoke(
+    caller: &Caller<'_, InstData>,
+    call: &NativeCall,
+    func: usize,
+    attachment: usize,
+    slots: &mut [ValRaw],
+) {
+    let inst = caller.data().inst();
+    let env = inst.current_exec_env();
+    let obj = inst.current_exec_env_obj();
+    // The attachment is set only when it changes (most natives have none),
+    // and put back afterwards for a native that called this one through
+    // wasm.
+    let prev = obj.map(|e| e.set_attachment(attachment as *mut c_void));
+    // SAFETY: as the caller promises.
+    unsafe { call.call(func as *const c_void, env as *mut c_void, slots.as_mut_ptr()) };
+    if let (Some(e), Some(p)) = (obj, prev) {
+        e.set_attachment(p);
+    }
+}
+
+/// Value slots for a native with references: numbers as they are,
+/// externrefs as host pointers (funcrefs have no C form: NULL).
+fn to_slots(caller: &mut Caller<'_, InstData>, params: &[Val], n_results: usize) -> Vec<ValRaw> {
+    let mut slots: Vec<ValRaw> = params
+        .iter()
+        .map(|v| match v {
+            Val::ExternRef(_) => ValRaw::i64(crate::export::externref::host_pointer(&*caller, *v) as i64),
+            Val::FuncRef(_) => ValRaw::i64(0),
+            v => crate::export::call::num_to_raw(v),
+        })
+        .collect();
+    slots.resize(slots.len().max(n_results).max(1), ValRaw::default());
+    slots
+}
+
+/// The results a native with references left in `slots`.
+fn from_slots(caller: &mut Caller<'_, InstData>, slots: &[ValRaw], results: &mut [Val]) {
+    for (i, r) in results.iter_mut().enumerate() {
+        *r = match r.ty() {
+            ValType::ExternRef => crate::export::externref::to_val(&mut *caller, slots[i].get_i64() as usize),
+            ValType::FuncRef => Val::FuncRef(None),
+            t => crate::export::call::raw_to_num(slots[i], t),
+        };
+    }
+}
+
+/// The memory range `[base, base + len)` of the calling instance's memory
+/// 0 (empty when it has none).
+fn memory(caller: &Caller<'_, InstData>) -> (*mut u8, usize) {
+    match caller.default_memory() {
+        Some(m) => (m.data_ptr(caller), m.data_size(caller)),
+        None => (std::ptr::null_mut(), 0),
+    }
+}
+
+/// Checks and converts the pointer and string arguments in place; an
+/// out-of-bounds one sets WAMR's exception and traps.
+fn convert_args(caller: &mut Caller<'_, InstData>, args: &[Arg], slots: &mut [ValRaw]) -> Result<(), Trap> {
+    let (base, len) = memory(caller);
+    for (i, a) in args.iter().enumerate() {
+        match *a {
+            Arg::Plain | Arg::Extern => {}
+            Arg::Ptr { len_from } => {
+                let off = slots[i].get_i32() as u32 as usize;
+                let size = len_from.map_or(1, |j| slots[j].get_i32() as u32 as usize);
+                if base.is_null() || off.checked_add(size).is_none_or(|end| end > len) {
+                    return Err(caller.data().inst().raise("out of bounds memory access"));
+                }
+                slots[i] = ValRaw::i64(base as i64 + off as i64);
+            }
+            Arg::Str => {
+                let off = slots[i].get_i32() as u32 as usize;
+                // SAFETY: `[base, base + len)` is the memory's accessible
+                // range, read only up to its end.
+                let ok = !base.is_null()
+                    && off < len
+                    && unsafe { std::slice::from_raw_parts(base.add(off), len - off) }.contains(&0);
+                if !ok {
+                    return Err(caller.data().inst().raise("out of bounds memory access"));
+                }
+                slots[i] = ValRaw::i64(base as i64 + off as i64);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Calls a raw native: arguments copied into 64-bit cells (pointers and
+/// strings checked and made native as for other natives), the result read
+/// back from the first cell.
+///
+/// # Safety
+/// `call` must be the `(I64) -> ()` trampoline and `func` a raw native.
+unsafe fn call_raw_native(
+    caller: &mut Caller<'_, InstData>,
+    call: &NativeCall,
+    func: usize,
+    attachment: usize,
+    args: &[Arg],
+    ty: &FuncType,
+    slots: &mut [ValRaw],
+) -> Result<(), Trap> {
+    convert_args(caller, args, slots)?;
+    let mut cells: Vec<u64> = ty
+        .params()
+        .iter()
+        .zip(args)
+        .zip(slots.iter())
+        .map(|((t, a), s)| match (t, a) {
+            (ValType::I32 | ValType::F32, Arg::Plain) => s.get_i32() as u32 as u64,
+            _ => s.get_i64() as u64,
+        })
+        .collect();
+    if cells.is_empty() {
+        cells.push(0);
+    }
+    let mut arg = [ValRaw::i64(cells.as_mut_ptr() as i64)];
+    // SAFETY: as the caller promises; `cells` outlives the call.
+    unsafe { invoke(caller, call, func, attachment, &mut arg) };
+    if let Some(r) = ty.results().first() {
+        let c = cells[0];
+        slots[0] = match r {
+            ValType::I32 => ValRaw::i32(c as u32 as i32),
+            ValType::F32 => ValRaw::f32(c as u32),
+            ValType::F64 => ValRaw::f64(c),
+            _ => ValRaw::i64(c as i64),
+        };
+    }
+    caller.data().inst().trap_if_exception()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ValType::*;
+
+    #[test]
+    fn signatures_checked_like_wamr() {
+        let t = |p: &[ValType], r: &[ValType]| FuncType::new(p.iter().copied(), r.iter().copied());
+        assert!(signature_fits(&t(&[I32, I32, I32, I32], &[I32]), b"(i*~i)i"));
+        assert!(signature_fits(&t(&[I32, I32], &[I32]), b"(ii)i"));
+        assert!(signature_fits(&t(&[I32], &[]), b"($)"));
+        assert!(signature_fits(&t(&[I32, I32], &[I32]), b"(**)i"), "a * without ~ checks one byte");
+        assert!(signature_fits(&t(&[I64, F32, F64], &[F64]), b"(IfF)F"));
+        assert!(signature_fits(&t(&[ExternRef], &[ExternRef]), b"(r)r"));
+        assert!(!signature_fits(&t(&[I32], &[I32]), b"(i)"), "missing result");
+        assert!(!signature_fits(&t(&[I32], &[]), b"(i)i"), "extra result");
+        assert!(!signature_fits(&t(&[I64], &[]), b"(*)"), "pointers are i32");
+        assert!(!signature_fits(&t(&[I32, I32], &[]), b"(i)"), "too few");
+        assert!(!signature_fits(&t(&[I32], &[]), b"i)"), "no (");
+        assert!(!signature_fits(&t(&[I32], &[]), b"(x)"));
+        assert!(!signature_fits(&t(&[], &[]), b"()x"), "trailing characters");
+        assert!(signature_fits(&t(&[], &[]), b"()"));
+    }
+
+    #[test]
+    fn plans_follow_the_signature() {
+        let ty = FuncType::new([I32, I32, I32, I32, ExternRef], [I32]);
+        let p = plan(&ty, Some(c"(*~$ir)i"));
+        assert!(p[0] == Arg::Ptr { len_from: Some(1) } && p[1] == Arg::Plain && p[2] == Arg::Str);
+        assert!(p[3] == Arg::Plain && p[4] == Arg::Extern);
+    }
+}

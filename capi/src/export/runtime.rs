@@ -1,0 +1,341 @@
+//! The runtime as a whole: initialisation and its reference count, the
+//! engine modules are compiled for, runtime memory, log level, running
+//! modes and the version.
+//!
+//! WAMR manages its own memory in one of three ways (`mem_alloc_type_t`).
+//! cranewasm serves all three from the C allocator: `Alloc_With_Pool`'s
+//! buffer is not used (so `wasm_runtime_get_mem_alloc_info`, which only
+//! reports on a pool, answers false), while `Alloc_With_Allocator`'s
+//! functions are honoured by `wasm_runtime_malloc`, `_realloc` and `_free`.
+//! Linear memories are always reserved by the core, not allocated here.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use cranewasm::{Config, Engine};
+
+use crate::c_api::config::mem_alloc_type_t;
+use crate::export::types::*;
+
+/// `Alloc_With_Pool`.
+const ALLOC_WITH_POOL: mem_alloc_type_t = 0;
+/// `Alloc_With_Allocator`.
+const ALLOC_WITH_ALLOCATOR: mem_alloc_type_t = 1;
+
+type MallocFn = unsafe extern "C" fn(u32) -> *mut c_void;
+type ReallocFn = unsafe extern "C" fn(*mut c_void, u32) -> *mut c_void;
+type FreeFn = unsafe extern "C" fn(*mut c_void);
+
+/// What the runtime was initialised with.
+struct Runtime {
+    /// `wasm_runtime_init` calls not yet matched by `wasm_runtime_destroy`.
+    refs: usize,
+    /// The engine modules are compiled for, made on first use.
+    engine: Option<Engine>,
+    mem_alloc_type: mem_alloc_type_t,
+    /// The client's allocator (`Alloc_With_Allocator`).
+    allocator: Option<(MallocFn, Option<ReallocFn>, Option<FreeFn>)>,
+    default_running_mode: RunningMode,
+}
+
+static RUNTIME: Mutex<Runtime> = Mutex::new(Runtime {
+    refs: 0,
+    engine: None,
+    mem_alloc_type: 2,
+    allocator: None,
+    default_running_mode: MODE_DEFAULT,
+});
+
+fn runtime() -> MutexGuard<'static, Runtime> {
+    RUNTIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The current log level (`wasm_runtime_set_log_level`).
+static LOG_LEVEL: AtomicU32 = AtomicU32::new(WASM_LOG_LEVEL_WARNING);
+
+/// Writes a diagnostic line on stderr if `level` is within the log level
+/// (WAMR writes them on stdout; a library's diagnostics stay out of the
+/// program's output here).
+pub fn log(level: log_level_t, args: std::fmt::Arguments<'_>) {
+    if level <= LOG_LEVEL.load(Ordering::Relaxed) {
+        crate::log(args);
+    }
+}
+
+/// A warning line ([`log`] at `WASM_LOG_LEVEL_WARNING`).
+pub fn warn(args: std::fmt::Arguments<'_>) {
+    log(WASM_LOG_LEVEL_WARNING, args);
+}
+
+/// Makes the engine of `wasm_export.h` modules with `config` (the
+/// `iwasm` command line's `--stack-size`): a Rust-level setting, before
+/// the first module is loaded. False when an engine exists already or the
+/// configuration is refused.
+pub fn configure_engine(config: &Config) -> Result<(), String> {
+    let mut rt = runtime();
+    if rt.engine.is_some() {
+        return Err("the engine is made already".into());
+    }
+    rt.engine = Some(Engine::new(config).map_err(|e| e.to_string())?);
+    Ok(())
+}
+
+/// The engine of `wasm_export.h` modules, made on first use (the runtime
+/// need not have been initialised, as after `wasm_engine_new` in WAMR).
+pub fn engine() -> Result<Engine, String> {
+    let mut rt = runtime();
+    if let Some(e) = &rt.engine {
+        return Ok(e.clone());
+    }
+    let engine = Engine::new(&Config::new()).map_err(|e| e.to_string())?;
+    rt.engine = Some(engine.clone());
+    Ok(engine)
+}
+
+/// Whether the runtime is initialised (by `wasm_runtime_init` or
+/// `_full_init`).
+pub fn initialized() -> bool {
+    runtime().refs > 0
+}
+
+/// The running mode instances start with.
+pub fn default_running_mode() -> RunningMode {
+    match runtime().default_running_mode {
+        MODE_DEFAULT => MODE_LLVM_JIT,
+        m => m,
+    }
+}
+
+/// Whether `mode` is one cranewasm runs: its only engine compiles every
+/// function with Cranelift before running it, which is what WAMR's LLVM
+/// JIT mode does; 0 is WAMR's "default".
+fn supported(mode: RunningMode) -> bool {
+    matches!(mode, MODE_DEFAULT | MODE_LLVM_JIT)
+}
+
+/// Initialises the runtime, or counts one more initialisation. Marks the
+/// calling thread's environment as initialised.
+fn init(args: Option<&RuntimeInitArgs>) -> bool {
+    {
+        let mut rt = runtime();
+        if rt.refs == 0 {
+            if let Some(a) = args {
+                if !supported(a.running_mode) {
+                    return false;
+                }
+                rt.mem_alloc_type = a.mem_alloc_type;
+                rt.default_running_mode = a.running_mode;
+                rt.allocator = None;
+                if a.mem_alloc_type == ALLOC_WITH_ALLOCATOR {
+                    // SAFETY: the allocator variant is the one in use.
+                    let f = unsafe { a.mem_alloc_option.allocator };
+                    // SAFETY: non-null function pointers of the types the
+                    // header documents (or NULL, which leaves `None`).
+                    unsafe {
+                        let malloc = std::mem::transmute::<*mut c_void, Option<MallocFn>>(f.malloc_func);
+                        let realloc = std::mem::transmute::<*mut c_void, Option<ReallocFn>>(f.realloc_func);
+                        let free = std::mem::transmute::<*mut c_void, Option<FreeFn>>(f.free_func);
+                        rt.allocator = malloc.map(|m| (m, realloc, free));
+                    }
+                }
+            } else {
+                rt.mem_alloc_type = 2;
+                rt.allocator = None;
+                rt.default_running_mode = MODE_DEFAULT;
+            }
+            if rt.engine.is_none() {
+                match Engine::new(&Config::new()) {
+                    Ok(e) => rt.engine = Some(e),
+                    Err(e) => {
+                        crate::log(format_args!("Init runtime environment failed: {e}"));
+                        return false;
+                    }
+                }
+            }
+        }
+        rt.refs += 1;
+    }
+    crate::export::threads::mark_thread_inited();
+    true
+}
+
+/// Initialises the runtime with default settings (or counts one more
+/// initialisation: each needs a `wasm_runtime_destroy`).
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_init() -> bool {
+    init(None)
+}
+
+/// Initialises the runtime with `init_args` and registers its natives.
+/// The allocator options are served from the C allocator (see the module
+/// documentation); `max_thread_num` is kept for the thread manager, the
+/// debug and JIT options are accepted and ignored. False for NULL, for a
+/// running mode cranewasm does not have, and when the natives' signatures
+/// are refused.
+///
+/// # Safety
+/// `init_args` must be NULL or point at a `RuntimeInitArgs`; its native
+/// symbols as for `wasm_runtime_register_natives`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_full_init(init_args: *mut RuntimeInitArgs) -> bool {
+    // SAFETY: NULL or valid (caller).
+    let Some(args) = (unsafe { init_args.as_ref() }) else { return false };
+    if !init(Some(args)) {
+        return false;
+    }
+    crate::export::threads::set_max_thread_num(args.max_thread_num);
+    if args.n_native_symbols > 0 {
+        // SAFETY: as the caller promises.
+        let ok = unsafe {
+            crate::export::natives::register(args.native_module_name, args.native_symbols, args.n_native_symbols, false)
+        };
+        if !ok {
+            wasm_runtime_destroy();
+            return false;
+        }
+    }
+    true
+}
+
+/// Drops one initialisation; the last one forgets the registered natives,
+/// the module registry and the context keys, as WAMR does.
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_destroy() {
+    let last = {
+        let mut rt = runtime();
+        if rt.refs == 0 {
+            return;
+        }
+        rt.refs -= 1;
+        rt.refs == 0
+    };
+    if last {
+        crate::export::natives::clear();
+        crate::export::module::clear_registry();
+        crate::export::context::clear_keys();
+    }
+}
+
+/// Sets the level of the library's diagnostics (`WASM_LOG_LEVEL_FATAL` 0
+/// .. `WASM_LOG_LEVEL_VERBOSE` 4; warnings by default).
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_set_log_level(level: log_level_t) {
+    LOG_LEVEL.store(level, Ordering::Relaxed);
+}
+
+/// Whether cranewasm runs modules in `running_mode`: only `Mode_LLVM_JIT`
+/// (ahead-of-call compilation by Cranelift) and 0, "default".
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_is_running_mode_supported(running_mode: RunningMode) -> bool {
+    supported(running_mode)
+}
+
+/// Sets the mode new instances run in; false for an unsupported one.
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_set_default_running_mode(running_mode: RunningMode) -> bool {
+    if !supported(running_mode) {
+        return false;
+    }
+    runtime().default_running_mode = running_mode;
+    true
+}
+
+/// `size` bytes from the runtime's allocator (the client's under
+/// `Alloc_With_Allocator`, else the C allocator); a request for 0 bytes
+/// gets 1, as in WAMR.
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_malloc(size: u32) -> *mut c_void {
+    let size = size.max(1);
+    match runtime().allocator {
+        // SAFETY: the client's malloc, as it registered it.
+        Some((malloc, _, _)) => unsafe { malloc(size) },
+        // SAFETY: plain malloc.
+        None => unsafe { libc::malloc(size as usize) },
+    }
+}
+
+/// Memory of `size` bytes aligned to `alignment`: only with
+/// `Alloc_With_Pool`, as in WAMR (NULL otherwise), and only for an
+/// alignment that is a power of two from 8 to the page size dividing
+/// `size`.
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_aligned_alloc(size: u32, alignment: u32) -> *mut c_void {
+    // SAFETY: a plain query.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u32;
+    let ok = runtime().mem_alloc_type == ALLOC_WITH_POOL
+        && alignment.is_power_of_two()
+        && (8..=page).contains(&alignment)
+        && size > 0
+        && size.is_multiple_of(alignment);
+    if !ok {
+        return std::ptr::null_mut();
+    }
+    let mut p = std::ptr::null_mut();
+    // SAFETY: a valid alignment (checked) and an out pointer of ours.
+    match unsafe { libc::posix_memalign(&mut p, alignment as usize, size as usize) } {
+        0 => p,
+        _ => std::ptr::null_mut(),
+    }
+}
+
+/// Resizes memory from [`wasm_runtime_malloc`]; NULL `ptr` allocates.
+///
+/// # Safety
+/// `ptr` must be NULL or come from this allocator and not be freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_realloc(ptr: *mut c_void, size: u32) -> *mut c_void {
+    if ptr.is_null() {
+        return wasm_runtime_malloc(size);
+    }
+    match runtime().allocator {
+        // SAFETY: the client's realloc, for memory its malloc gave.
+        Some((_, Some(realloc), _)) => unsafe { realloc(ptr, size) },
+        Some((_, None, _)) => std::ptr::null_mut(),
+        // SAFETY: memory of the C allocator (caller).
+        None => unsafe { libc::realloc(ptr, size as usize) },
+    }
+}
+
+/// Frees memory from [`wasm_runtime_malloc`]; NULL is ignored.
+///
+/// # Safety
+/// As for [`wasm_runtime_realloc`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_free(ptr: *mut c_void) {
+    if ptr.is_null() {
+        return;
+    }
+    match runtime().allocator {
+        // SAFETY: the client's free, for memory its malloc gave.
+        Some((_, _, Some(free))) => unsafe { free(ptr) },
+        Some((_, _, None)) => {}
+        // SAFETY: memory of the C allocator (caller).
+        None => unsafe { libc::free(ptr) },
+    }
+}
+
+/// WAMR reports on its pool allocator only; cranewasm has none (the pool
+/// buffer is not used), so there is nothing to report: false.
+///
+/// # Safety
+/// `mem_alloc_info` may be anything; it is not written.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_get_mem_alloc_info(mem_alloc_info: *mut mem_alloc_info_t) -> bool {
+    let _ = mem_alloc_info;
+    false
+}
+
+/// WAMR's version this library implements the API of: 2.4.3.
+///
+/// # Safety
+/// Each pointer must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_get_version(major: *mut u32, minor: *mut u32, patch: *mut u32) {
+    for (p, v) in [(major, 2), (minor, 4), (patch, 3)] {
+        if !p.is_null() {
+            // SAFETY: writable (caller).
+            unsafe { p.write(v) };
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Threads and their native stacks: the thread environment
+//! (`wasm_runtime_init_thread_env` and co.), the native stack checks, and
+//! the blocking-operation brackets.
+//!
+//! As in WAMR, the thread that initialises the runtime has its
+//! environment initialised, and a thread that calls into wasm must have
+//! called `wasm_runtime_init_thread_env` first (the call fails otherwise
+//! with WAMR's "thread signal env not inited"). A program that never
+//! initialises the runtime (a wasm-c-api program calling an instance of
+//! `*module`) is not held to that. The thread manager's functions are in
+//! [`crate::export::unsupported`] until the `threads` branch lands.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::export::exec_env::exec_env;
+use crate::export::instance::inst;
+use crate::export::types::*;
+
+thread_local! {
+    static INITED: Cell<bool> = const { Cell::new(false) };
+    /// The lowest usable address of this thread's stack, once looked up.
+    static STACK_LOW: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The maximum number of threads per cluster (`max_thread_num`), kept for
+/// the thread manager.
+static MAX_THREADS: AtomicU32 = AtomicU32::new(4);
+
+/// WAMR's `WASM_STACK_GUARD_SIZE` on Linux release builds.
+const STACK_GUARD: usize = 3 * 1024;
+
+/// Marks the calling thread's environment initialised.
+pub fn mark_thread_inited() {
+    INITED.with(|i| i.set(true));
+}
+
+/// Whether the calling thread may call into wasm (see the module
+/// documentation).
+pub fn may_call() -> bool {
+    INITED.with(Cell::get) || !crate::export::runtime::initialized()
+}
+
+/// Records `max_thread_num` (0 keeps the default, as in WAMR).
+pub fn set_max_thread_num(n: u32) {
+    if n > 0 {
+        MAX_THREADS.store(n, Ordering::Relaxed);
+    }
+}
+
+/// Initialises the calling thread's environment so it may call into wasm.
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_init_thread_env() -> bool {
+    mark_thread_inited();
+    true
+}
+
+/// Undoes [`wasm_runtime_init_thread_env`] for the calling thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_destroy_thread_env() {
+    INITED.with(|i| i.set(false));
+}
+
+/// Whether the calling thread's environment is initialised.
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_thread_env_inited() -> bool {
+    INITED.with(Cell::get)
+}
+
+/// The lowest address of the calling thread's stack (0 if unknown).
+fn stack_low() -> usize {
+    STACK_LOW.with(|s| {
+        if s.get() == 0 {
+            // SAFETY: attribute queries on the calling thread, into locals.
+            unsafe {
+                let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+                if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) == 0 {
+                    let (mut addr, mut size) = (std::ptr::null_mut(), 0usize);
+                    if libc::pthread_attr_getstack(&attr, &mut addr, &mut size) == 0 {
+                        s.set(addr as usize);
+                    }
+                    libc::pthread_attr_destroy(&mut attr);
+                }
+            }
+        }
+        s.get()
+    })
+}
+
+/// WAMR's check: whether `required` bytes beyond the guard are left on
+/// this thread's stack; if not, "native stack overflow" is set on the exec
+/// env's instance. False for a bad exec env.
+fn detect(exec_env_h: wasm_exec_env_t, required: usize) -> bool {
+    let Some(env) = exec_env(exec_env_h as usize) else { return false };
+    let low = stack_low();
+    if low == 0 {
+        return true;
+    }
+    // The address of a local is where the stack is now.
+    let here = &low as *const usize as usize;
+    let limit = low + STACK_GUARD.max(required);
+    if here < limit {
+        // SAFETY: a handle, checked.
+        if let Some(i) = unsafe { inst(env.inst() as wasm_module_inst_t) } {
+            i.set_exception(Some("native stack overflow"));
+        }
+        return false;
+    }
+    true
+}
+
+/// Whether at least WAMR's guard size of native stack is left; sets
+/// "native stack overflow" otherwise.
+///
+/// # Safety
+/// `exec_env` may be NULL or any pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_detect_native_stack_overflow(exec_env: wasm_exec_env_t) -> bool {
+    detect(exec_env, 0)
+}
+
+/// Whether `required_size` bytes of native stack are left (at least the
+/// guard size); sets "native stack overflow" otherwise.
+///
+/// # Safety
+/// `exec_env` may be NULL or any pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_detect_native_stack_overflow_size(
+    exec_env: wasm_exec_env_t,
+    required_size: u32,
+) -> bool {
+    detect(exec_env, required_size as usize)
+}
+
+/// Before a blocking operation in a native. Without the thread manager
+/// nothing can interrupt it (WAMR built without it does nothing either):
+/// true.
+///
+/// # Safety
+/// `exec_env` may be NULL or any pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_begin_blocking_op(exec_env: wasm_exec_env_t) -> bool {
+    let _ = exec_env;
+    true
+}
+
+/// After a blocking operation: nothing to undo.
+///
+/// # Safety
+/// `exec_env` may be NULL or any pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_end_blocking_op(exec_env: wasm_exec_env_t) {
+    let _ = exec_env;
+}

@@ -1,0 +1,346 @@
+//! The functions of features cranewasm builds without. Each behaves as
+//! WAMR does when built without the feature (where WAMR then has no such
+//! symbol, as the failure its signature allows), and none claims success:
+//!
+//! | feature | functions | here |
+//! |---|---|---|
+//! | shared heap | `wasm_runtime_create_shared_heap`, `_chain_shared_heaps`, `_reset_shared_heap_chain`, `_attach_shared_heap`, `_detach_shared_heap`, `_shared_heap_malloc`, `_shared_heap_free` | NULL / false / 0; detach and free do nothing |
+//! | debug instance | `wasm_runtime_start_debug_instance`, `_with_port` | 0 (no debug server) |
+//! | PGO | `wasm_runtime_get_pgo_prof_data_size`, `_dump_pgo_prof_data_to_buf` | 0 |
+//! | XIP (AOT execute-in-place) | `wasm_runtime_is_xip_file` | false (no AOT files) |
+//! | instruction metering (`exec` branch) | `wasm_runtime_set_instruction_count_limit` | no effect, with a warning |
+//! | asynchronous termination (`exec` branch) | `wasm_runtime_terminate` | sets "terminated by user", as WAMR without the thread manager: a running call stops at its next native call, not in a loop without calls |
+//! | thread manager (`threads` branch) | `wasm_runtime_spawn_exec_env`, `_destroy_spawned_exec_env`, `_spawn_thread`, `_join_thread` | NULL / nothing / -1 / -1; `_set_max_thread_num` records the number |
+//! | call stack copies | `wasm_copy_callstack` | 0, with WAMR's message |
+//! | memory and performance profiling | `wasm_runtime_dump_mem_consumption`, `_dump_perf_profiling`, `_sum_wasm_exec_time`, `_get_wasm_func_exec_time` | nothing / 0.0 |
+//!
+//! `wasm_runtime_set_enlarge_mem_error_callback` works for growth the API
+//! asks for (`wasm_runtime_enlarge_memory`, `wasm_memory_enlarge`); a
+//! failing `memory.grow` in wasm reaches it once the `exec` branch's
+//! resource limiter lands.
+
+use std::ffi::{c_char, c_void};
+use std::ptr;
+use std::sync::Mutex;
+
+use crate::export::instance::ModuleInst;
+use crate::export::runtime::warn;
+use crate::export::types::*;
+
+/// Creates no shared heap: NULL.
+///
+/// # Safety
+/// `init_args` is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_create_shared_heap(init_args: *mut SharedHeapInitArgs) -> wasm_shared_heap_t {
+    let _ = init_args;
+    ptr::null_mut()
+}
+
+/// Chains no shared heaps: NULL.
+///
+/// # Safety
+/// The heaps are not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_chain_shared_heaps(
+    head: wasm_shared_heap_t,
+    body: wasm_shared_heap_t,
+) -> wasm_shared_heap_t {
+    let _ = (head, body);
+    ptr::null_mut()
+}
+
+/// Resets no shared heap chain: false.
+///
+/// # Safety
+/// The heap is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_reset_shared_heap_chain(shared_heap: wasm_shared_heap_t) -> bool {
+    let _ = shared_heap;
+    false
+}
+
+/// Attaches no shared heap: false.
+///
+/// # Safety
+/// Neither pointer is read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_attach_shared_heap(
+    module_inst: wasm_module_inst_t,
+    shared_heap: wasm_shared_heap_t,
+) -> bool {
+    let _ = (module_inst, shared_heap);
+    false
+}
+
+/// Nothing is attached, so nothing is detached.
+///
+/// # Safety
+/// The instance is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_detach_shared_heap(module_inst: wasm_module_inst_t) {
+    let _ = module_inst;
+}
+
+/// Allocates nothing from a shared heap: 0, and NULL in `*p_native_addr`.
+///
+/// # Safety
+/// `p_native_addr` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_shared_heap_malloc(
+    module_inst: wasm_module_inst_t,
+    size: u64,
+    p_native_addr: *mut *mut c_void,
+) -> u64 {
+    let _ = (module_inst, size);
+    if !p_native_addr.is_null() {
+        // SAFETY: writable (caller).
+        unsafe { p_native_addr.write(ptr::null_mut()) };
+    }
+    0
+}
+
+/// Frees nothing.
+///
+/// # Safety
+/// The instance is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_shared_heap_free(module_inst: wasm_module_inst_t, ptr: u64) {
+    let _ = (module_inst, ptr);
+}
+
+/// Starts no debug server: 0.
+///
+/// # Safety
+/// The exec env is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_start_debug_instance_with_port(exec_env: wasm_exec_env_t, port: i32) -> u32 {
+    let _ = (exec_env, port);
+    0
+}
+
+/// Starts no debug server: 0.
+///
+/// # Safety
+/// The exec env is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_start_debug_instance(exec_env: wasm_exec_env_t) -> u32 {
+    let _ = exec_env;
+    0
+}
+
+/// No PGO profile: 0 bytes.
+///
+/// # Safety
+/// The instance is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_get_pgo_prof_data_size(module_inst: wasm_module_inst_t) -> u32 {
+    let _ = module_inst;
+    0
+}
+
+/// No PGO profile: 0 bytes written.
+///
+/// # Safety
+/// Nothing is read or written.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_dump_pgo_prof_data_to_buf(
+    module_inst: wasm_module_inst_t,
+    buf: *mut c_char,
+    len: u32,
+) -> u32 {
+    let _ = (module_inst, buf, len);
+    0
+}
+
+/// No buffer is an XIP AOT file here: false.
+///
+/// # Safety
+/// Nothing is read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_is_xip_file(buf: *const u8, size: u32) -> bool {
+    let _ = (buf, size);
+    false
+}
+
+/// No instruction metering until the `exec` branch lands: a warning, no
+/// effect.
+///
+/// # Safety
+/// The exec env is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_set_instruction_count_limit(exec_env: wasm_exec_env_t, instruction_count: i32) {
+    let _ = exec_env;
+    if instruction_count >= 0 {
+        warn(format_args!(
+            "wasm_runtime_set_instruction_count_limit: instruction metering is not supported; no limit set"
+        ));
+    }
+}
+
+/// Sets the instance's exception to "terminated by user", as WAMR does
+/// without the thread manager (see the module documentation).
+///
+/// # Safety
+/// `module_inst` may be NULL or any pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_terminate(module_inst: wasm_module_inst_t) {
+    // SAFETY: as the caller promises.
+    if let Some(i) = unsafe { crate::export::instance::inst(module_inst) } {
+        i.set_exception(Some("terminated by user"));
+    }
+}
+
+/// Records the maximum number of threads per cluster.
+#[unsafe(no_mangle)]
+pub extern "C" fn wasm_runtime_set_max_thread_num(num: u32) {
+    crate::export::threads::set_max_thread_num(num);
+}
+
+/// Spawns no exec env until the thread manager lands: NULL.
+///
+/// # Safety
+/// The exec env is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_spawn_exec_env(exec_env: wasm_exec_env_t) -> wasm_exec_env_t {
+    let _ = exec_env;
+    ptr::null_mut()
+}
+
+/// Nothing was spawned: nothing to destroy.
+///
+/// # Safety
+/// The exec env is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_destroy_spawned_exec_env(exec_env: wasm_exec_env_t) {
+    let _ = exec_env;
+}
+
+/// Spawns no thread until the thread manager lands: -1.
+///
+/// # Safety
+/// Nothing is read; `tid` is not written.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_spawn_thread(
+    exec_env: wasm_exec_env_t,
+    tid: *mut wasm_thread_t,
+    callback: wasm_thread_callback_t,
+    arg: *mut c_void,
+) -> i32 {
+    let _ = (exec_env, tid, callback, arg);
+    -1
+}
+
+/// No thread was spawned to join: -1.
+///
+/// # Safety
+/// `retval` is not written.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_join_thread(tid: wasm_thread_t, retval: *mut *mut c_void) -> i32 {
+    let _ = (tid, retval);
+    -1
+}
+
+/// Copies no call stack (WAMR without its call-stack features): 0, with
+/// WAMR's message in `error_buf`.
+///
+/// # Safety
+/// `error_buf` NULL or writable for `error_buf_size` bytes; nothing else
+/// is read or written.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_copy_callstack(
+    exec_env: wasm_exec_env_t,
+    buffer: *mut WASMCApiFrame,
+    length: u32,
+    skip_n: u32,
+    error_buf: *mut c_char,
+    error_buf_size: u32,
+) -> u32 {
+    let _ = (exec_env, buffer, length, skip_n);
+    // SAFETY: as the caller promises.
+    unsafe { crate::export::set_error_buf(error_buf, error_buf_size, "No copy_callstack API was actually executed") };
+    0
+}
+
+/// No memory profiling: prints nothing.
+///
+/// # Safety
+/// The exec env is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_dump_mem_consumption(exec_env: wasm_exec_env_t) {
+    let _ = exec_env;
+}
+
+/// No performance profiling: prints nothing.
+///
+/// # Safety
+/// The instance is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_dump_perf_profiling(module_inst: wasm_module_inst_t) {
+    let _ = module_inst;
+}
+
+/// No performance profiling: 0.0 ms.
+///
+/// # Safety
+/// The instance is not read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_sum_wasm_exec_time(module_inst: wasm_module_inst_t) -> f64 {
+    let _ = module_inst;
+    0.0
+}
+
+/// No performance profiling: 0.0 ms.
+///
+/// # Safety
+/// Nothing is read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_get_wasm_func_exec_time(
+    inst: wasm_module_inst_t,
+    func_name: *const c_char,
+) -> f64 {
+    let _ = (inst, func_name);
+    0.0
+}
+
+/// The enlarge-error callback and its user data.
+static ENLARGE_CALLBACK: Mutex<(enlarge_memory_error_callback_t, usize)> = Mutex::new((None, 0));
+
+/// Sets the function told when growing a memory fails (see the module
+/// documentation).
+///
+/// # Safety
+/// `callback` must be NULL or callable as its type says from any thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_set_enlarge_mem_error_callback(
+    callback: enlarge_memory_error_callback_t,
+    user_data: *mut c_void,
+) {
+    *ENLARGE_CALLBACK.lock().unwrap_or_else(|e| e.into_inner()) = (callback, user_data as usize);
+}
+
+/// Tells the enlarge-error callback, if any, that growing memory `index`
+/// of `inst` by `inc` pages failed.
+pub fn report_enlarge_failure(
+    inst: &ModuleInst,
+    inc: u64,
+    size: u64,
+    index: u32,
+    reason: enlarge_memory_error_reason_t,
+) {
+    let (cb, data) = *ENLARGE_CALLBACK.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(cb) = cb else { return };
+    let handle = inst.handle();
+    // SAFETY: the client's callback, called as its type says.
+    unsafe {
+        cb(
+            inc.min(u64::from(u32::MAX)) as u32,
+            size,
+            index,
+            reason,
+            handle as wasm_module_inst_t,
+            inst.current_exec_env() as wasm_exec_env_t,
+            data as *mut c_void,
+        )
+    };
+}
