@@ -115,6 +115,8 @@ pub struct Config {
     pub(crate) optimize: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
+    pub(crate) epoch_interruption: bool,
+    pub(crate) consume_fuel: bool,
 }
 
 impl Default for Config {
@@ -136,6 +138,8 @@ impl Default for Config {
             optimize: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
+            epoch_interruption: false,
+            consume_fuel: false,
         }
     }
 }
@@ -220,6 +224,31 @@ impl Config {
     /// reservation to the system at once.
     pub fn memory_pool_capacity(&mut self, reservations: usize) -> &mut Config {
         self.memory_pool_capacity = reservations;
+        self
+    }
+
+    /// Compile a check of the engine's epoch into every function entry and
+    /// loop header, so that a call traps with
+    /// [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline) once
+    /// [`Engine::increment_epoch`](crate::Engine::increment_epoch) reaches
+    /// the store's deadline ([`Store::set_epoch_deadline`](crate::Store::set_epoch_deadline)).
+    /// Off by default: the checks cost a load and a compare each (see
+    /// `benches/README.md`). [`InterruptHandle`](crate::InterruptHandle)
+    /// stops calls without them.
+    pub fn epoch_interruption(&mut self, on: bool) -> &mut Config {
+        self.epoch_interruption = on;
+        self
+    }
+
+    /// Count the operators a call executes against the store's fuel
+    /// ([`Store::set_fuel`](crate::Store::set_fuel)); running out traps
+    /// with [`TrapCode::OutOfFuel`](crate::TrapCode::OutOfFuel). Each
+    /// operator costs 1 except `nop`, `drop`, `block`, `loop`, `else`,
+    /// `end`, `return` and `unreachable`, which are free. Off by default:
+    /// the counting costs an add per straight-line run of code and a check
+    /// at every function entry and loop header.
+    pub fn consume_fuel(&mut self, on: bool) -> &mut Config {
+        self.consume_fuel = on;
         self
     }
 

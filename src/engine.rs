@@ -2,6 +2,7 @@
 //! caches every store and module of it share.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
@@ -31,6 +32,9 @@ struct EngineInner {
     exit_trampolines: Mutex<HashMap<FuncType, Arc<CodeMemory>>>,
     /// Released memory reservations, for reuse.
     memory_pool: Arc<MemoryPool>,
+    /// The epoch that code compiled with `Config::epoch_interruption`
+    /// compares with its store's deadline.
+    epoch: AtomicU64,
 }
 
 impl Engine {
@@ -75,6 +79,7 @@ impl Engine {
                 isa,
                 exit_trampolines: Mutex::default(),
                 memory_pool: Arc::new(MemoryPool::new(config.memory_pool_capacity)),
+                epoch: AtomicU64::new(0),
             }),
         })
     }
@@ -91,6 +96,25 @@ impl Engine {
     /// Whether two handles name the same engine.
     pub fn same(a: &Engine, b: &Engine) -> bool {
         Arc::ptr_eq(&a.inner, &b.inner)
+    }
+
+    /// Advances the engine's epoch by one: calls in stores whose epoch
+    /// deadline this reaches trap with
+    /// [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline) at their
+    /// next function entry or loop iteration. Cheap (one atomic add) and
+    /// callable from any thread, typically a timer's; only code compiled
+    /// with [`Config::epoch_interruption`] looks at it.
+    pub fn increment_epoch(&self) {
+        self.inner.epoch.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The current epoch (0 when the engine is created).
+    pub fn current_epoch(&self) -> u64 {
+        self.inner.epoch.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn epoch_counter(&self) -> &AtomicU64 {
+        &self.inner.epoch
     }
 
     pub(crate) fn memory_pool(&self) -> &Arc<MemoryPool> {

@@ -62,6 +62,7 @@ pub use runtime::externref::ExternRef;
 pub use runtime::func::Func;
 pub use runtime::global::Global;
 pub use runtime::instance::Instance;
+pub use runtime::interrupt::InterruptHandle;
 pub use runtime::memory::Memory;
 pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreContextMut, StoreOpaque};
 pub use runtime::table::Table;

@@ -29,6 +29,14 @@ pub enum TrapCode {
     Unreachable,
     /// A call of an import that was never provided.
     UnlinkedFunction,
+    /// The embedder stopped the call through an
+    /// [`InterruptHandle`](crate::InterruptHandle).
+    Interrupted,
+    /// The store's fuel ran out (see [`Config::consume_fuel`](crate::Config::consume_fuel)).
+    OutOfFuel,
+    /// The engine's epoch reached the store's deadline (see
+    /// [`Config::epoch_interruption`](crate::Config::epoch_interruption)).
+    EpochDeadline,
 }
 
 impl TrapCode {
@@ -46,16 +54,43 @@ impl TrapCode {
             TrapCode::BadConversionToInteger => "invalid conversion to integer",
             TrapCode::Unreachable => "unreachable",
             TrapCode::UnlinkedFunction => "failed to call unlinked function",
+            // WAMR's texts for `wasm_runtime_terminate` and for its
+            // instruction-count limit, which fuel implements.
+            TrapCode::Interrupted => "terminated by user",
+            TrapCode::OutOfFuel => "instruction limit exceeded",
+            TrapCode::EpochDeadline => "epoch deadline reached",
         }
     }
 
-    const USER: [TrapCode; 6] = [
+    /// Every trap code, in a fixed order: a code's position is its number
+    /// in serialized modules.
+    pub(crate) const ALL: [TrapCode; 14] = [
+        TrapCode::StackOverflow,
+        TrapCode::MemoryOutOfBounds,
+        TrapCode::TableOutOfBounds,
+        TrapCode::UndefinedElement,
+        TrapCode::UninitializedElement,
+        TrapCode::BadSignature,
+        TrapCode::IntegerOverflow,
+        TrapCode::IntegerDivisionByZero,
+        TrapCode::BadConversionToInteger,
+        TrapCode::Unreachable,
+        TrapCode::UnlinkedFunction,
+        TrapCode::Interrupted,
+        TrapCode::OutOfFuel,
+        TrapCode::EpochDeadline,
+    ];
+
+    const USER: [TrapCode; 9] = [
         TrapCode::Unreachable,
         TrapCode::TableOutOfBounds,
         TrapCode::UndefinedElement,
         TrapCode::UninitializedElement,
         TrapCode::BadSignature,
         TrapCode::UnlinkedFunction,
+        TrapCode::Interrupted,
+        TrapCode::OutOfFuel,
+        TrapCode::EpochDeadline,
     ];
 
     /// The Cranelift trap code compiled code uses for this trap.
@@ -189,20 +224,7 @@ mod tests {
 
     #[test]
     fn cranelift_codes_round_trip() {
-        let all = [
-            TrapCode::StackOverflow,
-            TrapCode::MemoryOutOfBounds,
-            TrapCode::TableOutOfBounds,
-            TrapCode::UndefinedElement,
-            TrapCode::UninitializedElement,
-            TrapCode::BadSignature,
-            TrapCode::IntegerOverflow,
-            TrapCode::IntegerDivisionByZero,
-            TrapCode::BadConversionToInteger,
-            TrapCode::Unreachable,
-            TrapCode::UnlinkedFunction,
-        ];
-        for code in all {
+        for code in TrapCode::ALL {
             assert_eq!(TrapCode::from_clif(code.to_clif()), Some(code));
         }
     }

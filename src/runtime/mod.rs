@@ -14,6 +14,7 @@ pub mod externref;
 pub mod func;
 pub mod global;
 pub mod instance;
+pub mod interrupt;
 pub mod memory;
 pub mod store;
 pub mod table;

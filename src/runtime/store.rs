@@ -12,10 +12,12 @@
 //! that). Distinct stores run on distinct threads freely.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use super::vm::externref::VMExternData;
 use super::vm::func::VMHostFunc;
 use super::vm::instance::VMInstance;
+use super::vm::interrupt::InterruptState;
 use super::vm::memory::VMMemory;
 use super::vm::table::VMTable;
 use crate::engine::Engine;
@@ -57,6 +59,9 @@ pub struct StoreOpaque {
     pub(crate) active_calls: usize,
     /// The engine's `max_wasm_stack`, kept here for the call path.
     pub(crate) max_wasm_stack: usize,
+    /// Interruption state, made with the first interrupt handle; `vm`
+    /// points at it.
+    pub(crate) interrupt: Option<Arc<InterruptState>>,
 }
 
 // SAFETY: the raw pointers inside a store's objects (VMContexts, memory and
@@ -115,7 +120,15 @@ impl<T> Store<T> {
         let opaque = StoreOpaque {
             id: StoreId::next(),
             engine: engine.clone(),
-            vm: Box::new(VMStoreContext { stack_limit: usize::MAX, last_exit_fp: 0 }),
+            vm: Box::new(VMStoreContext {
+                stack_limit: usize::MAX,
+                last_exit_fp: 0,
+                fuel_consumed: 0,
+                epoch_deadline: u64::MAX,
+                epoch_ptr: engine.epoch_counter(),
+                interrupt: std::ptr::null(),
+                store: std::ptr::null_mut(),
+            }),
             instances: Vec::new(),
             deferred_frees: Vec::new(),
             free_slots: Vec::new(),
@@ -126,8 +139,12 @@ impl<T> Store<T> {
             externrefs: Vec::new(),
             active_calls: 0,
             max_wasm_stack: engine.config().max_wasm_stack,
+            interrupt: None,
         };
-        Store { inner: Box::new(StoreInner { opaque, data }) }
+        let mut inner = Box::new(StoreInner { opaque, data });
+        // The box gives the store the address builtins reach it at.
+        inner.opaque.vm.store = &mut inner.opaque;
+        Store { inner }
     }
 
     /// The engine the store was created with.
@@ -149,6 +166,11 @@ impl<T> Store<T> {
     /// freed are not counted).
     pub fn instance_count(&self) -> usize {
         self.inner.opaque.instance_count()
+    }
+
+    /// The part of the store that does not depend on `T`.
+    pub(crate) fn opaque_mut(&mut self) -> &mut StoreOpaque {
+        &mut self.inner.opaque
     }
 
     /// Consumes the store (freeing everything in it) and returns the embedder data.

@@ -2,15 +2,16 @@
 //! results or traps with backtraces.
 
 use super::code_registry;
+use super::interrupt;
 use super::signals;
 use super::stack;
 use super::stored::Stored;
 use super::thread;
 use super::unwind::{self, UnwindReason, Unwound};
 use crate::runtime::store::StoreOpaque;
-use crate::trap::{FrameInfo, Trap};
+use crate::trap::{FrameInfo, Trap, TrapCode};
 use crate::values::ValRaw;
-use crate::vmctx::VMFuncRef;
+use crate::vmctx::{VMFuncRef, VMStoreContext};
 
 /// Calls `func` from the host through its `array_call` entry, with
 /// arguments and results in `values`. Panics when `func` is not of `store`.
@@ -36,19 +37,30 @@ pub(crate) unsafe fn call(store: &mut StoreOpaque, func: Stored<VMFuncRef>, valu
 #[inline]
 pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) -> Result<(), Trap> {
     let thread = thread::state();
+    let vm: *mut VMStoreContext = &mut *(*store).vm;
     // The first entry on a store sets the limit; re-entries (host functions
     // calling back into wasm) share it, so recursion through the host is
     // bounded too.
     let outermost = (*store).active_calls == 0;
     if outermost {
         signals::ensure_alt_stack(thread);
-        (*store).vm.stack_limit = stack::limit_from_here(thread, (*store).max_wasm_stack);
+        (*vm).stack_limit = stack::limit_from_here(thread, (*store).max_wasm_stack);
     }
-    (*store).active_calls += 1;
-    let result = unwind::catch_traps(thread, body);
-    (*store).active_calls -= 1;
+    // Only stores with an interrupt handle pay for interruption.
+    let entered = (*vm).interrupt.as_ref().map(|i| interrupt::enter(i, outermost));
+    let result = if let Some((_, true)) = entered {
+        Err(Unwound { reason: UnwindReason::Wasm(TrapCode::Interrupted), pcs: Vec::new() })
+    } else {
+        (*store).active_calls += 1;
+        let result = unwind::catch_traps(thread, vm, body);
+        (*store).active_calls -= 1;
+        result
+    };
+    if let Some((e, _)) = entered {
+        interrupt::leave(&*(*vm).interrupt, e, is_interrupt(&result));
+    }
     if outermost {
-        (*store).vm.stack_limit = usize::MAX;
+        (*vm).stack_limit = usize::MAX;
         if !(*store).deferred_frees.is_empty() {
             for index in std::mem::take(&mut (*store).deferred_frees) {
                 super::instance::try_free(&mut *store, index);
@@ -62,6 +74,17 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
             UnwindReason::Host(trap) => trap.with_frames(symbolize(&pcs)),
             UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
         }),
+    }
+}
+
+/// Whether a call ended because it was interrupted (by the signal handler,
+/// or by the check after a host function).
+#[cold]
+fn is_interrupt(result: &Result<(), Unwound>) -> bool {
+    match result {
+        Err(Unwound { reason: UnwindReason::Wasm(code), .. }) => *code == TrapCode::Interrupted,
+        Err(Unwound { reason: UnwindReason::Host(trap), .. }) => trap.code() == Some(TrapCode::Interrupted),
+        _ => false,
     }
 }
 

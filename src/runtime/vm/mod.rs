@@ -16,11 +16,12 @@
 //!   (which addresses are wasm code, for the signal handler and
 //!   backtraces).
 //!
-//! Later mechanisms belong here too: interruption (an epoch or fuel field
-//! in `VMStoreContext` checked by compiled code), resource limits (checked
-//! where `VMMemory::grow` and `VMTable::grow` are), shared memories (a
-//! `VMMemory` whose definition is shared between stores) and a code cache
-//! (loading images into [`code_memory`]).
+//! - Interruption: [`interrupt`] (a signal that stops compiled code from
+//!   another thread; epoch and fuel checks are compiled code reading
+//!   `VMStoreContext`).
+//!
+//! Later mechanisms belong here too: shared memories (a `VMMemory` whose
+//! definition is shared between stores).
 
 pub mod code_memory;
 pub mod code_registry;
@@ -29,6 +30,7 @@ pub mod externref;
 pub mod func;
 pub mod global;
 pub mod instance;
+pub mod interrupt;
 pub mod libcalls;
 pub mod memory;
 pub mod memory_pool;

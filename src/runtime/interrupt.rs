@@ -1,0 +1,121 @@
+//! Stopping a running guest: from any thread with an [`InterruptHandle`],
+//! when the engine's epoch reaches the store's deadline, or when the
+//! store's fuel runs out.
+//!
+//! An interrupt needs nothing compiled in (a signal stops compiled code, see
+//! [`vm::interrupt`](super::vm::interrupt)); epochs and fuel are checks
+//! compiled into function entries and loop headers when
+//! [`Config::epoch_interruption`](crate::Config::epoch_interruption) and
+//! [`Config::consume_fuel`](crate::Config::consume_fuel) ask for them.
+
+use std::sync::Arc;
+
+use super::store::{Store, StoreContextMut, StoreOpaque};
+use super::vm::interrupt::{self, InterruptState};
+use crate::error::{Error, Result};
+
+/// Stops the calls of one store from any thread: what WAMR's
+/// `wasm_runtime_terminate` does. Cheap to clone, `Send` and `Sync`, and
+/// usable after the store is gone (it then does nothing).
+#[derive(Clone)]
+pub struct InterruptHandle {
+    state: Arc<InterruptState>,
+}
+
+impl InterruptHandle {
+    /// Makes the store's running call trap with
+    /// [`TrapCode::Interrupted`](crate::TrapCode::Interrupted) ("terminated
+    /// by user"), within microseconds when it runs wasm code, and as soon
+    /// as it returns to wasm when it is in a host function. Nested calls
+    /// (wasm calling the host calling wasm) all stop. When no call is
+    /// running, the store's next call stops at its start instead. The
+    /// request is used up by the trap it causes; the store stays usable.
+    ///
+    /// Returns at once; it does not wait for the call to stop.
+    pub fn interrupt(&self) {
+        self.state.interrupt();
+    }
+}
+
+impl std::fmt::Debug for InterruptHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InterruptHandle").field("pending", &self.state.requested()).finish()
+    }
+}
+
+impl StoreOpaque {
+    /// A handle that stops this store's calls from any thread. Make it
+    /// before the call it is to stop: a call that started before the
+    /// store's first handle existed is stopped only when it returns from a
+    /// host function.
+    pub fn interrupt_handle(&mut self) -> InterruptHandle {
+        let state = match &self.interrupt {
+            Some(s) => s.clone(),
+            None => {
+                interrupt::install_handler();
+                let s = Arc::new(InterruptState::default());
+                self.vm.interrupt = Arc::as_ptr(&s);
+                self.interrupt = Some(s.clone());
+                s
+            }
+        };
+        InterruptHandle { state }
+    }
+
+    /// Gives the store `fuel` units (one per operator, see
+    /// [`Config::consume_fuel`](crate::Config::consume_fuel)), replacing
+    /// what was left. Fails unless the engine consumes fuel.
+    pub fn set_fuel(&mut self, fuel: u64) -> Result<()> {
+        self.check_fuel_enabled()?;
+        self.vm.fuel_consumed = -(fuel.min(i64::MAX as u64) as i64);
+        Ok(())
+    }
+
+    /// The fuel left. Fails unless the engine consumes fuel.
+    pub fn get_fuel(&self) -> Result<u64> {
+        self.check_fuel_enabled()?;
+        Ok(self.vm.fuel_consumed.min(0).unsigned_abs())
+    }
+
+    fn check_fuel_enabled(&self) -> Result<()> {
+        match self.engine().config().consume_fuel {
+            true => Ok(()),
+            false => Err(Error::Usage("fuel is not enabled: see Config::consume_fuel".into())),
+        }
+    }
+
+    /// Calls trap once the engine's epoch is `ticks` beyond the current
+    /// one (see [`Engine::increment_epoch`](crate::Engine::increment_epoch)).
+    /// Without [`Config::epoch_interruption`](crate::Config::epoch_interruption)
+    /// nothing checks the deadline. A new store has none.
+    pub fn set_epoch_deadline(&mut self, ticks: u64) {
+        self.vm.epoch_deadline = self.engine().current_epoch().saturating_add(ticks);
+    }
+}
+
+/// The same methods on a store and on a store context (the one a host
+/// function's [`Caller`](crate::Caller) gives with `as_context_mut`).
+macro_rules! delegate_to_opaque {
+    ($($ty:ty => $opaque:ident),*) => {$(
+        impl<T> $ty {
+            /// See [`StoreOpaque::interrupt_handle`].
+            pub fn interrupt_handle(&mut self) -> InterruptHandle {
+                self.$opaque().interrupt_handle()
+            }
+            /// See [`StoreOpaque::set_fuel`].
+            pub fn set_fuel(&mut self, fuel: u64) -> Result<()> {
+                self.$opaque().set_fuel(fuel)
+            }
+            /// See [`StoreOpaque::get_fuel`].
+            pub fn get_fuel(&mut self) -> Result<u64> {
+                self.$opaque().get_fuel()
+            }
+            /// See [`StoreOpaque::set_epoch_deadline`].
+            pub fn set_epoch_deadline(&mut self, ticks: u64) {
+                self.$opaque().set_epoch_deadline(ticks)
+            }
+        }
+    )*};
+}
+
+delegate_to_opaque!(Store<T> => opaque_mut, StoreContextMut<'_, T> => opaque);
