@@ -227,14 +227,15 @@ impl Config {
         self
     }
 
-    /// Compile a check of the engine's epoch into every function entry and
-    /// loop header, so that a call traps with
+    /// Let epoch deadlines stop calls: with it, a call traps with
     /// [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline) once
     /// [`Engine::increment_epoch`](crate::Engine::increment_epoch) reaches
-    /// the store's deadline ([`Store::set_epoch_deadline`](crate::Store::set_epoch_deadline)).
-    /// Off by default: the checks cost a load and a compare each (see
-    /// `benches/README.md`). [`InterruptHandle`](crate::InterruptHandle)
-    /// stops calls without them.
+    /// its store's deadline ([`Store::set_epoch_deadline`](crate::Store::set_epoch_deadline)).
+    /// Nothing is compiled in: the deadline is delivered the way an
+    /// [`InterruptHandle`](crate::InterruptHandle) stops a call, so code
+    /// runs at full speed and a store with a deadline pays a few atomic
+    /// operations per call. Off by default, like wasmtime's switch of the
+    /// same name (whose checks are compiled in).
     pub fn epoch_interruption(&mut self, on: bool) -> &mut Config {
         self.epoch_interruption = on;
         self

@@ -14,6 +14,7 @@ use crate::compile::{compile_function, trampoline};
 use crate::config::{Config, Regalloc};
 use crate::error::{Error, Result};
 use crate::runtime::vm::code_memory::CodeMemory;
+use crate::runtime::vm::interrupt::EpochWatch;
 use crate::runtime::vm::memory_pool::MemoryPool;
 use crate::runtime::vm::signals;
 use crate::types::FuncType;
@@ -32,9 +33,10 @@ struct EngineInner {
     exit_trampolines: Mutex<HashMap<FuncType, Arc<CodeMemory>>>,
     /// Released memory reservations, for reuse.
     memory_pool: Arc<MemoryPool>,
-    /// The epoch that code compiled with `Config::epoch_interruption`
-    /// compares with its store's deadline.
+    /// The epoch that stores' deadlines refer to.
     epoch: AtomicU64,
+    /// The stores with a deadline, stopped when the epoch reaches it.
+    epoch_watch: EpochWatch,
 }
 
 impl Engine {
@@ -80,6 +82,7 @@ impl Engine {
                 exit_trampolines: Mutex::default(),
                 memory_pool: Arc::new(MemoryPool::new(config.memory_pool_capacity)),
                 epoch: AtomicU64::new(0),
+                epoch_watch: EpochWatch::default(),
             }),
         })
     }
@@ -100,21 +103,27 @@ impl Engine {
 
     /// Advances the engine's epoch by one: calls in stores whose epoch
     /// deadline this reaches trap with
-    /// [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline) at their
-    /// next function entry or loop iteration. Cheap (one atomic add) and
-    /// callable from any thread, typically a timer's; only code compiled
-    /// with [`Config::epoch_interruption`] looks at it.
+    /// [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline) (see
+    /// [`Config::epoch_interruption`]). Callable from any thread, typically
+    /// a timer's; one atomic add and one load, unless a deadline is
+    /// reached, when it takes a lock and signals the threads running those
+    /// stores' calls (so, unlike the add, not from a signal handler).
     pub fn increment_epoch(&self) {
-        self.inner.epoch.fetch_add(1, Ordering::Relaxed);
+        let now = self.inner.epoch.fetch_add(1, Ordering::SeqCst) + 1;
+        self.inner.epoch_watch.advanced(now);
     }
 
     /// The current epoch (0 when the engine is created).
     pub fn current_epoch(&self) -> u64 {
-        self.inner.epoch.load(Ordering::Relaxed)
+        self.inner.epoch.load(Ordering::SeqCst)
     }
 
     pub(crate) fn epoch_counter(&self) -> &AtomicU64 {
         &self.inner.epoch
+    }
+
+    pub(crate) fn epoch_watch(&self) -> &EpochWatch {
+        &self.inner.epoch_watch
     }
 
     pub(crate) fn memory_pool(&self) -> &Arc<MemoryPool> {

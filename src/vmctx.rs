@@ -114,15 +114,9 @@ pub struct VMStoreContext {
     /// Fuel used so far minus fuel given: negative while fuel remains.
     /// Read and written by code compiled with `Config::consume_fuel`.
     pub fuel_consumed: i64,
-    /// The engine epoch at which code compiled with
-    /// `Config::epoch_interruption` traps.
-    pub epoch_deadline: u64,
-    /// The engine's epoch counter (an `AtomicU64` the engine owns and the
-    /// store keeps alive).
-    pub epoch_ptr: *const std::sync::atomic::AtomicU64,
-    /// The store's interruption state, null until an interrupt handle was
-    /// made (read by the runtime and its signal handler, not by compiled
-    /// code).
+    /// The store's interruption state, null until an interrupt handle or
+    /// an epoch deadline needed it (read by the runtime and its signal
+    /// handler, not by compiled code).
     pub interrupt: *const crate::runtime::vm::interrupt::InterruptState,
     /// The store itself, for builtins that need more than this context
     /// (the resource limiter of `memory.grow`).
@@ -133,8 +127,6 @@ impl VMStoreContext {
     pub const STACK_LIMIT: i32 = 0;
     pub const LAST_EXIT_FP: i32 = 8;
     pub const FUEL_CONSUMED: i32 = 16;
-    pub const EPOCH_DEADLINE: i32 = 24;
-    pub const EPOCH_PTR: i32 = 32;
 }
 
 /// Offsets in a host function's context, which stands where a VMContext
@@ -241,8 +233,6 @@ mod tests {
         assert_eq!(1 << VMTableDefinition::ELEMENT_SIZE_LOG2, size_of::<usize>());
         assert_eq!(offset_of!(VMStoreContext, last_exit_fp) as i32, VMStoreContext::LAST_EXIT_FP);
         assert_eq!(offset_of!(VMStoreContext, fuel_consumed) as i32, VMStoreContext::FUEL_CONSUMED);
-        assert_eq!(offset_of!(VMStoreContext, epoch_deadline) as i32, VMStoreContext::EPOCH_DEADLINE);
-        assert_eq!(offset_of!(VMStoreContext, epoch_ptr) as i32, VMStoreContext::EPOCH_PTR);
         assert_eq!(size_of::<VMGlobal>(), 16);
     }
 }

@@ -70,13 +70,7 @@ impl Module {
         let info = parsed.info;
         let offsets = VMOffsets::new(&info);
         let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
-        let env = ModuleEnv {
-            info: &info,
-            offsets: &offsets,
-            bounds_checks: engine.config().bounds_checks,
-            host_call_conv: engine.isa().default_call_conv(),
-            frontend_config: engine.isa().frontend_config(),
-        };
+        let env = ModuleEnv::new(engine, &info, &offsets);
         let compiled = compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?;
         let code = Arc::new(ModuleCode { info, compiled, body_offsets });
         code_registry::register(code.clone());
@@ -112,6 +106,9 @@ impl Module {
             _ => Err(Error::Invalid { message: "not a serialized cranewasm module".into(), offset: 0 }),
         }
     }
+
+    #[doc(hidden)]
+    pub fn debug_code(&self) -> Vec<u8> { let r = self.inner.code.compiled.code.range(); unsafe { std::slice::from_raw_parts(r.start as *const u8, r.len()).to_vec() } }
 
     /// The module's imports, in order.
     pub fn imports(&self) -> impl ExactSizeIterator<Item = ImportType> + '_ {

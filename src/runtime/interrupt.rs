@@ -2,11 +2,10 @@
 //! when the engine's epoch reaches the store's deadline, or when the
 //! store's fuel runs out.
 //!
-//! An interrupt needs nothing compiled in (a signal stops compiled code, see
-//! [`vm::interrupt`](super::vm::interrupt)); epochs and fuel are checks
-//! compiled into function entries and loop headers when
-//! [`Config::epoch_interruption`](crate::Config::epoch_interruption) and
-//! [`Config::consume_fuel`](crate::Config::consume_fuel) ask for them.
+//! Interrupts and epoch deadlines need nothing compiled in: a signal stops
+//! compiled code (see [`vm::interrupt`](super::vm::interrupt)). Fuel is
+//! counted by code compiled with
+//! [`Config::consume_fuel`](crate::Config::consume_fuel).
 
 use std::sync::Arc;
 
@@ -33,7 +32,7 @@ impl InterruptHandle {
     ///
     /// Returns at once; it does not wait for the call to stop.
     pub fn interrupt(&self) {
-        self.state.interrupt();
+        self.state.request(crate::trap::TrapCode::Interrupted);
     }
 }
 
@@ -49,17 +48,18 @@ impl StoreOpaque {
     /// store's first handle existed is stopped only when it returns from a
     /// host function.
     pub fn interrupt_handle(&mut self) -> InterruptHandle {
-        let state = match &self.interrupt {
-            Some(s) => s.clone(),
-            None => {
-                interrupt::install_handler();
-                let s = Arc::new(InterruptState::default());
-                self.vm.interrupt = Arc::as_ptr(&s);
-                self.interrupt = Some(s.clone());
-                s
-            }
-        };
-        InterruptHandle { state }
+        InterruptHandle { state: self.interrupt_state().clone() }
+    }
+
+    /// The store's interruption state, made on first use.
+    fn interrupt_state(&mut self) -> &Arc<InterruptState> {
+        if self.interrupt.is_none() {
+            interrupt::install_handler();
+            let s = Arc::new(InterruptState::default());
+            self.vm.interrupt = Arc::as_ptr(&s);
+            self.interrupt = Some(s);
+        }
+        self.interrupt.as_ref().expect("just made")
     }
 
     /// Gives the store `fuel` units (one per operator, see
@@ -84,12 +84,21 @@ impl StoreOpaque {
         }
     }
 
-    /// Calls trap once the engine's epoch is `ticks` beyond the current
-    /// one (see [`Engine::increment_epoch`](crate::Engine::increment_epoch)).
-    /// Without [`Config::epoch_interruption`](crate::Config::epoch_interruption)
-    /// nothing checks the deadline. A new store has none.
+    /// Calls trap with [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline)
+    /// once the engine's epoch is `ticks` beyond the current one (see
+    /// [`Engine::increment_epoch`](crate::Engine::increment_epoch)): a
+    /// running call within microseconds (as an interrupt is delivered), a
+    /// call starting later at its start. A host function may move the
+    /// deadline during a call. Without
+    /// [`Config::epoch_interruption`](crate::Config::epoch_interruption) the
+    /// deadline is ignored. A new store has none.
     pub fn set_epoch_deadline(&mut self, ticks: u64) {
-        self.vm.epoch_deadline = self.engine().current_epoch().saturating_add(ticks);
+        if !self.engine().config().epoch_interruption {
+            return;
+        }
+        let engine = self.engine().clone();
+        let now = engine.current_epoch();
+        self.interrupt_state().set_deadline(now.saturating_add(ticks), now, engine.epoch_watch());
     }
 }
 

@@ -124,8 +124,6 @@ impl<T> Store<T> {
                 stack_limit: usize::MAX,
                 last_exit_fp: 0,
                 fuel_consumed: 0,
-                epoch_deadline: u64::MAX,
-                epoch_ptr: engine.epoch_counter(),
                 interrupt: std::ptr::null(),
                 store: std::ptr::null_mut(),
             }),

@@ -80,11 +80,14 @@ impl FuncEnv<'_> {
             Callee::Direct(r) => {
                 all.extend([caller, caller]);
                 all.extend(args);
+                self.fuel_save(b);
                 if tail {
                     b.ins().return_call(r, &all);
                     None
                 } else {
-                    Some(b.ins().call(r, &all))
+                    let call = b.ins().call(r, &all);
+                    self.fuel_after_call(b);
+                    Some(call)
                 }
             }
             Callee::Indirect { code, vmctx } => self.call_code(b, ty, code, vmctx, args, tail),
@@ -123,11 +126,14 @@ impl FuncEnv<'_> {
         let mut all = Vec::with_capacity(args.len() + 2);
         all.extend([callee_vmctx, self.vmctx()]);
         all.extend(args);
+        self.fuel_save(b);
         if tail {
             b.ins().return_call_indirect(sig, code, &all);
             None
         } else {
-            Some(b.ins().call_indirect(sig, code, &all))
+            let call = b.ins().call_indirect(sig, code, &all);
+            self.fuel_after_call(b);
+            Some(call)
         }
     }
 

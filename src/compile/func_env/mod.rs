@@ -10,12 +10,14 @@
 //!
 //! By concern: `memory` (heap addresses, the bounds-check policy, memory
 //! size and the bulk operations), `table` (element addresses, table
-//! operations and the `call_indirect` checks), `global`, and `call`
-//! (callees, calls, funcrefs and runtime builtins). This file holds the
+//! operations and the `call_indirect` checks), `global`, `call`
+//! (callees, calls, funcrefs and runtime builtins), and `fuel` (counting
+//! it). This file holds the
 //! per-function state and what they share: the VMContext, value types and
 //! the representation of references.
 
 mod call;
+mod fuel;
 mod global;
 mod memory;
 mod table;
@@ -47,6 +49,23 @@ pub struct ModuleEnv<'a> {
     /// The host's C calling convention, used to call builtins.
     pub host_call_conv: CallConv,
     pub frontend_config: cranelift_codegen::isa::TargetFrontendConfig,
+    /// Count fuel (see `fuel`).
+    pub consume_fuel: bool,
+}
+
+impl<'a> ModuleEnv<'a> {
+    /// The environment of a module compiled by `engine`.
+    pub fn new(engine: &crate::Engine, info: &'a ModuleInfo, offsets: &'a VMOffsets) -> ModuleEnv<'a> {
+        let config = engine.config();
+        ModuleEnv {
+            info,
+            offsets,
+            bounds_checks: config.bounds_checks,
+            host_call_conv: engine.isa().default_call_conv(),
+            frontend_config: engine.isa().frontend_config(),
+            consume_fuel: config.consume_fuel,
+        }
+    }
 }
 
 /// The Cranelift type of a wasm value type. Vectors use `I8X16` as their
@@ -97,6 +116,7 @@ pub struct FuncEnv<'a> {
     builtin_sigs: HashMap<u32, SigRef>,
     wasm_sigs: HashMap<FuncType, SigRef>,
     func_refs: HashMap<FuncIndex, FuncRef>,
+    fuel: fuel::Fuel,
 }
 
 impl<'a> FuncEnv<'a> {
@@ -108,6 +128,7 @@ impl<'a> FuncEnv<'a> {
             builtin_sigs: HashMap::new(),
             wasm_sigs: HashMap::new(),
             func_refs: HashMap::new(),
+            fuel: fuel::Fuel::default(),
         }
     }
 

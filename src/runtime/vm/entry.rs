@@ -47,9 +47,9 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
         (*vm).stack_limit = stack::limit_from_here(thread, (*store).max_wasm_stack);
     }
     // Only stores with an interrupt handle pay for interruption.
-    let entered = (*vm).interrupt.as_ref().map(|i| interrupt::enter(i, outermost));
-    let result = if let Some((_, true)) = entered {
-        Err(Unwound { reason: UnwindReason::Wasm(TrapCode::Interrupted), pcs: Vec::new() })
+    let entered = (*vm).interrupt.as_ref().map(|i| interrupt::enter(i, outermost, (*store).engine().epoch_counter()));
+    let result = if let Some((_, Some(code))) = entered {
+        Err(Unwound { reason: UnwindReason::Wasm(code), pcs: Vec::new() })
     } else {
         (*store).active_calls += 1;
         let result = unwind::catch_traps(thread, vm, body);
@@ -57,7 +57,7 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
         result
     };
     if let Some((e, _)) = entered {
-        interrupt::leave(&*(*vm).interrupt, e, is_interrupt(&result));
+        interrupt::leave(&*(*vm).interrupt, e, trap_code(&result));
     }
     if outermost {
         (*vm).stack_limit = usize::MAX;
@@ -77,14 +77,14 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     }
 }
 
-/// Whether a call ended because it was interrupted (by the signal handler,
-/// or by the check after a host function).
+/// The trap code a call ended with, if it trapped with one (from compiled
+/// code, a builtin, or the stop check after a host function).
 #[cold]
-fn is_interrupt(result: &Result<(), Unwound>) -> bool {
+fn trap_code(result: &Result<(), Unwound>) -> Option<TrapCode> {
     match result {
-        Err(Unwound { reason: UnwindReason::Wasm(code), .. }) => *code == TrapCode::Interrupted,
-        Err(Unwound { reason: UnwindReason::Host(trap), .. }) => trap.code() == Some(TrapCode::Interrupted),
-        _ => false,
+        Err(Unwound { reason: UnwindReason::Wasm(code), .. }) => Some(*code),
+        Err(Unwound { reason: UnwindReason::Host(trap), .. }) => trap.code(),
+        _ => None,
     }
 }
 

@@ -21,7 +21,7 @@ use super::unwind::{raise, UnwindReason};
 use crate::error::Result;
 use crate::runtime::caller::Caller;
 use crate::runtime::store::{StoreInner, StoreOpaque};
-use crate::trap::{Trap, TrapCode};
+use crate::trap::Trap;
 use crate::types::FuncType;
 use crate::values::ValRaw;
 use crate::vmctx::{VMContext, VMFuncRef, VMStoreContext, HOST_CONTEXT_MAGIC};
@@ -117,10 +117,10 @@ where
         let caller = Caller::new(store, CallerVmctx::new(caller_vmctx));
         catch_unwind(AssertUnwindSafe(|| f(caller, slots)))
     };
-    let interrupted = (*vm).interrupt.as_ref().is_some_and(|i| i.set_in_host(false));
+    let stop = (*vm).interrupt.as_ref().and_then(|i| i.set_in_host(false));
     // Nothing with a destructor is live below: raising jumps over this frame.
     match result {
-        Ok(Ok(())) if interrupted => raise_host_trap(&*(*ctx).store, Trap::from(TrapCode::Interrupted)),
+        Ok(Ok(())) if stop.is_some() => raise_host_trap(&*(*ctx).store, Trap::from(stop.expect("checked"))),
         Ok(Ok(())) => {}
         Ok(Err(trap)) => raise_host_trap(&*(*ctx).store, trap),
         Err(panic) => raise(UnwindReason::Panic(panic)),

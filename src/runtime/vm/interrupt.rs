@@ -1,29 +1,36 @@
 //! Stopping a running call from another thread, at no cost to code that is
-//! never interrupted.
+//! never stopped: the mechanism behind interrupt handles and epoch
+//! deadlines.
 //!
-//! Compiled code contains no check for it. Instead, [`InterruptState::interrupt`]
+//! Compiled code contains no check for it. Instead, [`InterruptState::request`]
 //! marks the store's state and sends a signal ([`SIGNAL`]) to the thread
 //! running the store's outermost call. The handler unwinds that call with
-//! [`TrapCode::Interrupted`] when the signal lands in compiled wasm code;
+//! the request's trap code when the signal lands in compiled wasm code;
 //! anywhere else it does nothing and one of these catches the request:
 //!
 //! - a host function called from wasm checks it on its way back into wasm
 //!   (`func::host_call`), so a guest blocked in a host call stops as soon
 //!   as the call returns;
+//! - builtins that can run long (bulk memory and table operations, growth)
+//!   check it first;
 //! - a call starting on a store with a request pending stops at once;
-//! - otherwise (the thread was in a builtin such as `memory.fill`, in the
-//!   runtime's own code, or the code registry was locked) a helper thread
-//!   sends the signal again every [`RETRY`] until the call stops, except
-//!   while the thread is inside a host function, which the check above
-//!   covers without waking it.
+//! - otherwise (the thread was in the runtime's own code, or the code
+//!   registry was locked) a helper thread sends the signal again every
+//!   [`RETRY`] until the call stops, except while the thread is inside a
+//!   host function, which the check above covers without waking it.
 //!
 //! A request is consumed by the trap it causes in the store's outermost
 //! call; one made while nothing runs stops the next call at its start.
-//! Stores without an interrupt handle never create this state: their only
-//! cost is a null check on entering wasm and on returning from the host.
+//!
+//! Epoch deadlines use the same path: [`EpochWatch`] keeps the stores that
+//! have a deadline, and the engine's `increment_epoch` requests a stop of
+//! those running past theirs (a call starting past its deadline stops at
+//! once). Stores with neither an interrupt handle nor a deadline never
+//! create this state: their only cost is a null check on entering wasm and
+//! on returning from the host.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, Condvar, Mutex, Once, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering::SeqCst};
+use std::sync::{Arc, Condvar, Mutex, Once, OnceLock, Weak};
 use std::time::Duration;
 use std::{mem, ptr};
 
@@ -40,12 +47,14 @@ pub const SIGNAL: libc::c_int = libc::SIGURG;
 /// How often the helper thread signals again a thread that has not stopped.
 const RETRY: Duration = Duration::from_micros(50);
 
-/// A store's interruption state, shared by the store and its interrupt
-/// handles (which may outlive it).
-#[derive(Default)]
+/// A store's interruption state, shared by the store, its interrupt
+/// handles (which may outlive it) and the engine's [`EpochWatch`].
 pub struct InterruptState {
-    /// An interrupt was asked for and has not yet stopped a call.
+    /// A stop was asked for and has not yet stopped a call.
     requested: AtomicBool,
+    /// What the request traps with: [`TrapCode::Interrupted`] or
+    /// [`TrapCode::EpochDeadline`], as an index in [`REASONS`].
+    reason: AtomicU8,
     /// `pthread_t` of the thread running the store's outermost call, 0
     /// when no call runs.
     thread: AtomicU64,
@@ -56,6 +65,27 @@ pub struct InterruptState {
     /// The store's innermost activation is inside a host function, which
     /// checks `requested` when it returns: no signal is needed.
     in_host: AtomicBool,
+    /// The store's epoch deadline; `u64::MAX` for none.
+    deadline: AtomicU64,
+    /// Whether the engine's [`EpochWatch`] knows this store.
+    watched: AtomicBool,
+}
+
+/// The trap codes a request can carry.
+const REASONS: [TrapCode; 2] = [TrapCode::Interrupted, TrapCode::EpochDeadline];
+
+impl Default for InterruptState {
+    fn default() -> InterruptState {
+        InterruptState {
+            requested: AtomicBool::new(false),
+            reason: AtomicU8::new(0),
+            thread: AtomicU64::new(0),
+            sending: AtomicUsize::new(0),
+            in_host: AtomicBool::new(false),
+            deadline: AtomicU64::new(u64::MAX),
+            watched: AtomicBool::new(false),
+        }
+    }
 }
 
 /// What [`enter`] saw and [`leave`] restores.
@@ -66,17 +96,26 @@ pub struct Entered {
 
 impl InterruptState {
     /// Asks the store's running call (or, if none runs, its next call) to
-    /// stop with [`TrapCode::Interrupted`].
-    pub fn interrupt(self: &Arc<Self>) {
+    /// stop with `code` ([`TrapCode::Interrupted`] or
+    /// [`TrapCode::EpochDeadline`]).
+    pub fn request(self: &Arc<Self>, code: TrapCode) {
+        let reason = REASONS.iter().position(|c| *c == code).expect("a stop reason");
+        self.reason.store(reason as u8, SeqCst);
         self.requested.store(true, SeqCst);
         if self.signal() {
             retry_later(self.clone());
         }
     }
 
-    /// Whether an interrupt is pending.
+    /// Whether a stop is pending.
     pub fn requested(&self) -> bool {
         self.requested.load(SeqCst)
+    }
+
+    /// The trap code of the pending stop, if one is pending.
+    #[inline]
+    pub fn pending(&self) -> Option<TrapCode> {
+        self.requested().then(|| REASONS[self.reason.load(SeqCst) as usize])
     }
 
     /// Signals the thread running the store's call, if one runs and is not
@@ -95,23 +134,107 @@ impl InterruptState {
     }
 
     /// Marks a host function of the store's innermost activation as
-    /// running (`true`) or returned; returns whether an interrupt is
-    /// pending, for the check on the way back into wasm.
+    /// running (`true`) or returned; on return, gives the pending stop, for
+    /// the check on the way back into wasm.
     #[inline]
-    pub fn set_in_host(&self, in_host: bool) -> bool {
+    pub fn set_in_host(&self, in_host: bool) -> Option<TrapCode> {
         self.in_host.store(in_host, SeqCst);
-        !in_host && self.requested.load(SeqCst)
+        if in_host {
+            None
+        } else {
+            self.pending()
+        }
+    }
+
+    /// Sets the store's epoch deadline, `now` being the engine's epoch:
+    /// a running call past it is stopped, and a pending stop for an
+    /// earlier deadline is withdrawn when the new one is later.
+    pub fn set_deadline(self: &Arc<Self>, deadline: u64, now: u64, watch: &EpochWatch) {
+        self.deadline.store(deadline, SeqCst);
+        if !self.watched.swap(true, SeqCst) {
+            watch.add(Arc::downgrade(self));
+        }
+        watch.lower(deadline);
+        if deadline <= now {
+            if self.thread.load(SeqCst) != 0 {
+                self.request(TrapCode::EpochDeadline);
+            }
+        } else if self.pending() == Some(TrapCode::EpochDeadline) {
+            self.requested.store(false, SeqCst);
+        }
+    }
+}
+
+/// The stores with an epoch deadline of one engine, for its
+/// `increment_epoch`.
+pub struct EpochWatch {
+    stores: Mutex<Vec<Weak<InterruptState>>>,
+    /// No store's deadline is below this: `increment_epoch` looks at the
+    /// stores only once the epoch reaches it.
+    next: AtomicU64,
+}
+
+impl Default for EpochWatch {
+    fn default() -> EpochWatch {
+        EpochWatch { stores: Mutex::default(), next: AtomicU64::new(u64::MAX) }
+    }
+}
+
+impl EpochWatch {
+    fn add(&self, state: Weak<InterruptState>) {
+        let mut stores = self.stores.lock().unwrap_or_else(|e| e.into_inner());
+        // Forget dropped stores now and then, so the list stays the size of
+        // the live ones.
+        if stores.len() >= 64 && stores.len().is_power_of_two() {
+            stores.retain(|s| s.strong_count() > 0);
+        }
+        stores.push(state);
+    }
+
+    fn lower(&self, deadline: u64) {
+        self.next.fetch_min(deadline, SeqCst);
+    }
+
+    /// The engine's epoch became `now`: stops the running calls of stores
+    /// whose deadline it reached. One atomic load unless some deadline is
+    /// reached.
+    #[inline]
+    pub fn advanced(&self, now: u64) {
+        if now >= self.next.load(SeqCst) {
+            self.reached(now);
+        }
+    }
+
+    #[cold]
+    fn reached(&self, now: u64) {
+        let mut stores = self.stores.lock().unwrap_or_else(|e| e.into_inner());
+        // Deadlines still ahead decide when to look again; stores past
+        // theirs are stopped if running, and otherwise stop at their next
+        // call's start (see `enter`).
+        self.next.store(u64::MAX, SeqCst);
+        stores.retain(|weak| {
+            let Some(state) = weak.upgrade() else { return false };
+            let deadline = state.deadline.load(SeqCst);
+            if deadline > now {
+                self.lower(deadline);
+            } else if state.thread.load(SeqCst) != 0 && !state.requested() {
+                state.request(TrapCode::EpochDeadline);
+            }
+            true
+        });
     }
 }
 
 /// Records that this thread enters wasm of the store (`outermost` when no
-/// call of it runs yet). Returns what [`leave`] needs, and whether an
-/// interrupt is already pending (the call must not start).
+/// call of it runs yet), the engine's epoch being `epoch`. Returns what
+/// [`leave`] needs, and the trap code if the call must not start: a stop
+/// is pending, or the store's deadline has passed.
 ///
-/// The thread is published before the request is read, and `interrupt`
-/// sets the request before it reads the thread, so either this sees the
-/// request or the requester sees the thread and signals it.
-pub fn enter(state: &InterruptState, outermost: bool) -> (Entered, bool) {
+/// The thread is published before the request and the epoch are read, and
+/// requesters set the request (or advance the epoch) before they read the
+/// thread, so either this sees the request or the requester sees the
+/// thread and signals it.
+pub fn enter(state: &InterruptState, outermost: bool, epoch: &AtomicU64) -> (Entered, Option<TrapCode>) {
     if outermost {
         // SAFETY: pthread_self has no preconditions.
         state.thread.store(unsafe { libc::pthread_self() } as u64, SeqCst);
@@ -119,20 +242,23 @@ pub fn enter(state: &InterruptState, outermost: bool) -> (Entered, bool) {
     // A call from a host function back into wasm runs wasm again until it
     // returns.
     let in_host = state.in_host.swap(false, SeqCst);
-    (Entered { outermost, in_host }, state.requested.load(SeqCst))
+    let stop = state.pending().or_else(|| {
+        (state.deadline.load(SeqCst) <= epoch.load(SeqCst)).then_some(TrapCode::EpochDeadline)
+    });
+    (Entered { outermost, in_host }, stop)
 }
 
-/// Undoes [`enter`] when the call returns; `interrupted` says whether it
-/// ended with [`TrapCode::Interrupted`], which consumes the request once
-/// the outermost call returns.
-pub fn leave(state: &InterruptState, entered: Entered, interrupted: bool) {
+/// Undoes [`enter`] when the call returns; `stopped` is the trap code it
+/// ended with, if any: the outermost call ending with the pending stop's
+/// code uses the request up.
+pub fn leave(state: &InterruptState, entered: Entered, stopped: Option<TrapCode>) {
     state.in_host.store(entered.in_host, SeqCst);
     if entered.outermost {
         state.thread.store(0, SeqCst);
         while state.sending.load(SeqCst) != 0 {
             std::hint::spin_loop();
         }
-        if interrupted {
+        if stopped.is_some() && stopped == state.pending() {
             state.requested.store(false, SeqCst);
         }
     }
@@ -166,10 +292,9 @@ static mut PREVIOUS: mem::MaybeUninit<libc::sigaction> = mem::MaybeUninit::unini
 /// Called by the kernel only, on the signalled thread.
 unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     let Some(activation) = unwind::current() else { return forward(sig, info, context) };
-    let interrupt = (*activation.vm).interrupt;
-    if interrupt.is_null() || !(*interrupt).requested() {
+    let Some(code) = (*activation.vm).interrupt.as_ref().and_then(InterruptState::pending) else {
         return forward(sig, info, context);
-    }
+    };
     let uc = &*(context as *const libc::ucontext_t);
     let pc = uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize;
     let fp = uc.uc_mcontext.gregs[libc::REG_RBP as usize] as usize;
@@ -178,7 +303,7 @@ unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, conte
     if code_registry::try_is_wasm_pc(pc) == Some(true) {
         // Wasm code holds no lock, so waiting for the registry is safe now.
         activation.record_frames(pc, fp, code_registry::is_wasm_pc);
-        activation.unwind(UnwindReason::Wasm(TrapCode::Interrupted));
+        activation.unwind(UnwindReason::Wasm(code));
     }
 }
 

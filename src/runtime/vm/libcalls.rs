@@ -34,7 +34,8 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     elem_drop,
 };
 
-/// Unwinds with [`TrapCode::Interrupted`] if the store was interrupted.
+/// Unwinds if a stop of the store's call is pending (an interrupt or an
+/// epoch deadline).
 /// Called first by the builtins that can take long or run in a tight loop
 /// (bulk operations, growth): the interrupt signal stops only compiled
 /// code, and a loop spending its time in here would otherwise rarely be
@@ -46,10 +47,8 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
 #[inline]
 unsafe fn stop_if_interrupted(vmctx: *mut VMContext) {
     let vm = *(vmctx as *const u8).add(header::STORE as usize).cast::<*const VMStoreContext>();
-    if let Some(interrupt) = (*vm).interrupt.as_ref() {
-        if interrupt.requested() {
-            raise(UnwindReason::Wasm(TrapCode::Interrupted));
-        }
+    if let Some(code) = (*vm).interrupt.as_ref().and_then(|i| i.pending()) {
+        raise(UnwindReason::Wasm(code));
     }
 }
 

@@ -1,0 +1,163 @@
+//! What execution control costs and how fast it acts, in one run:
+//!
+//! - `checks`: every kernel compiled plainly, with epoch checks and with
+//!   fuel counting (each repetition times the three back to back, in
+//!   rotating order), as ratios to the plain run and their geometric means;
+//! - `interrupt`: the time from `InterruptHandle::interrupt` to the return
+//!   of a call spinning in a loop, over many interrupts (median, p90, max);
+//! - `cache`: compiling a module against loading it from
+//!   `Module::serialize`'s bytes and from a file (`deserialize_file`).
+//!
+//! `cargo bench --bench exec_control [checks|interrupt|cache]` (REPS,
+//! default 3). `benches/exec_control_wasmtime.py` measures wasmtime's
+//! epoch and fuel costs on the same kernels.
+
+mod support;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cranewasm::{Config, Engine, Func, Instance, Module, Store, TrapCode};
+use support::{kernel_dir, kernels, median, reps};
+
+fn engine(tweak: impl FnOnce(&mut Config)) -> Engine {
+    let mut config = Config::new();
+    tweak(&mut config);
+    Engine::new(&config).expect("engine")
+}
+
+/// How a kernel's store is set up.
+#[derive(Copy, Clone, PartialEq)]
+enum Variant {
+    Plain,
+    /// `epoch_interruption`, with a deadline far away.
+    Epoch,
+    /// `consume_fuel`, with all the fuel.
+    Fuel,
+}
+
+/// A kernel ready to run with `engine`: each call times one `run(bench_n)`
+/// in milliseconds (after a warm-up call) and checks the checksum.
+fn kernel(engine: &Engine, variant: Variant, name: &str, bench_n: u32) -> impl FnMut() -> f64 {
+    let bytes = std::fs::read(kernel_dir().join(format!("{name}.wasm"))).expect("kernel .wasm");
+    let module = Module::new(engine, &bytes).expect("compile kernel");
+    let mut store = Store::new(engine, ());
+    let instance = Instance::new(&mut store, &module, &[]).expect("instantiate kernel");
+    if variant == Variant::Epoch {
+        store.set_epoch_deadline(u64::MAX / 2);
+    }
+    let fuel = variant == Variant::Fuel;
+    let run = instance.get_func(&store, "run").unwrap().typed::<i32, i64>(&store).expect("run: i32 -> i64");
+    let mut call = move || {
+        if fuel {
+            store.set_fuel(u64::MAX).unwrap();
+        }
+        run.call(&mut store, bench_n as i32).expect("run")
+    };
+    let first = call();
+    let name = name.to_string();
+    move || {
+        let start = Instant::now();
+        let checksum = call();
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(checksum, first, "{name}: checksum changed");
+        ms
+    }
+}
+
+fn checks(reps: usize) {
+    let variants = [
+        (Variant::Plain, engine(|_| {})),
+        (
+            Variant::Epoch,
+            engine(|c| {
+                c.epoch_interruption(true);
+            }),
+        ),
+        (
+            Variant::Fuel,
+            engine(|c| {
+                c.consume_fuel(true);
+            }),
+        ),
+    ];
+    println!("{:<18} {:>10} {:>10} {:>10} {:>12} {:>12}", "kernel (ms)", "plain", "epoch", "fuel", "epoch/plain", "fuel/plain");
+    let mut logs = [Vec::new(), Vec::new()];
+    for (name, bench_n) in kernels() {
+        let mut runners: Vec<_> = variants.iter().map(|(v, e)| kernel(e, *v, &name, bench_n)).collect();
+        let mut samples = vec![Vec::new(); runners.len()];
+        for rep in 0..reps {
+            for k in 0..runners.len() {
+                let i = (k + rep) % runners.len();
+                samples[i].push(runners[i]());
+            }
+        }
+        let m: Vec<f64> = samples.into_iter().map(median).collect();
+        let (epoch, fuel) = (m[1] / m[0], m[2] / m[0]);
+        logs[0].push(epoch.ln());
+        logs[1].push(fuel.ln());
+        println!("{:<18} {:>10.1} {:>10.1} {:>10.1} {:>12.3} {:>12.3}", name, m[0], m[1], m[2], epoch, fuel);
+    }
+    let geomean = |l: &[f64]| (l.iter().sum::<f64>() / l.len() as f64).exp();
+    println!("{:<18} {:>10} {:>10} {:>10} {:>12.3} {:>12.3}", "geomean", "", "", "", geomean(&logs[0]), geomean(&logs[1]));
+}
+
+fn interrupt(samples: usize) {
+    let engine = Engine::default();
+    let module = Module::new(
+        &engine,
+        r#"(module (import "h" "started" (func $s)) (func (export "spin") (call $s) (loop br 0)))"#,
+    )
+    .unwrap();
+    let started = Arc::new(AtomicBool::new(false));
+    let mut store = Store::new(&engine, ());
+    let flag = started.clone();
+    let host = Func::wrap(&mut store, move || flag.store(true, Ordering::SeqCst));
+    let instance = Instance::new(&mut store, &module, &[host.into()]).unwrap();
+    let spin = instance.get_func(&store, "spin").unwrap().typed::<(), ()>(&store).unwrap();
+    let handle = store.interrupt_handle();
+    let store = Arc::new(Mutex::new(store));
+    let mut latencies = Vec::new();
+    for _ in 0..samples {
+        started.store(false, Ordering::SeqCst);
+        let asked: Arc<Mutex<Option<Instant>>> = Arc::default();
+        let guest = {
+            let (store, asked) = (store.clone(), asked.clone());
+            std::thread::spawn(move || {
+                let trap = spin.call(&mut *store.lock().unwrap(), ()).unwrap_err();
+                let returned = Instant::now();
+                assert_eq!(trap.code(), Some(TrapCode::Interrupted));
+                returned - asked.lock().unwrap().unwrap()
+            })
+        };
+        while !started.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        std::thread::sleep(Duration::from_millis(1));
+        *asked.lock().unwrap() = Some(Instant::now());
+        handle.interrupt();
+        latencies.push(guest.join().unwrap().as_secs_f64() * 1e6);
+    }
+    latencies.sort_by(f64::total_cmp);
+    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
+    println!(
+        "interrupt latency over {samples} interrupts of a loop (us): median {:.1}, p90 {:.1}, p99 {:.1}, max {:.1}",
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        latencies.last().unwrap()
+    );
+}
+
+fn main() {
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let wanted = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    let reps = reps(3);
+    if wanted("checks") {
+        checks(reps);
+    }
+    if wanted("interrupt") {
+        interrupt(200 * reps);
+    }
+}
