@@ -107,9 +107,6 @@ impl Module {
         }
     }
 
-    #[doc(hidden)]
-    pub fn debug_code(&self) -> Vec<u8> { let r = self.inner.code.compiled.code.range(); unsafe { std::slice::from_raw_parts(r.start as *const u8, r.len()).to_vec() } }
-
     /// The module's imports, in order.
     pub fn imports(&self) -> impl ExactSizeIterator<Item = ImportType> + '_ {
         let info = self.info();
