@@ -82,7 +82,10 @@ fn checks(reps: usize) {
             }),
         ),
     ];
-    println!("{:<18} {:>10} {:>10} {:>10} {:>12} {:>12}", "kernel (ms)", "plain", "epoch", "fuel", "epoch/plain", "fuel/plain");
+    println!(
+        "{:<18} {:>10} {:>10} {:>10} {:>12} {:>12}",
+        "kernel (ms)", "plain", "epoch", "fuel", "epoch/plain", "fuel/plain"
+    );
     let mut logs = [Vec::new(), Vec::new()];
     for (name, bench_n) in kernels() {
         let mut runners: Vec<_> = variants.iter().map(|(v, e)| kernel(e, *v, &name, bench_n)).collect();
@@ -100,7 +103,15 @@ fn checks(reps: usize) {
         println!("{:<18} {:>10.1} {:>10.1} {:>10.1} {:>12.3} {:>12.3}", name, m[0], m[1], m[2], epoch, fuel);
     }
     let geomean = |l: &[f64]| (l.iter().sum::<f64>() / l.len() as f64).exp();
-    println!("{:<18} {:>10} {:>10} {:>10} {:>12.3} {:>12.3}", "geomean", "", "", "", geomean(&logs[0]), geomean(&logs[1]));
+    println!(
+        "{:<18} {:>10} {:>10} {:>10} {:>12.3} {:>12.3}",
+        "geomean",
+        "",
+        "",
+        "",
+        geomean(&logs[0]),
+        geomean(&logs[1])
+    );
 }
 
 fn interrupt(samples: usize) {

@@ -63,6 +63,10 @@ pub use runtime::func::Func;
 pub use runtime::global::Global;
 pub use runtime::instance::Instance;
 pub use runtime::interrupt::InterruptHandle;
+pub use runtime::limits::{
+    GrowFailureReason, InstanceLimits, MemoryGrowFailure, MemoryGrowth, ResourceLimiter, StoreLimits,
+    StoreLimitsBuilder,
+};
 pub use runtime::memory::Memory;
 pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreContextMut, StoreOpaque};
 pub use runtime::table::Table;

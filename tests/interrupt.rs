@@ -145,7 +145,11 @@ fn stops_a_loop_within_a_millisecond() {
     latencies.sort();
     let median = latencies[latencies.len() / 2];
     let p90 = latencies[latencies.len() * 9 / 10];
-    println!("interrupt latency over {} loops: median {median:?}, p90 {p90:?}, max {:?}", latencies.len(), latencies.last().unwrap());
+    println!(
+        "interrupt latency over {} loops: median {median:?}, p90 {p90:?}, max {:?}",
+        latencies.len(),
+        latencies.last().unwrap()
+    );
     // The median is the mechanism's latency; the tail is the scheduler's
     // on a loaded machine (a descheduled thread handles the signal when it
     // runs again), hence only a sanity bound on it.

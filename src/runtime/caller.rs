@@ -6,8 +6,8 @@ use super::instance::Instance;
 use super::memory::Memory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreContextMut, StoreInner};
 use super::vm::instance::CallerVmctx;
-use crate::engine::Engine;
 use super::vm::stored::Stored;
+use crate::engine::Engine;
 use crate::index::MemoryIndex;
 
 /// The store (and, when wasm made the call, the calling instance) of a host

@@ -5,6 +5,7 @@
 use super::extern_::Extern;
 use super::func::Func;
 use super::global::Global;
+use super::limits::InstanceLimits;
 use super::memory::Memory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreId, StoreOpaque};
 use super::table::Table;
@@ -32,11 +33,26 @@ impl Instance {
     /// another engine, and [`Error::Trap`] when a segment does not fit or
     /// the start function traps. Segments applied before such a trap stay
     /// applied.
-    pub fn new(mut store: impl AsContextMut, module: &Module, imports: &[Extern]) -> Result<Instance> {
+    ///
+    /// With a [`ResourceLimiter`](crate::ResourceLimiter) on the store, an
+    /// instance, memory or table past its limits fails with
+    /// [`Error::Resource`], and nothing of the instance stays in the store.
+    pub fn new(store: impl AsContextMut, module: &Module, imports: &[Extern]) -> Result<Instance> {
+        Instance::new_with_limits(store, module, imports, &InstanceLimits::default())
+    }
+
+    /// As [`Instance::new`], with limits for this instance alone (WAMR's
+    /// `InstantiationArgs`).
+    pub fn new_with_limits(
+        mut store: impl AsContextMut,
+        module: &Module,
+        imports: &[Extern],
+        limits: &InstanceLimits,
+    ) -> Result<Instance> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         check_imports(store, module, imports)?;
-        vm_instance::instantiate(store, module, imports)
+        vm_instance::instantiate(store, module, imports, limits)
     }
 
     pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> &'a VMInstance {

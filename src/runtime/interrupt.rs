@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use super::store::{Store, StoreContextMut, StoreOpaque};
+use super::store::{forward_to_opaque, StoreOpaque};
 use super::vm::interrupt::{self, InterruptState};
 use crate::error::{Error, Result};
 
@@ -102,29 +102,13 @@ impl StoreOpaque {
     }
 }
 
-/// The same methods on a store and on a store context (the one a host
-/// function's [`Caller`](crate::Caller) gives with `as_context_mut`).
-macro_rules! delegate_to_opaque {
-    ($($ty:ty => $opaque:ident),*) => {$(
-        impl<T> $ty {
-            /// See [`StoreOpaque::interrupt_handle`].
-            pub fn interrupt_handle(&mut self) -> InterruptHandle {
-                self.$opaque().interrupt_handle()
-            }
-            /// See [`StoreOpaque::set_fuel`].
-            pub fn set_fuel(&mut self, fuel: u64) -> Result<()> {
-                self.$opaque().set_fuel(fuel)
-            }
-            /// See [`StoreOpaque::get_fuel`].
-            pub fn get_fuel(&mut self) -> Result<u64> {
-                self.$opaque().get_fuel()
-            }
-            /// See [`StoreOpaque::set_epoch_deadline`].
-            pub fn set_epoch_deadline(&mut self, ticks: u64) {
-                self.$opaque().set_epoch_deadline(ticks)
-            }
-        }
-    )*};
+forward_to_opaque! {
+    /// See [`StoreOpaque::interrupt_handle`].
+    fn interrupt_handle(&mut self) -> InterruptHandle;
+    /// See [`StoreOpaque::set_fuel`].
+    fn set_fuel(&mut self, fuel: u64) -> Result<()>;
+    /// See [`StoreOpaque::get_fuel`].
+    fn get_fuel(&mut self) -> Result<u64>;
+    /// See [`StoreOpaque::set_epoch_deadline`].
+    fn set_epoch_deadline(&mut self, ticks: u64);
 }
-
-delegate_to_opaque!(Store<T> => opaque_mut, StoreContextMut<'_, T> => opaque);

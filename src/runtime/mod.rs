@@ -15,6 +15,7 @@ pub mod func;
 pub mod global;
 pub mod instance;
 pub mod interrupt;
+pub mod limits;
 pub mod memory;
 pub mod store;
 pub mod table;

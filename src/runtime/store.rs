@@ -18,6 +18,7 @@ use super::vm::externref::VMExternData;
 use super::vm::func::VMHostFunc;
 use super::vm::instance::VMInstance;
 use super::vm::interrupt::InterruptState;
+use super::vm::limits::Limits;
 use super::vm::memory::VMMemory;
 use super::vm::table::VMTable;
 use crate::engine::Engine;
@@ -62,6 +63,8 @@ pub struct StoreOpaque {
     /// Interruption state, made with the first interrupt handle; `vm`
     /// points at it.
     pub(crate) interrupt: Option<Arc<InterruptState>>,
+    /// What the store holds, and its resource limiter.
+    pub(crate) limits: Limits,
 }
 
 // SAFETY: the raw pointers inside a store's objects (VMContexts, memory and
@@ -92,7 +95,7 @@ impl StoreOpaque {
 
     /// Number of instances alive in this store.
     pub fn instance_count(&self) -> usize {
-        self.instances.iter().filter(|i| i.is_some()).count()
+        self.limits.instance_count()
     }
 
     /// The instance at `index`.
@@ -138,6 +141,7 @@ impl<T> Store<T> {
             active_calls: 0,
             max_wasm_stack: engine.config().max_wasm_stack,
             interrupt: None,
+            limits: Limits::default(),
         };
         let mut inner = Box::new(StoreInner { opaque, data });
         // The box gives the store the address builtins reach it at.
@@ -182,6 +186,24 @@ impl<T> std::fmt::Debug for Store<T> {
         f.debug_struct("Store").field("id", &self.inner.opaque.id).finish_non_exhaustive()
     }
 }
+
+/// Gives [`Store`] and [`StoreContextMut`] methods that forward to the
+/// [`StoreOpaque`] method of the same name, so each is written once.
+macro_rules! forward_to_opaque {
+    ($( $(#[$doc:meta])* fn $name:ident(&mut self $(, $arg:ident: $ty:ty)*) $(-> $ret:ty)?; )*) => {
+        impl<T> $crate::runtime::store::Store<T> {
+            $( $(#[$doc])* pub fn $name(&mut self $(, $arg: $ty)*) $(-> $ret)? {
+                self.opaque_mut().$name($($arg),*)
+            } )*
+        }
+        impl<T> $crate::runtime::store::StoreContextMut<'_, T> {
+            $( $(#[$doc])* pub fn $name(&mut self $(, $arg: $ty)*) $(-> $ret)? {
+                self.opaque().$name($($arg),*)
+            } )*
+        }
+    };
+}
+pub(crate) use forward_to_opaque;
 
 /// Shared access to a store.
 pub struct StoreContext<'a, T>(pub(crate) &'a StoreInner<T>);

@@ -242,9 +242,9 @@ pub fn enter(state: &InterruptState, outermost: bool, epoch: &AtomicU64) -> (Ent
     // A call from a host function back into wasm runs wasm again until it
     // returns.
     let in_host = state.in_host.swap(false, SeqCst);
-    let stop = state.pending().or_else(|| {
-        (state.deadline.load(SeqCst) <= epoch.load(SeqCst)).then_some(TrapCode::EpochDeadline)
-    });
+    let stop = state
+        .pending()
+        .or_else(|| (state.deadline.load(SeqCst) <= epoch.load(SeqCst)).then_some(TrapCode::EpochDeadline));
     (Entered { outermost, in_host }, stop)
 }
 

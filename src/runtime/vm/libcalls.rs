@@ -13,12 +13,14 @@
 use cranelift_codegen::entity::EntityRef;
 
 use super::instance::VMInstance;
+use super::limits::GrowSite;
 use super::memory::VMMemory;
 use super::table::VMTable;
+use super::unwind::{raise, UnwindReason};
 use crate::builtins::BuiltinFunctions;
 use crate::index::*;
+use crate::runtime::store::StoreOpaque;
 use crate::trap::TrapCode;
-use super::unwind::{raise, UnwindReason};
 use crate::vmctx::{header, VMContext, VMStoreContext};
 
 pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
@@ -34,6 +36,22 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     elem_drop,
 };
 
+/// The store of the instance owning `vmctx`.
+///
+/// # Safety
+/// As for [`instance`].
+unsafe fn store(vmctx: *mut VMContext) -> *mut StoreOpaque {
+    (*store_context(vmctx)).store
+}
+
+/// The store context of the instance owning `vmctx`.
+///
+/// # Safety
+/// As for [`instance`].
+unsafe fn store_context(vmctx: *mut VMContext) -> *const VMStoreContext {
+    *(vmctx as *const u8).add(header::STORE as usize).cast::<*const VMStoreContext>()
+}
+
 /// Unwinds if a stop of the store's call is pending (an interrupt or an
 /// epoch deadline).
 /// Called first by the builtins that can take long or run in a tight loop
@@ -46,8 +64,7 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
 /// the calling builtin must own nothing with a destructor yet.
 #[inline]
 unsafe fn stop_if_interrupted(vmctx: *mut VMContext) {
-    let vm = *(vmctx as *const u8).add(header::STORE as usize).cast::<*const VMStoreContext>();
-    if let Some(code) = (*vm).interrupt.as_ref().and_then(|i| i.pending()) {
+    if let Some(code) = (*store_context(vmctx)).interrupt.as_ref().and_then(|i| i.pending()) {
         raise(UnwindReason::Wasm(code));
     }
 }
@@ -130,7 +147,10 @@ fn check(r: Result<(), TrapCode>) -> u32 {
 
 unsafe extern "C" fn memory_grow(vmctx: *mut VMContext, mem: u32, delta: u32) -> u32 {
     stop_if_interrupted(vmctx);
-    memory(instance(vmctx), mem).grow(delta).unwrap_or(u32::MAX)
+    let inst = instance(vmctx);
+    let site = GrowSite { instance: Some(inst.index()), memory_index: Some(mem) };
+    let memory: *mut VMMemory = memory(inst, mem);
+    (*store(vmctx)).grow_memory(memory, delta, site).unwrap_or(u32::MAX)
 }
 
 unsafe extern "C" fn memory_fill(vmctx: *mut VMContext, mem: u32, dst: u64, byte: u32, len: u64) -> u32 {
@@ -177,7 +197,8 @@ unsafe extern "C" fn data_drop(vmctx: *mut VMContext, data: u32) {
 
 unsafe extern "C" fn table_grow(vmctx: *mut VMContext, t: u32, delta: u32, init: usize) -> u32 {
     stop_if_interrupted(vmctx);
-    table(instance(vmctx), t).grow(delta, init).unwrap_or(u32::MAX)
+    let table: *mut VMTable = table(instance(vmctx), t);
+    (*store(vmctx)).grow_table(table, delta, init).unwrap_or(u32::MAX)
 }
 
 unsafe extern "C" fn table_fill(vmctx: *mut VMContext, t: u32, dst: u32, value: usize, len: u32) -> u32 {

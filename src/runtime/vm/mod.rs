@@ -16,6 +16,8 @@
 //!   (which addresses are wasm code, for the signal handler and
 //!   backtraces).
 //!
+//! - Limits: [`limits`] (every creation and growth of a memory or table
+//!   asks the store's resource limiter there).
 //! - Interruption: [`interrupt`] (a signal that stops compiled code from
 //!   another thread; epoch and fuel checks are compiled code reading
 //!   `VMStoreContext`).
@@ -32,6 +34,7 @@ pub mod global;
 pub mod instance;
 pub mod interrupt;
 pub mod libcalls;
+pub mod limits;
 pub mod memory;
 pub mod memory_pool;
 pub mod scratch;
