@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cranewasm::{Config, Engine, Func, Instance, Module, Store, TrapCode};
-use support::{kernel_dir, kernels, median, reps};
+use support::{generated_module, kernel_dir, kernels, median, reps};
 
 fn engine(tweak: impl FnOnce(&mut Config)) -> Engine {
     let mut config = Config::new();
@@ -161,6 +161,41 @@ fn interrupt(samples: usize) {
     );
 }
 
+/// Compiling the 537 KB module against loading it from the cache.
+fn cache(reps: usize) {
+    let engine = Engine::default();
+    let wasm = generated_module(482);
+    let module = Module::new(&engine, &wasm).expect("compile");
+    let bytes = module.serialize();
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("large-482.cwasm");
+    std::fs::write(&path, &bytes).expect("write the compiled module");
+    let time = |f: &mut dyn FnMut() -> Module| {
+        let samples = (0..reps.max(5))
+            .map(|_| {
+                let start = Instant::now();
+                let m = f();
+                let ms = start.elapsed().as_secs_f64() * 1e3;
+                drop(m);
+                ms
+            })
+            .collect();
+        median(samples)
+    };
+    let compile = time(&mut || Module::new(&engine, &wasm).expect("compile"));
+    // SAFETY: the bytes and the file were just written from this engine.
+    let from_bytes = time(&mut || unsafe { Module::deserialize(&engine, &bytes) }.expect("deserialize"));
+    // SAFETY: as above.
+    let from_file = time(&mut || unsafe { Module::deserialize_file(&engine, &path) }.expect("deserialize_file"));
+    println!(
+        "cache ({} KB module, {} KB file): compile {compile:.2} ms, deserialize {from_bytes:.3} ms ({:.0}x), \
+         deserialize_file {from_file:.3} ms ({:.0}x)",
+        wasm.len() / 1000,
+        bytes.len() / 1000,
+        compile / from_bytes,
+        compile / from_file
+    );
+}
+
 fn main() {
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wanted = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
@@ -170,5 +205,8 @@ fn main() {
     }
     if wanted("interrupt") {
         interrupt(200 * reps);
+    }
+    if wanted("cache") {
+        cache(reps);
     }
 }

@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 mod builtins;
+mod cache;
 mod compile;
 mod config;
 mod engine;
@@ -76,3 +77,11 @@ pub use types::{
     ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType,
 };
 pub use values::{Val, ValRaw, V128};
+
+/// The checksum of a compiled-module file's bytes (all but its last 8),
+/// for tests that damage files and make the checksum match again. Not a
+/// stable API.
+#[doc(hidden)]
+pub fn __compiled_module_checksum(bytes: &[u8]) -> u64 {
+    cache::checksum(bytes)
+}

@@ -35,6 +35,26 @@ pub fn small_instance(engine: &Engine, module: &Module, raw: bool) -> (Store<()>
     (store, instance)
 }
 
+/// A module of `functions` generated functions (about 1.1 KB of code
+/// each), written by `gen_large_module.py`, as compare.sh's large module
+/// (4000 functions, ~4.4 MB) or a 537 KB one like a Lua interpreter's
+/// (482 functions).
+#[allow(dead_code, reason = "not every benchmark uses it")]
+pub fn generated_module(functions: u32) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("large-{functions}.wasm"));
+    if !path.exists() {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gen_large_module.py");
+        let status = std::process::Command::new("python3")
+            .arg(script)
+            .arg(&path)
+            .arg(functions.to_string())
+            .status()
+            .expect("run python3");
+        assert!(status.success(), "gen_large_module.py failed");
+    }
+    std::fs::read(path).expect("generated module")
+}
+
 pub fn kernel_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/kernels")
 }

@@ -84,6 +84,9 @@ pub fn trap_kind(trap: &Trap) -> TrapKind {
             TrapCode::BadConversionToInteger => TrapKind::BadConversionToInteger,
             TrapCode::Unreachable => TrapKind::Unreachable,
             TrapCode::UnlinkedFunction => panic!("every import is provided, yet: {trap}"),
+            TrapCode::Interrupted | TrapCode::OutOfFuel | TrapCode::EpochDeadline => {
+                panic!("nothing interrupts, counts fuel or sets deadlines here, yet: {trap}")
+            }
         },
     }
 }

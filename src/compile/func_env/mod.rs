@@ -33,13 +33,20 @@ use cranelift_frontend::FunctionBuilder;
 
 pub use self::memory::HeapAccess;
 use crate::config::BoundsChecks;
-use crate::index::FuncIndex;
+use crate::index::{FuncIndex, TypeIndex};
 use crate::module::info::ModuleInfo;
 use crate::types::{FuncType, ValType};
 use crate::vmctx::{header, VMOffsets, VMStoreContext};
 
 /// Pointer-sized integer type of the host.
 pub const POINTER: ir::Type = types::I64;
+
+/// Namespace of the external names of functions of the module (called
+/// directly; the index is a `FuncIndex`).
+pub const FUNC_NAMESPACE: u32 = 0;
+/// Namespace of the external names of signature ids (the index is a
+/// `TypeIndex`).
+pub const SIGNATURE_NAMESPACE: u32 = 1;
 
 /// What every function of a module shares.
 pub struct ModuleEnv<'a> {
@@ -116,6 +123,7 @@ pub struct FuncEnv<'a> {
     builtin_sigs: HashMap<u32, SigRef>,
     wasm_sigs: HashMap<FuncType, SigRef>,
     func_refs: HashMap<FuncIndex, FuncRef>,
+    signature_ids: HashMap<TypeIndex, GlobalValue>,
     fuel: fuel::Fuel,
 }
 
@@ -128,6 +136,7 @@ impl<'a> FuncEnv<'a> {
             builtin_sigs: HashMap::new(),
             wasm_sigs: HashMap::new(),
             func_refs: HashMap::new(),
+            signature_ids: HashMap::new(),
             fuel: fuel::Fuel::default(),
         }
     }
