@@ -145,6 +145,28 @@ pub struct FrameInfo {
     pub instance: Option<usize>,
 }
 
+impl FrameInfo {
+    /// Index of the function in its module's function index space.
+    pub fn func_index(&self) -> u32 {
+        self.func_index
+    }
+
+    /// The function's name from the module's `name` section, if it has one.
+    pub fn func_name(&self) -> Option<&str> {
+        self.func_name.as_deref()
+    }
+
+    /// Byte offset of the instruction from the start of the function body.
+    pub fn func_offset(&self) -> usize {
+        self.func_offset
+    }
+
+    /// Byte offset of the instruction from the start of the module binary.
+    pub fn module_offset(&self) -> usize {
+        self.module_offset
+    }
+}
+
 /// A trap: execution stopped, with a reason and a backtrace.
 #[derive(Clone, Debug)]
 pub struct Trap {

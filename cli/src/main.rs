@@ -5,8 +5,13 @@
 //! options → `WasiCtx` → instantiate (imports by name: WASI, and a trapping
 //! stand-in for any other function, as WAMR links lazily) → `_start` or
 //! `-f NAME`. The process exits with the guest's exit status; a trap prints
-//! `Exception: <message>` on stdout and exits 1, as WAMR does; a module that
-//! fails to load or instantiate prints why and exits 255 (WAMR's -1).
+//! `Exception: <message>` on stdout and exits 1, as WAMR does, after the
+//! wasm call stack on stderr in the format of WAMR's `dump_call_stack`; a
+//! module that fails to load or instantiate prints why and exits 255
+//! (WAMR's -1).
+//!
+//! `iwasm compile IN -o OUT` writes IN's compiled code (`Module::serialize`)
+//! and `iwasm OUT` runs it without compiling.
 
 mod invoke;
 mod options;
@@ -14,7 +19,7 @@ mod options;
 use std::process::ExitCode;
 
 use cranewasm::wasi::{self, WasiCtx};
-use cranewasm::{Config, Engine, Error, Extern, Func, Instance, Linker, Module, Store, Val};
+use cranewasm::{Config, Engine, Error, Extern, FrameInfo, Func, Instance, Linker, Module, Store, Val};
 
 use options::{Action, Options};
 
@@ -47,6 +52,28 @@ fn main() -> ExitCode {
             }
             run(&opts)
         }
+        Action::Compile { input, output } => compile(&input, &output),
+    }
+}
+
+/// `iwasm compile`: the engine is the one `iwasm` runs modules with, so
+/// the file loads there.
+fn compile(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
+    let result = std::fs::read(input)
+        .map_err(|e| format!("open file {} failed: {e}", input.display()))
+        .and_then(|bytes| {
+            let engine = Engine::new(&Config::new()).map_err(|e| format!("Init runtime environment failed: {e}"))?;
+            Module::new(&engine, bytes).map_err(|e| format!("WASM module load failed: {e}"))
+        })
+        .and_then(|module| {
+            std::fs::write(output, module.serialize()).map_err(|e| format!("write {} failed: {e}", output.display()))
+        });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("iwasm: {message}");
+            ExitCode::from(LOAD_FAILED)
+        }
     }
 }
 
@@ -56,8 +83,9 @@ enum Outcome {
     Exit(i32),
     /// Loading, linking or instantiating failed (message printed as is).
     LoadFailed(String),
-    /// A trap or a bad `-f` call: printed as WAMR's exception.
-    Exception(String),
+    /// A trap or a bad `-f` call: printed as WAMR's exception, after the
+    /// trap's wasm frames.
+    Exception(String, Vec<FrameInfo>),
 }
 
 fn run(opts: &Options) -> ExitCode {
@@ -68,7 +96,8 @@ fn run(opts: &Options) -> ExitCode {
             println!("{message}");
             ExitCode::from(LOAD_FAILED)
         }
-        Outcome::Exception(message) => {
+        Outcome::Exception(message, frames) => {
+            eprint!("{}", call_stack(&frames));
             println!("Exception: {message}");
             ExitCode::from(1)
         }
@@ -76,10 +105,6 @@ fn run(opts: &Options) -> ExitCode {
 }
 
 fn execute(opts: &Options) -> Outcome {
-    let bytes = match std::fs::read(&opts.file) {
-        Ok(b) => b,
-        Err(e) => return Outcome::LoadFailed(format!("open file {} failed: {e}", opts.file.display())),
-    };
     let mut config = Config::new();
     if let Some(n) = opts.stack_size {
         config.max_wasm_stack(n);
@@ -88,9 +113,9 @@ fn execute(opts: &Options) -> Outcome {
         Ok(e) => e,
         Err(e) => return Outcome::LoadFailed(format!("Init runtime environment failed: {e}")),
     };
-    let module = match Module::new(&engine, &bytes) {
+    let module = match load(&engine, &opts.file) {
         Ok(m) => m,
-        Err(e) => return Outcome::LoadFailed(format!("WASM module load failed: {e}")),
+        Err(message) => return Outcome::LoadFailed(message),
     };
     let mut builder = WasiCtx::builder();
     builder.inherit_stdio().args(&opts.args);
@@ -105,9 +130,17 @@ fn execute(opts: &Options) -> Outcome {
         Err(e) => return Outcome::LoadFailed(format!("WASM module instantiate failed: {e}")),
     };
     let mut store = Store::new(&engine, ctx);
+    if let Some(ms) = opts.timeout_ms {
+        // WAMR's --timeout: terminate the instance once the time is up.
+        let handle = store.interrupt_handle();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+            handle.interrupt();
+        });
+    }
     let instance = match instantiate(&mut store, &module) {
         Ok(i) => i,
-        Err(Error::Trap(t)) => return Outcome::Exception(t.message().to_string()),
+        Err(Error::Trap(t)) => return Outcome::Exception(t.message().to_string(), t.frames().to_vec()),
         Err(Error::Exit(code)) => return Outcome::Exit(code),
         Err(e) => return Outcome::LoadFailed(format!("WASM module instantiate failed: {e}")),
     };
@@ -116,6 +149,7 @@ fn execute(opts: &Options) -> Outcome {
         None if instance.get_func(&store, "_start").is_none() => {
             return Outcome::Exception(
                 "lookup the entry point symbol (like _start, main, _main, __main_argc_argv) failed".into(),
+                Vec::new(),
             )
         }
         None => wasi::start(&mut store, &instance).map(Some),
@@ -125,9 +159,44 @@ fn execute(opts: &Options) -> Outcome {
         Ok(Some(code)) => Outcome::Exit(code),
         Ok(None) => Outcome::Exit(0),
         Err(Error::Exit(code)) => Outcome::Exit(code),
-        Err(Error::Trap(t)) => Outcome::Exception(t.message().to_string()),
-        Err(e) => Outcome::Exception(e.to_string()),
+        Err(Error::Trap(t)) => Outcome::Exception(t.message().to_string(), t.frames().to_vec()),
+        Err(e) => Outcome::Exception(e.to_string(), Vec::new()),
     }
+}
+
+/// The module in `path`: a file `iwasm compile` wrote is loaded (mapped)
+/// without compiling, anything else compiled.
+fn load(engine: &Engine, path: &std::path::Path) -> Result<Module, String> {
+    let open_failed = |e: std::io::Error| format!("open file {} failed: {e}", path.display());
+    let mut head = [0u8; 8];
+    let n =
+        std::io::Read::read(&mut std::fs::File::open(path).map_err(open_failed)?, &mut head).map_err(open_failed)?;
+    let result = if Module::is_serialized(&head[..n]) {
+        // SAFETY: the user asks to run this file, as they would a native
+        // executable: its code is trusted (see `iwasm --help`). The file is
+        // not changed while this process runs it.
+        unsafe { Module::deserialize_file(engine, path) }
+    } else {
+        Module::new(engine, std::fs::read(path).map_err(open_failed)?)
+    };
+    result.map_err(|e| format!("WASM module load failed: {e}"))
+}
+
+/// A trap's wasm frames as WAMR's `wasm_runtime_dump_call_stack` prints
+/// them: innermost first, `#NN: 0xOFFSET - NAME`, the offset from the
+/// start of the module (as WAMR's interpreter gives it) and `$fINDEX`
+/// for a function the name section does not name; a blank line before
+/// and after. Nothing for no frames.
+fn call_stack(frames: &[FrameInfo]) -> String {
+    if frames.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\n");
+    for (n, f) in frames.iter().enumerate() {
+        let name = f.func_name().map_or_else(|| format!("$f{}", f.func_index()), str::to_string);
+        out += &format!("#{n:02}: 0x{:04x} - {name}\n", f.module_offset());
+    }
+    out + "\n"
 }
 
 /// Instantiates with WASI defined, and every other imported function

@@ -57,6 +57,11 @@ pub use mapped::MappedFile;
 /// on, so that the code can be mapped from the file as it is.
 const CODE_ALIGN: usize = 4096;
 
+/// Whether `bytes` start with a compiled-code file's magic number.
+pub fn is_serialized(bytes: &[u8]) -> bool {
+    bytes.starts_with(header::MAGIC)
+}
+
 /// The compiled-code file of `module`.
 pub fn serialize(module: &Module) -> Vec<u8> {
     let compiled = &module.code().compiled;

@@ -166,6 +166,13 @@ impl Module {
         crate::cache::deserialize_file(engine, path.as_ref())
     }
 
+    /// Whether `bytes` start like [`Module::serialize`]'s output (rather
+    /// than a WebAssembly binary or text), to choose between
+    /// [`Module::deserialize`] and [`Module::new`].
+    pub fn is_serialized(bytes: &[u8]) -> bool {
+        crate::cache::is_serialized(bytes)
+    }
+
     /// The module's imports, in order.
     pub fn imports(&self) -> impl ExactSizeIterator<Item = ImportType> + '_ {
         let info = self.info();
