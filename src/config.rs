@@ -85,6 +85,43 @@ fn running_on_valgrind() -> bool {
     false
 }
 
+/// Which profiler learns the names and addresses of compiled functions.
+///
+/// The default comes from [`PROFILER_ENV`]: `perfmap` or `jitdump`; unset,
+/// none. [`Config::profiler`] overrides it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Profiler {
+    /// No profiler.
+    None,
+    /// Linux perf's map file: each compiled function's address, size and
+    /// name (from the name section, or `wasm-function[N]`) is appended to
+    /// `/tmp/perf-<pid>.map`, which `perf report` reads.
+    PerfMap,
+    /// Linux perf's jitdump format: `jit-<pid>.dump` in the current
+    /// directory, with each function's code, for `perf record -k mono`
+    /// followed by `perf inject --jit` (annotation of the machine code
+    /// included).
+    JitDump,
+}
+
+/// The environment variable that chooses the default [`Profiler`]:
+/// `perfmap` or `jitdump` (or `none`). Any other value makes
+/// [`Engine::new`](crate::Engine::new) fail with an error naming it.
+pub const PROFILER_ENV: &str = "CRANEWASM_PROFILE";
+
+impl Profiler {
+    fn from_environment() -> Result<Profiler, String> {
+        match std::env::var(PROFILER_ENV) {
+            Ok(v) if v == "perfmap" => Ok(Profiler::PerfMap),
+            Ok(v) if v == "jitdump" => Ok(Profiler::JitDump),
+            Ok(v) if v == "none" || v.is_empty() => Ok(Profiler::None),
+            Ok(v) => Err(format!("{PROFILER_ENV}={v:?}: expected \"perfmap\", \"jitdump\" or \"none\"")),
+            Err(std::env::VarError::NotUnicode(v)) => Err(format!("{PROFILER_ENV}={v:?}: not a profiler")),
+            Err(std::env::VarError::NotPresent) => Ok(Profiler::None),
+        }
+    }
+}
+
 /// Which register allocator Cranelift runs: the trade between compile time
 /// and code speed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -117,6 +154,10 @@ pub struct Config {
     pub(crate) memory_pool_capacity: usize,
     pub(crate) epoch_interruption: bool,
     pub(crate) consume_fuel: bool,
+    pub(crate) profiler: Profiler,
+    /// Why [`PROFILER_ENV`] could not be used, until [`Config::profiler`]
+    /// makes it irrelevant; [`Engine::new`](crate::Engine::new) reports it.
+    pub(crate) profiler_env_error: Option<String>,
 }
 
 impl Default for Config {
@@ -124,6 +165,10 @@ impl Default for Config {
         let (bounds_checks, bounds_checks_env_error) = match BoundsChecks::from_environment() {
             Ok(mode) => (mode, None),
             Err(e) => (BoundsChecks::GuardPages, Some(e)),
+        };
+        let (profiler, profiler_env_error) = match Profiler::from_environment() {
+            Ok(p) => (p, None),
+            Err(e) => (Profiler::None, Some(e)),
         };
         Config {
             simd: true,
@@ -140,6 +185,8 @@ impl Default for Config {
             memory_pool_capacity: 16,
             epoch_interruption: false,
             consume_fuel: false,
+            profiler,
+            profiler_env_error,
         }
     }
 }
@@ -250,6 +297,14 @@ impl Config {
     /// at every function entry and loop header.
     pub fn consume_fuel(&mut self, on: bool) -> &mut Config {
         self.consume_fuel = on;
+        self
+    }
+
+    /// Tells `profiler` about every function compiled (or loaded from a
+    /// compiled-code file) by the engine; wins over [`PROFILER_ENV`].
+    pub fn profiler(&mut self, profiler: Profiler) -> &mut Config {
+        self.profiler = profiler;
+        self.profiler_env_error = None;
         self
     }
 

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::runtime::vm::code_memory::CodeMemory;
 use crate::runtime::vm::interrupt::EpochWatch;
 use crate::runtime::vm::memory_pool::MemoryPool;
+use crate::runtime::vm::profiling;
 use crate::runtime::vm::signals;
 use crate::types::FuncType;
 
@@ -46,7 +47,7 @@ impl Engine {
     /// does not know (unless the configuration chose its bounds checks), as
     /// well as on a host Cranelift cannot generate code for.
     pub fn new(config: &Config) -> Result<Engine> {
-        if let Some(e) = &config.bounds_checks_env_error {
+        if let Some(e) = config.bounds_checks_env_error.as_ref().or(config.profiler_env_error.as_ref()) {
             return Err(Error::Usage(e.clone()));
         }
         let mut flags = settings::builder();
@@ -140,6 +141,12 @@ impl Engine {
         ctx.func = trampoline::exit_trampoline(self.isa(), &ty, &mut FunctionBuilderContext::new());
         let compiled = compile_function(self.isa(), &mut ctx)?;
         let code = Arc::new(CodeMemory::new(compiled.body())?);
+        let range = code.range();
+        profiling::register(
+            self.config().profiler,
+            code.bytes(),
+            &[(range.start, range.len(), format!("wasm-to-host[{ty}]"))],
+        );
         cache.insert(ty, code.clone());
         Ok(code)
     }

@@ -10,9 +10,10 @@ use std::ops::Range;
 use crate::cache::MappedFile;
 use crate::compile::func_env::ModuleEnv;
 use crate::compile::{compile_module, CompiledModule};
+use crate::config::Profiler;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::runtime::vm::code_registry;
+use crate::runtime::vm::{code_registry, profiling};
 use crate::types::{ExportType, ImportType};
 use crate::vmctx::VMOffsets;
 use info::ModuleInfo;
@@ -117,6 +118,10 @@ impl Module {
         let offsets = VMOffsets::new(&info);
         let code = Arc::new(ModuleCode { info, compiled, body_offsets });
         code_registry::register(code.clone());
+        let profiler = engine.config().profiler;
+        if profiler != Profiler::None {
+            profiling::register(profiler, code.compiled.code.bytes(), &profiling::module_symbols(&code));
+        }
         Module { inner: Arc::new(ModuleInner { engine: engine.clone(), code, offsets, wasm }) }
     }
 

@@ -12,9 +12,9 @@
 //! - Traps: [`signals`] (faults to traps), [`unwind`] (the jump back to
 //!   the entry), [`stack`] (the stack limit), [`thread`] (per-thread
 //!   state).
-//! - Code: [`code_memory`] (executable pages) and [`code_registry`]
-//!   (which addresses are wasm code, for the signal handler and
-//!   backtraces).
+//! - Code: [`code_memory`] (executable pages), [`code_registry`] (which
+//!   addresses are wasm code, for the signal handler and backtraces) and
+//!   [`profiling`] (telling perf about it).
 //!
 //! - Limits: [`limits`] (every creation and growth of a memory or table
 //!   asks the store's resource limiter there).
@@ -37,6 +37,7 @@ pub mod libcalls;
 pub mod limits;
 pub mod memory;
 pub mod memory_pool;
+pub mod profiling;
 pub mod scratch;
 pub mod signals;
 pub mod stack;
