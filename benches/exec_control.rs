@@ -12,6 +12,7 @@
 //! default 3). `benches/exec_control_wasmtime.py` measures wasmtime's
 //! epoch and fuel costs on the same kernels.
 
+#[allow(dead_code, reason = "the shared helpers serve the other benches")]
 mod support;
 
 use std::sync::atomic::{AtomicBool, Ordering};

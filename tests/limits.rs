@@ -272,7 +272,7 @@ fn a_custom_limiter_sees_the_store_totals() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     store.set_limiter(Budget { seen: seen.clone() });
     assert_eq!(grow_all(&mut store, &module).unwrap(), 3);
-    assert_eq!(grow_all(&mut store, &module).unwrap_err().to_string().contains("limiter"), true);
+    assert!(grow_all(&mut store, &module).unwrap_err().to_string().contains("limiter"));
     let seen = seen.lock().unwrap();
     assert_eq!((seen[0].current, seen[0].desired, seen[0].store_total), (0, PAGE, 0));
     assert_eq!(

@@ -39,7 +39,6 @@ pub fn small_instance(engine: &Engine, module: &Module, raw: bool) -> (Store<()>
 /// each), written by `gen_large_module.py`, as compare.sh's large module
 /// (4000 functions, ~4.4 MB) or a 537 KB one like a Lua interpreter's
 /// (482 functions).
-#[allow(dead_code, reason = "not every benchmark uses it")]
 pub fn generated_module(functions: u32) -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("large-{functions}.wasm"));
     if !path.exists() {
