@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cranewasm::{Config, Engine, Func, Instance, Module, Store, TrapCode};
-use support::{generated_module, kernel_dir, kernels, median, reps};
+use support::{generated_module, kernel_runner_with, kernels, median, reps};
 
 fn engine(tweak: impl FnOnce(&mut Config)) -> Engine {
     let mut config = Config::new();
@@ -38,33 +38,15 @@ enum Variant {
     Fuel,
 }
 
-/// A kernel ready to run with `engine`: each call times one `run(bench_n)`
-/// in milliseconds (after a warm-up call) and checks the checksum.
+/// A kernel ready to run with `engine`, set up for `variant`: each call
+/// times one `run(bench_n)` in milliseconds.
 fn kernel(engine: &Engine, variant: Variant, name: &str, bench_n: u32) -> impl FnMut() -> f64 {
-    let bytes = std::fs::read(kernel_dir().join(format!("{name}.wasm"))).expect("kernel .wasm");
-    let module = Module::new(engine, &bytes).expect("compile kernel");
-    let mut store = Store::new(engine, ());
-    let instance = Instance::new(&mut store, &module, &[]).expect("instantiate kernel");
-    if variant == Variant::Epoch {
-        store.set_epoch_deadline(u64::MAX / 2);
-    }
-    let fuel = variant == Variant::Fuel;
-    let run = instance.get_func(&store, "run").unwrap().typed::<i32, i64>(&store).expect("run: i32 -> i64");
-    let mut call = move || {
-        if fuel {
-            store.set_fuel(u64::MAX).unwrap();
-        }
-        run.call(&mut store, bench_n as i32).expect("run")
-    };
-    let first = call();
-    let name = name.to_string();
-    move || {
-        let start = Instant::now();
-        let checksum = call();
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        assert_eq!(checksum, first, "{name}: checksum changed");
-        ms
-    }
+    let mut run = kernel_runner_with(engine, name, bench_n, move |store| match variant {
+        Variant::Plain => {}
+        Variant::Epoch => store.set_epoch_deadline(u64::MAX / 2),
+        Variant::Fuel => store.set_fuel(u64::MAX).unwrap(),
+    });
+    move || run() / 1e6
 }
 
 fn checks(reps: usize) {

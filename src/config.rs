@@ -31,20 +31,32 @@ pub enum BoundsChecks {
 /// [`Engine::new`]: crate::Engine::new
 pub const BOUNDS_CHECKS_ENV: &str = "CRANEWASM_BOUNDS_CHECKS";
 
+/// The value environment variable `var` names among `choices`, or
+/// `unset()` when it is not set; an error quoting the value and the
+/// choices otherwise.
+fn from_environment<T: Copy>(var: &str, choices: &[(&str, T)], unset: impl FnOnce() -> T) -> Result<T, String> {
+    let value = match std::env::var_os(var) {
+        None => return Ok(unset()),
+        Some(v) => v,
+    };
+    match choices.iter().find(|(name, _)| value == *name) {
+        Some((_, choice)) => Ok(*choice),
+        None => {
+            let names: Vec<String> = choices.iter().map(|(name, _)| format!("{name:?}")).collect();
+            Err(format!("{var}={value:?}: expected {}", names.join(" or ")))
+        }
+    }
+}
+
 impl BoundsChecks {
     /// The mode [`BOUNDS_CHECKS_ENV`] asks for, or, when it is unset, explicit
     /// checks under valgrind and guard pages otherwise.
     fn from_environment() -> Result<BoundsChecks, String> {
-        match std::env::var(BOUNDS_CHECKS_ENV) {
-            Ok(v) if v == "explicit" => Ok(BoundsChecks::Explicit),
-            Ok(v) if v == "guard-pages" => Ok(BoundsChecks::GuardPages),
-            Ok(v) => Err(format!("{BOUNDS_CHECKS_ENV}={v:?}: expected \"explicit\" or \"guard-pages\"")),
-            Err(std::env::VarError::NotUnicode(v)) => {
-                Err(format!("{BOUNDS_CHECKS_ENV}={v:?}: expected \"explicit\" or \"guard-pages\""))
-            }
-            Err(std::env::VarError::NotPresent) if running_on_valgrind() => Ok(BoundsChecks::Explicit),
-            Err(std::env::VarError::NotPresent) => Ok(BoundsChecks::GuardPages),
-        }
+        let choices = [("explicit", BoundsChecks::Explicit), ("guard-pages", BoundsChecks::GuardPages)];
+        from_environment(BOUNDS_CHECKS_ENV, &choices, || match running_on_valgrind() {
+            true => BoundsChecks::Explicit,
+            false => BoundsChecks::GuardPages,
+        })
     }
 }
 
@@ -111,14 +123,8 @@ pub const PROFILER_ENV: &str = "CRANEWASM_PROFILE";
 
 impl Profiler {
     fn from_environment() -> Result<Profiler, String> {
-        match std::env::var(PROFILER_ENV) {
-            Ok(v) if v == "perfmap" => Ok(Profiler::PerfMap),
-            Ok(v) if v == "jitdump" => Ok(Profiler::JitDump),
-            Ok(v) if v == "none" || v.is_empty() => Ok(Profiler::None),
-            Ok(v) => Err(format!("{PROFILER_ENV}={v:?}: expected \"perfmap\", \"jitdump\" or \"none\"")),
-            Err(std::env::VarError::NotUnicode(v)) => Err(format!("{PROFILER_ENV}={v:?}: not a profiler")),
-            Err(std::env::VarError::NotPresent) => Ok(Profiler::None),
-        }
+        let choices = [("perfmap", Profiler::PerfMap), ("jitdump", Profiler::JitDump), ("none", Profiler::None)];
+        from_environment(PROFILER_ENV, &choices, || Profiler::None)
     }
 }
 
