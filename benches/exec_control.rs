@@ -1,10 +1,16 @@
 //! What execution control costs and how fast it acts, in one run:
 //!
-//! - `checks`: every kernel compiled plainly, with epoch checks and with
-//!   fuel counting (each repetition times the three back to back, in
-//!   rotating order), as ratios to the plain run and their geometric means;
+//! - `checks`: every kernel plainly, in a store with an epoch deadline,
+//!   and compiled with fuel counting (each repetition times the three back
+//!   to back, in rotating order), as ratios to the plain run and their
+//!   geometric means. Each variant's time is its best of REPS: on a
+//!   shared machine other work only ever slows a run down, and medians
+//!   moved by 20% between identical variants;
 //! - `interrupt`: the time from `InterruptHandle::interrupt` to the return
 //!   of a call spinning in a loop, over many interrupts (median, p90, max);
+//! - `calls`: what an interrupt handle (or an epoch deadline) adds to a
+//!   host→wasm call and a wasm→host call, the only costs of stores that
+//!   use them;
 //! - `cache`: compiling a module against loading it from
 //!   `Module::serialize`'s bytes and from a file (`deserialize_file`).
 //!
@@ -20,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cranewasm::{Config, Engine, Func, Instance, Module, Store, TrapCode};
-use support::{generated_module, kernel_runner_with, kernels, median, reps};
+use support::{generated_module, kernel_runner_with, kernels, median, reps, small_instance, SMALL_WAT};
 
 fn engine(tweak: impl FnOnce(&mut Config)) -> Engine {
     let mut config = Config::new();
@@ -79,7 +85,7 @@ fn checks(reps: usize) {
                 samples[i].push(runners[i]());
             }
         }
-        let m: Vec<f64> = samples.into_iter().map(median).collect();
+        let m: Vec<f64> = samples.into_iter().map(|s| s.into_iter().fold(f64::INFINITY, f64::min)).collect();
         let (epoch, fuel) = (m[1] / m[0], m[2] / m[0]);
         logs[0].push(epoch.ln());
         logs[1].push(fuel.ln());
@@ -144,6 +150,38 @@ fn interrupt(samples: usize) {
     );
 }
 
+/// Nanoseconds per typed i32 call and per wasm→host→wasm round trip of
+/// the small module, in a plain store and in one with an interrupt handle.
+fn calls(reps: usize) {
+    const N: i32 = 1_000_000;
+    let engine = Engine::default();
+    let module = Module::new(&engine, SMALL_WAT).expect("small.wat");
+    let mut rows = Vec::new();
+    for with_handle in [false, true] {
+        let (mut store, instance) = small_instance(&engine, &module, true);
+        let _handle = with_handle.then(|| store.interrupt_handle());
+        let inc = instance.get_func(&store, "inc").unwrap().typed::<i32, i32>(&store).unwrap();
+        let host_loop = instance.get_func(&store, "host_loop").unwrap().typed::<i32, i32>(&store).unwrap();
+        let (mut call, mut host) = (Vec::new(), Vec::new());
+        for _ in 0..reps.max(5) {
+            let start = Instant::now();
+            for i in 0..N {
+                assert_eq!(inc.call(&mut store, i).unwrap(), i.wrapping_add(1));
+            }
+            call.push(start.elapsed().as_secs_f64() * 1e9 / f64::from(N));
+            let start = Instant::now();
+            assert_eq!(host_loop.call(&mut store, N).unwrap(), N);
+            host.push(start.elapsed().as_secs_f64() * 1e9 / f64::from(N));
+        }
+        let best = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
+        rows.push((best(call), best(host)));
+    }
+    println!(
+        "calls (best ns): host->wasm {:.1} plain, {:.1} with an interrupt handle; wasm->host->wasm {:.1} plain, {:.1} with one",
+        rows[0].0, rows[1].0, rows[0].1, rows[1].1
+    );
+}
+
 /// Compiling the 537 KB module against loading it from the cache.
 fn cache(reps: usize) {
     let engine = Engine::default();
@@ -188,6 +226,9 @@ fn main() {
     }
     if wanted("interrupt") {
         interrupt(200 * reps);
+    }
+    if wanted("calls") {
+        calls(reps);
     }
     if wanted("cache") {
         cache(reps);

@@ -114,16 +114,27 @@ fn an_epoch_deadline_stops_loops_and_tail_call_cycles() {
 #[test]
 fn a_host_function_can_move_the_deadline_during_the_call() {
     let engine = engine(true, false);
-    // Each tick pushes the deadline beyond the current epoch: the loop,
-    // checked at every iteration, finishes although the epoch keeps moving.
-    let (mut store, instance) = instantiate(&engine, |caller| caller.as_context_mut().set_epoch_deadline(1000));
-    let _ticker = ticker(&engine);
-    store.set_epoch_deadline(5);
+    // Each tick advances the epoch and pushes the deadline beyond it: the
+    // loop finishes although the epoch passes its first deadline 200,000
+    // times over.
+    let (mut store, instance) = instantiate(&engine, |caller| {
+        caller.engine().increment_epoch();
+        caller.as_context_mut().set_epoch_deadline(2);
+    });
+    store.set_epoch_deadline(2);
     call(&mut store, &instance, "ticks", &[Val::I32(200_000)]).unwrap();
-    // Once the host stops extending it, the deadline comes.
-    let (mut store, instance) = instantiate(&engine, |caller| caller.as_context_mut().set_epoch_deadline(0));
+    assert!(engine.current_epoch() >= 200_000);
+    // A host function that lets the deadline pass stops the call when it
+    // returns.
+    let (mut store, instance) = instantiate(&engine, |caller| {
+        caller.engine().increment_epoch();
+        caller.as_context_mut().set_epoch_deadline(0);
+    });
     store.set_epoch_deadline(1_000_000);
-    assert_eq!(trap_code(call(&mut store, &instance, "ticks", &[Val::I32(200_000)])), Some(TrapCode::EpochDeadline));
+    let err = call(&mut store, &instance, "ticks", &[Val::I32(200_000)]).unwrap_err();
+    let trap = err.as_trap().unwrap();
+    assert_eq!(trap.code(), Some(TrapCode::EpochDeadline));
+    assert!(!trap.frames().is_empty(), "stopped in the loop, after the host call");
 }
 
 #[test]

@@ -133,6 +133,18 @@ fn assert_usable(mut store: Store<()>, instance: Instance, host: &Arc<Host>) {
 }
 
 #[test]
+fn the_handle_goes_to_any_thread() {
+    fn send_and_sync<T: Send + Sync + Clone + 'static>() {}
+    send_and_sync::<InterruptHandle>();
+    // It outlives its store: interrupting then does nothing.
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let handle = store.interrupt_handle();
+    drop(store);
+    handle.clone().interrupt();
+}
+
+#[test]
 fn stops_a_loop_within_a_millisecond() {
     let host = Arc::new(Host::default());
     let mut latencies = Vec::new();

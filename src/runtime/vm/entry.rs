@@ -47,7 +47,8 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
         (*vm).stack_limit = stack::limit_from_here(thread, (*store).max_wasm_stack);
     }
     // Only stores with an interrupt handle pay for interruption.
-    let entered = (*vm).interrupt.as_ref().map(|i| interrupt::enter(i, outermost, (*store).engine().epoch_counter()));
+    let entered =
+        (*vm).interrupt.as_ref().map(|i| interrupt::enter(i, outermost, (*store).engine().epoch_counter(), thread));
     let result = if let Some((_, Some(code))) = entered {
         Err(Unwound { reason: UnwindReason::Wasm(code), pcs: Vec::new() })
     } else {

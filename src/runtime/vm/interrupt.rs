@@ -29,12 +29,16 @@
 //! create this state: their only cost is a null check on entering wasm and
 //! on returning from the host.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{
+    compiler_fence, fence, AtomicBool, AtomicI32, AtomicU64, AtomicU8,
+    Ordering::{Acquire, Relaxed, Release, SeqCst},
+};
 use std::sync::{Arc, Condvar, Mutex, Once, OnceLock, Weak};
 use std::time::Duration;
 use std::{mem, ptr};
 
 use super::code_registry;
+use super::thread::ThreadState;
 use super::unwind::{self, UnwindReason};
 use crate::trap::TrapCode;
 
@@ -43,6 +47,37 @@ use crate::trap::TrapCode;
 /// it for the same reasons); a host handler for it still gets every SIGURG
 /// that is not ours.
 pub const SIGNAL: libc::c_int = libc::SIGURG;
+
+/// Whether [`heavy_fence`] can make every thread of the process execute a
+/// fence (Linux's `membarrier`), so that entering wasm needs only a
+/// compiler fence: set once, before the first interruption state exists.
+static ASYMMETRIC_FENCES: AtomicBool = AtomicBool::new(false);
+
+const MEMBARRIER_CMD_PRIVATE_EXPEDITED: libc::c_int = 1 << 3;
+const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_int = 1 << 4;
+
+/// The requester's side of the handshake with [`enter`]: after it, the
+/// requester sees the thread a call published before the fence, or that
+/// call sees what the requester stored before it.
+fn heavy_fence() {
+    if ASYMMETRIC_FENCES.load(Relaxed) {
+        // SAFETY: a plain system call; registered in `install_handler`.
+        unsafe { libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) };
+    } else {
+        fence(SeqCst);
+    }
+}
+
+/// The entering thread's side: free when [`heavy_fence`] fences every
+/// thread for it.
+#[inline]
+fn light_fence() {
+    if ASYMMETRIC_FENCES.load(Relaxed) {
+        compiler_fence(SeqCst);
+    } else {
+        fence(SeqCst);
+    }
+}
 
 /// How often the helper thread signals again a thread that has not stopped.
 const RETRY: Duration = Duration::from_micros(50);
@@ -55,13 +90,12 @@ pub struct InterruptState {
     /// What the request traps with: [`TrapCode::Interrupted`] or
     /// [`TrapCode::EpochDeadline`], as an index in [`REASONS`].
     reason: AtomicU8,
-    /// `pthread_t` of the thread running the store's outermost call, 0
-    /// when no call runs.
-    thread: AtomicU64,
-    /// Senders between reading `thread` and signalling it; a thread leaving
-    /// its call waits for them, so no signal targets a thread that may be
-    /// gone.
-    sending: AtomicUsize,
+    /// Kernel thread id of the thread running the store's outermost call,
+    /// 0 when no call runs. Signals go to it with `tgkill`, which is safe
+    /// even after the thread is gone: it fails, or, should the id be
+    /// reused, reaches a thread whose handler finds no request of its own
+    /// and passes the signal on.
+    thread: AtomicI32,
     /// The store's innermost activation is inside a host function, which
     /// checks `requested` when it returns: no signal is needed.
     in_host: AtomicBool,
@@ -79,8 +113,7 @@ impl Default for InterruptState {
         InterruptState {
             requested: AtomicBool::new(false),
             reason: AtomicU8::new(0),
-            thread: AtomicU64::new(0),
-            sending: AtomicUsize::new(0),
+            thread: AtomicI32::new(0),
             in_host: AtomicBool::new(false),
             deadline: AtomicU64::new(u64::MAX),
             watched: AtomicBool::new(false),
@@ -100,8 +133,9 @@ impl InterruptState {
     /// [`TrapCode::EpochDeadline`]).
     pub fn request(self: &Arc<Self>, code: TrapCode) {
         let reason = REASONS.iter().position(|c| *c == code).expect("a stop reason");
-        self.reason.store(reason as u8, SeqCst);
-        self.requested.store(true, SeqCst);
+        self.reason.store(reason as u8, Relaxed);
+        self.requested.store(true, Release);
+        heavy_fence();
         if self.signal() {
             retry_later(self.clone());
         }
@@ -109,36 +143,38 @@ impl InterruptState {
 
     /// Whether a stop is pending.
     pub fn requested(&self) -> bool {
-        self.requested.load(SeqCst)
+        self.requested.load(Acquire)
     }
 
     /// The trap code of the pending stop, if one is pending.
     #[inline]
     pub fn pending(&self) -> Option<TrapCode> {
-        self.requested().then(|| REASONS[self.reason.load(SeqCst) as usize])
+        self.requested().then(|| REASONS[self.reason.load(Relaxed) as usize])
     }
 
     /// Signals the thread running the store's call, if one runs and is not
     /// in a host function; returns whether a call runs (and so may need
     /// another signal later).
     fn signal(&self) -> bool {
-        self.sending.fetch_add(1, SeqCst);
-        let thread = self.thread.load(SeqCst);
-        if thread != 0 && !self.in_host.load(SeqCst) {
-            // SAFETY: `thread` is running the store's call and cannot exit
-            // before `sending` drops back (see `leave`), so the id is live.
-            unsafe { libc::pthread_kill(thread as libc::pthread_t, SIGNAL) };
+        let thread = self.thread.load(Relaxed);
+        if thread != 0 && !self.in_host.load(Relaxed) {
+            // SAFETY: a plain system call; a stale id fails or reaches a
+            // thread that ignores the signal (see `thread`).
+            unsafe { libc::syscall(libc::SYS_tgkill, process_id(), thread, SIGNAL) };
         }
-        self.sending.fetch_sub(1, SeqCst);
         thread != 0
     }
 
     /// Marks a host function of the store's innermost activation as
     /// running (`true`) or returned; on return, gives the pending stop, for
     /// the check on the way back into wasm.
+    ///
+    /// No fence: a requester that saw the thread in the host and did not
+    /// signal it has put the request in first, and should this thread miss
+    /// it here, the helper thread signals it once it is back in wasm.
     #[inline]
     pub fn set_in_host(&self, in_host: bool) -> Option<TrapCode> {
-        self.in_host.store(in_host, SeqCst);
+        self.in_host.store(in_host, Release);
         if in_host {
             None
         } else {
@@ -156,7 +192,7 @@ impl InterruptState {
         }
         watch.lower(deadline);
         if deadline <= now {
-            if self.thread.load(SeqCst) != 0 {
+            if self.thread.load(Relaxed) != 0 {
                 self.request(TrapCode::EpochDeadline);
             }
         } else if self.pending() == Some(TrapCode::EpochDeadline) {
@@ -210,14 +246,15 @@ impl EpochWatch {
         let mut stores = self.stores.lock().unwrap_or_else(|e| e.into_inner());
         // Deadlines still ahead decide when to look again; stores past
         // theirs are stopped if running, and otherwise stop at their next
-        // call's start (see `enter`).
+        // call's start (see `enter`, whose fence this pairs with).
+        heavy_fence();
         self.next.store(u64::MAX, SeqCst);
         stores.retain(|weak| {
             let Some(state) = weak.upgrade() else { return false };
             let deadline = state.deadline.load(SeqCst);
             if deadline > now {
                 self.lower(deadline);
-            } else if state.thread.load(SeqCst) != 0 && !state.requested() {
+            } else if state.thread.load(Relaxed) != 0 && !state.requested() {
                 state.request(TrapCode::EpochDeadline);
             }
             true
@@ -234,17 +271,26 @@ impl EpochWatch {
 /// requesters set the request (or advance the epoch) before they read the
 /// thread, so either this sees the request or the requester sees the
 /// thread and signals it.
-pub fn enter(state: &InterruptState, outermost: bool, epoch: &AtomicU64) -> (Entered, Option<TrapCode>) {
+pub fn enter(
+    state: &InterruptState,
+    outermost: bool,
+    epoch: &AtomicU64,
+    thread: &ThreadState,
+) -> (Entered, Option<TrapCode>) {
     if outermost {
-        // SAFETY: pthread_self has no preconditions.
-        state.thread.store(unsafe { libc::pthread_self() } as u64, SeqCst);
+        // The publication must come before the reads below (a requester
+        // does the reverse), which `light_fence` ensures with
+        // `heavy_fence`.
+        state.thread.store(thread.tid(), Relaxed);
+        light_fence();
     }
     // A call from a host function back into wasm runs wasm again until it
-    // returns.
-    let in_host = state.in_host.swap(false, SeqCst);
+    // returns. Only this thread writes `in_host`.
+    let in_host = state.in_host.load(Relaxed);
+    state.in_host.store(false, Relaxed);
     let stop = state
         .pending()
-        .or_else(|| (state.deadline.load(SeqCst) <= epoch.load(SeqCst)).then_some(TrapCode::EpochDeadline));
+        .or_else(|| (state.deadline.load(Relaxed) <= epoch.load(Relaxed)).then_some(TrapCode::EpochDeadline));
     (Entered { outermost, in_host }, stop)
 }
 
@@ -252,25 +298,32 @@ pub fn enter(state: &InterruptState, outermost: bool, epoch: &AtomicU64) -> (Ent
 /// ended with, if any: the outermost call ending with the pending stop's
 /// code uses the request up.
 pub fn leave(state: &InterruptState, entered: Entered, stopped: Option<TrapCode>) {
-    state.in_host.store(entered.in_host, SeqCst);
+    state.in_host.store(entered.in_host, Relaxed);
     if entered.outermost {
-        state.thread.store(0, SeqCst);
-        while state.sending.load(SeqCst) != 0 {
-            std::hint::spin_loop();
-        }
+        state.thread.store(0, Release);
         if stopped.is_some() && stopped == state.pending() {
-            state.requested.store(false, SeqCst);
+            state.requested.store(false, Relaxed);
         }
     }
+}
+
+/// This process's id, for `tgkill`.
+fn process_id() -> libc::pid_t {
+    static PID: OnceLock<libc::pid_t> = OnceLock::new();
+    // SAFETY: getpid has no preconditions.
+    *PID.get_or_init(|| unsafe { libc::getpid() })
 }
 
 /// Installs the handler of [`SIGNAL`], once per process, before the first
 /// interrupt handle exists.
 pub fn install_handler() {
     static INSTALL: Once = Once::new();
-    // SAFETY: a plain sigaction with a zeroed struct we own; `PREVIOUS` is
-    // written only here, before the handler can run.
+    // SAFETY: plain membarrier and sigaction calls with a zeroed struct we
+    // own; `PREVIOUS` is written only here, before the handler can run.
     INSTALL.call_once(|| unsafe {
+        // Without membarrier (old kernels, valgrind), entries fence.
+        let registered = libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+        ASYMMETRIC_FENCES.store(registered, Relaxed);
         let mut action: libc::sigaction = mem::zeroed();
         // NODEFER: the handler may leave by unwinding, without sigreturn.
         // RESTART: system calls of host code it lands in carry on.
@@ -354,7 +407,7 @@ fn retry_later(state: Arc<InterruptState>) {
 fn retry(pending: &Pending) -> ! {
     let mut states = pending.states.lock().unwrap_or_else(|e| e.into_inner());
     loop {
-        states.retain(|s| s.requested() && s.thread.load(SeqCst) != 0);
+        states.retain(|s| s.requested() && s.thread.load(Relaxed) != 0);
         if states.is_empty() {
             states = pending.wake.wait(states).unwrap_or_else(|e| e.into_inner());
             continue;
