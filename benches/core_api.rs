@@ -7,6 +7,7 @@
 //! the numbers are comparable with the C harness's overhead cases
 //! (`benches/harness/bench.c`), which use the same small module.
 
+#[allow(dead_code, reason = "the shared helpers serve the other benches")]
 mod support;
 
 use std::hint::black_box;

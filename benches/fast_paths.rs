@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use cranewasm::{BoundsChecks, Config, Engine, Module, Regalloc, Val};
-use support::{kernel_runner, kernels, median, small_instance, SMALL_WAT};
+use support::{generated_module, kernel_runner, kernels, median, small_instance, SMALL_WAT};
 
 /// One measurement: each call times one sample, in `unit`.
 type Sampler = Box<dyn FnMut() -> f64>;
@@ -33,18 +33,6 @@ fn engine(tweak: impl FnOnce(&mut Config)) -> Engine {
     let mut config = Config::new();
     tweak(&mut config);
     Engine::new(&config).expect("engine")
-}
-
-/// The large module of the compile benchmark (4000 functions, ~4.4 MB),
-/// written by the same generator compare.sh uses.
-fn large_module() -> Vec<u8> {
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("large.wasm");
-    if !path.exists() {
-        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gen_large_module.py");
-        let status = std::process::Command::new("python3").arg(script).arg(&path).status().expect("run python3");
-        assert!(status.success(), "gen_large_module.py failed");
-    }
-    std::fs::read(path).expect("large.wasm")
 }
 
 fn compile_sampler(engine: Engine, bytes: std::rc::Rc<Vec<u8>>) -> Sampler {
@@ -149,7 +137,7 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
     let serial = engine(|c| {
         c.parallel_compilation(false);
     });
-    let large = std::rc::Rc::new(if wanted("", "compile_large") { large_module() } else { Vec::new() });
+    let large = std::rc::Rc::new(if wanted("", "compile_large") { generated_module(4000) } else { Vec::new() });
     for (fast_path, without) in
         code_switches.iter().map(|(p, e)| (*p, e)).chain([("parallel compilation (vs serial)", &serial)])
     {

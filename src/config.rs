@@ -31,20 +31,32 @@ pub enum BoundsChecks {
 /// [`Engine::new`]: crate::Engine::new
 pub const BOUNDS_CHECKS_ENV: &str = "CRANEWASM_BOUNDS_CHECKS";
 
+/// The value environment variable `var` names among `choices`, or
+/// `unset()` when it is not set; an error quoting the value and the
+/// choices otherwise.
+fn from_environment<T: Copy>(var: &str, choices: &[(&str, T)], unset: impl FnOnce() -> T) -> Result<T, String> {
+    let value = match std::env::var_os(var) {
+        None => return Ok(unset()),
+        Some(v) => v,
+    };
+    match choices.iter().find(|(name, _)| value == *name) {
+        Some((_, choice)) => Ok(*choice),
+        None => {
+            let names: Vec<String> = choices.iter().map(|(name, _)| format!("{name:?}")).collect();
+            Err(format!("{var}={value:?}: expected {}", names.join(" or ")))
+        }
+    }
+}
+
 impl BoundsChecks {
     /// The mode [`BOUNDS_CHECKS_ENV`] asks for, or, when it is unset, explicit
     /// checks under valgrind and guard pages otherwise.
     fn from_environment() -> Result<BoundsChecks, String> {
-        match std::env::var(BOUNDS_CHECKS_ENV) {
-            Ok(v) if v == "explicit" => Ok(BoundsChecks::Explicit),
-            Ok(v) if v == "guard-pages" => Ok(BoundsChecks::GuardPages),
-            Ok(v) => Err(format!("{BOUNDS_CHECKS_ENV}={v:?}: expected \"explicit\" or \"guard-pages\"")),
-            Err(std::env::VarError::NotUnicode(v)) => {
-                Err(format!("{BOUNDS_CHECKS_ENV}={v:?}: expected \"explicit\" or \"guard-pages\""))
-            }
-            Err(std::env::VarError::NotPresent) if running_on_valgrind() => Ok(BoundsChecks::Explicit),
-            Err(std::env::VarError::NotPresent) => Ok(BoundsChecks::GuardPages),
-        }
+        let choices = [("explicit", BoundsChecks::Explicit), ("guard-pages", BoundsChecks::GuardPages)];
+        from_environment(BOUNDS_CHECKS_ENV, &choices, || match running_on_valgrind() {
+            true => BoundsChecks::Explicit,
+            false => BoundsChecks::GuardPages,
+        })
     }
 }
 
@@ -85,6 +97,37 @@ pub(crate) fn running_on_valgrind() -> bool {
     false
 }
 
+/// Which profiler learns the names and addresses of compiled functions.
+///
+/// The default comes from [`PROFILER_ENV`]: `perfmap` or `jitdump`; unset,
+/// none. [`Config::profiler`] overrides it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Profiler {
+    /// No profiler.
+    None,
+    /// Linux perf's map file: each compiled function's address, size and
+    /// name (from the name section, or `wasm-function[N]`) is appended to
+    /// `/tmp/perf-<pid>.map`, which `perf report` reads.
+    PerfMap,
+    /// Linux perf's jitdump format: `jit-<pid>.dump` in the current
+    /// directory, with each function's code, for `perf record -k mono`
+    /// followed by `perf inject --jit` (annotation of the machine code
+    /// included).
+    JitDump,
+}
+
+/// The environment variable that chooses the default [`Profiler`]:
+/// `perfmap` or `jitdump` (or `none`). Any other value makes
+/// [`Engine::new`](crate::Engine::new) fail with an error naming it.
+pub const PROFILER_ENV: &str = "CRANEWASM_PROFILE";
+
+impl Profiler {
+    fn from_environment() -> Result<Profiler, String> {
+        let choices = [("perfmap", Profiler::PerfMap), ("jitdump", Profiler::JitDump), ("none", Profiler::None)];
+        from_environment(PROFILER_ENV, &choices, || Profiler::None)
+    }
+}
+
 /// Which register allocator Cranelift runs: the trade between compile time
 /// and code speed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -117,6 +160,12 @@ pub struct Config {
     pub(crate) optimize: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
+    pub(crate) epoch_interruption: bool,
+    pub(crate) consume_fuel: bool,
+    pub(crate) profiler: Profiler,
+    /// Why [`PROFILER_ENV`] could not be used, until [`Config::profiler`]
+    /// makes it irrelevant; [`Engine::new`](crate::Engine::new) reports it.
+    pub(crate) profiler_env_error: Option<String>,
 }
 
 impl Default for Config {
@@ -124,6 +173,10 @@ impl Default for Config {
         let (bounds_checks, bounds_checks_env_error) = match BoundsChecks::from_environment() {
             Ok(mode) => (mode, None),
             Err(e) => (BoundsChecks::GuardPages, Some(e)),
+        };
+        let (profiler, profiler_env_error) = match Profiler::from_environment() {
+            Ok(p) => (p, None),
+            Err(e) => (Profiler::None, Some(e)),
         };
         Config {
             simd: true,
@@ -140,6 +193,10 @@ impl Default for Config {
             optimize: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
+            epoch_interruption: false,
+            consume_fuel: false,
+            profiler,
+            profiler_env_error,
         }
     }
 }
@@ -239,6 +296,40 @@ impl Config {
     /// reservation to the system at once.
     pub fn memory_pool_capacity(&mut self, reservations: usize) -> &mut Config {
         self.memory_pool_capacity = reservations;
+        self
+    }
+
+    /// Let epoch deadlines stop calls: with it, a call traps with
+    /// [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline) once
+    /// [`Engine::increment_epoch`](crate::Engine::increment_epoch) reaches
+    /// its store's deadline ([`Store::set_epoch_deadline`](crate::Store::set_epoch_deadline)).
+    /// Nothing is compiled in: the deadline is delivered the way an
+    /// [`InterruptHandle`](crate::InterruptHandle) stops a call, so code
+    /// runs at full speed and a store with a deadline pays a few atomic
+    /// operations per call. Off by default, like wasmtime's switch of the
+    /// same name (whose checks are compiled in).
+    pub fn epoch_interruption(&mut self, on: bool) -> &mut Config {
+        self.epoch_interruption = on;
+        self
+    }
+
+    /// Count the operators a call executes against the store's fuel
+    /// ([`Store::set_fuel`](crate::Store::set_fuel)); running out traps
+    /// with [`TrapCode::OutOfFuel`](crate::TrapCode::OutOfFuel). Each
+    /// operator costs 1 except `nop`, `drop`, `block`, `loop`, `else`,
+    /// `end`, `return` and `unreachable`, which are free. Off by default:
+    /// the counting costs an add per straight-line run of code and a check
+    /// at every function entry and loop header.
+    pub fn consume_fuel(&mut self, on: bool) -> &mut Config {
+        self.consume_fuel = on;
+        self
+    }
+
+    /// Tells `profiler` about every function compiled (or loaded from a
+    /// compiled-code file) by the engine; wins over [`PROFILER_ENV`].
+    pub fn profiler(&mut self, profiler: Profiler) -> &mut Config {
+        self.profiler = profiler;
+        self.profiler_env_error = None;
         self
     }
 

@@ -2,6 +2,7 @@
 //! caches every store and module of it share.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
@@ -13,7 +14,9 @@ use crate::compile::{compile_function, trampoline};
 use crate::config::{Config, Regalloc};
 use crate::error::{Error, Result};
 use crate::runtime::vm::code_memory::CodeMemory;
+use crate::runtime::vm::interrupt::EpochWatch;
 use crate::runtime::vm::memory_pool::MemoryPool;
+use crate::runtime::vm::profiling;
 use crate::runtime::vm::signals;
 use crate::types::{FuncType, ValType};
 
@@ -36,6 +39,10 @@ struct EngineInner {
     native_trampolines: Mutex<HashMap<NativeSignature, Arc<CodeMemory>>>,
     /// Released memory reservations, for reuse.
     memory_pool: Arc<MemoryPool>,
+    /// The epoch that stores' deadlines refer to.
+    epoch: AtomicU64,
+    /// The stores with a deadline, stopped when the epoch reaches it.
+    epoch_watch: EpochWatch,
 }
 
 impl Engine {
@@ -45,7 +52,7 @@ impl Engine {
     /// does not know (unless the configuration chose its bounds checks), as
     /// well as on a host Cranelift cannot generate code for.
     pub fn new(config: &Config) -> Result<Engine> {
-        if let Some(e) = &config.bounds_checks_env_error {
+        if let Some(e) = config.bounds_checks_env_error.as_ref().or(config.profiler_env_error.as_ref()) {
             return Err(Error::Usage(e.clone()));
         }
         let mut flags = settings::builder();
@@ -81,6 +88,8 @@ impl Engine {
                 exit_trampolines: Mutex::default(),
                 native_trampolines: Mutex::default(),
                 memory_pool: Arc::new(MemoryPool::new(config.memory_pool_capacity)),
+                epoch: AtomicU64::new(0),
+                epoch_watch: EpochWatch::default(),
             }),
         })
     }
@@ -99,6 +108,31 @@ impl Engine {
         Arc::ptr_eq(&a.inner, &b.inner)
     }
 
+    /// Advances the engine's epoch by one: calls in stores whose epoch
+    /// deadline this reaches trap with
+    /// [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline) (see
+    /// [`Config::epoch_interruption`]). Callable from any thread, typically
+    /// a timer's; one atomic add and one load, unless a deadline is
+    /// reached, when it takes a lock and signals the threads running those
+    /// stores' calls (so, unlike the add, not from a signal handler).
+    pub fn increment_epoch(&self) {
+        let now = self.inner.epoch.fetch_add(1, Ordering::SeqCst) + 1;
+        self.inner.epoch_watch.advanced(now);
+    }
+
+    /// The current epoch (0 when the engine is created).
+    pub fn current_epoch(&self) -> u64 {
+        self.inner.epoch.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn epoch_counter(&self) -> &AtomicU64 {
+        &self.inner.epoch
+    }
+
+    pub(crate) fn epoch_watch(&self) -> &EpochWatch {
+        &self.inner.epoch_watch
+    }
+
     pub(crate) fn memory_pool(&self) -> &Arc<MemoryPool> {
         &self.inner.memory_pool
     }
@@ -113,6 +147,12 @@ impl Engine {
         ctx.func = trampoline::exit_trampoline(self.isa(), &ty, &mut FunctionBuilderContext::new());
         let compiled = compile_function(self.isa(), &mut ctx)?;
         let code = Arc::new(CodeMemory::new(compiled.body())?);
+        let range = code.range();
+        profiling::register(
+            self.config().profiler,
+            code.bytes(),
+            &[(range.start, range.len(), format!("wasm-to-host[{ty}]"))],
+        );
         cache.insert(ty, code.clone());
         Ok(code)
     }

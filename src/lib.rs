@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 mod builtins;
+mod cache;
 mod compile;
 mod config;
 mod engine;
@@ -51,7 +52,7 @@ pub mod wasi;
 // The translator still names code memory by its old path: `crate::code_memory`.
 use runtime::vm::code_memory;
 
-pub use config::{BoundsChecks, Config, Regalloc, BOUNDS_CHECKS_ENV};
+pub use config::{BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECKS_ENV, PROFILER_ENV};
 pub use engine::Engine;
 pub use error::{Error, LinkError, Result};
 pub use linker::Linker;
@@ -62,6 +63,11 @@ pub use runtime::externref::ExternRef;
 pub use runtime::func::Func;
 pub use runtime::global::Global;
 pub use runtime::instance::Instance;
+pub use runtime::interrupt::InterruptHandle;
+pub use runtime::limits::{
+    GrowFailureReason, InstanceLimits, MemoryGrowFailure, MemoryGrowth, ResourceLimiter, StoreLimits,
+    StoreLimitsBuilder,
+};
 pub use runtime::memory::Memory;
 pub use runtime::native::NativeCall;
 pub use runtime::shared_memory::{SharedMemory, WaitResult};
@@ -74,3 +80,11 @@ pub use types::{
     ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType,
 };
 pub use values::{Val, ValRaw, V128};
+
+/// The checksum of a compiled-module file's bytes (all but its last 8),
+/// for tests that damage files and make the checksum match again. Not a
+/// stable API.
+#[doc(hidden)]
+pub fn __compiled_module_checksum(bytes: &[u8]) -> u64 {
+    cache::checksum(bytes)
+}

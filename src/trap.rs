@@ -34,6 +34,14 @@ pub enum TrapCode {
     /// `memory.atomic.wait32`/`wait64` on a memory that is not shared:
     /// nothing could ever notify the waiter.
     AtomicWaitNonSharedMemory,
+    /// The embedder stopped the call through an
+    /// [`InterruptHandle`](crate::InterruptHandle).
+    Interrupted,
+    /// The store's fuel ran out (see [`Config::consume_fuel`](crate::Config::consume_fuel)).
+    OutOfFuel,
+    /// The engine's epoch reached the store's deadline (see
+    /// [`Config::epoch_interruption`](crate::Config::epoch_interruption)).
+    EpochDeadline,
 }
 
 impl TrapCode {
@@ -53,10 +61,36 @@ impl TrapCode {
             TrapCode::UnlinkedFunction => "failed to call unlinked function",
             TrapCode::HeapMisaligned => "unaligned atomic",
             TrapCode::AtomicWaitNonSharedMemory => "expected shared memory",
+            // WAMR's texts for `wasm_runtime_terminate` and for its
+            // instruction-count limit, which fuel implements.
+            TrapCode::Interrupted => "terminated by user",
+            TrapCode::OutOfFuel => "instruction limit exceeded",
+            TrapCode::EpochDeadline => "epoch deadline reached",
         }
     }
 
-    const USER: [TrapCode; 8] = [
+    /// Every trap code, in a fixed order: a code's position is its number
+    /// in serialized modules.
+    pub(crate) const ALL: [TrapCode; 16] = [
+        TrapCode::StackOverflow,
+        TrapCode::MemoryOutOfBounds,
+        TrapCode::TableOutOfBounds,
+        TrapCode::UndefinedElement,
+        TrapCode::UninitializedElement,
+        TrapCode::BadSignature,
+        TrapCode::IntegerOverflow,
+        TrapCode::IntegerDivisionByZero,
+        TrapCode::BadConversionToInteger,
+        TrapCode::Unreachable,
+        TrapCode::UnlinkedFunction,
+        TrapCode::Interrupted,
+        TrapCode::OutOfFuel,
+        TrapCode::EpochDeadline,
+        TrapCode::HeapMisaligned,
+        TrapCode::AtomicWaitNonSharedMemory,
+    ];
+
+    const USER: [TrapCode; 11] = [
         TrapCode::Unreachable,
         TrapCode::TableOutOfBounds,
         TrapCode::UndefinedElement,
@@ -65,6 +99,9 @@ impl TrapCode {
         TrapCode::UnlinkedFunction,
         TrapCode::HeapMisaligned,
         TrapCode::AtomicWaitNonSharedMemory,
+        TrapCode::Interrupted,
+        TrapCode::OutOfFuel,
+        TrapCode::EpochDeadline,
     ];
 
     /// The Cranelift trap code compiled code uses for this trap.
@@ -117,6 +154,28 @@ pub struct FrameInfo {
     /// Which instance the frame belongs to (an index in its store's list of
     /// instances), where known.
     pub instance: Option<usize>,
+}
+
+impl FrameInfo {
+    /// Index of the function in its module's function index space.
+    pub fn func_index(&self) -> u32 {
+        self.func_index
+    }
+
+    /// The function's name from the module's `name` section, if it has one.
+    pub fn func_name(&self) -> Option<&str> {
+        self.func_name.as_deref()
+    }
+
+    /// Byte offset of the instruction from the start of the function body.
+    pub fn func_offset(&self) -> usize {
+        self.func_offset
+    }
+
+    /// Byte offset of the instruction from the start of the module binary.
+    pub fn module_offset(&self) -> usize {
+        self.module_offset
+    }
 }
 
 /// A trap: execution stopped, with a reason and a backtrace.
@@ -198,22 +257,7 @@ mod tests {
 
     #[test]
     fn cranelift_codes_round_trip() {
-        let all = [
-            TrapCode::StackOverflow,
-            TrapCode::MemoryOutOfBounds,
-            TrapCode::TableOutOfBounds,
-            TrapCode::UndefinedElement,
-            TrapCode::UninitializedElement,
-            TrapCode::BadSignature,
-            TrapCode::IntegerOverflow,
-            TrapCode::IntegerDivisionByZero,
-            TrapCode::BadConversionToInteger,
-            TrapCode::Unreachable,
-            TrapCode::UnlinkedFunction,
-            TrapCode::HeapMisaligned,
-            TrapCode::AtomicWaitNonSharedMemory,
-        ];
-        for code in all {
+        for code in TrapCode::ALL {
             assert_eq!(TrapCode::from_clif(code.to_clif()), Some(code));
         }
     }

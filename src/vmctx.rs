@@ -111,11 +111,22 @@ pub struct VMStoreContext {
     /// Frame pointer of the last exit trampoline (wasm → host), for
     /// backtraces of traps raised by the host.
     pub last_exit_fp: usize,
+    /// Fuel used so far minus fuel given: negative while fuel remains.
+    /// Read and written by code compiled with `Config::consume_fuel`.
+    pub fuel_consumed: i64,
+    /// The store's interruption state, null until an interrupt handle or
+    /// an epoch deadline needed it (read by the runtime and its signal
+    /// handler, not by compiled code).
+    pub interrupt: *const crate::runtime::vm::interrupt::InterruptState,
+    /// The store itself, for builtins that need more than this context
+    /// (the resource limiter of `memory.grow`).
+    pub store: *mut crate::runtime::store::StoreOpaque,
 }
 
 impl VMStoreContext {
     pub const STACK_LIMIT: i32 = 0;
     pub const LAST_EXIT_FP: i32 = 8;
+    pub const FUEL_CONSUMED: i32 = 16;
 }
 
 /// Offsets in a host function's context, which stands where a VMContext
@@ -221,6 +232,7 @@ mod tests {
         assert_eq!(offset_of!(VMTableDefinition, length) as i32, VMTableDefinition::LENGTH);
         assert_eq!(1 << VMTableDefinition::ELEMENT_SIZE_LOG2, size_of::<usize>());
         assert_eq!(offset_of!(VMStoreContext, last_exit_fp) as i32, VMStoreContext::LAST_EXIT_FP);
+        assert_eq!(offset_of!(VMStoreContext, fuel_consumed) as i32, VMStoreContext::FUEL_CONSUMED);
         assert_eq!(size_of::<VMGlobal>(), 16);
     }
 }

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 # --- tools -------------------------------------------------------------------
 missing=()
-for tool in wat2wasm:wabt valgrind:valgrind cc:gcc; do
+# perf: tests/profiling.rs records a guest with it (Debian's linux-perf).
+for tool in wat2wasm:wabt valgrind:valgrind cc:gcc perf:linux-perf; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
 # The WASI example is C built with clang for wasm32-wasi against apt's

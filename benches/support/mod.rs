@@ -35,6 +35,25 @@ pub fn small_instance(engine: &Engine, module: &Module, raw: bool) -> (Store<()>
     (store, instance)
 }
 
+/// A module of `functions` generated functions (about 1.1 KB of code
+/// each), written by `gen_large_module.py`, as compare.sh's large module
+/// (4000 functions, ~4.4 MB) or a 537 KB one like a Lua interpreter's
+/// (482 functions).
+pub fn generated_module(functions: u32) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("large-{functions}.wasm"));
+    if !path.exists() {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gen_large_module.py");
+        let status = std::process::Command::new("python3")
+            .arg(script)
+            .arg(&path)
+            .arg(functions.to_string())
+            .status()
+            .expect("run python3");
+        assert!(status.success(), "gen_large_module.py failed");
+    }
+    std::fs::read(path).expect("generated module")
+}
+
 pub fn kernel_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/kernels")
 }
@@ -55,22 +74,34 @@ pub fn kernels() -> Vec<(String, u32)> {
 /// each call of the returned closure times one `run(bench_n)` in
 /// nanoseconds and checks the checksum against the warm-up's.
 pub fn kernel_runner(engine: &Engine, name: &str, bench_n: u32) -> impl FnMut() -> f64 {
+    kernel_runner_with(engine, name, bench_n, |_| {})
+}
+
+/// As [`kernel_runner`], with `prepare` run on the store before every
+/// call (to give it fuel, say) and outside the timing.
+pub fn kernel_runner_with(
+    engine: &Engine,
+    name: &str,
+    bench_n: u32,
+    mut prepare: impl FnMut(&mut Store<()>) + 'static,
+) -> impl FnMut() -> f64 {
     let bytes = std::fs::read(kernel_dir().join(format!("{name}.wasm"))).expect("kernel .wasm");
     let module = Module::new(engine, &bytes).expect("compile kernel");
     let mut store = Store::new(engine, ());
     let instance = Instance::new(&mut store, &module, &[]).expect("instantiate kernel");
     let run: Func = instance.get_func(&store, "run").expect("run");
-    let mut call = move || {
+    let mut call = move |timed: bool| {
+        prepare(&mut store);
         let mut result = [Val::I64(0)];
+        let start = Instant::now();
         run.call(&mut store, &[Val::I32(bench_n as i32)], &mut result).expect("run");
-        result[0].i64().unwrap()
+        let ns = start.elapsed().as_secs_f64() * 1e9;
+        (result[0].i64().unwrap(), if timed { ns } else { 0.0 })
     };
-    let first = call();
+    let (first, _) = call(false);
     let name = name.to_string();
     move || {
-        let start = Instant::now();
-        let checksum = call();
-        let ns = start.elapsed().as_secs_f64() * 1e9;
+        let (checksum, ns) = call(true);
         assert_eq!(checksum, first, "{name}: checksum changed between runs");
         ns
     }

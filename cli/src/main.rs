@@ -12,6 +12,10 @@
 //! module that fails to load or instantiate prints why and exits 255
 //! (WAMR's -1). wasi-threads programs take the core API's path for now
 //! (`threaded.rs`).
+//!
+//! `iwasm compile IN -o OUT` writes IN's compiled code (`Module::serialize`);
+//! `wasm_runtime_load` takes such a file as WAMR's takes an AOT file, so
+//! `iwasm OUT` runs it without compiling.
 
 mod native_lib;
 mod options;
@@ -29,7 +33,7 @@ use capi::export::runtime::*;
 use capi::export::types::*;
 use capi::export::wasi::wasm_runtime_get_wasi_exit_code;
 use capi::export::{c_flush, c_print};
-use cranewasm::Config;
+use cranewasm::{Config, Engine, Module};
 
 use options::{Action, Options};
 
@@ -66,6 +70,28 @@ fn main() -> ExitCode {
             // What the library printed through C's stdio goes out first.
             c_flush();
             ExitCode::from(code)
+        }
+        Action::Compile { input, output } => compile(&input, &output),
+    }
+}
+
+/// `iwasm compile`: the engine is the one the runtime runs modules with,
+/// so the file loads there.
+fn compile(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
+    let result = std::fs::read(input)
+        .map_err(|e| format!("open file {} failed: {e}", input.display()))
+        .and_then(|bytes| {
+            let engine = Engine::new(&Config::new()).map_err(|e| format!("Init runtime environment failed: {e}"))?;
+            Module::new(&engine, bytes).map_err(|e| format!("WASM module load failed: {e}"))
+        })
+        .and_then(|module| {
+            std::fs::write(output, module.serialize()).map_err(|e| format!("write {} failed: {e}", output.display()))
+        });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("iwasm: {message}");
+            ExitCode::from(LOAD_FAILED)
         }
     }
 }

@@ -33,16 +33,24 @@ pub struct Options {
     pub native_libs: Vec<String>,
     /// `--module-path=DIR`: where modules imported from are read.
     pub module_path: Option<PathBuf>,
+    /// `--timeout=MS`: stop the program after this many milliseconds.
+    pub timeout_ms: Option<u64>,
     /// Warnings about options accepted but without effect here.
     pub notes: Vec<String>,
 }
 
-/// What the command line asks for instead of running a module.
+/// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Action {
     Run,
     Help,
     Version,
+    /// `iwasm compile IN -o OUT`: write IN's compiled code to OUT, which
+    /// `iwasm OUT` then runs without compiling.
+    Compile {
+        input: PathBuf,
+        output: PathBuf,
+    },
 }
 
 /// Options WAMR tunes its own interpreter or JITs with: accepted, with a
@@ -59,10 +67,13 @@ const TUNING: &[&str] = &[
 const TUNING_VALUE: &[&str] =
     &["--jit-codecache-size=", "--llvm-jit-size-level=", "--llvm-jit-opt-level=", "--gc-heap-size=", "--enable-segue="];
 /// WAMR features this runtime does not have: refused with a message.
-const UNSUPPORTED: &[&str] = &["--repl", "--timeout=", "-g=", "--gen-prof-file=", "--addr-pool=", "--allow-resolve="];
+const UNSUPPORTED: &[&str] = &["--repl", "-g=", "--gen-prof-file=", "--addr-pool=", "--allow-resolve="];
 
 /// Parses `argv` (without the program name).
 pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
+    if argv.first().map(String::as_str) == Some("compile") {
+        return parse_compile(&argv[1..]).map(|a| (a, Options::default()));
+    }
     let mut o = Options::default();
     let mut i = 0;
     while i < argv.len() && argv[i].starts_with('-') {
@@ -106,6 +117,8 @@ pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
                     o.stack_size = Some(size(arg, v)?);
                 } else if let Some(v) = arg.strip_prefix("--max-threads=") {
                     o.max_threads = Some(v.parse().map_err(|_| format!("{arg}: not a number of threads"))?);
+                } else if let Some(v) = arg.strip_prefix("--timeout=") {
+                    o.timeout_ms = Some(v.parse().map_err(|_| format!("{arg}: not a number of milliseconds"))?);
                 } else if let Some(v) = arg.strip_prefix("--heap-size=") {
                     o.heap_size = u32::try_from(size(arg, v)?).map_err(|_| format!("{arg}: too large"))?;
                 } else if let Some(v) = arg.strip_prefix("--native-lib=") {
@@ -132,6 +145,28 @@ pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
         return Err("empty function name".into());
     }
     Ok((Action::Run, o))
+}
+
+/// `compile IN -o OUT` (or `--output=OUT`, before or after IN).
+fn parse_compile(argv: &[String]) -> Result<Action, String> {
+    let (mut input, mut output) = (None, None);
+    let mut args = argv.iter();
+    while let Some(arg) = args.next() {
+        if arg == "-o" || arg == "--output" {
+            output = Some(args.next().ok_or_else(|| format!("{arg} needs a file name"))?.clone());
+        } else if let Some(v) = arg.strip_prefix("--output=") {
+            output = Some(v.to_string());
+        } else if arg.starts_with('-') {
+            return Err(format!("unknown option {arg} for compile"));
+        } else if input.replace(arg.clone()).is_some() {
+            return Err("compile takes one module file".into());
+        }
+    }
+    match (input, output) {
+        (Some(i), Some(o)) => Ok(Action::Compile { input: i.into(), output: o.into() }),
+        (None, _) => Err("compile needs a module file".into()),
+        (_, None) => Err("compile needs -o OUTPUT".into()),
+    }
 }
 
 fn add_env(o: &mut Options, kv: &str) -> Result<(), String> {
@@ -165,11 +200,13 @@ fn size(arg: &str, v: &str) -> Result<usize, String> {
 /// The `--help` text.
 pub const HELP: &str = "\
 Usage: iwasm [-options] wasm_file [args...]
+       iwasm compile wasm_file -o compiled_file
 options:
   -f|--function name       Specify a function name of the module to run rather
                            than main (_start); its arguments follow wasm_file
   --invoke name            The same as -f
   --stack-size=n           Set maximum native stack size wasm may use, in bytes
+  --timeout=ms             Stop the program after ms milliseconds
   --max-threads=n          Set the most threads a wasi-threads program may run
                            at once, besides its main thread (default 128)
   --heap-size=n            Set the host-managed heap size (module_malloc and the
@@ -189,7 +226,10 @@ options:
                            (<path>/<module>.wasm)
   --version                Show version information
   -h|--help                Show this help
-wasm_file may be a binary module or WebAssembly text (.wat).
+wasm_file may be a binary module, WebAssembly text (.wat), or a file that
+`iwasm compile` wrote, which runs without compiling (it holds machine code:
+run only such files you made or trust). A trap prints the WebAssembly call
+stack on stderr, innermost first: module offset and function name.
 WAMR's running-mode and JIT tuning options (--interp, --llvm-jit, ...) are
 accepted and ignored: cranewasm always compiles with Cranelift.
 ";
@@ -243,6 +283,20 @@ mod tests {
         assert!(parse(&args(&["-f"])).is_err());
         assert!(parse(&args(&[])).is_err());
         assert_eq!(parse(&args(&["--version", "x"])).unwrap().0, Action::Version);
+    }
+
+    #[test]
+    fn compile_and_timeout() {
+        let (a, _) = parse(&args(&["compile", "in.wasm", "-o", "out.cwasm"])).unwrap();
+        assert_eq!(a, Action::Compile { input: "in.wasm".into(), output: "out.cwasm".into() });
+        let (a, _) = parse(&args(&["compile", "--output=o", "i"])).unwrap();
+        assert_eq!(a, Action::Compile { input: "i".into(), output: "o".into() });
+        assert!(parse(&args(&["compile", "in.wasm"])).unwrap_err().contains("-o"));
+        assert!(parse(&args(&["compile", "-o", "x"])).unwrap_err().contains("module file"));
+        assert!(parse(&args(&["compile", "a", "b", "-o", "x"])).is_err());
+        let (_, o) = parse(&args(&["--timeout=250", "m.wasm"])).unwrap();
+        assert_eq!(o.timeout_ms, Some(250));
+        assert!(parse(&args(&["--timeout=soon", "m.wasm"])).is_err());
     }
 
     #[test]

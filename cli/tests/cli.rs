@@ -231,3 +231,75 @@ fn module_path_finds_sub_modules() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), "Exception: failed to call unlinked import function (mylib, seven)\n");
 }
+
+#[test]
+fn a_trap_prints_the_named_call_stack_on_stderr() {
+    let m = file(
+        "stack.wat",
+        r#"(module
+            (func $inner (unreachable))
+            (func $outer (call $inner))
+            (func (export "_start") (call $outer)))"#,
+    );
+    let o = iwasm(&[m.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    // stdout is WAMR's, unchanged.
+    assert_eq!(stdout(&o), "Exception: unreachable\n");
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!((lines[0], lines[4]), ("", ""));
+    assert!(lines[1].starts_with("#00: 0x") && lines[1].ends_with(" - inner"), "{lines:?}");
+    assert!(lines[2].starts_with("#01: 0x") && lines[2].ends_with(" - outer"), "{lines:?}");
+    // The export has no name in the name section: WAMR prints its index.
+    assert!(lines[3].starts_with("#02: 0x") && lines[3].ends_with(" - $f2"), "{lines:?}");
+}
+
+#[test]
+fn compile_writes_a_file_that_runs_without_compiling() {
+    let m = file(
+        "compiled.wat",
+        &format!(
+            r#"(module {WASI}
+            (data (i32.const 100) "compiled\n")
+            (func (export "_start") (call $out (i32.const 100) (i32.const 9)))
+            (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1))))"#
+        ),
+    );
+    let out = m.with_extension("cwasm");
+    let o = iwasm(&["compile", m.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(bytes.starts_with(b"\0cwasm\r\n"));
+    let out = out.to_str().unwrap();
+    let o = iwasm(&[out]);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), "compiled\n"), "{}", stderr(&o));
+    let o = iwasm(&["-f", "add", out, "40", "2"]);
+    assert_eq!(stdout(&o), "0x2a:i32\n");
+
+    // A damaged file is refused with the reason, not run.
+    let mut damaged = bytes.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 1;
+    let bad = file("damaged.cwasm", "");
+    std::fs::write(&bad, damaged).unwrap();
+    let o = iwasm(&[bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(255));
+    assert!(stdout(&o).starts_with("WASM module load failed: "), "{}", stdout(&o));
+    assert!(stdout(&o).contains("checksum"), "{}", stdout(&o));
+
+    let o = iwasm(&["compile", "/no/such.wasm", "-o", out]);
+    assert_eq!(o.status.code(), Some(255));
+    assert!(stderr(&o).contains("/no/such.wasm"), "{}", stderr(&o));
+}
+
+#[test]
+fn timeout_terminates_the_program_as_wamr_does() {
+    let m = file("forever.wat", r#"(module (func (export "_start") (loop br 0)))"#);
+    let start = std::time::Instant::now();
+    let o = iwasm(&["--timeout=200", m.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "Exception: terminated by user\n");
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    assert!(start.elapsed() >= std::time::Duration::from_millis(200));
+}

@@ -33,13 +33,33 @@ use crate::module::info::ModuleInfo;
 use crate::module::parse::FunctionBodyData;
 use crate::trap::TrapCode;
 use crate::types::FuncType;
-use func_env::{FuncEnv, ModuleEnv};
+use func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE, SIGNATURE_NAMESPACE};
 
 /// Where a relocation points.
 #[derive(Copy, Clone, Debug)]
 enum RelocTarget {
     Func(FuncIndex),
+    Process(ProcessAddress),
+}
+
+/// An address that differs from process to process, which compiled code
+/// holds as a 64-bit constant.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ProcessAddress {
+    /// A floating-point helper (see [`LIBCALLS`]).
     LibCall(LibCall),
+    /// The id of a signature of the module (`FuncType::sig_id`).
+    Signature(TypeIndex),
+}
+
+/// A place in a module's code image holding a [`ProcessAddress`]: filled
+/// in when the module is linked, and again when it is loaded from the
+/// compiled-code cache.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ImageReloc {
+    /// Offset of the 8 bytes in the image.
+    pub offset: u32,
+    pub target: ProcessAddress,
 }
 
 /// Machine code of one function, before linking.
@@ -77,6 +97,8 @@ pub struct CompiledModule {
     pub traps: Vec<(u32, TrapCode)>,
     /// Source locations, sorted by code offset.
     pub srclocs: Vec<(u32, u32)>,
+    /// The addresses of this process in the image.
+    pub relocs: Vec<ImageReloc>,
 }
 
 /// Compiles one Cranelift function and collects what linking needs.
@@ -90,10 +112,16 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context) -> Result<Compil
     let mut relocs = Vec::new();
     for r in buffer.relocs() {
         let target = match &r.target {
-            FinalizedRelocTarget::ExternalName(ExternalName::User(name)) => {
-                RelocTarget::Func(FuncIndex::from_u32(names[*name].index))
+            FinalizedRelocTarget::ExternalName(ExternalName::User(name)) => match names[*name].namespace {
+                FUNC_NAMESPACE => RelocTarget::Func(FuncIndex::from_u32(names[*name].index)),
+                SIGNATURE_NAMESPACE => {
+                    RelocTarget::Process(ProcessAddress::Signature(TypeIndex::from_u32(names[*name].index)))
+                }
+                other => return Err(Error::unsupported(format_args!("external name namespace {other}"), None)),
+            },
+            FinalizedRelocTarget::ExternalName(ExternalName::LibCall(l)) => {
+                RelocTarget::Process(ProcessAddress::LibCall(*l))
             }
-            FinalizedRelocTarget::ExternalName(ExternalName::LibCall(l)) => RelocTarget::LibCall(*l),
             other => return Err(Error::unsupported(format_args!("relocation target {other:?}"), None)),
         };
         relocs.push((r.offset, r.kind, target, r.addend));
@@ -185,6 +213,7 @@ pub fn compile_module(
 /// relocations.
 fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) -> Result<CompiledModule> {
     let mut image = Vec::new();
+    let mut relocs = Vec::new();
     let mut locs = PrimaryMap::<DefinedFuncIndex, FunctionLoc>::new();
     let mut traps = Vec::new();
     let mut srclocs = Vec::new();
@@ -215,7 +244,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
                 align(&mut image, t.alignment);
                 let o = image.len() as u32;
                 image.extend_from_slice(&t.body);
-                apply_relocs(&mut image, o, &t.relocs, env.info, &locs)?;
+                resolve_relocs(&mut image, o, &t.relocs, env.info, &locs, &mut relocs)?;
                 by_type.insert(ty, o);
                 o
             }
@@ -224,18 +253,22 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
     }
 
     for (f, loc) in funcs.iter().zip(locs.values()) {
-        apply_relocs(&mut image, loc.start, &f.relocs, env.info, &locs)?;
+        resolve_relocs(&mut image, loc.start, &f.relocs, env.info, &locs, &mut relocs)?;
     }
+    patch_image(&mut image, &relocs, env.info)?;
     let code = CodeMemory::new(&image)?;
-    Ok(CompiledModule { code, funcs: locs, entry_trampolines, traps, srclocs })
+    Ok(CompiledModule { code, funcs: locs, entry_trampolines, traps, srclocs, relocs })
 }
 
-fn apply_relocs(
+/// Patches the calls between the module's functions of the function at
+/// `func_start`, and adds its other relocations to `out`.
+fn resolve_relocs(
     image: &mut [u8],
     func_start: u32,
     relocs: &[(u32, Reloc, RelocTarget, i64)],
     info: &ModuleInfo,
     locs: &PrimaryMap<DefinedFuncIndex, FunctionLoc>,
+    out: &mut Vec<ImageReloc>,
 ) -> Result<()> {
     for &(offset, kind, target, addend) in relocs {
         let at = (func_start + offset) as usize;
@@ -251,15 +284,50 @@ fn apply_relocs(
                 let delta = i32::try_from(delta).map_err(|_| Error::unsupported("code image too large", None))?;
                 image[at..at + 4].copy_from_slice(&delta.to_le_bytes());
             }
-            (Reloc::Abs8, RelocTarget::LibCall(l)) => {
-                let addr = libcall_address(l)? as i64 + addend;
-                image[at..at + 8].copy_from_slice(&addr.to_le_bytes());
+            (Reloc::Abs8, RelocTarget::Process(target)) if addend == 0 => {
+                out.push(ImageReloc { offset: at as u32, target });
             }
             (kind, target) => return Err(Error::unsupported(format_args!("relocation {kind:?} to {target:?}"), None)),
         }
     }
     Ok(())
 }
+
+/// Writes this process's addresses into `image` where `relocs` say. Fails
+/// on a relocation outside the image or naming something the module does
+/// not have.
+pub fn patch_image(image: &mut [u8], relocs: &[ImageReloc], info: &ModuleInfo) -> Result<()> {
+    for r in relocs {
+        let addr = match r.target {
+            ProcessAddress::LibCall(l) => libcall_address(l)?,
+            ProcessAddress::Signature(t) => match info.types.get(t) {
+                Some(ty) => ty.sig_id(),
+                None => return Err(Error::unsupported(format_args!("relocation to signature {t:?}"), None)),
+            },
+        };
+        let at = r.offset as usize;
+        let slot = at.checked_add(8).and_then(|end| image.get_mut(at..end));
+        let slot =
+            slot.ok_or_else(|| Error::unsupported(format_args!("relocation at {at:#x} outside the code"), None))?;
+        slot.copy_from_slice(&(addr as u64).to_le_bytes());
+    }
+    Ok(())
+}
+
+/// The floating-point helpers compiled code may call, in a fixed order: a
+/// helper's position is its number in serialized modules.
+pub const LIBCALLS: [LibCall; 10] = [
+    LibCall::CeilF32,
+    LibCall::CeilF64,
+    LibCall::FloorF32,
+    LibCall::FloorF64,
+    LibCall::TruncF32,
+    LibCall::TruncF64,
+    LibCall::NearestF32,
+    LibCall::NearestF64,
+    LibCall::FmaF32,
+    LibCall::FmaF64,
+];
 
 /// Floating-point helpers Cranelift calls on hosts without the matching
 /// instructions (SSE4.1 rounding, FMA).

@@ -21,13 +21,7 @@ fn compile(wat: &str, extra: WasmFeatures) -> Result<(), Error> {
     let bytes = wat::parse_str(wat).expect("test module parses");
     let parsed = parse::parse(&bytes, engine.config().wasm_features() | extra)?;
     let offsets = VMOffsets::new(&parsed.info);
-    let env = ModuleEnv {
-        info: &parsed.info,
-        offsets: &offsets,
-        bounds_checks: engine.config().bounds_checks,
-        host_call_conv: engine.isa().default_call_conv(),
-        frontend_config: engine.isa().frontend_config(),
-    };
+    let env = ModuleEnv::new(&engine, &parsed.info, &offsets);
     compile_module(engine.isa(), &env, parsed.bodies, false).map(|_| ())
 }
 

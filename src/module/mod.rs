@@ -5,11 +5,15 @@ pub mod parse;
 
 use std::sync::Arc;
 
+use std::ops::Range;
+
+use crate::cache::MappedFile;
 use crate::compile::func_env::ModuleEnv;
 use crate::compile::{compile_module, CompiledModule};
+use crate::config::Profiler;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::runtime::vm::code_registry;
+use crate::runtime::vm::{code_registry, profiling};
 use crate::types::{ExportType, ImportType};
 use crate::vmctx::VMOffsets;
 use info::ModuleInfo;
@@ -25,9 +29,26 @@ struct ModuleInner {
     engine: Engine,
     code: Arc<ModuleCode>,
     offsets: VMOffsets,
-    /// The module's binary: data segments point into it, and it is what
-    /// [`Module::serialize`] writes.
-    wasm: Box<[u8]>,
+    /// The module's binary: data segments point into it, and
+    /// [`Module::serialize`] writes it.
+    wasm: WasmBytes,
+}
+
+/// Where a module's binary is kept: in the heap, or in the compiled-code
+/// file it was loaded from.
+pub(crate) enum WasmBytes {
+    Owned(Box<[u8]>),
+    Mapped(Arc<MappedFile>, Range<usize>),
+}
+
+impl std::ops::Deref for WasmBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            WasmBytes::Owned(b) => b,
+            WasmBytes::Mapped(file, range) => &file.bytes()[range.clone()],
+        }
+    }
 }
 
 /// What compiled code and its metadata the runtime looks up by address.
@@ -43,9 +64,6 @@ impl Drop for ModuleInner {
         code_registry::unregister(&self.code);
     }
 }
-
-/// Header of [`Module::serialize`]'s output.
-const SERIALIZED_MAGIC: &[u8; 12] = b"cranewasm\0v1";
 
 /// Text (when the `wat` feature is on) or binary to binary.
 fn to_binary(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
@@ -68,19 +86,43 @@ impl Module {
         let wasm = to_binary(bytes.as_ref())?.into_owned().into_boxed_slice();
         let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
         let info = parsed.info;
-        let offsets = VMOffsets::new(&info);
         let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
-        let env = ModuleEnv {
-            info: &info,
-            offsets: &offsets,
-            bounds_checks: engine.config().bounds_checks,
-            host_call_conv: engine.isa().default_call_conv(),
-            frontend_config: engine.isa().frontend_config(),
-        };
+        let offsets = VMOffsets::new(&info);
+        let env = ModuleEnv::new(engine, &info, &offsets);
         let compiled = compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?;
+        Ok(Module::assemble(engine, WasmBytes::Owned(wasm), info, body_offsets, compiled))
+    }
+
+    /// A module whose code was compiled earlier: parses (and validates)
+    /// the binary again for its declarations, then `code` makes the
+    /// compiled code for them.
+    pub(crate) fn from_compiled(
+        engine: &Engine,
+        wasm: WasmBytes,
+        code: impl FnOnce(&ModuleInfo) -> Result<CompiledModule>,
+    ) -> Result<Module> {
+        let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
+        let info = parsed.info;
+        let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
+        let compiled = code(&info)?;
+        Ok(Module::assemble(engine, wasm, info, body_offsets, compiled))
+    }
+
+    fn assemble(
+        engine: &Engine,
+        wasm: WasmBytes,
+        info: ModuleInfo,
+        body_offsets: Vec<u32>,
+        compiled: CompiledModule,
+    ) -> Module {
+        let offsets = VMOffsets::new(&info);
         let code = Arc::new(ModuleCode { info, compiled, body_offsets });
         code_registry::register(code.clone());
-        Ok(Module { inner: Arc::new(ModuleInner { engine: engine.clone(), code, offsets, wasm }) })
+        let profiler = engine.config().profiler;
+        if profiler != Profiler::None {
+            profiling::register(profiler, code.compiled.code.bytes(), &profiling::module_symbols(&code));
+        }
+        Module { inner: Arc::new(ModuleInner { engine: engine.clone(), code, offsets, wasm }) }
     }
 
     /// Checks that `bytes` are a valid module, without compiling it.
@@ -96,21 +138,44 @@ impl Module {
         Ok(())
     }
 
-    /// A portable serialized form of the module, for [`Module::deserialize`].
+    /// The module's compiled code and metadata, as a file that
+    /// [`Module::deserialize`] or [`Module::deserialize_file`] loads
+    /// without compiling, in an engine with the same settings on a
+    /// compatible host (the file records the runtime version, target, CPU
+    /// features and code-generation settings, and a checksum).
     pub fn serialize(&self) -> Vec<u8> {
-        let mut out = SERIALIZED_MAGIC.to_vec();
-        out.extend_from_slice(&self.inner.wasm);
-        out
+        crate::cache::serialize(self)
     }
 
-    /// Restores a module written by [`Module::serialize`]. The code is
-    /// compiled again for this engine, so the form is portable across
-    /// hosts and runtime versions with the same format.
-    pub fn deserialize(engine: &Engine, bytes: &[u8]) -> Result<Module> {
-        match bytes.strip_prefix(SERIALIZED_MAGIC.as_slice()) {
-            Some(wasm) if wasm.starts_with(b"\0asm") => Module::new(engine, wasm),
-            _ => Err(Error::Invalid { message: "not a serialized cranewasm module".into(), offset: 0 }),
-        }
+    /// Loads a module from [`Module::serialize`]'s output, without
+    /// compiling. A file made by another runtime version or format, for
+    /// another target, CPU or engine setting, or damaged or truncated, is
+    /// refused with [`Error::Invalid`] saying why.
+    ///
+    /// # Safety
+    /// This runs the machine code in `bytes`. The checks catch accidents,
+    /// not forgeries: pass only bytes that [`Module::serialize`] made and
+    /// nobody could change since, as with wasmtime's `Module::deserialize`.
+    pub unsafe fn deserialize(engine: &Engine, bytes: &[u8]) -> Result<Module> {
+        crate::cache::deserialize(engine, bytes)
+    }
+
+    /// As [`Module::deserialize`], from a file (`iwasm compile`'s output,
+    /// say), which is mapped rather than read: code that needs no
+    /// relocation is shared with the page cache and other processes.
+    ///
+    /// # Safety
+    /// As for [`Module::deserialize`]; and the file must not be changed or
+    /// truncated while the module (or an instance of it) lives.
+    pub unsafe fn deserialize_file(engine: &Engine, path: impl AsRef<std::path::Path>) -> Result<Module> {
+        crate::cache::deserialize_file(engine, path.as_ref())
+    }
+
+    /// Whether `bytes` start like [`Module::serialize`]'s output (rather
+    /// than a WebAssembly binary or text), to choose between
+    /// [`Module::deserialize`] and [`Module::new`].
+    pub fn is_serialized(bytes: &[u8]) -> bool {
+        crate::cache::is_serialized(bytes)
     }
 
     /// The module's imports, in order.

@@ -5,6 +5,7 @@
 use super::extern_::Extern;
 use super::func::Func;
 use super::global::Global;
+use super::limits::InstanceLimits;
 use super::memory::Memory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreId, StoreOpaque};
 use super::table::Table;
@@ -33,30 +34,29 @@ impl Instance {
     /// another engine, and [`Error::Trap`] when a segment does not fit or
     /// the start function traps. Segments applied before such a trap stay
     /// applied.
-    pub fn new(mut store: impl AsContextMut, module: &Module, imports: &[Extern]) -> Result<Instance> {
+    ///
+    /// With a [`ResourceLimiter`](crate::ResourceLimiter) on the store, an
+    /// instance, memory or table past its limits fails with
+    /// [`Error::Resource`], and nothing of the instance stays in the store.
+    pub fn new(store: impl AsContextMut, module: &Module, imports: &[Extern]) -> Result<Instance> {
+        Instance::new_with_limits(store, module, imports, &InstanceLimits::default())
+    }
+
+    /// As [`Instance::new`], with limits for this instance alone (WAMR's
+    /// `InstantiationArgs`).
+    pub fn new_with_limits(
+        mut store: impl AsContextMut,
+        module: &Module,
+        imports: &[Extern],
+        limits: &InstanceLimits,
+    ) -> Result<Instance> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         check_imports(store, module, imports)?;
-        vm_instance::instantiate(store, module, imports, None)
-    }
-
-    /// [`Instance::new`], with the maximum of each memory the module
-    /// defines lowered to `max_memory_pages` where that is below it (but
-    /// never below the memory's minimum; a memory without a maximum counts
-    /// as 65536 pages): WAMR's `InstantiationArgs.max_memory_pages`, which
-    /// the C API honours.
-    pub fn new_with_max_memory_pages(
-        store: impl AsContextMut,
-        module: &Module,
-        imports: &[Extern],
-        max_memory_pages: Option<u32>,
-    ) -> Result<Instance> {
-        let Some(cap) = max_memory_pages else { return Instance::new(store, module, imports) };
-        Instance::new_with_memory_types(store, module, imports, |_, mut ty| {
-            let max = ty.limits.max.unwrap_or(1 << 16).max(ty.limits.min);
-            ty.limits.max = Some(cap.clamp(ty.limits.min, max));
-            ty
-        })
+        match limits.max_memory_pages.filter(|p| *p != 0) {
+            None => vm_instance::instantiate(store, module, imports, None),
+            Some(_) => vm_instance::instantiate(store, module, imports, Some(&|_, ty| limits.memory_type(ty))),
+        }
     }
 
     /// As [`Instance::new`], creating each memory the module defines with

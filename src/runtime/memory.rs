@@ -2,6 +2,7 @@
 //! it. The storage is a [`VMMemory`](super::vm::memory::VMMemory).
 
 use super::store::{AsContext, AsContextMut, StoreContext, StoreContextMut};
+use super::vm::limits::GrowSite;
 use super::vm::memory::VMMemory;
 use super::vm::stored::Stored;
 use crate::error::{Error, Result};
@@ -16,7 +17,7 @@ impl Memory {
     pub fn new(mut store: impl AsContextMut, ty: MemoryType) -> Result<Memory> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        let memory = VMMemory::new(ty, store.engine())?;
+        let memory = store.create_memory(ty, 0)?;
         Ok(Memory(Stored::push(store, memory)))
     }
 
@@ -43,9 +44,18 @@ impl Memory {
     }
 
     /// Grows by `delta` pages and returns the old size; an
-    /// [`Error::MemoryGrow`] past the maximum or when the host refuses.
+    /// [`Error::MemoryGrow`] past the maximum, when the store's
+    /// [`ResourceLimiter`](crate::ResourceLimiter) refuses, or when the
+    /// host has no memory for it.
     pub fn grow(&self, mut store: impl AsContextMut, delta: u32) -> Result<u32> {
-        self.0.get_mut(store.as_context_mut().opaque()).grow(delta).ok_or(Error::MemoryGrow { delta })
+        let mut cx = store.as_context_mut();
+        let store = cx.opaque();
+        let memory = self.0.get_mut(store);
+        let site = GrowSite { instance: memory.owner, memory_index: None };
+        let memory: *mut VMMemory = memory;
+        // SAFETY: the memory belongs to `store` (checked by `get_mut`) and
+        // no reference to it is kept across the call.
+        unsafe { store.grow_memory(memory, delta, site) }.ok_or(Error::MemoryGrow { delta })
     }
 
     /// The memory's bytes. For a shared memory, other threads may change

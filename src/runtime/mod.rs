@@ -14,6 +14,8 @@ pub mod externref;
 pub mod func;
 pub mod global;
 pub mod instance;
+pub mod interrupt;
+pub mod limits;
 pub mod memory;
 pub mod native;
 pub mod shared_memory;

@@ -19,6 +19,8 @@ use super::store_claim::StoreClaim;
 use super::vm::externref::VMExternData;
 use super::vm::func::VMHostFunc;
 use super::vm::instance::VMInstance;
+use super::vm::interrupt::InterruptState;
+use super::vm::limits::Limits;
 use super::vm::memory::VMMemory;
 use super::vm::table::VMTable;
 use crate::engine::Engine;
@@ -63,6 +65,11 @@ pub struct StoreOpaque {
     /// Which thread uses the store, for clients that cannot show it with
     /// `&mut` (see [`StoreClaim`]).
     pub(crate) claim: Arc<StoreClaim>,
+    /// Interruption state, made with the first interrupt handle; `vm`
+    /// points at it.
+    pub(crate) interrupt: Option<Arc<InterruptState>>,
+    /// What the store holds, and its resource limiter.
+    pub(crate) limits: Limits,
 }
 
 // SAFETY: the raw pointers inside a store's objects (VMContexts, memory and
@@ -93,7 +100,7 @@ impl StoreOpaque {
 
     /// Number of instances alive in this store.
     pub fn instance_count(&self) -> usize {
-        self.instances.iter().filter(|i| i.is_some()).count()
+        self.limits.instance_count()
     }
 
     /// The store's claim (see [`StoreClaim`]).
@@ -126,7 +133,13 @@ impl<T> Store<T> {
         let opaque = StoreOpaque {
             id: StoreId::next(),
             engine: engine.clone(),
-            vm: Box::new(VMStoreContext { stack_limit: usize::MAX, last_exit_fp: 0 }),
+            vm: Box::new(VMStoreContext {
+                stack_limit: usize::MAX,
+                last_exit_fp: 0,
+                fuel_consumed: 0,
+                interrupt: std::ptr::null(),
+                store: std::ptr::null_mut(),
+            }),
             instances: Vec::new(),
             deferred_frees: Vec::new(),
             free_slots: Vec::new(),
@@ -138,8 +151,13 @@ impl<T> Store<T> {
             active_calls: 0,
             max_wasm_stack: engine.config().max_wasm_stack,
             claim: Arc::default(),
+            interrupt: None,
+            limits: Limits::default(),
         };
-        Store { inner: Box::new(StoreInner { opaque, data }) }
+        let mut inner = Box::new(StoreInner { opaque, data });
+        // The box gives the store the address builtins reach it at.
+        inner.opaque.vm.store = &mut inner.opaque;
+        Store { inner }
     }
 
     /// The engine the store was created with.
@@ -171,6 +189,11 @@ impl<T> Store<T> {
         self.inner.opaque.claim()
     }
 
+    /// The part of the store that does not depend on `T`.
+    pub(crate) fn opaque_mut(&mut self) -> &mut StoreOpaque {
+        &mut self.inner.opaque
+    }
+
     /// Consumes the store (freeing everything in it) and returns the embedder data.
     pub fn into_data(self) -> T {
         self.inner.data
@@ -182,6 +205,24 @@ impl<T> std::fmt::Debug for Store<T> {
         f.debug_struct("Store").field("id", &self.inner.opaque.id).finish_non_exhaustive()
     }
 }
+
+/// Gives [`Store`] and [`StoreContextMut`] methods that forward to the
+/// [`StoreOpaque`] method of the same name, so each is written once.
+macro_rules! forward_to_opaque {
+    ($( $(#[$doc:meta])* fn $name:ident(&mut self $(, $arg:ident: $ty:ty)*) $(-> $ret:ty)?; )*) => {
+        impl<T> $crate::runtime::store::Store<T> {
+            $( $(#[$doc])* pub fn $name(&mut self $(, $arg: $ty)*) $(-> $ret)? {
+                self.opaque_mut().$name($($arg),*)
+            } )*
+        }
+        impl<T> $crate::runtime::store::StoreContextMut<'_, T> {
+            $( $(#[$doc])* pub fn $name(&mut self $(, $arg: $ty)*) $(-> $ret)? {
+                self.opaque().$name($($arg),*)
+            } )*
+        }
+    };
+}
+pub(crate) use forward_to_opaque;
 
 /// Shared access to a store.
 pub struct StoreContext<'a, T>(pub(crate) &'a StoreInner<T>);

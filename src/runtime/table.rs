@@ -22,7 +22,7 @@ impl Table {
             return Err(Error::Usage(format!("table of {} initialised with {}", ty.element, init.ty())));
         }
         let init = init.to_raw(store)?.get_ref();
-        let table = VMTable::new(ty, init)?;
+        let table = store.create_table(ty, init)?;
         Ok(Table(Stored::push(store, table)))
     }
 
@@ -69,7 +69,12 @@ impl Table {
     /// [`Error::TableGrow`] past the maximum.
     pub fn grow(&self, mut store: impl AsContextMut, delta: u32, init: Val) -> Result<u32> {
         let raw = self.raw_value(&mut store, init, "grown with")?;
-        self.0.get_mut(store.as_context_mut().opaque()).grow(delta, raw).ok_or(Error::TableGrow { delta })
+        let mut cx = store.as_context_mut();
+        let store = cx.opaque();
+        let table: *mut VMTable = self.0.get_mut(store);
+        // SAFETY: the table belongs to `store` (checked by `get_mut`) and no
+        // reference to it is kept across the call.
+        unsafe { store.grow_table(table, delta, raw) }.ok_or(Error::TableGrow { delta })
     }
 
     /// `value` as a raw element of this table, or an error when its type is

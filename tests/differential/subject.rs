@@ -88,6 +88,9 @@ pub fn trap_kind(trap: &Trap) -> TrapKind {
             TrapCode::HeapMisaligned | TrapCode::AtomicWaitNonSharedMemory => {
                 panic!("a threads trap from a module generated without threads: {trap}")
             }
+            TrapCode::Interrupted | TrapCode::OutOfFuel | TrapCode::EpochDeadline => {
+                panic!("nothing interrupts, counts fuel or sets deadlines here, yet: {trap}")
+            }
         },
     }
 }

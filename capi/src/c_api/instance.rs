@@ -23,7 +23,7 @@ use std::ptr;
 use std::rc::Rc;
 use std::time::Duration;
 
-use cranewasm::Instance;
+use cranewasm::{Instance, InstanceLimits};
 
 use crate::c_api::config::InstantiationArgs;
 use crate::c_api::extern_::{self, ExternObj};
@@ -185,7 +185,7 @@ unsafe fn instantiate(
     };
     // SAFETY: as above.
     let core = unsafe { store::core(store) };
-    let instance = match Instance::new_with_max_memory_pages(&mut *core, &module, &linked.externs, max_memory_pages) {
+    let instance = match Instance::new_with_limits(&mut *core, &module, &linked.externs, &InstanceLimits::max_memory_pages(max_memory_pages.unwrap_or(0))) {
         Ok(instance) => instance,
         Err(e) => {
             let (why, frames) = match e.as_trap() {

@@ -32,7 +32,7 @@
 
 use std::sync::Arc;
 
-use cranewasm::{Extern, ExternType, Func, Global, ImportType, Limits, Memory, MemoryType, Module, Table, Trap, Val};
+use cranewasm::{Extern, ExternType, Func, Global, ImportType, InstanceLimits, Limits, Memory, Module, Table, Trap, Val};
 
 use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::func::{HostCallback, realize};
@@ -270,10 +270,7 @@ unsafe fn carry_out(
             Extern::Func(stand_in.map_err(failed)?)
         }
         (_, ExternType::Memory(ty)) => {
-            let mut ty: MemoryType = *ty;
-            if let Some(cap) = max_memory_pages {
-                ty.limits.max = Some(cap.clamp(ty.limits.min, ty.limits.max.unwrap_or(1 << 16).max(ty.limits.min)));
-            }
+            let ty = InstanceLimits::max_memory_pages(max_memory_pages.unwrap_or(0)).memory_type(*ty);
             Extern::Memory(Memory::new(&mut *core, ty).map_err(failed)?)
         }
         (_, ExternType::Table(ty)) => {

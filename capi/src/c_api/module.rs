@@ -328,8 +328,11 @@ pub unsafe extern "C" fn wasm_module_deserialize(
         // SAFETY: the store is live.
         return unsafe { compile(store, b, "wasm_module_deserialize", None) };
     }
-    // SAFETY: the store is live.
-    match Module::deserialize(unsafe { crate::c_api::store::core(store) }.engine(), b) {
+    // SAFETY: the store is live. The bytes hold machine code that will
+    // run: like WAMR's AOT files, the client passes only what
+    // `wasm_module_serialize` made and nobody could change since (the
+    // checksum catches accidents, not forgeries).
+    match unsafe { Module::deserialize(crate::c_api::store::core(store).engine(), b) } {
         // SAFETY: the store is live.
         Ok(module) => unsafe { new_slot(store, Arc::new(SharedModule::new(module, Vec::new()))) },
         Err(e) => {

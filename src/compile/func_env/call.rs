@@ -9,12 +9,12 @@
 
 use cranelift_codegen::entity::EntityRef;
 use cranelift_codegen::ir::{
-    self, types, AbiParam, ExtFuncData, ExternalName, FuncRef, Inst, InstBuilder, SigRef, Signature, UserExternalName,
-    Value,
+    self, immediates::Imm64, types, AbiParam, ExtFuncData, ExternalName, FuncRef, GlobalValueData, Inst, InstBuilder,
+    SigRef, Signature, UserExternalName, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 
-use super::{readonly, wasm_signature, FuncEnv, POINTER};
+use super::{readonly, wasm_signature, FuncEnv, FUNC_NAMESPACE, POINTER, SIGNATURE_NAMESPACE};
 use crate::builtins::{AbiType, Builtin};
 use crate::index::{FuncIndex, TableIndex, TypeIndex};
 use crate::types::FuncType;
@@ -47,7 +47,7 @@ impl FuncEnv<'_> {
             }
             let ty = self.info().func_type(f);
             let signature = self.wasm_sig_ref(b.func, ty);
-            let name = b.func.declare_imported_user_function(UserExternalName::new(0, f.index() as u32));
+            let name = b.func.declare_imported_user_function(UserExternalName::new(FUNC_NAMESPACE, f.index() as u32));
             let r = b.func.import_function(ExtFuncData {
                 name: ExternalName::User(name),
                 signature,
@@ -80,11 +80,14 @@ impl FuncEnv<'_> {
             Callee::Direct(r) => {
                 all.extend([caller, caller]);
                 all.extend(args);
+                self.fuel_save(b);
                 if tail {
                     b.ins().return_call(r, &all);
                     None
                 } else {
-                    Some(b.ins().call(r, &all))
+                    let call = b.ins().call(r, &all);
+                    self.fuel_after_call(b);
+                    Some(call)
                 }
             }
             Callee::Indirect { code, vmctx } => self.call_code(b, ty, code, vmctx, args, tail),
@@ -123,12 +126,34 @@ impl FuncEnv<'_> {
         let mut all = Vec::with_capacity(args.len() + 2);
         all.extend([callee_vmctx, self.vmctx()]);
         all.extend(args);
+        self.fuel_save(b);
         if tail {
             b.ins().return_call_indirect(sig, code, &all);
             None
         } else {
-            Some(b.ins().call_indirect(sig, code, &all))
+            let call = b.ins().call_indirect(sig, code, &all);
+            self.fuel_after_call(b);
+            Some(call)
         }
+    }
+
+    /// The process-wide id of signature `ty` (see `FuncType::sig_id`), as
+    /// `call_indirect` compares it: a 64-bit constant the linker fills in
+    /// through a relocation, so that compiled code can be saved and loaded
+    /// in another process, where the ids differ.
+    pub(super) fn signature_id(&mut self, b: &mut FunctionBuilder, ty: TypeIndex) -> Value {
+        let gv = match self.signature_ids.get(&ty) {
+            Some(gv) => *gv,
+            None => {
+                let name = UserExternalName::new(SIGNATURE_NAMESPACE, ty.as_u32());
+                let name = ExternalName::User(b.func.declare_imported_user_function(name));
+                let data = GlobalValueData::Symbol { name, offset: Imm64::new(0), colocated: false, tls: false };
+                let gv = b.func.create_global_value(data);
+                self.signature_ids.insert(ty, gv);
+                gv
+            }
+        };
+        b.ins().symbol_value(POINTER, gv)
     }
 
     /// `ref.func`: pointer to the `VMFuncRef` of function `f`.

@@ -10,12 +10,14 @@
 //!
 //! By concern: `memory` (heap addresses, the bounds-check policy, memory
 //! size and the bulk operations), `table` (element addresses, table
-//! operations and the `call_indirect` checks), `global`, and `call`
-//! (callees, calls, funcrefs and runtime builtins). This file holds the
+//! operations and the `call_indirect` checks), `global`, `call`
+//! (callees, calls, funcrefs and runtime builtins), and `fuel` (counting
+//! it). This file holds the
 //! per-function state and what they share: the VMContext, value types and
 //! the representation of references.
 
 mod call;
+mod fuel;
 mod global;
 mod memory;
 mod table;
@@ -31,13 +33,20 @@ use cranelift_frontend::FunctionBuilder;
 
 pub use self::memory::HeapAccess;
 use crate::config::BoundsChecks;
-use crate::index::FuncIndex;
+use crate::index::{FuncIndex, TypeIndex};
 use crate::module::info::ModuleInfo;
 use crate::types::{FuncType, ValType};
 use crate::vmctx::{header, VMOffsets, VMStoreContext};
 
 /// Pointer-sized integer type of the host.
 pub const POINTER: ir::Type = types::I64;
+
+/// Namespace of the external names of functions of the module (called
+/// directly; the index is a `FuncIndex`).
+pub const FUNC_NAMESPACE: u32 = 0;
+/// Namespace of the external names of signature ids (the index is a
+/// `TypeIndex`).
+pub const SIGNATURE_NAMESPACE: u32 = 1;
 
 /// What every function of a module shares.
 pub struct ModuleEnv<'a> {
@@ -47,6 +56,23 @@ pub struct ModuleEnv<'a> {
     /// The host's C calling convention, used to call builtins.
     pub host_call_conv: CallConv,
     pub frontend_config: cranelift_codegen::isa::TargetFrontendConfig,
+    /// Count fuel (see `fuel`).
+    pub consume_fuel: bool,
+}
+
+impl<'a> ModuleEnv<'a> {
+    /// The environment of a module compiled by `engine`.
+    pub fn new(engine: &crate::Engine, info: &'a ModuleInfo, offsets: &'a VMOffsets) -> ModuleEnv<'a> {
+        let config = engine.config();
+        ModuleEnv {
+            info,
+            offsets,
+            bounds_checks: config.bounds_checks,
+            host_call_conv: engine.isa().default_call_conv(),
+            frontend_config: engine.isa().frontend_config(),
+            consume_fuel: config.consume_fuel,
+        }
+    }
 }
 
 /// The Cranelift type of a wasm value type. Vectors use `I8X16` as their
@@ -97,6 +123,8 @@ pub struct FuncEnv<'a> {
     builtin_sigs: HashMap<u32, SigRef>,
     wasm_sigs: HashMap<FuncType, SigRef>,
     func_refs: HashMap<FuncIndex, FuncRef>,
+    signature_ids: HashMap<TypeIndex, GlobalValue>,
+    fuel: fuel::Fuel,
 }
 
 impl<'a> FuncEnv<'a> {
@@ -108,6 +136,8 @@ impl<'a> FuncEnv<'a> {
             builtin_sigs: HashMap::new(),
             wasm_sigs: HashMap::new(),
             func_refs: HashMap::new(),
+            signature_ids: HashMap::new(),
+            fuel: fuel::Fuel::default(),
         }
     }
 

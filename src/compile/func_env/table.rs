@@ -104,8 +104,8 @@ impl FuncEnv<'_> {
         let func_ref = b.ins().load(POINTER, trusted(), addr, 0);
         b.ins().trapz(func_ref, TrapCode::UninitializedElement.to_clif());
         let sig = b.ins().load(POINTER, readonly(), func_ref, VMFuncRef::SIG);
-        let expected = self.info().types[ty].sig_id() as i64;
-        let mismatch = b.ins().icmp_imm_s(IntCC::NotEqual, sig, expected);
+        let expected = self.signature_id(b, ty);
+        let mismatch = b.ins().icmp(IntCC::NotEqual, sig, expected);
         b.ins().trapnz(mismatch, TrapCode::BadSignature.to_clif());
         self.load_funcref_target(b, func_ref)
     }

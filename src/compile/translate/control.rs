@@ -101,6 +101,7 @@ impl Translator<'_, '_> {
         self.stack.truncate(self.stack.len() - params.len());
         self.b.switch_to_block(header);
         self.stack.extend_from_slice(self.b.block_params(header));
+        self.env.fuel_check(&mut self.b);
         let next = self.new_block(results);
         self.push_frame(FrameKind::Loop { header }, next, params.len(), results.len());
     }
@@ -214,8 +215,7 @@ impl Translator<'_, '_> {
             self.reachable = true;
             if self.control.is_empty() {
                 let results = self.stack.clone();
-                self.b.ins().return_(&results);
-                self.reachable = false;
+                self.emit_return(&results);
             }
         } else {
             self.reachable = false;
@@ -280,7 +280,13 @@ impl Translator<'_, '_> {
     pub(super) fn return_(&mut self) {
         let n = self.control[0].num_results;
         let results = self.top(n).to_vec();
-        self.b.ins().return_(&results);
+        self.emit_return(&results);
+    }
+
+    /// Returns from the function with `results`.
+    fn emit_return(&mut self, results: &[Value]) {
+        self.env.fuel_before_return(&mut self.b);
+        self.b.ins().return_(results);
         self.reachable = false;
     }
 }

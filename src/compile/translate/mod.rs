@@ -141,6 +141,7 @@ impl Translator<'_, '_> {
             }
         }
 
+        self.env.fuel_function_entry(&mut self.b);
         self.enter_function(ty.results());
         let mut reader = body.get_operators_reader()?;
         while !reader.eof() {
@@ -150,6 +151,7 @@ impl Translator<'_, '_> {
             self.offset = offset as usize;
             self.b.set_srcloc(SourceLoc::new(offset as u32));
             if self.reachable {
+                self.env.fuel_before_op(&mut self.b, &op);
                 self.visit_operator(&op)?;
             } else {
                 self.skip_unreachable(&op)?;

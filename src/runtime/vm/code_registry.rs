@@ -41,6 +41,13 @@ pub fn is_wasm_pc(pc: usize) -> bool {
     map.range(pc + 1..).next().is_some_and(|(_, c)| c.compiled.code.range().contains(&pc))
 }
 
+/// As [`is_wasm_pc`], for a signal handler that may have interrupted this
+/// thread while it held the registry's lock: `None` when the lock is taken.
+pub fn try_is_wasm_pc(pc: usize) -> Option<bool> {
+    let map = REGISTRY.try_read().ok()?;
+    Some(map.range(pc + 1..).next().is_some_and(|(_, c)| c.compiled.code.range().contains(&pc)))
+}
+
 /// The trap recorded for the instruction at `pc`, if `pc` is a trap site.
 pub fn trap_at(pc: usize) -> Option<TrapCode> {
     let map = REGISTRY.read().unwrap_or_else(|e| e.into_inner());

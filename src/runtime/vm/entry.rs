@@ -2,15 +2,16 @@
 //! results or traps with backtraces.
 
 use super::code_registry;
+use super::interrupt;
 use super::signals;
 use super::stack;
 use super::stored::Stored;
 use super::thread;
 use super::unwind::{self, UnwindReason, Unwound};
 use crate::runtime::store::StoreOpaque;
-use crate::trap::{FrameInfo, Trap};
+use crate::trap::{FrameInfo, Trap, TrapCode};
 use crate::values::ValRaw;
-use crate::vmctx::VMFuncRef;
+use crate::vmctx::{VMFuncRef, VMStoreContext};
 
 /// Calls `func` from the host through its `array_call` entry, with
 /// arguments and results in `values`. Panics when `func` is not of `store`.
@@ -36,6 +37,7 @@ pub(crate) unsafe fn call(store: &mut StoreOpaque, func: Stored<VMFuncRef>, valu
 #[inline]
 pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) -> Result<(), Trap> {
     let thread = thread::state();
+    let vm: *mut VMStoreContext = &mut *(*store).vm;
     // The first entry on a store sets the limit; re-entries (host functions
     // calling back into wasm) share it, so recursion through the host is
     // bounded too.
@@ -47,13 +49,24 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
             return Err(Trap::new(crate::error::STORE_BUSY));
         }
         signals::ensure_alt_stack(thread);
-        (*store).vm.stack_limit = stack::limit_from_here(thread, (*store).max_wasm_stack);
+        (*vm).stack_limit = stack::limit_from_here(thread, (*store).max_wasm_stack);
     }
-    (*store).active_calls += 1;
-    let result = unwind::catch_traps(thread, body);
-    (*store).active_calls -= 1;
+    // Only stores with an interrupt handle pay for interruption.
+    let entered =
+        (*vm).interrupt.as_ref().map(|i| interrupt::enter(i, outermost, (*store).engine().epoch_counter(), thread));
+    let result = if let Some((_, Some(code))) = entered {
+        Err(Unwound { reason: UnwindReason::Wasm(code), pcs: Vec::new() })
+    } else {
+        (*store).active_calls += 1;
+        let result = unwind::catch_traps(thread, vm, body);
+        (*store).active_calls -= 1;
+        result
+    };
+    if let Some((e, _)) = entered {
+        interrupt::leave(&*(*vm).interrupt, e, trap_code(&result));
+    }
     if outermost {
-        (*store).vm.stack_limit = usize::MAX;
+        (*vm).stack_limit = usize::MAX;
         if !(*store).deferred_frees.is_empty() {
             for index in std::mem::take(&mut (*store).deferred_frees) {
                 super::instance::try_free(&mut *store, index);
@@ -67,6 +80,17 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
             UnwindReason::Host(trap) => trap.with_frames(symbolize(&pcs)),
             UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
         }),
+    }
+}
+
+/// The trap code a call ended with, if it trapped with one (from compiled
+/// code, a builtin, or the stop check after a host function).
+#[cold]
+fn trap_code(result: &Result<(), Unwound>) -> Option<TrapCode> {
+    match result {
+        Err(Unwound { reason: UnwindReason::Wasm(code), .. }) => Some(*code),
+        Err(Unwound { reason: UnwindReason::Host(trap), .. }) => trap.code(),
+        _ => None,
     }
 }
 

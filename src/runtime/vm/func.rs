@@ -98,6 +98,12 @@ unsafe extern "C" fn host_call<T: 'static, F>(ctx: *mut VMHostFunc, caller_vmctx
 where
     F: Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
 {
+    // Interruptible stores learn that their call is in the host, where no
+    // signal can stop it, and check for an interrupt on the way back.
+    let vm = (*ctx).store_vm;
+    if let Some(interrupt) = (*vm).interrupt.as_ref() {
+        interrupt.set_in_host(true);
+    }
     let result = {
         let host = &*ctx;
         // SAFETY: `create` boxed an `F` for this very `host_call::<T, F>`,
@@ -111,8 +117,10 @@ where
         let caller = Caller::new(store, CallerVmctx::new(caller_vmctx));
         catch_unwind(AssertUnwindSafe(|| f(caller, slots)))
     };
+    let stop = (*vm).interrupt.as_ref().and_then(|i| i.set_in_host(false));
     // Nothing with a destructor is live below: raising jumps over this frame.
     match result {
+        Ok(Ok(())) if stop.is_some() => raise_host_trap(&*(*ctx).store, Trap::from(stop.expect("checked"))),
         Ok(Ok(())) => {}
         Ok(Err(trap)) => raise_host_trap(&*(*ctx).store, trap),
         Err(panic) => raise(UnwindReason::Panic(panic)),

@@ -82,6 +82,11 @@ pub(crate) struct VMInstance {
 }
 
 impl VMInstance {
+    /// The instance's index in its store.
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
     pub(crate) fn handle(&self) -> Instance {
         Instance { store: self.store, index: self.index }
     }
@@ -111,6 +116,21 @@ impl VMInstance {
 
     fn info(&self) -> &ModuleInfo {
         self.module.info()
+    }
+
+    /// Bytes of the memories this instance defines.
+    pub(crate) fn defined_memory_bytes(&self) -> usize {
+        self.memories.iter().map(|m| m.byte_size()).sum()
+    }
+
+    /// How many memories this instance defines.
+    pub(crate) fn defined_memory_count(&self) -> usize {
+        self.memories.len()
+    }
+
+    /// How many tables this instance defines.
+    pub(crate) fn defined_table_count(&self) -> usize {
+        self.tables.len()
     }
 
     pub(crate) fn vmctx(&self) -> *mut VMContext {
@@ -283,6 +303,7 @@ pub(crate) fn instantiate(
     memory_type: MemoryTypeFn<'_>,
 ) -> Result<Instance> {
     let info = module.info();
+    store.check_instantiation(info)?;
     let offsets = module.offsets();
     let layout = Layout::from_size_align(offsets.size().max(16) as usize, 16).expect("sane VMContext size");
     // SAFETY: non-zero size; zeroed memory is a valid initial VMContext.
@@ -323,12 +344,18 @@ pub(crate) fn instantiate(
     } else {
         store.instances[index] = slot;
     }
+    store.count_instance();
     let data_ptr: *mut VMInstance = &mut **store.instances[index].as_mut().unwrap();
     // SAFETY: the instance is boxed in the store (stable address) and all
     // offsets come from its module's layout.
-    unsafe {
-        fill_vmctx(store, &mut *data_ptr, imports, memory_type)?;
-        initialize(store, &mut *data_ptr)?;
+    let made =
+        unsafe { fill_vmctx(store, &mut *data_ptr, imports, memory_type).and_then(|()| initialize(store, &mut *data_ptr)) };
+    if let Err(e) = made {
+        // Nobody gets a handle: free what can be freed (a start function's
+        // effects on imported tables may keep it alive, see `pinned`).
+        store.instances[index].as_mut().expect("just made").released = true;
+        try_free(store, index);
+        return Err(e);
     }
     Ok(Instance { store: store.id(), index })
 }
@@ -377,17 +404,16 @@ unsafe fn fill_vmctx(
         }
     }
 
-    let engine = store.engine().clone();
     for (i, (m, ty)) in info.memories.iter().skip(info.num_imported_memories).enumerate() {
         let ty = memory_type.map_or(*ty, |f| f(i as u32, *ty));
-        let mut memory = Box::new(VMMemory::new(ty, &engine)?);
+        let mut memory = Box::new(store.create_memory(ty, data.defined_memory_bytes())?);
         memory.owner = Some(data.index);
         set_memory(data, m, &mut *memory);
         data.memories.push(memory);
     }
     debug_assert_eq!(data.memory_objects.len(), info.memories.len());
     for (t, ty) in info.tables.iter().skip(info.num_imported_tables) {
-        let mut table = Box::new(VMTable::new(*ty, 0)?);
+        let mut table = Box::new(store.create_table(*ty, 0)?);
         table.owner = Some(data.index);
         *data.field::<*mut VMTable>(offsets.table(t)) = &mut *table;
         data.tables.push(table);
@@ -473,6 +499,7 @@ pub(crate) fn try_free(store: &mut StoreOpaque, index: usize) {
         return;
     }
     let data = store.instances[index].take().expect("checked above");
+    store.forget_instance(&data);
     store.free_slots.push(index);
     for owner in &data.imports_from {
         if let Some(o) = store.instances[*owner].as_mut() {

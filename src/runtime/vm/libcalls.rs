@@ -3,9 +3,10 @@
 //! [`crate::builtins`]).
 //!
 //! Each takes the calling instance's VMContext first. The bulk operations
-//! never unwind: they return nonzero when out of bounds and the compiled
-//! caller traps with [`Builtin::trap_code`](crate::builtins::Builtin), so
-//! the trap's backtrace starts at a wasm pc like any other trap.
+//! return nonzero when out of bounds and the compiled caller traps with
+//! [`Builtin::trap_code`](crate::builtins::Builtin), so the trap's
+//! backtrace starts at a wasm pc like any other trap. The only unwinding
+//! here is [`stop_if_interrupted`]'s.
 //!
 //! Safety of every builtin: it may only be called by compiled code of the
 //! instance whose VMContext it gets, with indices the validator accepted.
@@ -13,13 +14,16 @@
 use cranelift_codegen::entity::EntityRef;
 
 use super::instance::VMInstance;
+use super::limits::GrowSite;
 use super::memory::VMMemory;
 use super::parking_lot;
 use super::table::VMTable;
+use super::unwind::{raise, UnwindReason};
 use crate::builtins::BuiltinFunctions;
 use crate::index::*;
+use crate::runtime::store::StoreOpaque;
 use crate::trap::TrapCode;
-use crate::vmctx::VMContext;
+use crate::vmctx::{header, VMContext, VMStoreContext};
 
 pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     memory_grow,
@@ -36,6 +40,39 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     memory_atomic_wait64,
     memory_atomic_notify,
 };
+
+/// The store of the instance owning `vmctx`.
+///
+/// # Safety
+/// As for [`instance`].
+unsafe fn store(vmctx: *mut VMContext) -> *mut StoreOpaque {
+    (*store_context(vmctx)).store
+}
+
+/// The store context of the instance owning `vmctx`.
+///
+/// # Safety
+/// As for [`instance`].
+unsafe fn store_context(vmctx: *mut VMContext) -> *const VMStoreContext {
+    *(vmctx as *const u8).add(header::STORE as usize).cast::<*const VMStoreContext>()
+}
+
+/// Unwinds if a stop of the store's call is pending (an interrupt or an
+/// epoch deadline).
+/// Called first by the builtins that can take long or run in a tight loop
+/// (bulk operations, growth): the interrupt signal stops only compiled
+/// code, and a loop spending its time in here would otherwise rarely be
+/// caught in wasm.
+///
+/// # Safety
+/// `vmctx` must be the VMContext of a live instance, passed by its code;
+/// the calling builtin must own nothing with a destructor yet.
+#[inline]
+unsafe fn stop_if_interrupted(vmctx: *mut VMContext) {
+    if let Some(code) = (*store_context(vmctx)).interrupt.as_ref().and_then(|i| i.pending()) {
+        raise(UnwindReason::Wasm(code));
+    }
+}
 
 /// The instance owning `vmctx`.
 ///
@@ -114,10 +151,15 @@ fn check(r: Result<(), TrapCode>) -> u32 {
 }
 
 unsafe extern "C" fn memory_grow(vmctx: *mut VMContext, mem: u32, delta: u32) -> u32 {
-    memory(instance(vmctx), mem).grow(delta).unwrap_or(u32::MAX)
+    stop_if_interrupted(vmctx);
+    let inst = instance(vmctx);
+    let site = GrowSite { instance: Some(inst.index()), memory_index: Some(mem) };
+    let memory: *mut VMMemory = memory(inst, mem);
+    (*store(vmctx)).grow_memory(memory, delta, site).unwrap_or(u32::MAX)
 }
 
 unsafe extern "C" fn memory_fill(vmctx: *mut VMContext, mem: u32, dst: u64, byte: u32, len: u64) -> u32 {
+    stop_if_interrupted(vmctx);
     let m = memory(instance(vmctx), mem);
     check((|| {
         let r = range(dst, len, m.byte_size()).map_err(|_| TrapCode::MemoryOutOfBounds)?;
@@ -134,11 +176,13 @@ unsafe extern "C" fn memory_copy(
     src: u64,
     len: u64,
 ) -> u32 {
+    stop_if_interrupted(vmctx);
     let inst = instance(vmctx);
     copy_checked(memory_extent(inst, dst_mem), dst, memory_extent(inst, src_mem), src, len)
 }
 
 unsafe extern "C" fn memory_init(vmctx: *mut VMContext, mem: u32, data: u32, dst: u64, src: u32, len: u32) -> u32 {
+    stop_if_interrupted(vmctx);
     let inst = instance(vmctx);
     let m = memory(inst, mem);
     check((|| {
@@ -157,19 +201,24 @@ unsafe extern "C" fn data_drop(vmctx: *mut VMContext, data: u32) {
 }
 
 unsafe extern "C" fn table_grow(vmctx: *mut VMContext, t: u32, delta: u32, init: usize) -> u32 {
-    table(instance(vmctx), t).grow(delta, init).unwrap_or(u32::MAX)
+    stop_if_interrupted(vmctx);
+    let table: *mut VMTable = table(instance(vmctx), t);
+    (*store(vmctx)).grow_table(table, delta, init).unwrap_or(u32::MAX)
 }
 
 unsafe extern "C" fn table_fill(vmctx: *mut VMContext, t: u32, dst: u32, value: usize, len: u32) -> u32 {
+    stop_if_interrupted(vmctx);
     check(table(instance(vmctx), t).fill(dst, value, len))
 }
 
 unsafe extern "C" fn table_copy(vmctx: *mut VMContext, dst_t: u32, src_t: u32, dst: u32, src: u32, len: u32) -> u32 {
+    stop_if_interrupted(vmctx);
     let inst = instance(vmctx);
     copy_checked(table_extent(inst, dst_t), dst.into(), table_extent(inst, src_t), src.into(), len.into())
 }
 
 unsafe extern "C" fn table_init(vmctx: *mut VMContext, t: u32, elem: u32, dst: u32, src: u32, len: u32) -> u32 {
+    stop_if_interrupted(vmctx);
     let inst = instance(vmctx);
     let tb = table(inst, t);
     check((|| {

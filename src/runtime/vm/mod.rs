@@ -14,14 +14,21 @@
 //! - Traps: [`signals`] (faults to traps), [`unwind`] (the jump back to
 //!   the entry), [`stack`] (the stack limit), [`thread`] (per-thread
 //!   state).
-//! - Code: [`code_memory`] (executable pages) and [`code_registry`]
-//!   (which addresses are wasm code, for the signal handler and
-//!   backtraces).
+//! - Code: [`code_memory`] (executable pages), [`code_registry`] (which
+//!   addresses are wasm code, for the signal handler and backtraces) and
+//!   [`profiling`] (telling perf about it).
 //!
-//! Later mechanisms belong here too: interruption (an epoch or fuel field
-//! in `VMStoreContext` checked by compiled code), resource limits (checked
-//! where `VMMemory::grow` and `VMTable::grow` are) and a code cache
-//! (loading images into [`code_memory`]).
+//! - Limits: [`limits`] (every creation and growth of a memory or table
+//!   asks the store's resource limiter there).
+//! - Interruption: [`interrupt`] (a signal that stops compiled code from
+//!   another thread; epoch and fuel checks are compiled code reading
+//!   `VMStoreContext`).
+//!
+//! - Threads: [`shared_memory`] (memories several stores use at once) and
+//!   [`parking_lot`] (`memory.atomic.wait` and `notify`).
+//!
+//! Later mechanisms belong here too: a code cache's loading of images into
+//! [`code_memory`] sits in `crate::cache`.
 
 pub mod code_memory;
 pub mod code_registry;
@@ -30,10 +37,13 @@ pub mod externref;
 pub mod func;
 pub mod global;
 pub mod instance;
+pub mod interrupt;
 pub mod libcalls;
+pub mod limits;
 pub mod memory;
 pub mod memory_pool;
 pub mod parking_lot;
+pub mod profiling;
 pub mod scratch;
 pub mod shared_memory;
 pub mod signals;

@@ -14,6 +14,24 @@ pub struct ThreadState {
     pub alt_stack_ready: Cell<bool>,
     /// Lowest usable stack address, 0 until queried (see `stack`).
     pub stack_low: Cell<usize>,
+    /// The kernel's id of this thread, 0 until queried (see `interrupt`).
+    tid: Cell<i32>,
+}
+
+impl ThreadState {
+    /// The kernel's id of this thread (`gettid`), asked once.
+    #[inline]
+    pub fn tid(&self) -> i32 {
+        match self.tid.get() {
+            0 => {
+                // SAFETY: gettid has no preconditions.
+                let tid = unsafe { libc::gettid() };
+                self.tid.set(tid);
+                tid
+            }
+            tid => tid,
+        }
+    }
 }
 
 thread_local! {
@@ -22,6 +40,7 @@ thread_local! {
             current: Cell::new(std::ptr::null()),
             alt_stack_ready: Cell::new(false),
             stack_low: Cell::new(0),
+            tid: Cell::new(0),
         }
     };
 }

@@ -21,6 +21,7 @@ use std::ptr;
 use super::thread::{self, ThreadState};
 
 use crate::trap::{Trap, TrapCode};
+use crate::vmctx::VMStoreContext;
 
 /// Callee-saved registers, stack pointer and resume address of a
 /// [`catch_traps`] activation.
@@ -109,6 +110,8 @@ pub struct CallThreadState {
     /// An address just above every frame this activation runs: frame walks
     /// stop here.
     pub stack_top: usize,
+    /// The context of the store whose code this activation runs.
+    pub vm: *const VMStoreContext,
     prev: *const CallThreadState,
 }
 
@@ -125,13 +128,18 @@ pub struct Unwound {
     pub pcs: Vec<usize>,
 }
 
-/// Runs `body` (which calls into compiled code) and catches any trap it
-/// raises.
+/// Runs `body` (which calls into compiled code of the store whose context
+/// is `vm`) and catches any trap it raises.
 ///
 /// # Safety
 /// `body` must not own values with destructors across the call into wasm:
-/// a trap jumps straight back here without running them.
-pub unsafe fn catch_traps<F: FnOnce()>(thread: &ThreadState, body: F) -> Result<(), Unwound> {
+/// a trap jumps straight back here without running them. `vm` must stay
+/// live for the call.
+pub unsafe fn catch_traps<F: FnOnce()>(
+    thread: &ThreadState,
+    vm: *const VMStoreContext,
+    body: F,
+) -> Result<(), Unwound> {
     /// # Safety
     /// `data` must point at the `Option<F>` below, still `Some`.
     unsafe extern "C" fn call<F: FnOnce()>(data: *mut u8) {
@@ -147,6 +155,7 @@ pub unsafe fn catch_traps<F: FnOnce()>(thread: &ThreadState, body: F) -> Result<
         pcs: UnsafeCell::new(MaybeUninit::uninit()),
         npcs: Cell::new(0),
         stack_top: &marker as *const u8 as usize,
+        vm,
         prev: thread.current.get(),
     };
     thread.current.set(&state);

@@ -1,0 +1,73 @@
+//! What a compiled-code file must match before its code may run here: the
+//! runtime version, the target and its CPU features, and every engine
+//! setting that changes generated code. The file records them as named
+//! values; loading compares them one by one and says which differs.
+
+use crate::config::BoundsChecks;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+
+/// The first bytes of every compiled-code file. The CR LF catches files
+/// mangled by text-mode transfers, as PNG's magic does.
+pub const MAGIC: &[u8; 8] = b"\0cwasm\r\n";
+
+/// Version of the layout of the file (see the module documentation).
+/// Bump it whenever the layout or the meaning of a field changes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Settings whose names start with this are CPU features: code that does
+/// not use one runs on a CPU that has it, so only features the file needs
+/// and the host lacks refuse the file.
+const CPU_FEATURE_PREFIX: &str = "cpu.has_";
+
+/// The named values a file compiled by `engine` records.
+pub fn fingerprint(engine: &Engine) -> Vec<(String, String)> {
+    let config = engine.config();
+    let isa = engine.isa();
+    let mut out = vec![
+        ("cranewasm".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+        ("target".to_string(), isa.triple().to_string()),
+    ];
+    for v in isa.isa_flags() {
+        let text = v.to_string();
+        let value = text.split_once('=').map_or(text.as_str(), |(_, v)| v).to_string();
+        out.push((format!("cpu.{}", v.name), value));
+    }
+    for v in isa.flags().iter() {
+        let text = v.to_string();
+        let value = text.split_once('=').map_or(text.as_str(), |(_, v)| v).to_string();
+        out.push((format!("cranelift.{}", v.name), value));
+    }
+    let bounds = match config.bounds_checks {
+        BoundsChecks::GuardPages => "guard-pages",
+        BoundsChecks::Explicit => "explicit",
+    };
+    out.push(("bounds checks".into(), bounds.into()));
+    out.push(("fuel".into(), config.consume_fuel.to_string()));
+    out.push(("wasm features".into(), format!("{:#x}", config.wasm_features().bits())));
+    out
+}
+
+/// Checks a file's recorded values against `engine`'s, naming the first
+/// that differs.
+pub fn check(recorded: &[(String, String)], engine: &Engine) -> Result<()> {
+    let ours = fingerprint(engine);
+    let refuse = |why: String| Err(Error::Invalid { message: format!("compiled module refused: {why}"), offset: 0 });
+    for (key, value) in &ours {
+        let theirs = recorded.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        match theirs {
+            Some(v) if v == value => {}
+            // A CPU feature the code does not use is no obstacle.
+            Some("0") if key.starts_with(CPU_FEATURE_PREFIX) => {}
+            Some(v) if key.starts_with(CPU_FEATURE_PREFIX) => {
+                return refuse(format!("it needs the CPU feature {} ({v}), which this CPU lacks", &key[4..]))
+            }
+            Some(v) => return refuse(format!("it was compiled with {key} = {v}, this engine has {value}")),
+            None => return refuse(format!("it does not say its {key} (this engine has {value})")),
+        }
+    }
+    if let Some((key, value)) = recorded.iter().find(|(k, _)| !ours.iter().any(|(o, _)| o == k)) {
+        return refuse(format!("it was compiled with {key} = {value}, which this engine does not know"));
+    }
+    Ok(())
+}

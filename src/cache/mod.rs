@@ -1,0 +1,299 @@
+//! The compiled-code cache: a module's machine code and metadata in a file
+//! that loads without compiling (`Module::serialize`,
+//! `Module::deserialize`, `Module::deserialize_file`, `iwasm compile`).
+//!
+//! Layout (little-endian):
+//!
+//! ```text
+//!  0  magic "\0cwasm\r\n"            header::MAGIC
+//!  8  format version u32             header::FORMAT_VERSION
+//! 12  0 u32
+//! 16  file length u64
+//! 24  compatibility: count u32, then (name, value) strings  (header::fingerprint)
+//!     metadata: length u32, then the code's metadata        (see `write_metadata`)
+//!     wasm offset u64, wasm length u64, code offset u64, code length u64
+//!     ... the module's binary (its declarations, data segments and names
+//!         are read from it again: parsing is fast, compiling is not)
+//!     ... the code image, at a multiple of 4096 so that it can be mapped
+//!  -8 checksum u64 of everything before it                  (checksum.rs)
+//! ```
+//!
+//! A file is refused, with the reason, when any of these does not hold:
+//! magic, format version, length, checksum, every compatibility value (the
+//! runtime version, target, CPU features the code needs, code-generation
+//! settings), the module's binary, and the metadata's consistency with the
+//! binary and the code (counts, offsets within the code, sorted tables).
+//!
+//! **Trust.** Loading a file runs its machine code. The checks catch
+//! damaged, truncated and mismatched files, not forged ones: a file whose
+//! checksum was recomputed after changing its code can do anything the
+//! process can. Load only files you made or trust, as with wasmtime's
+//! `Module::deserialize` (hence `unsafe`). A mapped file must also not be
+//! changed or truncated while the module lives.
+
+mod checksum;
+mod codec;
+mod header;
+mod mapped;
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use cranelift_codegen::entity::PrimaryMap;
+
+use crate::compile::{patch_image, CompiledModule, FunctionLoc, ImageReloc, ProcessAddress, LIBCALLS};
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::index::{DefinedFuncIndex, TypeIndex};
+use crate::module::{Module, WasmBytes};
+use crate::runtime::vm::code_memory::CodeMemory;
+use crate::trap::TrapCode;
+pub use checksum::checksum;
+use codec::{damaged, Reader, Writer};
+pub use mapped::MappedFile;
+
+/// Alignment of the code in the file: the page size of the hosts we run
+/// on, so that the code can be mapped from the file as it is.
+const CODE_ALIGN: usize = 4096;
+
+/// Whether `bytes` start with a compiled-code file's magic number.
+pub fn is_serialized(bytes: &[u8]) -> bool {
+    bytes.starts_with(header::MAGIC)
+}
+
+/// The compiled-code file of `module`.
+pub fn serialize(module: &Module) -> Vec<u8> {
+    let compiled = &module.code().compiled;
+    let mut w = Writer::default();
+    w.bytes.extend_from_slice(header::MAGIC);
+    w.u32(header::FORMAT_VERSION);
+    w.u32(0);
+    let length_at = w.bytes.len();
+    w.u64(0);
+    let fingerprint = header::fingerprint(module.engine());
+    w.len(fingerprint.len());
+    for (k, v) in &fingerprint {
+        w.str(k);
+        w.str(v);
+    }
+    let mut meta = Writer::default();
+    write_metadata(&mut meta, compiled);
+    w.len(meta.bytes.len());
+    w.bytes.extend_from_slice(&meta.bytes);
+    let offsets_at = w.bytes.len();
+    w.bytes.resize(offsets_at + 32, 0);
+    let wasm = module.wasm();
+    let wasm_at = w.bytes.len();
+    w.bytes.extend_from_slice(wasm);
+    w.align(CODE_ALIGN);
+    let code = compiled.code.bytes();
+    let code_at = w.bytes.len();
+    w.bytes.extend_from_slice(code);
+    let total = w.bytes.len() + 8;
+    w.bytes[length_at..length_at + 8].copy_from_slice(&(total as u64).to_le_bytes());
+    for (i, v) in [wasm_at, wasm.len(), code_at, code.len()].into_iter().enumerate() {
+        w.bytes[offsets_at + i * 8..offsets_at + i * 8 + 8].copy_from_slice(&(v as u64).to_le_bytes());
+    }
+    let sum = checksum::checksum(&w.bytes);
+    w.u64(sum);
+    w.bytes
+}
+
+/// The code's tables: functions, entry trampolines, trap sites, source
+/// locations and the relocations to redo in this process.
+fn write_metadata(w: &mut Writer, c: &CompiledModule) {
+    w.len(c.funcs.len());
+    for (d, loc) in c.funcs.iter() {
+        w.u32(loc.start);
+        w.u32(loc.len);
+        w.u32(c.entry_trampolines[d]);
+    }
+    w.len(c.traps.len());
+    for (offset, code) in &c.traps {
+        w.u32(*offset);
+        w.u8(TrapCode::ALL.iter().position(|t| t == code).expect("every code is listed") as u8);
+    }
+    w.len(c.srclocs.len());
+    for (code, wasm) in &c.srclocs {
+        w.u32(*code);
+        w.u32(*wasm);
+    }
+    w.len(c.relocs.len());
+    for r in &c.relocs {
+        w.u32(r.offset);
+        let (kind, index) = match r.target {
+            ProcessAddress::LibCall(l) => (0, LIBCALLS.iter().position(|x| *x == l).expect("listed") as u32),
+            ProcessAddress::Signature(t) => (1, t.as_u32()),
+        };
+        w.u8(kind);
+        w.u32(index);
+    }
+}
+
+/// The tables of [`write_metadata`], checked against each other and
+/// against a code image of `code_len` bytes (a relocation's target is
+/// checked when it is applied).
+struct Metadata {
+    funcs: PrimaryMap<DefinedFuncIndex, FunctionLoc>,
+    entry_trampolines: PrimaryMap<DefinedFuncIndex, u32>,
+    traps: Vec<(u32, TrapCode)>,
+    srclocs: Vec<(u32, u32)>,
+    relocs: Vec<ImageReloc>,
+}
+
+fn read_metadata(bytes: &[u8], code_len: usize) -> Result<Metadata> {
+    let mut r = Reader::new(bytes, 0, "metadata");
+    let in_code = |offset: u32, len: u32, what: &str| match (offset as usize).checked_add(len as usize) {
+        Some(end) if end <= code_len => Ok(()),
+        _ => Err(damaged(format_args!("a {what} lies outside the code"))),
+    };
+    let mut funcs = PrimaryMap::new();
+    let mut entry_trampolines = PrimaryMap::new();
+    for _ in 0..r.count(12)? {
+        let loc = FunctionLoc { start: r.u32()?, len: r.u32()? };
+        let trampoline = r.u32()?;
+        in_code(loc.start, loc.len, "function")?;
+        in_code(trampoline, 1, "trampoline")?;
+        funcs.push(loc);
+        entry_trampolines.push(trampoline);
+    }
+    let mut traps = Vec::new();
+    for _ in 0..r.count(5)? {
+        let offset = r.u32()?;
+        let code = *TrapCode::ALL.get(r.u8()? as usize).ok_or_else(|| damaged("a trap code is unknown"))?;
+        in_code(offset, 1, "trap site")?;
+        traps.push((offset, code));
+    }
+    let mut srclocs = Vec::new();
+    for _ in 0..r.count(8)? {
+        let loc = (r.u32()?, r.u32()?);
+        in_code(loc.0, 0, "source location")?;
+        srclocs.push(loc);
+    }
+    let mut relocs = Vec::new();
+    for _ in 0..r.count(9)? {
+        let offset = r.u32()?;
+        let target = match (r.u8()?, r.u32()?) {
+            (0, l) => ProcessAddress::LibCall(*LIBCALLS.get(l as usize).ok_or_else(|| damaged("a helper is unknown"))?),
+            (1, t) => ProcessAddress::Signature(TypeIndex::from_u32(t)),
+            _ => return Err(damaged("a relocation is of an unknown kind")),
+        };
+        in_code(offset, 8, "relocation")?;
+        relocs.push(ImageReloc { offset, target });
+    }
+    r.finish()?;
+    // Lookups binary-search these.
+    if !traps.is_sorted_by_key(|t| t.0) || !srclocs.is_sorted_by_key(|s| s.0) {
+        return Err(damaged("its trap or source tables are out of order"));
+    }
+    Ok(Metadata { funcs, entry_trampolines, traps, srclocs, relocs })
+}
+
+/// Where the parts of a checked file are.
+struct Parts<'a> {
+    metadata: Metadata,
+    wasm: std::ops::Range<usize>,
+    code: std::ops::Range<usize>,
+    #[allow(dead_code, reason = "ties the ranges to the bytes they index")]
+    bytes: &'a [u8],
+}
+
+/// Checks a whole file (header, checksum, compatibility with `engine`,
+/// metadata) and says where its parts are.
+fn check<'a>(engine: &Engine, bytes: &'a [u8]) -> Result<Parts<'a>> {
+    if bytes.starts_with(b"\0asm") {
+        return Err(damaged("it is a WebAssembly binary, not a compiled module: compile it with Module::new"));
+    }
+    if bytes.len() < 32 || &bytes[..8] != header::MAGIC {
+        return Err(damaged("it is not a cranewasm compiled module (no magic number)"));
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    let mut r = Reader::new(body, 8, "header");
+    let version = r.u32()?;
+    if version != header::FORMAT_VERSION {
+        return Err(damaged(format_args!(
+            "its format version is {version}, this runtime reads version {}: compile the module again",
+            header::FORMAT_VERSION
+        )));
+    }
+    r.u32()?;
+    let length = r.u64()?;
+    if length != bytes.len() as u64 {
+        let actual = bytes.len();
+        return Err(damaged(format_args!("it should be {length} bytes long but is {actual}: truncated or extended")));
+    }
+    if checksum::checksum(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+        return Err(damaged("its checksum does not match: the file is damaged"));
+    }
+    let mut recorded = Vec::new();
+    for _ in 0..r.count(8)? {
+        recorded.push((r.str()?.to_string(), r.str()?.to_string()));
+    }
+    header::check(&recorded, engine)?;
+    let meta_len = r.count(1)?;
+    let meta = r.bytes(meta_len)?;
+    let mut field = || -> Result<usize> { usize::try_from(r.u64()?).map_err(|_| damaged("an offset is out of range")) };
+    let (wasm_at, wasm_len, code_at, code_len) = (field()?, field()?, field()?, field()?);
+    let range = |at: usize, len: usize, what: &str| match at.checked_add(len) {
+        Some(end) if end <= body.len() => Ok(at..end),
+        _ => Err(damaged(format_args!("its {what} lies outside the file"))),
+    };
+    let wasm = range(wasm_at, wasm_len, "module binary")?;
+    let code = range(code_at, code_len, "code")?;
+    let metadata = read_metadata(meta, code.len())?;
+    Ok(Parts { metadata, wasm, code, bytes })
+}
+
+/// The compiled module of checked `parts`, its code made by `map_code`
+/// from the code's range in the file and a patch to apply.
+fn load(
+    engine: &Engine,
+    parts: Parts<'_>,
+    wasm: WasmBytes,
+    map_code: impl FnOnce(std::ops::Range<usize>, &dyn Fn(&mut [u8]) -> Result<()>) -> Result<CodeMemory>,
+) -> Result<Module> {
+    let Parts { metadata, code, .. } = parts;
+    Module::from_compiled(engine, wasm, |info| {
+        if metadata.funcs.len() != info.num_defined_funcs() {
+            let (n, m) = (metadata.funcs.len(), info.num_defined_funcs());
+            return Err(damaged(format_args!("its code has {n} functions, its module {m}")));
+        }
+        let code = map_code(code, &|image: &mut [u8]| patch_image(image, &metadata.relocs, info))?;
+        let Metadata { funcs, entry_trampolines, traps, srclocs, relocs } = metadata;
+        Ok(CompiledModule { code, funcs, entry_trampolines, traps, srclocs, relocs })
+    })
+}
+
+/// A module from the bytes of a compiled-code file, its code copied into
+/// fresh pages.
+///
+/// # Safety
+/// The bytes must come from [`serialize`] (see the module documentation).
+pub unsafe fn deserialize(engine: &Engine, bytes: &[u8]) -> Result<Module> {
+    let parts = check(engine, bytes)?;
+    let wasm = WasmBytes::Owned(bytes[parts.wasm.clone()].into());
+    load(engine, parts, wasm, |code, patch| CodeMemory::with_patch(&bytes[code], patch))
+}
+
+/// A module from a compiled-code file, mapped rather than read: the code
+/// pages that need no relocation, and the module's binary, stay shared
+/// with the page cache.
+///
+/// # Safety
+/// As for [`deserialize`]; and the file must not change while the module
+/// lives.
+pub unsafe fn deserialize_file(engine: &Engine, path: &Path) -> Result<Module> {
+    let open_error = |e: std::io::Error| Error::Resource(format!("cannot read {}: {e}", path.display()));
+    let file = File::open(path).map_err(open_error)?;
+    let map = Arc::new(MappedFile::new(&file).map_err(open_error)?);
+    let parts = check(engine, map.bytes())?;
+    let wasm = WasmBytes::Mapped(map.clone(), parts.wasm.clone());
+    load(engine, parts, wasm, |code, patch| {
+        if code.start.is_multiple_of(region::page::size()) {
+            CodeMemory::map_file(&file, code.start as u64, code.len(), patch)
+        } else {
+            CodeMemory::with_patch(&map.bytes()[code], patch)
+        }
+    })
+}

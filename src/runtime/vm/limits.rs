@@ -1,0 +1,193 @@
+//! A store's resource accounting, and every creation and growth of a
+//! memory or table under its [`ResourceLimiter`]: the one place where
+//! instantiation, the builtins and the host API ask before they allocate.
+
+use super::instance::VMInstance;
+use super::memory::{VMMemory, WASM_PAGE_SIZE};
+use super::table::VMTable;
+use crate::error::{Error, Result};
+use crate::module::info::ModuleInfo;
+use crate::runtime::instance::Instance;
+use crate::runtime::limits::{
+    GrowFailureCallback, GrowFailureReason, MemoryGrowFailure, MemoryGrowth, ResourceLimiter,
+};
+use crate::runtime::store::StoreOpaque;
+use crate::types::{MemoryType, TableType};
+
+/// What a store counts, and what limits it.
+#[derive(Default)]
+pub(crate) struct Limits {
+    pub(crate) limiter: Option<Box<dyn ResourceLimiter>>,
+    pub(crate) on_grow_failure: Option<GrowFailureCallback>,
+    /// Bytes of all live memories.
+    pub(crate) memory_bytes: usize,
+    /// Live memories, tables and instances.
+    memories: usize,
+    tables: usize,
+    instances: usize,
+}
+
+/// Where a memory growth comes from, for the failure report.
+#[derive(Copy, Clone)]
+pub(crate) struct GrowSite {
+    /// The instance (index in the store) growing it, or that owns it.
+    pub instance: Option<usize>,
+    /// The memory's index in that instance.
+    pub memory_index: Option<u32>,
+}
+
+fn refused(what: String) -> Error {
+    Error::Resource(format!("{what}: refused by the store's resource limiter"))
+}
+
+impl Limits {
+    /// Live instances.
+    pub(crate) fn instance_count(&self) -> usize {
+        self.instances
+    }
+}
+
+impl StoreOpaque {
+    /// Before instantiating a module with `info`: whether the store may
+    /// hold one more instance and the memories and tables it defines.
+    pub(crate) fn check_instantiation(&self, info: &ModuleInfo) -> Result<()> {
+        let Some(limiter) = &self.limits.limiter else { return Ok(()) };
+        let l = &self.limits;
+        let memories = info.memories.len() - info.num_imported_memories;
+        let tables = info.tables.len() - info.num_imported_tables;
+        if l.instances >= limiter.instances() {
+            return Err(refused(format!("instance {} of the store", l.instances + 1)));
+        }
+        if l.memories + memories > limiter.memories() {
+            return Err(refused(format!("{} memories in the store", l.memories + memories)));
+        }
+        if l.tables + tables > limiter.tables() {
+            return Err(refused(format!("{} tables in the store", l.tables + tables)));
+        }
+        Ok(())
+    }
+
+    /// Counts an instance that instantiation created.
+    pub(crate) fn count_instance(&mut self) {
+        self.limits.instances += 1;
+    }
+
+    /// A new memory of type `ty` (for an instance whose memories have
+    /// `instance_total` bytes so far, or for the host), if the limiter
+    /// allows it; counted in the store.
+    pub(crate) fn create_memory(&mut self, ty: MemoryType, instance_total: usize) -> Result<VMMemory> {
+        let initial = ty.limits.min as usize * WASM_PAGE_SIZE;
+        if let Some(limiter) = &mut self.limits.limiter {
+            if self.limits.memories >= limiter.memories() {
+                return Err(refused(format!("memory {} of the store", self.limits.memories + 1)));
+            }
+            let growth = MemoryGrowth {
+                current: 0,
+                desired: initial,
+                maximum: ty.limits.max.map(|m| m as usize * WASM_PAGE_SIZE),
+                instance_total,
+                store_total: self.limits.memory_bytes,
+            };
+            if !limiter.memory_growing(&growth) {
+                return Err(refused(format!("memory of {} pages", ty.limits.min)));
+            }
+        }
+        let memory = VMMemory::new(ty, self.engine())?;
+        self.limits.memories += 1;
+        self.limits.memory_bytes += memory.byte_size();
+        Ok(memory)
+    }
+
+    /// A new table of type `ty` with every element `init`, if the limiter
+    /// allows it; counted in the store.
+    pub(crate) fn create_table(&mut self, ty: TableType, init: usize) -> Result<VMTable> {
+        if let Some(limiter) = &mut self.limits.limiter {
+            if self.limits.tables >= limiter.tables() {
+                return Err(refused(format!("table {} of the store", self.limits.tables + 1)));
+            }
+            if !limiter.table_growing(0, ty.limits.min, ty.limits.max) {
+                return Err(refused(format!("table of {} elements", ty.limits.min)));
+            }
+        }
+        let table = VMTable::new(ty, init)?;
+        self.limits.tables += 1;
+        Ok(table)
+    }
+
+    /// Grows `memory` by `delta` pages: the old size in pages, or `None`
+    /// (after telling the failure callback) past its maximum, when the
+    /// limiter refuses or when the host has no memory for it.
+    ///
+    /// # Safety
+    /// `memory` must be a live memory of this store, not otherwise borrowed.
+    pub(crate) unsafe fn grow_memory(&mut self, memory: *mut VMMemory, delta: u32, site: GrowSite) -> Option<u32> {
+        let (current, pages, max_pages, owner) = {
+            let m = &*memory;
+            (m.byte_size(), m.pages(), m.max_pages(), m.owner)
+        };
+        let reason = match pages.checked_add(delta).filter(|p| *p <= max_pages) {
+            None => GrowFailureReason::MaximumReached,
+            Some(new_pages) => {
+                let instance_total = match owner.and_then(|i| self.instances[i].as_deref()) {
+                    Some(instance) => instance.defined_memory_bytes(),
+                    None => current,
+                };
+                let growth = MemoryGrowth {
+                    current,
+                    desired: new_pages as usize * WASM_PAGE_SIZE,
+                    maximum: Some(max_pages as usize * WASM_PAGE_SIZE),
+                    instance_total,
+                    store_total: self.limits.memory_bytes,
+                };
+                let allowed = match &mut self.limits.limiter {
+                    Some(l) if delta > 0 => l.memory_growing(&growth),
+                    _ => true,
+                };
+                match allowed.then(|| (*memory).grow(delta)) {
+                    None => GrowFailureReason::LimitReached,
+                    Some(None) => GrowFailureReason::HostRefused,
+                    Some(Some(old)) => {
+                        self.limits.memory_bytes += growth.desired - current;
+                        return Some(old);
+                    }
+                }
+            }
+        };
+        let store = self.id();
+        if let Some(callback) = &mut self.limits.on_grow_failure {
+            callback(&MemoryGrowFailure {
+                delta_pages: delta.into(),
+                current_bytes: current,
+                memory_index: site.memory_index,
+                instance: site.instance.map(|index| Instance { store, index }),
+                reason,
+            });
+        }
+        None
+    }
+
+    /// Grows `table` by `delta` elements set to `init`: the old size, or
+    /// `None` past its maximum or when the limiter refuses.
+    ///
+    /// # Safety
+    /// `table` must be a live table of this store, not otherwise borrowed.
+    pub(crate) unsafe fn grow_table(&mut self, table: *mut VMTable, delta: u32, init: usize) -> Option<u32> {
+        let t = &mut *table;
+        let desired = t.len().checked_add(delta)?;
+        if let Some(limiter) = &mut self.limits.limiter {
+            if delta > 0 && !limiter.table_growing(t.len(), desired, t.ty().limits.max) {
+                return None;
+            }
+        }
+        t.grow(delta, init)
+    }
+
+    /// Forgets what a freed instance held.
+    pub(crate) fn forget_instance(&mut self, instance: &VMInstance) {
+        let l = &mut self.limits;
+        l.instances -= 1;
+        l.memories -= instance.defined_memory_count();
+        l.tables -= instance.defined_table_count();
+        l.memory_bytes -= instance.defined_memory_bytes();
+    }
+}
