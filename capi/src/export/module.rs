@@ -219,22 +219,26 @@ fn load_dependencies(m: &mut RtModule) {
     }
     for dep in wanted {
         match load_dependency(&dep) {
-            Ok(h) => {
+            Ok(Some(h)) => {
                 m.deps.insert(dep, h);
             }
+            // Without a reader there is no multi-module: the import is the
+            // client's to link (or it traps when called), and no warning.
+            Ok(None) => {}
             Err(e) => warn(format_args!("failed to load sub module: {e}")),
         }
     }
 }
 
-/// The registered module `name`, loading it through the reader if needed.
-fn load_dependency(name: &str) -> Result<usize, String> {
+/// The registered module `name`, loading it through the reader if needed;
+/// `None` when it is not registered and no reader is set.
+fn load_dependency(name: &str) -> Result<Option<usize>, String> {
     if let Some(h) = find_registered(name) {
-        return Ok(h);
+        return Ok(Some(h));
     }
     let reader = {
         let mut r = registry();
-        let Some(reader) = r.reader else { return Err(format!("no sub module reader to load {name}")) };
+        let Some(reader) = r.reader else { return Ok(None) };
         if r.loading.iter().any(|l| l == name) {
             return Err(format!("found circular dependency on {name}"));
         }
@@ -243,7 +247,7 @@ fn load_dependency(name: &str) -> Result<usize, String> {
     };
     let result = read_and_load(reader, name);
     registry().loading.retain(|l| l != name);
-    result
+    result.map(Some)
 }
 
 /// Reads module `name` with the client's reader and loads it.
