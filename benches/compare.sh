@@ -44,6 +44,7 @@ if [[ "${OVERHEAD:-1}" != 0 ]]; then
   log "overhead modules"
   wat2wasm "$BENCH_DIR/harness/small.wat" -o "$BUILD_DIR/small.wasm"
   python3 "$BENCH_DIR/gen_large_module.py" "$BUILD_DIR/large.wasm" >&2
+  python3 "$BENCH_DIR/gen_data_module.py" "$BUILD_DIR/data64.wasm" >&2
 fi
 if [[ "${PROGRAM:-1}" != 0 ]]; then
   log "the real program: Lua 5.4 for wasm32-wasi and natively"
@@ -142,8 +143,8 @@ for round in $(seq "$REPS"); do
     [[ -z "$ours" ]] || record ours "$ours" kernel "$name" "$KERNEL_DIR/$name.wasm" "$n" 1
   done
   if [[ "${OVERHEAD:-1}" != 0 ]]; then
-    record wasmtime "$BUILD_DIR/bench-wasmtime" overhead "$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" 1
-    [[ -z "$ours" ]] || record ours "$ours" overhead "$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" 1
+    record wasmtime "$BUILD_DIR/bench-wasmtime" overhead "$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" "$BUILD_DIR/data64.wasm" 1
+    [[ -z "$ours" ]] || record ours "$ours" overhead "$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" "$BUILD_DIR/data64.wasm" 1
   fi
   if [[ "${PROGRAM:-1}" != 0 ]]; then
     record native "$BUILD_DIR/lua/lua-native" 1

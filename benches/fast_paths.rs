@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
 
-use cranewasm::{BoundsChecks, Config, Engine, Module, Regalloc, Val};
+use cranewasm::{BoundsChecks, Config, Engine, Instance, Module, Regalloc, Store, Val};
 use support::{kernel_runner, kernels, median, small_instance, SMALL_WAT};
 
 /// One measurement: each call times one sample, in `unit`.
@@ -35,16 +35,15 @@ fn engine(tweak: impl FnOnce(&mut Config)) -> Engine {
     Engine::new(&config).expect("engine")
 }
 
-/// The large module of the compile benchmark (4000 functions, ~4.4 MB),
-/// written by the same generator compare.sh uses.
-fn large_module() -> Vec<u8> {
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("large.wasm");
+/// A module written by one of compare.sh's generators, `benches/gen_NAME_module.py`.
+fn generated_module(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.wasm"));
     if !path.exists() {
-        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gen_large_module.py");
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("benches/gen_{name}_module.py"));
         let status = std::process::Command::new("python3").arg(script).arg(&path).status().expect("run python3");
-        assert!(status.success(), "gen_large_module.py failed");
+        assert!(status.success(), "gen_{name}_module.py failed");
     }
-    std::fs::read(path).expect("large.wasm")
+    std::fs::read(path).expect("generated module")
 }
 
 fn compile_sampler(engine: Engine, bytes: std::rc::Rc<Vec<u8>>) -> Sampler {
@@ -65,6 +64,29 @@ fn instantiate_sampler(engine: Engine) -> Sampler {
             black_box(small_instance(&engine, &module, true));
         }
         start.elapsed().as_secs_f64() * 1e6 / f64::from(N)
+    })
+}
+
+/// Microseconds per instantiation of the data module (64 MiB of memory, 1
+/// MiB of data in 16 segments), after a first one outside the timing; with
+/// `teardown`, the store's creation and drop (which releases the memory)
+/// are timed too.
+fn instantiate_data_sampler(engine: Engine, teardown: bool) -> Sampler {
+    let module = Module::new(&engine, generated_module("data")).expect("data module");
+    Instance::new(&mut Store::new(&engine, ()), &module, &[]).expect("instantiate");
+    Box::new(move || {
+        const N: u32 = 50;
+        let mut total = 0.0;
+        for _ in 0..N {
+            let start = Instant::now();
+            let mut store = Store::new(&engine, ());
+            let t = Instant::now();
+            black_box(Instance::new(&mut store, &module, &[]).expect("instantiate"));
+            let instantiate = t.elapsed();
+            drop(store);
+            total += if teardown { start.elapsed() } else { instantiate }.as_secs_f64();
+        }
+        total * 1e6 / f64::from(N)
     })
 }
 
@@ -149,7 +171,7 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
     let serial = engine(|c| {
         c.parallel_compilation(false);
     });
-    let large = std::rc::Rc::new(if wanted("", "compile_large") { large_module() } else { Vec::new() });
+    let large = std::rc::Rc::new(if wanted("", "compile_large") { generated_module("large") } else { Vec::new() });
     for (fast_path, without) in
         code_switches.iter().map(|(p, e)| (*p, e)).chain([("parallel compilation (vs serial)", &serial)])
     {
@@ -169,6 +191,20 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
         &|| instantiate_sampler(default.clone()),
         &|| instantiate_sampler(no_pool.clone()),
     );
+
+    // Instantiation: data segments from a memory image.
+    let no_images = engine(|c| {
+        c.memory_images(false);
+    });
+    for (case, teardown) in [("instantiate_64mib", false), ("instantiate_64mib+drop", true)] {
+        push(
+            "memory images (vs copying segments)",
+            case,
+            "us",
+            &|| instantiate_data_sampler(default.clone(), teardown),
+            &|| instantiate_data_sampler(no_images.clone(), teardown),
+        );
+    }
 
     // Calls: the typed and raw paths of the Rust API against the `Val` ones.
     push("typed call (vs Func::call with Vals)", "call_i32", "ns/call", &|| call_sampler(&default, true), &|| {

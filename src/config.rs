@@ -115,6 +115,7 @@ pub struct Config {
     pub(crate) optimize: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
+    pub(crate) memory_images: bool,
 }
 
 impl Default for Config {
@@ -136,6 +137,7 @@ impl Default for Config {
             optimize: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
+            memory_images: true,
         }
     }
 }
@@ -220,6 +222,18 @@ impl Config {
     /// reservation to the system at once.
     pub fn memory_pool_capacity(&mut self, reservations: usize) -> &mut Config {
         self.memory_pool_capacity = reservations;
+        self
+    }
+
+    /// Initialise memories from a copy-on-write image of their data
+    /// segments (on by default). A module whose active segments have
+    /// constant offsets inside the memory's initial size and hold at least
+    /// 16 KiB gets, on its first instantiation, a memory file with those
+    /// bytes; each instance then maps it privately (one `mmap`) instead of
+    /// copying the segments, and pages are copied only when written. Off,
+    /// every instantiation copies the segments.
+    pub fn memory_images(&mut self, on: bool) -> &mut Config {
+        self.memory_images = on;
         self
     }
 

@@ -1,15 +1,18 @@
 //! Modules: validated and compiled WebAssembly, ready to instantiate.
 
+pub mod image;
 pub mod info;
 pub mod parse;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::compile::func_env::ModuleEnv;
 use crate::compile::{compile_module, CompiledModule};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::index::MemoryIndex;
 use crate::runtime::vm::code_registry;
+use crate::runtime::vm::memory_image::MemoryImage;
 use crate::types::{ExportType, ImportType};
 use crate::vmctx::VMOffsets;
 use info::ModuleInfo;
@@ -28,6 +31,9 @@ struct ModuleInner {
     /// The module's binary: data segments point into it, and it is what
     /// [`Module::serialize`] writes.
     wasm: Box<[u8]>,
+    /// The copy-on-write image of each defined memory's initial contents,
+    /// where it has one; built by the first instantiation.
+    memory_images: OnceLock<Box<[Option<MemoryImage>]>>,
 }
 
 /// What compiled code and its metadata the runtime looks up by address.
@@ -80,7 +86,8 @@ impl Module {
         let compiled = compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?;
         let code = Arc::new(ModuleCode { info, compiled, body_offsets });
         code_registry::register(code.clone());
-        Ok(Module { inner: Arc::new(ModuleInner { engine: engine.clone(), code, offsets, wasm }) })
+        let memory_images = OnceLock::new();
+        Ok(Module { inner: Arc::new(ModuleInner { engine: engine.clone(), code, offsets, wasm, memory_images }) })
     }
 
     /// Checks that `bytes` are a valid module, without compiling it.
@@ -158,6 +165,27 @@ impl Module {
 
     pub(crate) fn wasm(&self) -> &[u8] {
         &self.inner.wasm
+    }
+
+    /// The image of each defined memory's initial contents, by defined
+    /// memory index (`None` where instantiation copies the segments
+    /// instead); empty when [`Config::memory_images`](crate::Config::memory_images)
+    /// is off. Built on first use, once per module.
+    pub(crate) fn memory_images(&self) -> &[Option<MemoryImage>] {
+        self.inner.memory_images.get_or_init(|| {
+            if !self.engine().config().memory_images {
+                return Box::default();
+            }
+            let (info, page) = (self.info(), region::page::size());
+            (info.num_imported_memories..info.memories.len())
+                .map(|m| {
+                    let layout = image::layout(info, MemoryIndex::from_u32(m as u32), page)?;
+                    // Without an image (no memfd here, out of descriptors)
+                    // instantiation copies the segments, as it always can.
+                    MemoryImage::new(&layout, &self.inner.wasm).ok()
+                })
+                .collect()
+        })
     }
 }
 

@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use super::memory_image::MemoryImage;
 use super::memory_pool::{MemoryPool, Reservation};
 use super::stored::StoreOwned;
 use crate::config::BoundsChecks;
@@ -116,6 +117,12 @@ impl VMMemory {
         self.reservation_mut().set_accessible(end).ok()?;
         self.definition.length = end;
         Some(old)
+    }
+
+    /// Maps `image` as this new memory's initial contents, in place of
+    /// copying its module's data segments.
+    pub(crate) fn map_image(&mut self, image: &MemoryImage) -> Result<()> {
+        self.reservation_mut().map_image(image)
     }
 
     /// The accessible bytes.

@@ -4,7 +4,7 @@
 //! - Store objects, named `VM*` like the layouts they share with compiled
 //!   code in `vmctx.rs`: [`instance::VMInstance`] (a VMContext and what it
 //!   owns), [`memory::VMMemory`] (on a reservation from
-//!   [`memory_pool`]), [`table::VMTable`], [`func::VMHostFunc`],
+//!   [`memory_pool`], initialised from a [`memory_image`] where it can), [`table::VMTable`], [`func::VMHostFunc`],
 //!   `VMGlobal` ([`global`]) and [`externref::VMExternData`]; handles to
 //!   them are [`stored::Stored`].
 //! - Calls: [`entry`] (host → wasm, with [`scratch`] slots), the exit side
@@ -31,6 +31,7 @@ pub mod global;
 pub mod instance;
 pub mod libcalls;
 pub mod memory;
+pub mod memory_image;
 pub mod memory_pool;
 pub mod scratch;
 pub mod signals;
