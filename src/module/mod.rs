@@ -6,6 +6,8 @@ pub mod parse;
 
 use std::sync::{Arc, OnceLock};
 
+use cranelift_codegen::isa::TargetIsa;
+
 use crate::compile::func_env::ModuleEnv;
 use crate::compile::{compile_module, CompiledModule};
 use crate::engine::Engine;
@@ -76,18 +78,44 @@ impl Module {
         let info = parsed.info;
         let offsets = VMOffsets::new(&info);
         let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
-        let env = ModuleEnv {
-            info: &info,
-            offsets: &offsets,
-            bounds_checks: engine.config().bounds_checks,
-            host_call_conv: engine.isa().default_call_conv(),
-            frontend_config: engine.isa().frontend_config(),
-        };
+        let env = module_env(engine, engine.isa(), &info, &offsets);
         let compiled = compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?;
         let code = Arc::new(ModuleCode { info, compiled, body_offsets });
         code_registry::register(code.clone());
         let memory_images = OnceLock::new();
         Ok(Module { inner: Arc::new(ModuleInner { engine: engine.clone(), code, offsets, wasm, memory_images }) })
+    }
+
+    /// The code of every function `bytes` defines, as text: the optimised
+    /// Cranelift IR and the machine code, for the golden-code tests
+    /// (`tests/disas`). The code is generated with `engine`'s settings for
+    /// a fixed CPU, x86-64-v3 (AVX2, BMI2, LZCNT, FMA), whatever the host,
+    /// so the text is the same on every machine; signature ids, which are
+    /// addresses, are written `sigid(type N)`. Not for embedders.
+    #[doc(hidden)]
+    pub fn code_text(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<String> {
+        use cranelift_codegen::settings::Configurable;
+        let unsupported = |e: &dyn std::fmt::Display| Error::Unsupported(format!("x86-64 code generator: {e}"));
+        let mut builder = cranelift_codegen::isa::lookup_by_name("x86_64").map_err(|e| unsupported(&e))?;
+        builder.enable("x86-64-v3").map_err(|e| unsupported(&e))?;
+        let isa = builder.finish(engine.isa().flags().clone()).map_err(|e| unsupported(&e))?;
+        let wasm = to_binary(bytes.as_ref())?;
+        let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
+        let offsets = VMOffsets::new(&parsed.info);
+        let env = module_env(engine, &*isa, &parsed.info, &offsets);
+        let mut out = String::new();
+        for f in crate::compile::function_texts(&*isa, &env, parsed.bodies)? {
+            let name = parsed.info.func_names.get(&f.index).map_or(String::new(), |n| format!(" ${n}"));
+            out += &format!(";; function {}{name}\n\n{}\n;; machine code\n{}\n", f.index.as_u32(), f.clif, f.asm);
+        }
+        // Longest first, so no id is replaced inside a longer one.
+        let mut ids: Vec<(String, String)> =
+            parsed.info.types.iter().flat_map(|(t, ty)| sig_id_spellings(ty.sig_id(), t.as_u32())).collect();
+        ids.sort_by_key(|(text, _)| std::cmp::Reverse(text.len()));
+        for (text, name) in ids {
+            out = out.replace(&text, &name);
+        }
+        Ok(out)
     }
 
     /// Checks that `bytes` are a valid module, without compiling it.
@@ -187,6 +215,28 @@ impl Module {
                 .collect()
         })
     }
+}
+
+/// The translation environment of a module compiled by `isa` for `engine`.
+fn module_env<'a>(engine: &Engine, isa: &dyn TargetIsa, info: &'a ModuleInfo, offsets: &'a VMOffsets) -> ModuleEnv<'a> {
+    ModuleEnv {
+        info,
+        offsets,
+        bounds_checks: engine.config().bounds_checks,
+        host_call_conv: isa.default_call_conv(),
+        frontend_config: isa.frontend_config(),
+    }
+}
+
+/// How a signature id may be written in Cranelift's IR and disassembly
+/// (decimal, hexadecimal, with Cranelift's `_` every four digits), each with
+/// what `code_text` writes instead.
+fn sig_id_spellings(id: usize, ty: u32) -> Vec<(String, String)> {
+    let hex = format!("{id:x}");
+    let grouped: Vec<String> =
+        hex.as_bytes().rchunks(4).rev().map(|c| String::from_utf8_lossy(c).into_owned()).collect();
+    let name = format!("sigid(type {ty})");
+    vec![(format!("0x{}", grouped.join("_")), name.clone()), (format!("0x{hex}"), name.clone()), (id.to_string(), name)]
 }
 
 impl std::fmt::Debug for Module {
