@@ -8,7 +8,7 @@
 //! `CRANEWASM_BLESS=1 cargo test --test disas` rewrites the expected files
 //! from what the compiler makes now; review the diff before committing it.
 //!
-//! The code is generated for a fixed CPU (x86-64-v3) whatever the host, so
+//! The code is generated for a fixed CPU (x86-64-v3 with AVX) whatever the host, so
 //! the files are the same on every machine (see `Module::code_text`). A
 //! `.wat` file may begin with `;; config: bounds-checks=explicit` (or
 //! `guard-pages`, the default here whatever the environment says).

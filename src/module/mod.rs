@@ -89,7 +89,7 @@ impl Module {
     /// The code of every function `bytes` defines, as text: the optimised
     /// Cranelift IR and the machine code, for the golden-code tests
     /// (`tests/disas`). The code is generated with `engine`'s settings for
-    /// a fixed CPU, x86-64-v3 (AVX2, BMI2, LZCNT, FMA), whatever the host,
+    /// a fixed CPU, x86-64-v3 (AVX, AVX2, BMI2, LZCNT, FMA), whatever the host,
     /// so the text is the same on every machine; signature ids, which are
     /// addresses, are written `sigid(type N)`. Not for embedders.
     #[doc(hidden)]
@@ -97,7 +97,11 @@ impl Module {
         use cranelift_codegen::settings::Configurable;
         let unsupported = |e: &dyn std::fmt::Display| Error::Unsupported(format!("x86-64 code generator: {e}"));
         let mut builder = cranelift_codegen::isa::lookup_by_name("x86_64").map_err(|e| unsupported(&e))?;
-        builder.enable("x86-64-v3").map_err(|e| unsupported(&e))?;
+        // Cranelift's x86-64-v3 preset leaves plain AVX out, which every
+        // v3 CPU has and cranelift-native turns on.
+        for flag in ["x86-64-v3", "has_avx"] {
+            builder.enable(flag).map_err(|e| unsupported(&e))?;
+        }
         let isa = builder.finish(engine.isa().flags().clone()).map_err(|e| unsupported(&e))?;
         let wasm = to_binary(bytes.as_ref())?;
         let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
