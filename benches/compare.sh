@@ -11,6 +11,7 @@
 #   REPS              repetitions per case; the median is reported (default 5)
 #   KERNELS           space-separated kernel names (default: all in kernels/)
 #   OVERHEAD=0        skip the compile/instantiate/call cases
+#   PROGRAM=0         skip the real program (Lua 5.4 running benches/lua/bench.lua)
 #   IWASM_LIB         our libiwasm.so (default: target/release/libiwasm.so,
 #                     built here with cargo when the capi crate exists)
 #   CARGO_BUILD=0     do not run cargo; use IWASM_LIB as it is
@@ -43,14 +44,24 @@ if [[ "${OVERHEAD:-1}" != 0 ]]; then
   log "overhead modules"
   wat2wasm "$BENCH_DIR/harness/small.wat" -o "$BUILD_DIR/small.wasm"
   python3 "$BENCH_DIR/gen_large_module.py" "$BUILD_DIR/large.wasm" >&2
+  python3 "$BENCH_DIR/gen_data_module.py" "$BUILD_DIR/data64.wasm" >&2
+fi
+if [[ "${PROGRAM:-1}" != 0 ]]; then
+  log "the real program: Lua 5.4 for wasm32-wasi and natively"
+  "$BENCH_DIR/lua/build.sh"
 fi
 
 # ---- wasmtime ---------------------------------------------------------------
 wasmtime_lib="$BUILD_DIR/wasmtime/libwasmtime.so"
-if [[ ! -f "$wasmtime_lib" ]]; then
+# The real program runs in wasmtime through its Python package (the same C
+# library, with its WASI), installed from the same wheel into build/.
+wasmtime_py="$BUILD_DIR/wasmtime-py"
+if [[ ! -f "$wasmtime_lib" || ! -d "$wasmtime_py/wasmtime" ]]; then
   log "fetching the wasmtime $WASMTIME_VERSION wheel"
+  rm -rf "$BUILD_DIR/wasmtime-wheel"
   python3 -m pip download --quiet --no-deps --only-binary=:all: \
     -d "$BUILD_DIR/wasmtime-wheel" "wasmtime==$WASMTIME_VERSION"
+  python3 -m pip install --quiet --no-deps --upgrade --target "$wasmtime_py" "$BUILD_DIR"/wasmtime-wheel/wasmtime-*.whl
   mkdir -p "$BUILD_DIR/wasmtime"
   # The wheel is a zip holding wasmtime/<platform>/_libwasmtime.so.
   python3 - "$BUILD_DIR/wasmtime-wheel" "$wasmtime_lib" <<'EOF'
@@ -77,6 +88,17 @@ fi
 if [[ "${CARGO_BUILD:-1}" != 0 && -f "$REPO_DIR/capi/Cargo.toml" ]]; then
   log "cargo build --release -p cranewasm-capi"
   (cd "$REPO_DIR" && cargo build --release -p cranewasm-capi)
+fi
+# Our real-program runner is a Rust bench target (the C API has no WASI).
+ours_program=""
+if [[ "${PROGRAM:-1}" != 0 && "${CARGO_BUILD:-1}" != 0 ]]; then
+  log "cargo bench --bench program --no-run"
+  ours_program="$(cd "$REPO_DIR" && cargo bench --bench program --no-run --message-format=json |
+    python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "program" and m.get("executable"):
+        print(m["executable"])')"
 fi
 ours=""
 if [[ ! -f "$iwasm_lib" ]]; then
@@ -121,8 +143,13 @@ for round in $(seq "$REPS"); do
     [[ -z "$ours" ]] || record ours "$ours" kernel "$name" "$KERNEL_DIR/$name.wasm" "$n" 1
   done
   if [[ "${OVERHEAD:-1}" != 0 ]]; then
-    record wasmtime "$BUILD_DIR/bench-wasmtime" overhead "$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" 1
-    [[ -z "$ours" ]] || record ours "$ours" overhead "$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" 1
+    record wasmtime "$BUILD_DIR/bench-wasmtime" overhead "$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" "$BUILD_DIR/data64.wasm" 1
+    [[ -z "$ours" ]] || record ours "$ours" overhead "$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" "$BUILD_DIR/data64.wasm" 1
+  fi
+  if [[ "${PROGRAM:-1}" != 0 ]]; then
+    record native "$BUILD_DIR/lua/lua-native" 1
+    record wasmtime env PYTHONPATH="$wasmtime_py" python3 "$BENCH_DIR/program_wasmtime.py" lua "$BUILD_DIR/lua/lua.wasm" 1
+    [[ -z "$ours_program" ]] || record ours "$ours_program" lua "$BUILD_DIR/lua/lua.wasm" 1
   fi
 done
 

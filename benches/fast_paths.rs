@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
 
-use cranewasm::{BoundsChecks, Config, Engine, Module, Regalloc, Val};
+use cranewasm::{BoundsChecks, Config, Engine, Instance, Module, Regalloc, Store, Val};
 use support::{generated_module, kernel_runner, kernels, median, small_instance, SMALL_WAT};
 
 /// One measurement: each call times one sample, in `unit`.
@@ -33,6 +33,18 @@ fn engine(tweak: impl FnOnce(&mut Config)) -> Engine {
     let mut config = Config::new();
     tweak(&mut config);
     Engine::new(&config).expect("engine")
+}
+
+/// The module of the instantiate_64mib case, written by compare.sh's
+/// generator `benches/gen_data_module.py`.
+fn data_module() -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("data.wasm");
+    if !path.exists() {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/gen_data_module.py");
+        let status = std::process::Command::new("python3").arg(script).arg(&path).status().expect("run python3");
+        assert!(status.success(), "gen_data_module.py failed");
+    }
+    std::fs::read(path).expect("generated module")
 }
 
 fn compile_sampler(engine: Engine, bytes: std::rc::Rc<Vec<u8>>) -> Sampler {
@@ -53,6 +65,29 @@ fn instantiate_sampler(engine: Engine) -> Sampler {
             black_box(small_instance(&engine, &module, true));
         }
         start.elapsed().as_secs_f64() * 1e6 / f64::from(N)
+    })
+}
+
+/// Microseconds per instantiation of the data module (64 MiB of memory, 1
+/// MiB of data in 16 segments), after a first one outside the timing; with
+/// `teardown`, the store's creation and drop (which releases the memory)
+/// are timed too.
+fn instantiate_data_sampler(engine: Engine, teardown: bool) -> Sampler {
+    let module = Module::new(&engine, data_module()).expect("data module");
+    Instance::new(&mut Store::new(&engine, ()), &module, &[]).expect("instantiate");
+    Box::new(move || {
+        const N: u32 = 50;
+        let mut total = 0.0;
+        for _ in 0..N {
+            let start = Instant::now();
+            let mut store = Store::new(&engine, ());
+            let t = Instant::now();
+            black_box(Instance::new(&mut store, &module, &[]).expect("instantiate"));
+            let instantiate = t.elapsed();
+            drop(store);
+            total += if teardown { start.elapsed() } else { instantiate }.as_secs_f64();
+        }
+        total * 1e6 / f64::from(N)
     })
 }
 
@@ -157,6 +192,20 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
         &|| instantiate_sampler(default.clone()),
         &|| instantiate_sampler(no_pool.clone()),
     );
+
+    // Instantiation: data segments from a memory image.
+    let no_images = engine(|c| {
+        c.memory_images(false);
+    });
+    for (case, teardown) in [("instantiate_64mib", false), ("instantiate_64mib+drop", true)] {
+        push(
+            "memory images (vs copying segments)",
+            case,
+            "us",
+            &|| instantiate_data_sampler(default.clone(), teardown),
+            &|| instantiate_data_sampler(no_images.clone(), teardown),
+        );
+    }
 
     // Calls: the typed and raw paths of the Rust API against the `Val` ones.
     push("typed call (vs Func::call with Vals)", "call_i32", "ns/call", &|| call_sampler(&default, true), &|| {

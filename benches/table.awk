@@ -1,7 +1,9 @@
 # Joins the RESULT lines of compare.sh's columns into one table.
 # usage: awk -f table.awk results/ours.txt results/wasmtime.txt results/native.txt
 # Each line: RESULT <case> <value> <unit> <check>; a case measured several
-# times (one line per round) shows the median. Exits 1 if two lines of a case,
+# times (one line per round) shows the median. Kernels and overhead cases get
+# geometric means; a real program's compile and run cases (NAME:compile,
+# NAME:run) stand alone. Exits 1 if two lines of a case,
 # in any columns, report different check values.
 
 $1 == "RESULT" {
@@ -40,15 +42,15 @@ END {
   group = ""
   for (i = 1; i <= ncases; i++) {
     c = order[i]
-    g = (c ~ /^kernel:/) ? "kernels" : "overhead"
-    if (group != "" && g != group) geomeans(group)
+    g = (c ~ /^kernel:/) ? "kernels" : (c ~ /:(compile|run)$/) ? "program" : "overhead"
+    if (group != "" && g != group && group != "program") geomeans(group)
     group = g
     o = median(samples[c, "ours"]); w = median(samples[c, "wasmtime"]); n = median(samples[c, "native"])
     ow = ratio(o, w); on = ratio(o, n); wn = ratio(w, n)
     gm_add(g "ow", ow); gm_add(g "on", on); gm_add(g "wn", wn)
     row(c, unit[c], cell(o), cell(w), cell(n), cell(ow), cell(on), cell(wn), (c in bad) ? "CHECK MISMATCH" : "")
   }
-  if (group != "") geomeans(group)
+  if (group != "" && group != "program") geomeans(group)
   for (c in bad) { print "ERROR: columns disagree on the result of " c; failed = 1 }
   exit failed
 }

@@ -166,6 +166,7 @@ pub struct Config {
     /// Why [`PROFILER_ENV`] could not be used, until [`Config::profiler`]
     /// makes it irrelevant; [`Engine::new`](crate::Engine::new) reports it.
     pub(crate) profiler_env_error: Option<String>,
+    pub(crate) memory_images: bool,
 }
 
 impl Default for Config {
@@ -197,6 +198,7 @@ impl Default for Config {
             consume_fuel: false,
             profiler,
             profiler_env_error,
+            memory_images: true,
         }
     }
 }
@@ -330,6 +332,18 @@ impl Config {
     pub fn profiler(&mut self, profiler: Profiler) -> &mut Config {
         self.profiler = profiler;
         self.profiler_env_error = None;
+        self
+    }
+
+    /// Initialise memories from a copy-on-write image of their data
+    /// segments (on by default). A module whose active segments have
+    /// constant offsets inside the memory's initial size and hold at least
+    /// 16 KiB gets, on its first instantiation, a memory file with those
+    /// bytes; each instance then maps it privately (one `mmap`) instead of
+    /// copying the segments, and pages are copied only when written. Off,
+    /// every instantiation copies the segments.
+    pub fn memory_images(&mut self, on: bool) -> &mut Config {
+        self.memory_images = on;
         self
     }
 

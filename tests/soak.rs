@@ -119,10 +119,25 @@ const INSTANCE: &str = r#"(module
         (i32.add (i32.load (i32.const 0)) (memory.size)))
     (elem (i32.const 0) $f))"#;
 
+/// INSTANCE with 16 KiB of data from address 1024 on: memory 0 starts from
+/// a copy-on-write image of it (the page `f` writes to is in the image), which
+/// each round maps and each release unmaps.
+fn instance_with_image() -> String {
+    let data: String = (0..16 * 1024).map(|i| format!("\\{:02x}", i % 251 + 1)).collect();
+    INSTANCE.replace("(elem", &format!("(data (i32.const 1024) \"{data}\") (elem"))
+}
+
+/// Open file descriptors of this process (a memory image is one).
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").expect("/proc/self/fd").count()
+}
+
 /// `warm_up + rounds` rounds of instantiate, call, release (or drop the
 /// store); returns how much the heap held on this thread grew over the
 /// last `rounds`, measured while the long-lived store is still alive.
-fn rounds(module: &Module, engine: &Engine, warm_up: u32, rounds: u32, fresh_store: bool) -> i64 {
+/// With `with_data`, the module is `instance_with_image()`, whose data
+/// each round checks.
+fn rounds(module: &Module, engine: &Engine, warm_up: u32, rounds: u32, fresh_store: bool, with_data: bool) -> i64 {
     let mut long_lived = Store::new(engine, ());
     let mut before = 0;
     for round in 0..warm_up + rounds {
@@ -134,6 +149,11 @@ fn rounds(module: &Module, engine: &Engine, warm_up: u32, rounds: u32, fresh_sto
         let instance = Instance::new(&mut *store, module, &[]).unwrap();
         let f = instance.get_func(&*store, "f").unwrap().typed::<i32, i32>(&*store).unwrap();
         assert_eq!(f.call(&mut *store, round as i32).unwrap(), round as i32 + 2);
+        if with_data {
+            // The image's bytes, in every instance.
+            let data = instance.get_memory(&*store, "mem").unwrap().data(&*store);
+            assert_eq!((data[1024], data[1024 + 300], data[1024 + 16 * 1024]), (1, (300 % 251 + 1) as u8, 0));
+        }
         if !fresh_store {
             // SAFETY: nothing taken from `instance` is used after this.
             unsafe { instance.release(&mut *store) };
@@ -145,15 +165,16 @@ fn rounds(module: &Module, engine: &Engine, warm_up: u32, rounds: u32, fresh_sto
 
 /// 4 threads × `n` rounds of instantiate, call, release; returns the
 /// growth of heap, RSS and mappings over the rounds after a warm-up.
-fn threads_of_rounds(n: u32, fresh_store: bool) -> (i64, i64, i64) {
+fn threads_of_rounds(wat: &str, n: u32, fresh_store: bool) -> (i64, i64, i64) {
     let engine = Engine::default();
-    let module = Module::new(&engine, INSTANCE).unwrap();
+    let module = Module::new(&engine, wat).unwrap();
+    let with_data = wat.contains("(data");
     let on_4_threads = |warm_up: u32, n: u32| -> i64 {
         let threads: Vec<_> = (0..4)
             .map(|_| {
                 let (engine, module) = (engine.clone(), module.clone());
                 std::thread::spawn(move || {
-                    alloc_counter::counting(|| rounds(&module, &engine, warm_up, n, fresh_store))
+                    alloc_counter::counting(|| rounds(&module, &engine, warm_up, n, fresh_store, with_data))
                 })
             })
             .collect();
@@ -180,7 +201,7 @@ fn threads_of_rounds(n: u32, fresh_store: bool) -> (i64, i64, i64) {
 #[test]
 fn instantiate_call_release_in_long_lived_stores() {
     let _alone = alone();
-    let (heap, rss, maps) = threads_of_rounds(10_000, false);
+    let (heap, rss, maps) = threads_of_rounds(INSTANCE, 10_000, false);
     // Each thread's store lives across its rounds: what it keeps must not
     // grow with their number (it once kept a slot per instance ever made).
     assert_eq!(heap, 0, "heap held by the long-lived stores grew");
@@ -191,10 +212,22 @@ fn instantiate_call_release_in_long_lived_stores() {
 #[test]
 fn instantiate_call_drop_with_a_fresh_store_each_round() {
     let _alone = alone();
-    let (heap, rss, maps) = threads_of_rounds(10_000, true);
+    let (heap, rss, maps) = threads_of_rounds(INSTANCE, 10_000, true);
     assert_eq!(heap, 0, "heap grew");
     assert!(rss < RSS_SLACK as i64, "RSS grew by {rss} bytes");
     assert!(maps <= MAPPINGS_SLACK, "{maps} more mappings");
+}
+
+#[test]
+fn instantiate_call_drop_with_a_memory_image() {
+    let _alone = alone();
+    let fds = open_fds();
+    let (heap, rss, maps) = threads_of_rounds(&instance_with_image(), 10_000, true);
+    assert_eq!(heap, 0, "heap grew");
+    assert!(rss < RSS_SLACK as i64, "RSS grew by {rss} bytes");
+    assert!(maps <= MAPPINGS_SLACK, "{maps} more mappings");
+    // The module's image (one memfd) is gone with the module.
+    assert_eq!(open_fds(), fds, "file descriptors leaked");
 }
 
 #[test]

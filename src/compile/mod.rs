@@ -167,19 +167,7 @@ pub fn compile_module(
                 break;
             }
             let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
-            let mut validator = data.validator.into_validator(std::mem::take(&mut allocs));
-            let index = env.info.func_index(DefinedFuncIndex::new(i));
-            ctx.clear();
-            let result = translate::translate_function(
-                FuncEnv::new(env),
-                index,
-                &data.body,
-                &mut validator,
-                &mut ctx.func,
-                &mut fctx,
-            )
-            .and_then(|()| compile_function(isa, &mut ctx));
-            allocs = validator.into_allocations();
+            let result = translate_and_compile(isa, env, i, data, &mut allocs, &mut fctx, &mut ctx, false);
             let failed = result.is_err();
             *results[i].lock().unwrap() = Some(result);
             if failed {
@@ -207,6 +195,59 @@ pub fn compile_module(
         }
     }
     link(isa, env, funcs)
+}
+
+/// Validates, translates and compiles defined function `i` in `ctx`,
+/// keeping the disassembly there when `disasm` asks for it.
+#[allow(clippy::too_many_arguments, reason = "the per-thread scratch state of one compilation")]
+fn translate_and_compile(
+    isa: &dyn TargetIsa,
+    env: &ModuleEnv<'_>,
+    i: usize,
+    data: FunctionBodyData<'_>,
+    allocs: &mut FuncValidatorAllocations,
+    fctx: &mut FunctionBuilderContext,
+    ctx: &mut Context,
+    disasm: bool,
+) -> Result<CompiledFunction> {
+    let mut validator = data.validator.into_validator(std::mem::take(allocs));
+    let index = env.info.func_index(DefinedFuncIndex::new(i));
+    ctx.clear();
+    ctx.set_disasm(disasm);
+    let result =
+        translate::translate_function(FuncEnv::new(env), index, &data.body, &mut validator, &mut ctx.func, fctx)
+            .and_then(|()| compile_function(isa, ctx));
+    *allocs = validator.into_allocations();
+    result
+}
+
+/// One defined function's code as text: the hook of the golden-code tests
+/// (`tests/disas`), which compare it with the expected text checked in.
+pub struct FunctionText {
+    pub index: FuncIndex,
+    /// The Cranelift IR after Cranelift's optimisations.
+    pub clif: String,
+    /// The machine code, as Cranelift's disassembly of its final
+    /// instructions (registers allocated, before encoding).
+    pub asm: String,
+}
+
+/// Compiles every defined function as [`compile_module`] does, on this
+/// thread, and returns each one's code as text instead of linking it.
+pub fn function_texts(
+    isa: &dyn TargetIsa,
+    env: &ModuleEnv<'_>,
+    bodies: Vec<FunctionBodyData<'_>>,
+) -> Result<Vec<FunctionText>> {
+    let (mut fctx, mut ctx, mut allocs) = (FunctionBuilderContext::new(), Context::new(), Default::default());
+    let mut texts = Vec::new();
+    for (i, data) in bodies.into_iter().enumerate() {
+        translate_and_compile(isa, env, i, data, &mut allocs, &mut fctx, &mut ctx, true)?;
+        let asm = ctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
+        let index = env.info.func_index(DefinedFuncIndex::new(i));
+        texts.push(FunctionText { index, clif: ctx.func.display().to_string(), asm });
+    }
+    Ok(texts)
 }
 
 /// Lays out functions and entry trampolines in one image and resolves

@@ -1,9 +1,11 @@
 //! Modules: validated and compiled WebAssembly, ready to instantiate.
 
+pub mod image;
 pub mod info;
 pub mod parse;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
 
 use std::ops::Range;
 
@@ -13,6 +15,8 @@ use crate::compile::{compile_module, CompiledModule};
 use crate::config::Profiler;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::index::MemoryIndex;
+use crate::runtime::vm::memory_image::MemoryImage;
 use crate::runtime::vm::{code_registry, profiling};
 use crate::types::{ExportType, ImportType};
 use crate::vmctx::VMOffsets;
@@ -32,6 +36,9 @@ struct ModuleInner {
     /// The module's binary: data segments point into it, and
     /// [`Module::serialize`] writes it.
     wasm: WasmBytes,
+    /// The copy-on-write image of each defined memory's initial contents,
+    /// where it has one; built by the first instantiation.
+    memory_images: OnceLock<Box<[Option<MemoryImage>]>>,
 }
 
 /// Where a module's binary is kept: in the heap, or in the compiled-code
@@ -122,7 +129,43 @@ impl Module {
         if profiler != Profiler::None {
             profiling::register(profiler, code.compiled.code.bytes(), &profiling::module_symbols(&code));
         }
-        Module { inner: Arc::new(ModuleInner { engine: engine.clone(), code, offsets, wasm }) }
+        Module { inner: Arc::new(ModuleInner { engine: engine.clone(), code, offsets, wasm, memory_images: OnceLock::new() }) }
+    }
+
+    /// The code of every function `bytes` defines, as text: the optimised
+    /// Cranelift IR and the machine code, for the golden-code tests
+    /// (`tests/disas`). The code is generated with `engine`'s settings for
+    /// a fixed CPU, x86-64-v3 (AVX, AVX2, BMI2, LZCNT, FMA), whatever the host,
+    /// so the text is the same on every machine; signature ids, which are
+    /// addresses, are written `sigid(type N)`. Not for embedders.
+    #[doc(hidden)]
+    pub fn code_text(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<String> {
+        use cranelift_codegen::settings::Configurable;
+        let unsupported = |e: &dyn std::fmt::Display| Error::Unsupported(format!("x86-64 code generator: {e}"));
+        let mut builder = cranelift_codegen::isa::lookup_by_name("x86_64").map_err(|e| unsupported(&e))?;
+        // Cranelift's x86-64-v3 preset leaves plain AVX out, which every
+        // v3 CPU has and cranelift-native turns on.
+        for flag in ["x86-64-v3", "has_avx"] {
+            builder.enable(flag).map_err(|e| unsupported(&e))?;
+        }
+        let isa = builder.finish(engine.isa().flags().clone()).map_err(|e| unsupported(&e))?;
+        let wasm = to_binary(bytes.as_ref())?;
+        let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
+        let offsets = VMOffsets::new(&parsed.info);
+        let env = ModuleEnv::for_isa(engine, &*isa, &parsed.info, &offsets);
+        let mut out = String::new();
+        for f in crate::compile::function_texts(&*isa, &env, parsed.bodies)? {
+            let name = parsed.info.func_names.get(&f.index).map_or(String::new(), |n| format!(" ${n}"));
+            out += &format!(";; function {}{name}\n\n{}\n;; machine code\n{}\n", f.index.as_u32(), f.clif, f.asm);
+        }
+        // Longest first, so no id is replaced inside a longer one.
+        let mut ids: Vec<(String, String)> =
+            parsed.info.types.iter().flat_map(|(t, ty)| sig_id_spellings(ty.sig_id(), t.as_u32())).collect();
+        ids.sort_by_key(|(text, _)| std::cmp::Reverse(text.len()));
+        for (text, name) in ids {
+            out = out.replace(&text, &name);
+        }
+        Ok(out)
     }
 
     /// Checks that `bytes` are a valid module, without compiling it.
@@ -247,6 +290,43 @@ impl Module {
     pub(crate) fn wasm(&self) -> &[u8] {
         &self.inner.wasm
     }
+
+    /// The image of each defined memory's initial contents, by defined
+    /// memory index (`None` where instantiation copies the segments
+    /// instead); empty when [`Config::memory_images`](crate::Config::memory_images)
+    /// is off. Built on first use, once per module.
+    pub(crate) fn memory_images(&self) -> &[Option<MemoryImage>] {
+        self.inner.memory_images.get_or_init(|| {
+            if !self.engine().config().memory_images {
+                return Box::default();
+            }
+            let (info, page) = (self.info(), region::page::size());
+            (info.num_imported_memories..info.memories.len())
+                .map(|m| {
+                    // Threads may write a shared memory from the start;
+                    // it is filled by copying, once.
+                    if info.memories[MemoryIndex::from_u32(m as u32)].is_shared() {
+                        return None;
+                    }
+                    let layout = image::layout(info, MemoryIndex::from_u32(m as u32), page)?;
+                    // Without an image (no memfd here, out of descriptors)
+                    // instantiation copies the segments, as it always can.
+                    MemoryImage::new(&layout, &self.inner.wasm).ok()
+                })
+                .collect()
+        })
+    }
+}
+
+/// How a signature id may be written in Cranelift's IR and disassembly
+/// (decimal, hexadecimal, with Cranelift's `_` every four digits), each with
+/// what `code_text` writes instead.
+fn sig_id_spellings(id: usize, ty: u32) -> Vec<(String, String)> {
+    let hex = format!("{id:x}");
+    let grouped: Vec<String> =
+        hex.as_bytes().rchunks(4).rev().map(|c| String::from_utf8_lossy(c).into_owned()).collect();
+    let name = format!("sigid(type {ty})");
+    vec![(format!("0x{}", grouped.join("_")), name.clone()), (format!("0x{hex}"), name.clone()), (id.to_string(), name)]
 }
 
 impl std::fmt::Debug for Module {

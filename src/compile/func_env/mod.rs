@@ -63,13 +63,24 @@ pub struct ModuleEnv<'a> {
 impl<'a> ModuleEnv<'a> {
     /// The environment of a module compiled by `engine`.
     pub fn new(engine: &crate::Engine, info: &'a ModuleInfo, offsets: &'a VMOffsets) -> ModuleEnv<'a> {
+        ModuleEnv::for_isa(engine, engine.isa(), info, offsets)
+    }
+
+    /// The environment of a module compiled with `engine`'s settings for
+    /// another target, `isa` (the golden-code tests' fixed CPU).
+    pub fn for_isa(
+        engine: &crate::Engine,
+        isa: &dyn cranelift_codegen::isa::TargetIsa,
+        info: &'a ModuleInfo,
+        offsets: &'a VMOffsets,
+    ) -> ModuleEnv<'a> {
         let config = engine.config();
         ModuleEnv {
             info,
             offsets,
             bounds_checks: config.bounds_checks,
-            host_call_conv: engine.isa().default_call_conv(),
-            frontend_config: engine.isa().frontend_config(),
+            host_call_conv: isa.default_call_conv(),
+            frontend_config: isa.frontend_config(),
             consume_fuel: config.consume_fuel,
         }
     }

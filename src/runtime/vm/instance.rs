@@ -541,9 +541,21 @@ unsafe fn initialize(store: &mut StoreOpaque, data: &mut VMInstance) -> Result<(
             *slot = data.eval(item).get_ref();
         }
     }
+    // Memories with an image get it mapped; their segments are in it.
+    let images = module.memory_images();
+    for (d, image) in images.iter().enumerate() {
+        if let Some(image) = image {
+            let m = MemoryIndex::from_u32((info.num_imported_memories + d) as u32);
+            (*data.memory(m).as_ptr()).map_image(image)?;
+        }
+    }
     let wasm = module.wasm();
     for seg in info.datas.values() {
         let DataMode::Active { memory, offset } = &seg.mode else { continue };
+        let imaged = memory.index().checked_sub(info.num_imported_memories).and_then(|d| images.get(d));
+        if matches!(imaged, Some(Some(_))) {
+            continue;
+        }
         let start = data.eval(offset).get_i32() as u32 as usize;
         let memory = &mut *data.memory(*memory).as_ptr();
         let bytes = &wasm[seg.range.clone()];

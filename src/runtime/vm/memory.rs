@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 
+use super::memory_image::MemoryImage;
 use super::memory_pool::{MemoryPool, Reservation};
 use super::shared_memory::VMSharedMemory;
 use super::stored::StoreOwned;
@@ -216,6 +217,16 @@ impl VMMemory {
                 Some(old)
             }
             Storage::Shared(s) => s.grow(delta),
+        }
+    }
+
+    /// Maps `image` as this new memory's initial contents, in place of
+    /// copying its module's data segments. Shared memories have no images
+    /// (see `Module::memory_images`).
+    pub(crate) fn map_image(&mut self, image: &MemoryImage) -> Result<()> {
+        match &mut self.storage {
+            Storage::Local(storage) => storage.reservation_mut().map_image(image),
+            Storage::Shared(_) => Err(Error::Resource("a shared memory has no copy-on-write image".into())),
         }
     }
 

@@ -6,15 +6,21 @@
 //! engine's pool instead, with their pages zeroed but left accessible, so a
 //! module instantiated again usually needs no system call for its memory.
 
+use std::ops::Range;
 use std::sync::Mutex;
 
+use super::memory_image::MemoryImage;
 use crate::error::{Error, Result};
 
 /// An address range reserved for one memory, the first `accessible` bytes
-/// readable and writable (and zero until written), the rest inaccessible.
+/// readable and writable (and zero until written, except where a memory
+/// image is mapped), the rest inaccessible.
 pub struct Reservation {
     alloc: region::Allocation,
     accessible: usize,
+    /// The span where a memory image is mapped, to be replaced by zero
+    /// pages before the reservation is reused.
+    image: Option<Range<usize>>,
 }
 
 // SAFETY: a reservation is address space owned by one memory (or by the
@@ -26,7 +32,7 @@ impl Reservation {
     pub fn new(size: usize) -> Result<Reservation> {
         let alloc = region::alloc(size, region::Protection::NONE)
             .map_err(|e| Error::Resource(format!("cannot reserve {size} bytes for a memory: {e}")))?;
-        Ok(Reservation { alloc, accessible: 0 })
+        Ok(Reservation { alloc, accessible: 0, image: None })
     }
 
     pub fn base(&self) -> *mut u8 {
@@ -55,6 +61,31 @@ impl Reservation {
     }
 }
 
+impl Reservation {
+    /// Maps `image` over its span, which must be accessible.
+    pub fn map_image(&mut self, image: &MemoryImage) -> Result<()> {
+        let span = image.span();
+        assert!(span.end <= self.accessible && self.image.is_none(), "an image goes on fresh accessible pages");
+        self.image = Some(span);
+        // SAFETY: the span lies in our reservation (checked above), and
+        // the memory it belongs to is new: nothing refers to its pages.
+        unsafe { image.map_at(self.base()) }
+    }
+
+    /// Puts anonymous zero pages, readable and writable, where an image
+    /// was mapped; false if that failed (the reservation must then be
+    /// unmapped, not reused).
+    fn unmap_image(&mut self) -> bool {
+        let Some(span) = self.image.take() else { return true };
+        // SAFETY: the span lies in our reservation and its memory is gone.
+        unsafe {
+            let at = self.base().add(span.start);
+            let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED;
+            libc::mmap(at.cast(), span.len(), libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0) == at.cast()
+        }
+    }
+}
+
 /// Released reservations of the guarded size, ready for reuse.
 pub struct MemoryPool {
     free: Mutex<Vec<Reservation>>,
@@ -78,9 +109,9 @@ impl MemoryPool {
     }
 
     /// Takes a reservation back, zeroing what its memory wrote.
-    pub fn give(&self, r: Reservation) {
+    pub fn give(&self, mut r: Reservation) {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        if free.len() >= self.capacity {
+        if free.len() >= self.capacity || !r.unmap_image() {
             return; // dropped: unmapped
         }
         // SAFETY: the range is our private anonymous mapping; after

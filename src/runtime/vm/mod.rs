@@ -4,8 +4,9 @@
 //! - Store objects, named `VM*` like the layouts they share with compiled
 //!   code in `vmctx.rs`: [`instance::VMInstance`] (a VMContext and what it
 //!   owns), [`memory::VMMemory`] (on a reservation from
-//!   [`memory_pool`], or referring to a [`shared_memory::VMSharedMemory`]
-//!   that several stores use), [`table::VMTable`], [`func::VMHostFunc`],
+//!   [`memory_pool`], initialised from a [`memory_image`] where it can, or
+//!   referring to a [`shared_memory::VMSharedMemory`] that several stores
+//!   use), [`table::VMTable`], [`func::VMHostFunc`],
 //!   `VMGlobal` ([`global`]) and [`externref::VMExternData`]; handles to
 //!   them are [`stored::Stored`].
 //! - Threads: [`parking_lot`] (`memory.atomic.wait`/`notify`).
@@ -41,6 +42,7 @@ pub mod interrupt;
 pub mod libcalls;
 pub mod limits;
 pub mod memory;
+pub mod memory_image;
 pub mod memory_pool;
 pub mod parking_lot;
 pub mod profiling;

@@ -1,0 +1,109 @@
+//! Golden-code tests: each `tests/disas/NAME.wat` is a small module showing
+//! one thing our code generation does (no bounds check under guard pages,
+//! the memory base hoisted out of a loop, a direct call, the signature
+//! check of `call_indirect`...); `NAME.expected` holds the optimised
+//! Cranelift IR and the machine code it must compile to, so a change that
+//! makes the code worse fails here, not only in a benchmark.
+//!
+//! `CRANEWASM_BLESS=1 cargo test --test disas` rewrites the expected files
+//! from what the compiler makes now; review the diff before committing it.
+//!
+//! The code is generated for a fixed CPU (x86-64-v3 with AVX) whatever the host, so
+//! the files are the same on every machine (see `Module::code_text`). A
+//! `.wat` file may begin with `;; config: bounds-checks=explicit` (or
+//! `guard-pages`, the default here whatever the environment says).
+
+#![cfg(target_arch = "x86_64")]
+
+use std::path::{Path, PathBuf};
+
+use cranewasm::{BoundsChecks, Config, Engine, Module};
+
+fn engine_for(wat: &str) -> Engine {
+    let mut config = Config::new();
+    config.bounds_checks(BoundsChecks::GuardPages);
+    for line in wat.lines().take_while(|l| l.starts_with(";;")) {
+        let Some(setting) = line.strip_prefix(";; config:") else { continue };
+        match setting.trim() {
+            "bounds-checks=explicit" => config.bounds_checks(BoundsChecks::Explicit),
+            "bounds-checks=guard-pages" => config.bounds_checks(BoundsChecks::GuardPages),
+            other => panic!("unknown config line {other:?}"),
+        };
+    }
+    Engine::new(&config).expect("engine")
+}
+
+/// A line diff of `expected` against `actual` (longest common subsequence;
+/// the files are small), with `-`/`+` marks and two lines of context.
+fn diff(expected: &str, actual: &str) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let mut lines: Vec<(char, &str)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            lines.push((' ', a[i]));
+            (i, j) = (i + 1, j + 1);
+        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            lines.push(('-', a[i]));
+            i += 1;
+        } else {
+            lines.push(('+', b[j]));
+            j += 1;
+        }
+    }
+    let near_change = |k: usize| lines[k.saturating_sub(2)..(k + 3).min(lines.len())].iter().any(|(m, _)| *m != ' ');
+    (0..lines.len()).filter(|&k| near_change(k)).map(|k| format!("{}{}\n", lines[k].0, lines[k].1)).collect()
+}
+
+#[test]
+fn generated_code_matches_the_expected_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/disas");
+    let bless = std::env::var_os("CRANEWASM_BLESS").is_some();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/disas")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wat"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 10, "the golden cases are missing from {}", dir.display());
+    let mut failures = Vec::new();
+    for wat_path in &cases {
+        let wat = std::fs::read_to_string(wat_path).unwrap();
+        let actual = Module::code_text(&engine_for(&wat), &wat)
+            .unwrap_or_else(|e| panic!("{}: does not compile: {e}", wat_path.display()));
+        let expected_path = wat_path.with_extension("expected");
+        if bless {
+            std::fs::write(&expected_path, &actual).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if expected != actual {
+            failures.push(format!("{}:\n{}", expected_path.display(), diff(&expected, &actual)));
+        }
+    }
+    // An expected file whose module is gone would silently stop testing.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "expected") && !path.with_extension("wat").exists() {
+            failures.push(format!("{}: no .wat beside it", path.display()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "generated code differs from the expected files (after reviewing, accept the new code with \
+         CRANEWASM_BLESS=1 cargo test --release --test disas):\n\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn the_diff_marks_what_changed() {
+    let d = diff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nX\ne\nf\ng\n");
+    assert_eq!(d, " b\n c\n-d\n+X\n e\n f\n");
+}

@@ -1,0 +1,8 @@
+;; memory.fill and memory.copy call the runtime's builtins through the
+;; VMContext's builtin table, with the index zero-extended to 64 bits.
+(module
+  (memory 1)
+  (func $fill (param i32 i32 i32)
+    (memory.fill (local.get 0) (local.get 1) (local.get 2)))
+  (func $copy (param i32 i32 i32)
+    (memory.copy (local.get 0) (local.get 1) (local.get 2))))
