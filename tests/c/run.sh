@@ -7,7 +7,8 @@
 # (or only the named TESTs) is compiled against them, every tests/c/wat/*.wat
 # is compiled with wat2wasm, and each program runs twice: plainly, then under
 # valgrind (definite leaks and memory errors fail the test). The example
-# examples/c/hello.c is built the way the README shows and run as well.
+# examples/c/hello.c and natives.c are built the way the README shows and run
+# as well.
 #
 # Environment:
 #   CC            C compiler (default: cc)
@@ -137,27 +138,31 @@ if [ "$use_valgrind" != 0 ] && [[ " ${tests[*]} " == *" memory "* ]]; then
         "$build/log/memory.guard.vg" "${vg[@]}" --error-exitcode=99 "$build/bin/memory" "$build/wasm"
 fi
 
-# The example, built exactly as the README tells a user (only the header and
-# library folders differ, and an rpath replaces LD_LIBRARY_PATH), must run,
-# exit 0 and print its greeting.
-if [ $# -eq 0 ]; then
-    ex="$root/examples/c/hello.c"
+# The examples, built exactly as the README tells a user (only the header
+# and library folders differ, and an rpath replaces LD_LIBRARY_PATH), must
+# run, exit 0 and print what they print with WAMR.
+# example NAME EXPECTED-OUTPUT
+example() {
+    local ex="$root/examples/c/$1.c" bin="$build/bin/example_$1"
     if "$cc" -I "$inc" "$ex" -L "$libdir" -liwasm -Wl,-rpath,"$libdir" \
-        -o "$build/bin/example_hello" >"$build/log/example.build.log" 2>&1; then
-        run "examples/c/hello" 60 sh -c '
+        -o "$bin" >"$build/log/example_$1.build.log" 2>&1; then
+        run "examples/c/$1" 60 sh -c '
             out=$("$1") || { echo "$out"; echo "exit status $?"; exit 1; }
             echo "$out"
-            [ "$out" = "Hello from wasm, via the host! (wasm passed 42)" ] ||
-                { echo "unexpected output"; exit 1; }' sh "$build/bin/example_hello"
+            [ "$out" = "$2" ] || { echo "unexpected output"; exit 1; }' sh "$bin" "$2"
         if [ "$use_valgrind" != 0 ]; then
-            run "examples/c/hello [valgrind]" 600 "${vg[@]}" \
-                "$build/bin/example_hello"
+            run "examples/c/$1 [valgrind]" 600 "${vg[@]}" "$bin"
         fi
     else
-        failed+=("examples/c/hello (build)")
-        echo "FAILED examples/c/hello (build)"
-        sed 's/^/    | /' "$build/log/example.build.log" | tail -n 25
+        failed+=("examples/c/$1 (build)")
+        echo "FAILED examples/c/$1 (build)"
+        sed 's/^/    | /' "$build/log/example_$1.build.log" | tail -n 25
     fi
+}
+if [ $# -eq 0 ]; then
+    example hello "Hello from wasm, via the host! (wasm passed 42)"
+    example natives "compute(14) = 42
+fail: Exception: unreachable"
 fi
 
 echo
