@@ -10,11 +10,11 @@
 //! maximum), and its elements never move: bounds checks compare with a
 //! constant and the base is a read-only, hoistable load.
 
-use cranelift_codegen::ir::{condcodes::IntCC, types::I32, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{condcodes::IntCC, types::I32, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
 use super::call::{index_arg, Callee};
-use super::{readonly, trusted, FuncEnv, POINTER};
+use super::{readonly, table_element, trusted, FuncEnv, POINTER};
 use crate::builtins::Builtin;
 use crate::config::BoundsChecks;
 use crate::index::{ElemIndex, TableIndex, TypeIndex};
@@ -48,13 +48,13 @@ impl FuncEnv<'_> {
     /// `table.get`.
     pub fn table_get(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value) -> Value {
         let addr = self.table_element_addr(b, t, index, TrapCode::TableOutOfBounds);
-        b.ins().load(POINTER, trusted(), addr, 0)
+        b.ins().load(POINTER, table_element(), addr, 0)
     }
 
     /// `table.set`.
     pub fn table_set(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value, value: Value) {
         let addr = self.table_element_addr(b, t, index, TrapCode::TableOutOfBounds);
-        b.ins().store(trusted(), value, addr, 0);
+        b.ins().store(table_element(), value, addr, 0);
     }
 
     /// `table.size`, as an i32.
@@ -112,7 +112,7 @@ impl FuncEnv<'_> {
         index: Value,
     ) -> Callee {
         let addr = self.table_element_addr(b, t, index, TrapCode::UndefinedElement);
-        let func_ref = b.ins().load(POINTER, trusted(), addr, 0);
+        let func_ref = b.ins().load(POINTER, table_element(), addr, 0);
         let null = TrapCode::UninitializedElement.to_clif();
         // With guard pages, faults are traps anyway: the signature load
         // from a null funcref faults (page 0 is never mapped) and reports
@@ -121,7 +121,7 @@ impl FuncEnv<'_> {
         // test. Either way no load of the funcref may move above the check
         // (`readonly` without `can_move`).
         let sig_flags = match self.module.bounds_checks {
-            BoundsChecks::GuardPages => MemFlagsData::new().with_aligned().with_readonly().with_trap_code(Some(null)),
+            BoundsChecks::GuardPages => trusted().with_trap_code(Some(null)).with_readonly(),
             BoundsChecks::Explicit => {
                 b.ins().trapz(func_ref, null);
                 trusted().with_readonly()
