@@ -15,12 +15,14 @@ pub enum BoundsChecks {
     ///
     /// An out-of-bounds access is a real access to an inaccessible page, so
     /// valgrind reports it ("Invalid read") before the fault becomes the
-    /// trap.
+    /// trap. `call_indirect` of a null table element likewise faults on
+    /// the signature load (at address 24) instead of testing for null.
     GuardPages,
     /// Compare every access against the current length. For hosts short of
     /// address space, and for running under valgrind: an out-of-bounds
     /// access traps before it touches memory, so valgrind reports nothing.
-    /// Memories still never move once created.
+    /// `call_indirect` tests for a null element explicitly too. Memories
+    /// still never move once created.
     Explicit,
 }
 

@@ -189,18 +189,55 @@ impl FuncType {
         &self.0.results
     }
 
-    /// The process-wide identity of this signature, as compiled code sees it.
+    /// The process-wide identity of this signature, as compiled code sees
+    /// it (`VMFuncRef::sig`, compared by `call_indirect`).
+    ///
+    /// A signature of at most [`SMALL_SIG_ARITY`] values has an id that is
+    /// a pure function of its types, below 2^31: `call_indirect` compares
+    /// it as a 32-bit immediate, and it is the same in every process, so
+    /// code saved by the compiled-code cache needs no relocation for it.
+    /// A larger one is its interned address with the top bit set (so it
+    /// never equals a small id), which compiled code gets by relocation.
     pub(crate) fn sig_id(&self) -> usize {
-        self.0 as *const FuncTypeInner as usize
+        small_sig_id(self.params(), self.results())
+            .unwrap_or(self.0 as *const FuncTypeInner as usize | LARGE_SIG_ID_TAG)
     }
 
-    /// The signature whose [`sig_id`](Self::sig_id) is `id`.
-    ///
-    /// # Safety
-    /// `id` must have come from `sig_id` (interned types are never freed).
-    pub(crate) unsafe fn from_sig_id(id: usize) -> FuncType {
-        FuncType(&*(id as *const FuncTypeInner))
+    /// Whether [`sig_id`](Self::sig_id) is a 32-bit constant, the same in
+    /// every process.
+    pub(crate) fn has_small_sig_id(&self) -> bool {
+        small_sig_id(self.params(), self.results()).is_some()
     }
+}
+
+/// The most values (parameters plus results) a signature may have for a
+/// small, process-independent id.
+pub(crate) const SMALL_SIG_ARITY: usize = 8;
+
+/// Marks the id of a signature too large for [`small_sig_id`]: user-space
+/// addresses never have the top bit set.
+const LARGE_SIG_ID_TAG: usize = 1 << 63;
+
+/// The id of `params -> results` if it has at most [`SMALL_SIG_ARITY`]
+/// values: bit 30 set (no small id is 0, which null-filled memory holds),
+/// the parameter count in bits 0-3, and a 3-bit code per value (1-7, 0 for
+/// none), parameters then results, from bit 4. The count and the codes
+/// determine the signature, so two signatures share an id only if equal.
+fn small_sig_id(params: &[ValType], results: &[ValType]) -> Option<usize> {
+    if params.len() + results.len() > SMALL_SIG_ARITY {
+        return None;
+    }
+    let code = |t: &ValType| match t {
+        ValType::I32 => 1,
+        ValType::I64 => 2,
+        ValType::F32 => 3,
+        ValType::F64 => 4,
+        ValType::V128 => 5,
+        ValType::ExternRef => 6,
+        ValType::FuncRef => 7,
+    };
+    let codes = params.iter().chain(results).enumerate().fold(0, |acc, (i, t)| acc | code(t) << (4 + 3 * i));
+    Some(1 << 30 | codes | params.len())
 }
 
 impl PartialEq for FuncType {
@@ -211,7 +248,7 @@ impl PartialEq for FuncType {
 impl Eq for FuncType {}
 impl Hash for FuncType {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.sig_id().hash(state)
+        std::ptr::hash(self.0, state)
     }
 }
 
@@ -362,6 +399,40 @@ mod tests {
         assert_eq!(a.sig_id(), b.sig_id());
         assert_ne!(a, c);
         assert_eq!(a.to_string(), "[i32 f64] -> [i64]");
+    }
+
+    #[test]
+    fn signature_ids_are_distinct_and_small_ones_fixed() {
+        use ValType::*;
+        let all = [I32, I64, F32, F64, V128, ExternRef, FuncRef];
+        // Every signature of up to 3 values, split every way between
+        // parameters and results: no two share an id.
+        let mut seqs: Vec<Vec<ValType>> = vec![vec![]];
+        let mut last = seqs.clone();
+        for _ in 0..3 {
+            last = last.iter().flat_map(|s| all.iter().map(move |t| [s.clone(), vec![*t]].concat())).collect();
+            seqs.extend(last.iter().cloned());
+        }
+        let mut ids = HashSet::new();
+        let mut count = 0;
+        for s in &seqs {
+            for split in 0..=s.len() {
+                let ty = FuncType::new(s[..split].to_vec(), s[split..].to_vec());
+                assert!(ty.has_small_sig_id());
+                assert!(ty.sig_id() < 1 << 31 && ty.sig_id() != 0, "{ty}: {:#x}", ty.sig_id());
+                ids.insert(ty.sig_id());
+                count += 1;
+            }
+        }
+        assert_eq!(ids.len(), count);
+        // The encoding is fixed: saved code compares against these.
+        assert_eq!(FuncType::new([I32], [I32]).sig_id(), 1 << 30 | 1 | 1 << 4 | 1 << 7);
+        assert_eq!(FuncType::new([], []).sig_id(), 1 << 30);
+        let big = FuncType::new([I32; 5], [I64; 4]);
+        assert!(!big.has_small_sig_id());
+        assert_eq!(big.sig_id() >> 63, 1);
+        assert_eq!(big.sig_id(), FuncType::new([I32; 5], [I64; 4]).sig_id());
+        assert_ne!(big.sig_id(), FuncType::new([I32; 4], [I64; 5]).sig_id());
     }
 
     #[test]

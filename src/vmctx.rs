@@ -49,8 +49,11 @@ pub struct VMFuncRef {
     pub wasm_call: *const u8,
     pub array_call: ArrayCallFn,
     pub vmctx: *mut VMContext,
-    /// The signature's process-wide id ([`FuncType::sig_id`](crate::FuncType)).
+    /// The signature's process-wide id ([`FuncType::sig_id`](crate::FuncType)),
+    /// which `call_indirect` compares.
     pub sig: usize,
+    /// The signature, for the runtime (a small id is not an address).
+    pub ty: crate::types::FuncType,
 }
 
 impl VMFuncRef {
@@ -226,7 +229,7 @@ mod tests {
         assert_eq!(offset_of!(VMFuncRef, wasm_call) as i32, VMFuncRef::WASM_CALL);
         assert_eq!(offset_of!(VMFuncRef, vmctx) as i32, VMFuncRef::VMCTX);
         assert_eq!(offset_of!(VMFuncRef, sig) as i32, VMFuncRef::SIG);
-        assert_eq!(size_of::<VMFuncRef>(), 32);
+        assert_eq!(size_of::<VMFuncRef>(), 40);
         assert_eq!(offset_of!(VMMemoryDefinition, length) as i32, VMMemoryDefinition::LENGTH);
         assert_eq!(offset_of!(VMTableDefinition, base) as i32, VMTableDefinition::BASE);
         assert_eq!(offset_of!(VMTableDefinition, length) as i32, VMTableDefinition::LENGTH);

@@ -1,8 +1,9 @@
 //! The compiled-code cache: `Module::serialize` and `Module::deserialize`
 //! / `deserialize_file` give a module that behaves as the compiled one
 //! (calls, `call_indirect` signature checks, data segments, traps with
-//! their frames and names), also in another process, where signature ids
-//! and helper addresses differ; and every file that does not match (cut,
+//! their frames and names), also in another process, where the ids of
+//! large signatures (more than 8 values, relocated; small ones are
+//! immediates, the same everywhere) and helper addresses differ; and every file that does not match (cut,
 //! bit-flipped, another format or runtime version, another engine
 //! configuration, not a compiled module) is refused with the reason,
 //! never run and never a crash. `fuzz_deserialize` tries thousands of
@@ -16,17 +17,23 @@ use cranewasm::*;
 const GUEST: &str = r#"(module $guest
     (type $ii (func (param i32) (result i32)))
     (type $v (func))
+    (type $big (func (param i32 i32 i32 i32 i32 i32 i32 i32 i32) (result i32)))
     (import "host" "twice" (func $twice (type $ii)))
     (memory (export "mem") 1)
     (data (i32.const 16) "cached")
     (global $g (mut i32) (i32.const 7))
-    (table $t 4 funcref)
-    (elem (i32.const 0) $inc $dec $twice $nop)
+    (table $t 6 funcref)
+    (elem (i32.const 0) $inc $dec $twice $nop $sum9)
     (func $inc (type $ii) (i32.add (local.get 0) (i32.const 1)))
     (func $dec (type $ii) (i32.sub (local.get 0) (i32.const 1)))
     (func $nop (type $v))
+    (func $sum9 (type $big)
+        (i32.add (local.get 0) (i32.add (local.get 4) (i32.mul (local.get 8) (i32.const 100)))))
     (func (export "dispatch") (param i32 i32) (result i32)
         (call_indirect $t (type $ii) (local.get 1) (local.get 0)))
+    (func (export "dispatch_big") (param i32) (result i32)
+        (call_indirect $t (type $big) (i32.const 1) (i32.const 2) (i32.const 3) (i32.const 4) (i32.const 5)
+            (i32.const 6) (i32.const 7) (i32.const 8) (i32.const 9) (local.get 0)))
     (func (export "byte") (param i32) (result i32) (i32.load8_u (local.get 0)))
     (func (export "bump") (result i32) (global.set $g (i32.add (global.get $g) (i32.const 1))) (global.get $g))
     (func $deep (param i32) (result i32)
@@ -52,12 +59,15 @@ fn behaviour(engine: &Engine, module: &Module) -> String {
     let bump = instance.get_func(&store, "bump").unwrap().typed::<(), i32>(&store).unwrap();
     let fail = instance.get_func(&store, "fail").unwrap().typed::<(), i32>(&store).unwrap();
     let floor = instance.get_func(&store, "floor").unwrap().typed::<f64, f64>(&store).unwrap();
+    let dispatch_big = instance.get_func(&store, "dispatch_big").unwrap().typed::<i32, i32>(&store).unwrap();
     let mut out = Vec::new();
-    for slot in 0..5 {
-        out.push(match dispatch.call(&mut store, (slot, 10)) {
-            Ok(v) => v.to_string(),
-            Err(t) => format!("trap {:?}", t.code()),
-        });
+    let result = |r: Result<i32, Trap>| match r {
+        Ok(v) => v.to_string(),
+        Err(t) => format!("trap {:?}", t.code()),
+    };
+    for slot in 0..7 {
+        out.push(result(dispatch.call(&mut store, (slot, 10))));
+        out.push(result(dispatch_big.call(&mut store, slot)));
     }
     out.push((16..22).map(|i| byte.call(&mut store, i).unwrap() as u8 as char).collect());
     out.push(format!("{} {}", bump.call(&mut store, ()).unwrap(), bump.call(&mut store, ()).unwrap()));
@@ -101,6 +111,9 @@ fn a_deserialized_module_behaves_as_the_compiled_one() {
     let expected = behaviour(&engine, &module);
     assert!(expected.contains("cached"), "{expected}");
     assert!(expected.contains("trap Some(BadSignature)"), "{expected}");
+    assert!(expected.contains("trap Some(UninitializedElement)"), "{expected}");
+    assert!(expected.contains("trap Some(UndefinedElement)"), "{expected}");
+    assert!(expected.contains(" | 906 | "), "{expected}");
     assert!(expected.contains("Some(\"deep\")"), "{expected}");
     assert_eq!(behaviour(&engine, &loaded), expected);
     assert_eq!(loaded.imports().len(), 1);
@@ -182,7 +195,7 @@ fn mismatched_files_are_refused_with_the_reason() {
 
     let mut version = bytes.clone();
     version[8] += 1;
-    assert!(refusal(&engine, &version).contains("format version is 2, this runtime reads version 1"));
+    assert!(refusal(&engine, &version).contains("format version is 3, this runtime reads version 2"));
 
     assert!(refusal(&engine, &bytes[..bytes.len() - 1]).contains("truncated"));
     let mut longer = bytes.clone();

@@ -1,6 +1,8 @@
-;; call_indirect: the table bounds check, the null check and the
-;; signature check (one compare of the expected signature id with the
-;; funcref's), then the call through the funcref.
+;; call_indirect: the table bounds check against the table's current
+;; length, the null check (the signature load faults on a null funcref and
+;; reports the null's trap code) and the signature check (one compare of
+;; the funcref's id with a 32-bit immediate), then the call through the
+;; funcref.
 (module
   (type $t (func (param i32) (result i32)))
   (table 4 funcref)

@@ -10,7 +10,7 @@
 use cranelift_codegen::entity::EntityRef;
 use cranelift_codegen::ir::{
     self, immediates::Imm64, types, AbiParam, ExtFuncData, ExternalName, FuncRef, GlobalValueData, Inst, InstBuilder,
-    SigRef, Signature, UserExternalName, Value,
+    MemFlagsData, SigRef, Signature, UserExternalName, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 
@@ -58,14 +58,21 @@ impl FuncEnv<'_> {
             Callee::Direct(r)
         } else {
             let func_ref = self.load_vmctx_ptr(b, self.offsets().imported_func(f));
-            self.load_funcref_target(b, func_ref)
+            self.load_funcref_target(b, func_ref, readonly())
         }
     }
 
-    /// Code pointer and VMContext of a (non-null) `VMFuncRef`.
-    pub(super) fn load_funcref_target(&mut self, b: &mut FunctionBuilder, func_ref: Value) -> Callee {
-        let code = b.ins().load(POINTER, readonly(), func_ref, VMFuncRef::WASM_CALL);
-        let vmctx = b.ins().load(POINTER, readonly(), func_ref, VMFuncRef::VMCTX);
+    /// Code pointer and VMContext of a (non-null) `VMFuncRef`, loaded with
+    /// `flags`: hoistable only where the funcref is known non-null
+    /// everywhere (an import's), not after a null check.
+    pub(super) fn load_funcref_target(
+        &mut self,
+        b: &mut FunctionBuilder,
+        func_ref: Value,
+        flags: MemFlagsData,
+    ) -> Callee {
+        let code = b.ins().load(POINTER, flags, func_ref, VMFuncRef::WASM_CALL);
+        let vmctx = b.ins().load(POINTER, flags, func_ref, VMFuncRef::VMCTX);
         Callee::Indirect { code, vmctx }
     }
 
@@ -138,10 +145,16 @@ impl FuncEnv<'_> {
     }
 
     /// The process-wide id of signature `ty` (see `FuncType::sig_id`), as
-    /// `call_indirect` compares it: a 64-bit constant the linker fills in
-    /// through a relocation, so that compiled code can be saved and loaded
-    /// in another process, where the ids differ.
+    /// `call_indirect` compares it. A small signature's id is the same in
+    /// every process: a 32-bit immediate, which x86-64 compares with the
+    /// funcref's in one instruction. A larger one's differs between
+    /// processes: a 64-bit constant the linker fills in through a
+    /// relocation, so that compiled code can be saved and loaded elsewhere.
     pub(super) fn signature_id(&mut self, b: &mut FunctionBuilder, ty: TypeIndex) -> Value {
+        let func_ty = self.info().types[ty];
+        if func_ty.has_small_sig_id() {
+            return b.ins().iconst(POINTER, func_ty.sig_id() as i64);
+        }
         let gv = match self.signature_ids.get(&ty) {
             Some(gv) => *gv,
             None => {

@@ -22,7 +22,7 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::FunctionBuilder;
 
 use super::call::index_arg;
-use super::{trusted, FuncEnv, POINTER};
+use super::{heap, trusted, FuncEnv, POINTER};
 use crate::builtins::Builtin;
 use crate::config::BoundsChecks;
 use crate::index::{DataIndex, MemoryIndex};
@@ -81,9 +81,8 @@ impl FuncEnv<'_> {
         }
         let base = self.memory_base(b, m);
         let addr = b.ins().iadd(base, index);
-        let flags = MemFlagsData::new()
-            .with_endianness(Endianness::Little)
-            .with_trap_code(Some(TrapCode::MemoryOutOfBounds.to_clif()));
+        let flags =
+            heap().with_endianness(Endianness::Little).with_trap_code(Some(TrapCode::MemoryOutOfBounds.to_clif()));
         match i32::try_from(offset) {
             Ok(offset) => HeapAccess { addr, offset, flags },
             Err(_) => HeapAccess { addr: b.ins().iadd_imm_u(addr, offset as i64), offset: 0, flags },

@@ -25,8 +25,8 @@ mod table;
 use std::collections::HashMap;
 
 use cranelift_codegen::ir::{
-    self, condcodes::IntCC, types, AbiParam, ArgumentPurpose, FuncRef, GlobalValue, GlobalValueData, InstBuilder,
-    MemFlagsData, SigRef, Signature, Value,
+    self, condcodes::IntCC, types, AbiParam, AliasRegion, AliasRegionData, ArgumentPurpose, FuncRef, GlobalValue,
+    GlobalValueData, InstBuilder, MemFlagsData, SigRef, Signature, Value,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
@@ -113,15 +113,60 @@ pub fn wasm_signature(ty: &FuncType) -> Signature {
     sig
 }
 
-/// Flags for loads of VMContext fields that never change after
-/// instantiation: the optimiser may hoist and merge them.
-fn readonly() -> MemFlagsData {
-    MemFlagsData::trusted().with_readonly().with_can_move()
+/// The disjoint kinds of memory compiled code reads and writes. Each
+/// access is tagged with its region, so Cranelift's alias analysis knows
+/// that a store to linear memory leaves a global, a table's base or an
+/// element loaded earlier valid (and may reuse the loaded value). Calls
+/// (builtins, other functions, the host) still clobber every region.
+#[derive(Copy, Clone)]
+enum Region {
+    /// Linear memories.
+    Heap = 0,
+    /// Table elements.
+    TableElements = 1,
+    /// The runtime's own state: VMContext fields, globals, table and
+    /// memory definitions, funcrefs, the store context.
+    Runtime = 2,
 }
 
-/// Flags for VMContext fields that can change (lengths, globals).
+const REGIONS: [(Region, &str); 3] =
+    [(Region::Heap, "heap"), (Region::TableElements, "table elements"), (Region::Runtime, "runtime state")];
+
+/// Declares the regions in `func`, first thing, so that each is the
+/// `AliasRegion` numbered by its discriminant (which the flag helpers
+/// below use without the function at hand).
+pub fn declare_alias_regions(func: &mut ir::Function) {
+    for (r, description) in REGIONS {
+        let declared =
+            func.dfg.alias_regions.insert(AliasRegionData { user_id: r as u32, description: description.into() });
+        assert_eq!(declared, region(r), "alias regions are declared first, in order");
+    }
+}
+
+fn region(r: Region) -> AliasRegion {
+    AliasRegion::from_u32(r as u32)
+}
+
+/// Flags for loads of runtime fields that never change after
+/// instantiation: the optimiser may hoist and merge them.
+fn readonly() -> MemFlagsData {
+    trusted().with_readonly().with_can_move()
+}
+
+/// Flags for runtime fields that can change (lengths, globals).
 fn trusted() -> MemFlagsData {
-    MemFlagsData::trusted()
+    MemFlagsData::trusted().with_alias_region(Some(region(Region::Runtime)))
+}
+
+/// Flags for accesses of table elements.
+fn table_element() -> MemFlagsData {
+    MemFlagsData::trusted().with_alias_region(Some(region(Region::TableElements)))
+}
+
+/// Flags for accesses of linear memory (before the trap code and the
+/// byte order are added).
+fn heap() -> MemFlagsData {
+    MemFlagsData::new().with_alias_region(Some(region(Region::Heap)))
 }
 
 /// The per-function view of a [`ModuleEnv`], caching what it declares in

@@ -4,13 +4,19 @@
 //!
 //! A table is a `VMTableDefinition` (base pointer and i32 length) reached
 //! through the VMContext; elements are pointers, null for a null reference.
+//!
+//! A table whose type has `max == min` has that length for its whole life
+//! (an import of that type must match it exactly, and growth stops at the
+//! maximum), and its elements never move: bounds checks compare with a
+//! constant and the base is a read-only, hoistable load.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types::I32, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
 use super::call::{index_arg, Callee};
-use super::{readonly, trusted, FuncEnv, POINTER};
+use super::{readonly, table_element, trusted, FuncEnv, POINTER};
 use crate::builtins::Builtin;
+use crate::config::BoundsChecks;
 use crate::index::{ElemIndex, TableIndex, TypeIndex};
 use crate::trap::TrapCode;
 use crate::vmctx::{VMFuncRef, VMTableDefinition};
@@ -25,10 +31,15 @@ impl FuncEnv<'_> {
     /// the index is past the end.
     fn table_element_addr(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value, oob: TrapCode) -> Value {
         let def = self.table_definition(b, t);
-        let len = b.ins().load(I32, trusted(), def, VMTableDefinition::LENGTH);
-        let out = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, index, len);
+        let limits = self.info().tables[t].limits;
+        let (out, base_flags) = if limits.max == Some(limits.min) {
+            (b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, index, limits.min as i64), readonly())
+        } else {
+            let len = b.ins().load(I32, trusted(), def, VMTableDefinition::LENGTH);
+            (b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, index, len), trusted())
+        };
         b.ins().trapnz(out, oob.to_clif());
-        let base = b.ins().load(POINTER, trusted(), def, VMTableDefinition::BASE);
+        let base = b.ins().load(POINTER, base_flags, def, VMTableDefinition::BASE);
         let index = b.ins().uextend(POINTER, index);
         let offset = b.ins().ishl_imm_u(index, VMTableDefinition::ELEMENT_SIZE_LOG2);
         b.ins().iadd(base, offset)
@@ -37,13 +48,13 @@ impl FuncEnv<'_> {
     /// `table.get`.
     pub fn table_get(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value) -> Value {
         let addr = self.table_element_addr(b, t, index, TrapCode::TableOutOfBounds);
-        b.ins().load(POINTER, trusted(), addr, 0)
+        b.ins().load(POINTER, table_element(), addr, 0)
     }
 
     /// `table.set`.
     pub fn table_set(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value, value: Value) {
         let addr = self.table_element_addr(b, t, index, TrapCode::TableOutOfBounds);
-        b.ins().store(trusted(), value, addr, 0);
+        b.ins().store(table_element(), value, addr, 0);
     }
 
     /// `table.size`, as an i32.
@@ -101,12 +112,25 @@ impl FuncEnv<'_> {
         index: Value,
     ) -> Callee {
         let addr = self.table_element_addr(b, t, index, TrapCode::UndefinedElement);
-        let func_ref = b.ins().load(POINTER, trusted(), addr, 0);
-        b.ins().trapz(func_ref, TrapCode::UninitializedElement.to_clif());
-        let sig = b.ins().load(POINTER, readonly(), func_ref, VMFuncRef::SIG);
+        let func_ref = b.ins().load(POINTER, table_element(), addr, 0);
+        let null = TrapCode::UninitializedElement.to_clif();
+        // With guard pages, faults are traps anyway: the signature load
+        // from a null funcref faults (page 0 is never mapped) and reports
+        // the null's trap code, so the null check costs nothing. In the
+        // explicit mode (valgrind, which would report the access) it is a
+        // test. Either way no load of the funcref may move above the check
+        // (`readonly` without `can_move`).
+        let sig_flags = match self.module.bounds_checks {
+            BoundsChecks::GuardPages => trusted().with_trap_code(Some(null)).with_readonly(),
+            BoundsChecks::Explicit => {
+                b.ins().trapz(func_ref, null);
+                trusted().with_readonly()
+            }
+        };
+        let sig = b.ins().load(POINTER, sig_flags, func_ref, VMFuncRef::SIG);
         let expected = self.signature_id(b, ty);
         let mismatch = b.ins().icmp(IntCC::NotEqual, sig, expected);
         b.ins().trapnz(mismatch, TrapCode::BadSignature.to_clif());
-        self.load_funcref_target(b, func_ref)
+        self.load_funcref_target(b, func_ref, trusted().with_readonly())
     }
 }

@@ -94,6 +94,7 @@ pub fn translate_function(
     let ty = env.info().func_type(index);
     func.signature = wasm_signature(&ty);
     func.name = UserFuncName::user(0, index.as_u32());
+    crate::compile::func_env::declare_alias_regions(func);
     func.stack_limit = Some(env.stack_limit(func));
 
     let b = FunctionBuilder::new(func, fctx);

@@ -29,9 +29,7 @@ use crate::vmctx::{VMContext, VMFuncRef, VMStoreContext, HOST_CONTEXT_MAGIC};
 impl VMFuncRef {
     /// The function's signature.
     pub(crate) fn ty(&self) -> FuncType {
-        // SAFETY: `sig` of every funcref is the id of an interned signature
-        // (`fill_vmctx` and `VMHostFunc::create` write nothing else).
-        unsafe { FuncType::from_sig_id(self.sig) }
+        self.ty
     }
 }
 
@@ -73,6 +71,7 @@ impl VMHostFunc {
                 array_call: host_array_call::<T, F>,
                 vmctx: std::ptr::null_mut(),
                 sig: ty.sig_id(),
+                ty,
             },
             store: store_ptr.cast(),
             ty,

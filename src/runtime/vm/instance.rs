@@ -348,8 +348,9 @@ pub(crate) fn instantiate(
     let data_ptr: *mut VMInstance = &mut **store.instances[index].as_mut().unwrap();
     // SAFETY: the instance is boxed in the store (stable address) and all
     // offsets come from its module's layout.
-    let made =
-        unsafe { fill_vmctx(store, &mut *data_ptr, imports, memory_type).and_then(|()| initialize(store, &mut *data_ptr)) };
+    let made = unsafe {
+        fill_vmctx(store, &mut *data_ptr, imports, memory_type).and_then(|()| initialize(store, &mut *data_ptr))
+    };
     if let Err(e) = made {
         // Nobody gets a handle: free what can be freed (a start function's
         // effects on imported tables may keep it alive, see `pinned`).
@@ -431,6 +432,7 @@ unsafe fn fill_vmctx(
             array_call: std::mem::transmute::<*const u8, ArrayCallFn>(array_call),
             vmctx: data.vmctx(),
             sig: info.func_type(f).sig_id(),
+            ty: info.func_type(f),
         };
     }
 
