@@ -6,7 +6,6 @@ pub mod parse;
 
 use std::sync::{Arc, OnceLock};
 
-
 use std::ops::Range;
 
 use crate::cache::MappedFile;
@@ -129,7 +128,15 @@ impl Module {
         if profiler != Profiler::None {
             profiling::register(profiler, code.compiled.code.bytes(), &profiling::module_symbols(&code));
         }
-        Module { inner: Arc::new(ModuleInner { engine: engine.clone(), code, offsets, wasm, memory_images: OnceLock::new() }) }
+        Module {
+            inner: Arc::new(ModuleInner {
+                engine: engine.clone(),
+                code,
+                offsets,
+                wasm,
+                memory_images: OnceLock::new(),
+            }),
+        }
     }
 
     /// The code of every function `bytes` defines, as text: the optimised

@@ -185,7 +185,12 @@ unsafe fn instantiate(
     };
     // SAFETY: as above.
     let core = unsafe { store::core(store) };
-    let instance = match Instance::new_with_limits(&mut *core, &module, &linked.externs, &InstanceLimits::max_memory_pages(max_memory_pages.unwrap_or(0))) {
+    let instance = match Instance::new_with_limits(
+        &mut *core,
+        &module,
+        &linked.externs,
+        &InstanceLimits::max_memory_pages(max_memory_pages.unwrap_or(0)),
+    ) {
         Ok(instance) => instance,
         Err(e) => {
             let (why, frames) = match e.as_trap() {

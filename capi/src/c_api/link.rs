@@ -32,7 +32,9 @@
 
 use std::sync::Arc;
 
-use cranewasm::{Extern, ExternType, Func, Global, ImportType, InstanceLimits, Limits, Memory, Module, Table, Trap, Val};
+use cranewasm::{
+    Extern, ExternType, Func, Global, ImportType, InstanceLimits, Limits, Memory, Module, Table, Trap, Val,
+};
 
 use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::func::{HostCallback, realize};
