@@ -14,12 +14,15 @@
 #                             on *module, wasm_importtype_is_linked for
 #                             WASI, wasm_extern_new_empty placeholders
 #   printversion              wasm_runtime_get_version
+#   spawn-thread              wasm_runtime_spawn_exec_env from pthreads,
+#                             wasm_runtime_spawn_thread/join_thread, on a
+#                             module defining a shared memory
 #
 # Each host program is compiled from the samples tree as it is; the wasm
 # apps with clang --target=wasm32 as the samples' build files do (the
 # builtin-libc sysroot there; wasi-libc for the wasm-c-api-imports stand-in
 # app, see tests/wamr-samples/send_recv.c). Then basic, native-lib and
-# wasm-c-api-imports run again under valgrind (VALGRIND=0 skips that).
+# wasm-c-api-imports (and spawn-thread) run again under valgrind (VALGRIND=0 skips that).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -141,6 +144,18 @@ check_vg wasm-c-api-imports-masked 0 "$here/expected/wasm-c-api-imports-masked.t
 # --- printversion ----------------------------------------------------------------
 cc "${cflags[@]}" -o "$out/printversion" "$S/printversion/printversion.c" "${ldflags[@]}"
 check printversion 0 "$here/expected/printversion.txt" "$out" ./printversion
+
+# --- spawn-thread: ten threads each way, on sub instances of a shared memory --------
+st=$out/spawn-thread
+mkdir -p "$st/wasm-apps"
+clang --target=wasm32 -nostdlib -pthread -Qunused-arguments -z stack-size=32768 --sysroot="$SYS" \
+    -Wl,--shared-memory,--max-memory=131072 -Wl,--no-entry,--strip-all,--export=sum -Wl,--export=return_bss \
+    -Wl,--export=__heap_base,--export=__data_end -Wl,--export=__wasm_call_ctors \
+    -Wl,--allow-undefined-file="$SYS/share/defined-symbols.txt" -o "$st/wasm-apps/test.wasm" \
+    "$S/spawn-thread/wasm-apps/sum.c"
+cc "${cflags[@]}" -o "$st/spawn_thread" "$S/spawn-thread/src/main.c" "$H/bh_read_file.c" "${ldflags[@]}"
+check spawn-thread 0 "$here/expected/spawn-thread.txt" "$st" ./spawn_thread
+check_vg spawn-thread 0 "$here/expected/spawn-thread.txt" "$st" ./spawn_thread
 
 if [ "$failed" != 0 ]; then
     echo "WAMR samples: $failed FAILED"

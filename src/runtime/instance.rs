@@ -85,8 +85,8 @@ impl Instance {
     /// thread's instance of the same program over the same memory, as
     /// WAMR's spawned instances are. Active data segments are not applied
     /// to a memory given here (the instance that made it did that). Fails
-    /// with [`Error::Usage`] when a given memory is not
-    /// of the type the module declares.
+    /// with [`Error::Usage`] when a given memory is not shared or is
+    /// smaller than the module declares.
     pub fn new_sharing_memories(
         mut store: impl AsContextMut,
         module: &Module,
@@ -101,10 +101,13 @@ impl Instance {
         for (i, (given, declared)) in shared.iter().zip(defined).enumerate() {
             let Some(given) = given else { continue };
             let ty = given.ty();
-            let fits =
-                declared.is_shared() && ty.limits.min >= declared.limits.min && ty.limits.max == declared.limits.max;
+            // As an import would match (an embedder may have made the
+            // memory larger than declared, for a heap of its own).
+            let fits = declared.is_shared()
+                && ty.limits.min >= declared.limits.min
+                && ty.limits.max.unwrap_or(u32::MAX) >= declared.limits.max.unwrap_or(u32::MAX);
             if !fits {
-                return Err(Error::Usage(format!("shared memory {i} is not of the type the module defines")));
+                return Err(Error::Usage(format!("shared memory {i} is smaller than the module's, or not shared")));
             }
         }
         let shared: Vec<_> = shared.iter().map(|s| s.as_ref().map(|s| s.0.clone())).collect();
