@@ -24,6 +24,8 @@ static const char *wat =
 
 static uint32_t increments = 1000000;
 static uint32_t sps[THREADS];
+/* The workers meet here, so that all 8 run (and hold their stacks) at once. */
+static pthread_barrier_t all_running;
 
 static int call0(wasm_exec_env_t env, const char *name, uint32_t *cells, uint32_t argc)
 {
@@ -32,16 +34,17 @@ static int call0(wasm_exec_env_t env, const char *name, uint32_t *cells, uint32_
     return f && wasm_runtime_call_wasm(env, f, argc, cells);
 }
 
-/* A wasm_runtime_spawn_thread callback: its increments, then its shadow
-   stack pointer into sps[index]. */
+/* A wasm_runtime_spawn_thread callback: its shadow stack pointer into
+   sps[index], then (once all are running) its increments. */
 static void *worker(wasm_exec_env_t env, void *arg)
 {
-    uint32_t index = (uint32_t)(uintptr_t)arg, cells[1] = { increments };
-    if (!call0(env, "inc", cells, 1))
-        return NULL;
-    if (!call0(env, "sp", cells, 0))
-        return NULL;
+    uint32_t index = (uint32_t)(uintptr_t)arg, cells[1];
+    int ok = call0(env, "sp", cells, 0);
     sps[index] = cells[0];
+    pthread_barrier_wait(&all_running);
+    cells[0] = increments;
+    if (!ok || !call0(env, "inc", cells, 1))
+        return NULL;
     return (void *)(uintptr_t)(index + 1);
 }
 
@@ -88,12 +91,14 @@ int main(int argc, char **argv)
     main_sp = cells[0];
 
     /* 8 threads x increments, all at once. */
+    pthread_barrier_init(&all_running, NULL, THREADS);
     for (k = 0; k < THREADS; k++)
         CHECK(wasm_runtime_spawn_thread(env, &tids[k], worker, (void *)(uintptr_t)k) == 0, "spawn_thread %d", k);
     for (k = 0; k < THREADS; k++) {
         CHECK(wasm_runtime_join_thread(tids[k], &ret) == 0, "join_thread %d", k);
         CHECK(ret == (void *)(uintptr_t)(k + 1), "thread %d's result", k);
     }
+    pthread_barrier_destroy(&all_running);
     CHECK(wasm_runtime_join_thread(tids[0], &ret) == -1, "a thread is joined once");
     CHECK(call0(env, "get", cells, 0), "get");
     CHECK_EQ_INT(cells[0], THREADS * increments, "the total of the atomic increments");
