@@ -43,7 +43,7 @@ use std::thread::JoinHandle;
 use cranewasm::wasi::threads::{MAX_TID, MODULE as WASI_THREADS, SPAWN};
 use cranewasm::{AsContextMut, ExternType, Func, FuncType, Instance, Mutability, Val, ValRaw, ValType};
 
-use crate::export::exec_env::{exec_env, new_exec_env};
+use crate::export::exec_env::{exec_env as live_exec_env, new_exec_env};
 use crate::export::instance::{Locked, ModuleInst, Settings, inst, instantiate};
 use crate::export::runtime::log;
 use crate::export::types::*;
@@ -200,9 +200,9 @@ fn spawned() -> std::sync::MutexGuard<'static, Option<HashMap<usize, Spawned>>> 
 /// # Safety
 /// `exec_env` may be NULL or any pointer.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_spawn_exec_env(exec_env_h: wasm_exec_env_t) -> wasm_exec_env_t {
-    let Some(env) = exec_env(exec_env_h as usize) else { return ptr::null_mut() };
-    let Some(parent) = exec_env_of(exec_env_h) else { return ptr::null_mut() };
+pub unsafe extern "C" fn wasm_runtime_spawn_exec_env(exec_env: wasm_exec_env_t) -> wasm_exec_env_t {
+    let Some(env) = live_exec_env(exec_env as usize) else { return ptr::null_mut() };
+    let Some(parent) = exec_env_of(exec_env) else { return ptr::null_mut() };
     let cluster = parent.cluster.clone();
     if !cluster.reserve() {
         return ptr::null_mut();
@@ -268,7 +268,7 @@ pub unsafe extern "C" fn wasm_runtime_destroy_spawned_exec_env(exec_env: wasm_ex
 /// The instance of a live exec env.
 fn exec_env_of(h: wasm_exec_env_t) -> Option<&'static ModuleInst> {
     // SAFETY: a handle, checked.
-    unsafe { inst(exec_env(h as usize)?.inst() as wasm_module_inst_t) }
+    unsafe { inst(live_exec_env(h as usize)?.inst() as wasm_module_inst_t) }
 }
 
 /// Threads started by [`wasm_runtime_spawn_thread`], by id.
