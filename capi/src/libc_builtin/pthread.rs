@@ -69,7 +69,7 @@ fn new_handle() -> u32 {
 
 /// `pthread_create(thread, attr, start_routine, arg)`: 0, or -1 when the
 /// thread cannot be made.
-pub unsafe extern "C" fn pthread_create_wrapper(
+pub(crate) extern "C" fn pthread_create_wrapper(
     exec_env: wasm_exec_env_t,
     thread: *mut u32,
     _attr: *mut c_void,
@@ -128,7 +128,7 @@ pub unsafe extern "C" fn pthread_create_wrapper(
 
 /// `pthread_join(thread, retval)`: 0 with the routine's result at the app
 /// address `retval` (if not 0), -1 for an unknown thread.
-pub unsafe extern "C" fn pthread_join_wrapper(exec_env: wasm_exec_env_t, thread: u32, retval: u32) -> i32 {
+pub(crate) extern "C" fn pthread_join_wrapper(exec_env: wasm_exec_env_t, thread: u32, retval: u32) -> i32 {
     let handle = objects().as_mut().and_then(|o| o.threads.remove(&thread));
     let Some(Ok(ret)) = handle.map(JoinHandle::join) else { return -1 };
     if retval != 0 {
@@ -146,17 +146,17 @@ pub unsafe extern "C" fn pthread_join_wrapper(exec_env: wasm_exec_env_t, thread:
 }
 
 /// `pthread_detach(thread)`: the thread is no longer joinable.
-pub unsafe extern "C" fn pthread_detach_wrapper(_exec_env: wasm_exec_env_t, thread: u32) -> i32 {
+pub(crate) extern "C" fn pthread_detach_wrapper(_exec_env: wasm_exec_env_t, thread: u32) -> i32 {
     if objects().as_mut().and_then(|o| o.threads.remove(&thread)).is_some() { 0 } else { -1 }
 }
 
 /// `pthread_self()`.
-pub unsafe extern "C" fn pthread_self_wrapper(_exec_env: wasm_exec_env_t) -> u32 {
+pub(crate) extern "C" fn pthread_self_wrapper(_exec_env: wasm_exec_env_t) -> u32 {
     SELF_ID.with(|s| s.get())
 }
 
 /// `pthread_mutex_init(mutex, attr)`.
-pub unsafe extern "C" fn pthread_mutex_init_wrapper(_e: wasm_exec_env_t, mutex: *mut u32, _attr: *mut c_void) -> i32 {
+pub(crate) extern "C" fn pthread_mutex_init_wrapper(_e: wasm_exec_env_t, mutex: *mut u32, _attr: *mut c_void) -> i32 {
     let h = new_handle();
     wait_until(|o| Some(o.mutexes.insert(h, false)));
     // SAFETY: a native pointer checked against the app's memory.
@@ -171,7 +171,7 @@ fn handle_at(p: *const u32) -> u32 {
 }
 
 /// `pthread_mutex_lock(mutex)`: waits until it is free.
-pub unsafe extern "C" fn pthread_mutex_lock_wrapper(_e: wasm_exec_env_t, mutex: *mut u32) -> i32 {
+pub(crate) extern "C" fn pthread_mutex_lock_wrapper(_e: wasm_exec_env_t, mutex: *mut u32) -> i32 {
     let h = handle_at(mutex);
     wait_until(|o| match o.mutexes.get_mut(&h) {
         None => Some(-1),
@@ -184,19 +184,19 @@ pub unsafe extern "C" fn pthread_mutex_lock_wrapper(_e: wasm_exec_env_t, mutex: 
 }
 
 /// `pthread_mutex_unlock(mutex)`.
-pub unsafe extern "C" fn pthread_mutex_unlock_wrapper(_e: wasm_exec_env_t, mutex: *mut u32) -> i32 {
+pub(crate) extern "C" fn pthread_mutex_unlock_wrapper(_e: wasm_exec_env_t, mutex: *mut u32) -> i32 {
     let h = handle_at(mutex);
     wait_until(|o| Some(o.mutexes.get_mut(&h).map_or(-1, |l| std::mem::replace(l, false) as i32 - 1)))
 }
 
 /// `pthread_mutex_destroy(mutex)`.
-pub unsafe extern "C" fn pthread_mutex_destroy_wrapper(_e: wasm_exec_env_t, mutex: *mut u32) -> i32 {
+pub(crate) extern "C" fn pthread_mutex_destroy_wrapper(_e: wasm_exec_env_t, mutex: *mut u32) -> i32 {
     let h = handle_at(mutex);
     wait_until(|o| Some(if o.mutexes.remove(&h).is_some() { 0 } else { -1 }))
 }
 
 /// `pthread_cond_init(cond, attr)`.
-pub unsafe extern "C" fn pthread_cond_init_wrapper(_e: wasm_exec_env_t, cond: *mut u32, _attr: *mut c_void) -> i32 {
+pub(crate) extern "C" fn pthread_cond_init_wrapper(_e: wasm_exec_env_t, cond: *mut u32, _attr: *mut c_void) -> i32 {
     let h = new_handle();
     wait_until(|o| Some(o.conds.insert(h, 0)));
     // SAFETY: a native pointer checked against the app's memory.
@@ -206,7 +206,7 @@ pub unsafe extern "C" fn pthread_cond_init_wrapper(_e: wasm_exec_env_t, cond: *m
 
 /// `pthread_cond_wait(cond, mutex)`: releases the mutex, waits for a
 /// signal, takes the mutex again.
-pub unsafe extern "C" fn pthread_cond_wait_wrapper(_e: wasm_exec_env_t, cond: *mut u32, mutex: *mut u32) -> i32 {
+pub(crate) extern "C" fn pthread_cond_wait_wrapper(_e: wasm_exec_env_t, cond: *mut u32, mutex: *mut u32) -> i32 {
     let (c, m) = (handle_at(cond), handle_at(mutex));
     let seen = wait_until(|o| match (o.conds.get(&c).copied(), o.mutexes.get_mut(&m)) {
         (Some(seq), Some(locked)) => {
@@ -230,7 +230,7 @@ pub unsafe extern "C" fn pthread_cond_wait_wrapper(_e: wasm_exec_env_t, cond: *m
 }
 
 /// `pthread_cond_signal(cond)` (and `_broadcast`): wakes the waiters.
-pub unsafe extern "C" fn pthread_cond_signal_wrapper(_e: wasm_exec_env_t, cond: *mut u32) -> i32 {
+pub(crate) extern "C" fn pthread_cond_signal_wrapper(_e: wasm_exec_env_t, cond: *mut u32) -> i32 {
     let c = handle_at(cond);
     wait_until(|o| {
         Some(o.conds.get_mut(&c).map_or(-1, |s| {
@@ -241,14 +241,14 @@ pub unsafe extern "C" fn pthread_cond_signal_wrapper(_e: wasm_exec_env_t, cond: 
 }
 
 /// `pthread_cond_destroy(cond)`.
-pub unsafe extern "C" fn pthread_cond_destroy_wrapper(_e: wasm_exec_env_t, cond: *mut u32) -> i32 {
+pub(crate) extern "C" fn pthread_cond_destroy_wrapper(_e: wasm_exec_env_t, cond: *mut u32) -> i32 {
     let c = handle_at(cond);
     wait_until(|o| Some(if o.conds.remove(&c).is_some() { 0 } else { -1 }))
 }
 
 /// `sem_open(name, oflag, mode, value)`: the named semaphore's handle,
 /// made with `value` if new; 0 for a bad name.
-pub unsafe extern "C" fn sem_open_wrapper(
+pub(crate) extern "C" fn sem_open_wrapper(
     _e: wasm_exec_env_t,
     name: *const c_char,
     _oflag: i32,
@@ -269,7 +269,7 @@ pub unsafe extern "C" fn sem_open_wrapper(
 }
 
 /// `sem_wait(sem)`: waits for a positive count and takes one.
-pub unsafe extern "C" fn sem_wait_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 {
+pub(crate) extern "C" fn sem_wait_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 {
     wait_until(|o| match o.sems.get_mut(&sem) {
         None => Some(-1),
         Some(0) => None,
@@ -281,7 +281,7 @@ pub unsafe extern "C" fn sem_wait_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 
 }
 
 /// `sem_trywait(sem)`: takes one if the count is positive, else -1.
-pub unsafe extern "C" fn sem_trywait_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 {
+pub(crate) extern "C" fn sem_trywait_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 {
     wait_until(|o| {
         Some(match o.sems.get_mut(&sem) {
             Some(n) if *n > 0 => {
@@ -294,7 +294,7 @@ pub unsafe extern "C" fn sem_trywait_wrapper(_e: wasm_exec_env_t, sem: u32) -> i
 }
 
 /// `sem_post(sem)`.
-pub unsafe extern "C" fn sem_post_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 {
+pub(crate) extern "C" fn sem_post_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 {
     wait_until(|o| {
         Some(o.sems.get_mut(&sem).map_or(-1, |n| {
             *n += 1;
@@ -304,7 +304,7 @@ pub unsafe extern "C" fn sem_post_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 
 }
 
 /// `sem_getvalue(sem, sval)`.
-pub unsafe extern "C" fn sem_getvalue_wrapper(_e: wasm_exec_env_t, sem: u32, sval: *mut i32) -> i32 {
+pub(crate) extern "C" fn sem_getvalue_wrapper(_e: wasm_exec_env_t, sem: u32, sval: *mut i32) -> i32 {
     let Some(v) = wait_until(|o| Some(o.sems.get(&sem).copied())) else { return -1 };
     // SAFETY: a native pointer checked against the app's memory.
     unsafe { sval.write_unaligned(v as i32) };
@@ -312,12 +312,12 @@ pub unsafe extern "C" fn sem_getvalue_wrapper(_e: wasm_exec_env_t, sem: u32, sva
 }
 
 /// `sem_close(sem)`: the semaphore stays until unlinked.
-pub unsafe extern "C" fn sem_close_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 {
+pub(crate) extern "C" fn sem_close_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 {
     if wait_until(|o| Some(o.sems.contains_key(&sem))) { 0 } else { -1 }
 }
 
 /// `sem_unlink(name)`.
-pub unsafe extern "C" fn sem_unlink_wrapper(_e: wasm_exec_env_t, name: *const c_char) -> i32 {
+pub(crate) extern "C" fn sem_unlink_wrapper(_e: wasm_exec_env_t, name: *const c_char) -> i32 {
     // SAFETY: a NUL-terminated string checked against the app's memory.
     let name = unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned();
     wait_until(|o| {
