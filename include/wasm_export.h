@@ -310,17 +310,17 @@ typedef struct mem_alloc_info_t {
   uint32_t highmark_size;
 } mem_alloc_info_t;
 
-// `SharedHeapInitArgs` of `wasm_runtime_create_shared_heap`.
-typedef struct SharedHeapInitArgs {
-  uint32_t size;
-  void *pre_allocated_addr;
-} SharedHeapInitArgs;
-
 // A thread of `wasm_runtime_spawn_thread`.
 typedef size_t wasm_thread_t;
 
 // A thread routine of `wasm_runtime_spawn_thread`.
 typedef void *(*wasm_thread_callback_t)(wasm_exec_env_t, void*);
+
+// `SharedHeapInitArgs` of `wasm_runtime_create_shared_heap`.
+typedef struct SharedHeapInitArgs {
+  uint32_t size;
+  void *pre_allocated_addr;
+} SharedHeapInitArgs;
 
 // Called when `memory.grow` fails.
 typedef void (*enlarge_memory_error_callback_t)(uint32_t inc_page_count,
@@ -1473,6 +1473,48 @@ void wasm_runtime_get_version(uint32_t *major,
                               uint32_t *minor,
                               uint32_t *patch);
 
+// Sets the maximum number of threads a program may spawn (WAMR's
+// `max_thread_num`; 0 is ignored).
+WASM_RUNTIME_API_EXTERN void wasm_runtime_set_max_thread_num(uint32_t num);
+
+// A new exec env, on a sub instance of the exec env's instance, for
+// another thread to call the program with; NULL (with WAMR's log line)
+// when the cluster has its maximum of threads, no shadow stack slice is
+// free, or the sub instance cannot be made.
+//
+// # Safety
+// `exec_env` may be NULL or any pointer.
+WASM_RUNTIME_API_EXTERN wasm_exec_env_t wasm_runtime_spawn_exec_env(wasm_exec_env_t exec_env);
+
+// Destroys an exec env [`wasm_runtime_spawn_exec_env`] made, with its
+// instance and shadow stack slice; anything else is ignored (with a log
+// line).
+//
+// # Safety
+// `exec_env` may be NULL or any pointer.
+WASM_RUNTIME_API_EXTERN void wasm_runtime_destroy_spawned_exec_env(wasm_exec_env_t exec_env);
+
+// Runs `callback(exec_env, arg)` on a new thread with a spawned exec env,
+// which is destroyed when the callback returns; 0 and the thread's id in
+// `*tid`, or -1 when no exec env or thread can be made.
+//
+// # Safety
+// `exec_env` NULL or any pointer; `tid` NULL or writable; `callback`
+// callable from any thread as its type says, with `arg`.
+WASM_RUNTIME_API_EXTERN
+int32_t wasm_runtime_spawn_thread(wasm_exec_env_t exec_env,
+                                  wasm_thread_t *tid,
+                                  wasm_thread_callback_t callback,
+                                  void *arg);
+
+// Waits for a thread of [`wasm_runtime_spawn_thread`]: 0 and its
+// callback's result in `*retval` (if not NULL), or -1 for an unknown (or
+// already joined) thread.
+//
+// # Safety
+// `retval` NULL or writable.
+WASM_RUNTIME_API_EXTERN int32_t wasm_runtime_join_thread(wasm_thread_t tid, void **retval);
+
 // Initialises the calling thread's environment so it may call into wasm.
 WASM_RUNTIME_API_EXTERN bool wasm_runtime_init_thread_env(void);
 
@@ -1615,37 +1657,6 @@ void wasm_runtime_set_instruction_count_limit(wasm_exec_env_t exec_env,
 // # Safety
 // `module_inst` may be NULL or any pointer.
 WASM_RUNTIME_API_EXTERN void wasm_runtime_terminate(wasm_module_inst_t module_inst);
-
-// Records the maximum number of threads per cluster.
-WASM_RUNTIME_API_EXTERN void wasm_runtime_set_max_thread_num(uint32_t num);
-
-// Spawns no exec env until the thread manager lands: NULL.
-//
-// # Safety
-// The exec env is not read.
-WASM_RUNTIME_API_EXTERN wasm_exec_env_t wasm_runtime_spawn_exec_env(wasm_exec_env_t exec_env);
-
-// Nothing was spawned: nothing to destroy.
-//
-// # Safety
-// The exec env is not read.
-WASM_RUNTIME_API_EXTERN void wasm_runtime_destroy_spawned_exec_env(wasm_exec_env_t exec_env);
-
-// Spawns no thread until the thread manager lands: -1.
-//
-// # Safety
-// Nothing is read; `tid` is not written.
-WASM_RUNTIME_API_EXTERN
-int32_t wasm_runtime_spawn_thread(wasm_exec_env_t exec_env,
-                                  wasm_thread_t *tid,
-                                  wasm_thread_callback_t callback,
-                                  void *arg);
-
-// No thread was spawned to join: -1.
-//
-// # Safety
-// `retval` is not written.
-WASM_RUNTIME_API_EXTERN int32_t wasm_runtime_join_thread(wasm_thread_t tid, void **retval);
 
 // Copies no call stack (WAMR without its call-stack features): 0, with
 // WAMR's message in `error_buf`.

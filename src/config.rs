@@ -275,6 +275,12 @@ impl Config {
         self
     }
 
+    /// The limit [`max_wasm_stack`](Self::max_wasm_stack) set: what an
+    /// embedder sizes the threads it runs wasm on by.
+    pub fn get_max_wasm_stack(&self) -> usize {
+        self.max_wasm_stack
+    }
+
     /// Compile the functions of a module on several threads.
     pub fn parallel_compilation(&mut self, on: bool) -> &mut Config {
         self.parallel_compilation = on;

@@ -14,12 +14,19 @@
 #                             on *module, wasm_importtype_is_linked for
 #                             WASI, wasm_extern_new_empty placeholders
 #   printversion              wasm_runtime_get_version
+#   multi-thread              WAMR's lib-pthread apps through our iwasm:
+#                             pthread_create/join, mutex, cond, sem; atomics
+#                             from 4 threads; a trap ending the program
+#                             while another thread spins
+#   spawn-thread              wasm_runtime_spawn_exec_env from pthreads,
+#                             wasm_runtime_spawn_thread/join_thread, on a
+#                             module defining a shared memory
 #
 # Each host program is compiled from the samples tree as it is; the wasm
 # apps with clang --target=wasm32 as the samples' build files do (the
 # builtin-libc sysroot there; wasi-libc for the wasm-c-api-imports stand-in
 # app, see tests/wamr-samples/send_recv.c). Then basic, native-lib and
-# wasm-c-api-imports run again under valgrind (VALGRIND=0 skips that).
+# wasm-c-api-imports (and spawn-thread) run again under valgrind (VALGRIND=0 skips that).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -141,6 +148,40 @@ check_vg wasm-c-api-imports-masked 0 "$here/expected/wasm-c-api-imports-masked.t
 # --- printversion ----------------------------------------------------------------
 cc "${cflags[@]}" -o "$out/printversion" "$S/printversion/printversion.c" "${ldflags[@]}"
 check printversion 0 "$here/expected/printversion.txt" "$out" ./printversion
+
+# --- spawn-thread: ten threads each way, on sub instances of a shared memory --------
+st=$out/spawn-thread
+mkdir -p "$st/wasm-apps"
+clang --target=wasm32 -nostdlib -pthread -Qunused-arguments -z stack-size=32768 --sysroot="$SYS" \
+    -Wl,--shared-memory,--max-memory=131072 -Wl,--no-entry,--strip-all,--export=sum -Wl,--export=return_bss \
+    -Wl,--export=__heap_base,--export=__data_end -Wl,--export=__wasm_call_ctors \
+    -Wl,--allow-undefined-file="$SYS/share/defined-symbols.txt" -o "$st/wasm-apps/test.wasm" \
+    "$S/spawn-thread/wasm-apps/sum.c"
+cc "${cflags[@]}" -o "$st/spawn_thread" "$S/spawn-thread/src/main.c" "$H/bh_read_file.c" "${ldflags[@]}"
+check spawn-thread 0 "$here/expected/spawn-thread.txt" "$st" ./spawn_thread
+check_vg spawn-thread 0 "$here/expected/spawn-thread.txt" "$st" ./spawn_thread
+
+# --- multi-thread: lib-pthread apps through our iwasm ----------------------------
+# Built as the sample's wasm-apps/CMakeLists.txt builds them. Run with a
+# 16 KiB app heap for main's arguments, as native-lib (WAMR's sample iwasm
+# has it by default). main.c's "thread exit" and "cond wait success." race
+# (the thread prints after unlocking, main after waking), under WAMR too,
+# so its lines are compared sorted.
+mt=$out/multi-thread
+mkdir -p "$mt"
+for app in main main_global_atomic main_thread_exception; do
+    clang --target=wasm32 --sysroot="$SYS" -nostdlib -pthread -Qunused-arguments -z stack-size=32768 \
+        -Wl,--shared-memory,--max-memory=131072 -Wl,--no-entry,--strip-all \
+        -Wl,--export=__heap_base,--export=__data_end -Wl,--export=__wasm_call_ctors \
+        -Wl,--export=main -Wl,--export=__main_argc_argv -Wl,--allow-undefined \
+        -o "$mt/$app.wasm" "$S/multi-thread/wasm-apps/$app.c"
+done
+check multi-thread-main 0 "$here/expected/multi-thread-main.sorted.txt" "$mt" \
+    bash -c 'set -o pipefail; "$1" --heap-size=16384 main.wasm | LC_ALL=C sort' _ "$lib/iwasm"
+check multi-thread-global-atomic 0 "$here/expected/multi-thread-global-atomic.txt" "$mt" \
+    "$lib/iwasm" --heap-size=16384 main_global_atomic.wasm
+check multi-thread-exception 1 "$here/expected/multi-thread-exception.txt" "$mt" \
+    "$lib/iwasm" --heap-size=16384 main_thread_exception.wasm
 
 if [ "$failed" != 0 ]; then
     echo "WAMR samples: $failed FAILED"

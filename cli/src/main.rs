@@ -10,8 +10,9 @@
 //! or `wasm_application_execute_func` for `-f NAME`. The process exits with
 //! the guest's exit status; an exception prints on stdout and exits 1; a
 //! module that fails to load or instantiate prints why and exits 255
-//! (WAMR's -1). wasi-threads programs take the core API's path for now
-//! (`threaded.rs`).
+//! (WAMR's -1). wasi-threads programs run the same way: instantiation
+//! links `wasi.thread-spawn`, and `--max-threads` is
+//! `wasm_runtime_set_max_thread_num`.
 //!
 //! `iwasm compile IN -o OUT` writes IN's compiled code (`Module::serialize`);
 //! `wasm_runtime_load` takes such a file as WAMR's takes an AOT file, so
@@ -19,7 +20,6 @@
 
 mod native_lib;
 mod options;
-mod threaded;
 
 use std::ffi::{c_char, CString};
 use std::process::ExitCode;
@@ -196,8 +196,8 @@ fn load_and_run(opts: &Options) -> u8 {
             bytes = bin.into_owned();
         }
     }
-    if threaded::uses_threads(&bytes) {
-        return threaded::run(opts, &bytes);
+    if let Some(n) = opts.max_threads {
+        capi::export::thread_mgr::wasm_runtime_set_max_thread_num(n);
     }
     let mut err = [0 as c_char; 256];
     let text = |err: &[c_char]| {

@@ -257,9 +257,17 @@ mod tests {
 
     #[test]
     fn function_and_sizes() {
-        let (_, o) =
-            parse(&args(&["-f", "add", "--stack-size=65536", "--heap-size=8192", "--max-threads=8", "m.wat", "1", "2"]))
-                .unwrap();
+        let (_, o) = parse(&args(&[
+            "-f",
+            "add",
+            "--stack-size=65536",
+            "--heap-size=8192",
+            "--max-threads=8",
+            "m.wat",
+            "1",
+            "2",
+        ]))
+        .unwrap();
         assert_eq!(o.function.as_deref(), Some("add"));
         assert_eq!(o.stack_size, Some(65536));
         assert_eq!(o.heap_size, 8192);

@@ -303,3 +303,27 @@ fn timeout_terminates_the_program_as_wamr_does() {
     assert!(start.elapsed() < std::time::Duration::from_secs(10));
     assert!(start.elapsed() >= std::time::Duration::from_millis(200));
 }
+
+#[test]
+fn max_threads_limits_wasi_thread_spawn() {
+    // The first spawned thread waits forever, so a second spawn needs room
+    // for two: the program exits 7 when it is refused (-EAGAIN), 0 when not.
+    let m = file(
+        "two_threads.wat",
+        r#"(module
+            (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+            (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+            (import "env" "memory" (memory 1 1 shared))
+            (func (export "wasi_thread_start") (param i32 i32)
+                (drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1))))
+            (func (export "_start")
+                (drop (call $spawn (i32.const 0)))
+                (call $exit (select (i32.const 7) (i32.const 0)
+                    (i32.lt_s (call $spawn (i32.const 0)) (i32.const 0))))))"#,
+    );
+    let one = iwasm(&["--max-threads=1", m.to_str().unwrap()]);
+    assert_eq!(one.status.code(), Some(7), "{}", stderr(&one));
+    assert!(stderr(&one).contains("maximum number of threads exceeded"), "{}", stderr(&one));
+    let two = iwasm(&["--max-threads=2", m.to_str().unwrap()]);
+    assert_eq!(two.status.code(), Some(0), "{}", stderr(&two));
+}

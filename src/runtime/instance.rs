@@ -7,12 +7,13 @@ use super::func::Func;
 use super::global::Global;
 use super::limits::InstanceLimits;
 use super::memory::Memory;
+use super::shared_memory::SharedMemory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreId, StoreOpaque};
 use super::table::Table;
 use super::vm::instance::{self as vm_instance, VMInstance};
 use crate::engine::Engine;
 use crate::error::{Error, LinkError, Result};
-use crate::index::{EntityIndex, MemoryIndex, TableIndex};
+use crate::index::{EntityIndex, GlobalIndex, MemoryIndex, TableIndex};
 use crate::module::Module;
 use crate::types::{ExternType, MemoryType};
 
@@ -54,8 +55,8 @@ impl Instance {
         let store = cx.opaque();
         check_imports(store, module, imports)?;
         match limits.max_memory_pages.filter(|p| *p != 0) {
-            None => vm_instance::instantiate(store, module, imports, None),
-            Some(_) => vm_instance::instantiate(store, module, imports, Some(&|_, ty| limits.memory_type(ty))),
+            None => vm_instance::instantiate(store, module, imports, None, &[]),
+            Some(_) => vm_instance::instantiate(store, module, imports, Some(&|_, ty| limits.memory_type(ty)), &[]),
         }
     }
 
@@ -75,7 +76,42 @@ impl Instance {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         check_imports(store, module, imports)?;
-        vm_instance::instantiate(store, module, imports, Some(&memory_type))
+        vm_instance::instantiate(store, module, imports, Some(&memory_type), &[])
+    }
+
+    /// As [`Instance::new`], with the shared memories the module defines
+    /// being the ones in `shared` (by index among the defined memories;
+    /// `None` or a missing entry creates the memory as declared): another
+    /// thread's instance of the same program over the same memory, as
+    /// WAMR's spawned instances are. Active data segments are not applied
+    /// to a memory given here (the instance that made it did that). Fails
+    /// with [`Error::Usage`] when a given memory is not shared or is
+    /// smaller than the module declares.
+    pub fn new_sharing_memories(
+        mut store: impl AsContextMut,
+        module: &Module,
+        imports: &[Extern],
+        shared: &[Option<SharedMemory>],
+    ) -> Result<Instance> {
+        let mut cx = store.as_context_mut();
+        let store = cx.opaque();
+        check_imports(store, module, imports)?;
+        let info = module.info();
+        let defined = info.memories.values().skip(info.num_imported_memories);
+        for (i, (given, declared)) in shared.iter().zip(defined).enumerate() {
+            let Some(given) = given else { continue };
+            let ty = given.ty();
+            // As an import would match (an embedder may have made the
+            // memory larger than declared, for a heap of its own).
+            let fits = declared.is_shared()
+                && ty.limits.min >= declared.limits.min
+                && ty.limits.max.unwrap_or(u32::MAX) >= declared.limits.max.unwrap_or(u32::MAX);
+            if !fits {
+                return Err(Error::Usage(format!("shared memory {i} is smaller than the module's, or not shared")));
+            }
+        }
+        let shared: Vec<_> = shared.iter().map(|s| s.as_ref().map(|s| s.0.clone())).collect();
+        vm_instance::instantiate(store, module, imports, None, &shared)
     }
 
     pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> &'a VMInstance {
@@ -143,6 +179,17 @@ impl Instance {
         let data = self.data(cx.opaque());
         (index < data.module.info().tables.len() as u32)
             .then(|| data.export(EntityIndex::Table(TableIndex::from_u32(index))).into_table())
+            .flatten()
+    }
+
+    /// Global `index` of the instance (imported ones first), exported or
+    /// not: how an embedder reaches a toolchain's unexported globals, such
+    /// as LLVM's `__stack_pointer` (the first defined global).
+    pub fn global(&self, store: impl AsContext, index: u32) -> Option<Global> {
+        let cx = store.as_context();
+        let data = self.data(cx.opaque());
+        (index < data.module.info().globals.len() as u32)
+            .then(|| data.export(EntityIndex::Global(GlobalIndex::from_u32(index))).into_global())
             .flatten()
     }
 

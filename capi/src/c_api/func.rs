@@ -449,9 +449,17 @@ pub unsafe extern "C" fn wasm_func_call(
     let call = Call { func: data.func, ty: data.ty, raw: data.raw };
     let profile = data.profile.clone();
     // SAFETY: the store of a live function of the core is live; the
-    // vectors are valid (caller).
-    unsafe { call.run(store, args, results, profile) }
+    // vectors are valid (caller). A store another thread is using gets a
+    // trap of no store (making one in it would touch it).
+    unsafe {
+        store::claimed(store, "wasm_func_call", || call.run(store, args, results, profile))
+            .unwrap_or_else(|| traps::new_trap(ptr::null_mut(), STORE_BUSY.as_bytes(), Vec::new()))
+    }
 }
+
+/// The message of the trap a call into a store another thread is using
+/// gets.
+pub const STORE_BUSY: &str = "Exception: store is in use by another thread";
 
 /// Whether an argument of kind `kind` is read as a `ty`: its own kind, or
 /// WAMR's reading of a same-width number by its bits.

@@ -174,13 +174,15 @@ pub unsafe extern "C" fn wasm_global_get(g: Option<&wasm_global_t>, out: *mut wa
 pub unsafe extern "C" fn wasm_global_set(g: Option<&mut wasm_global_t>, v: Option<&wasm_val_t>) {
     // SAFETY: the client keeps the threading rule above.
     let (Some((s, g)), Some(v)) = (unsafe { global(g.as_deref()) }, v) else { return };
-    // SAFETY: the store of a global is live and not otherwise borrowed
-    // here; `v` is valid (caller).
+    // SAFETY: the store of a global is live; claimed, it is not otherwise
+    // borrowed; `v` is valid (caller).
     unsafe {
-        let content = g.ty(store::core(s)).content;
-        let Some(init) = Init::new(v, content) else { return };
-        if let Some(v) = init.to_core(s, store::core(s), content) {
-            let _ = g.set_ignoring_mutability(store::core(s), v);
-        }
+        store::claimed(s, "wasm_global_set", || {
+            let content = g.ty(store::core(s)).content;
+            let Some(init) = Init::new(v, content) else { return };
+            if let Some(v) = init.to_core(s, store::core(s), content) {
+                let _ = g.set_ignoring_mutability(store::core(s), v);
+            }
+        });
     }
 }

@@ -185,7 +185,12 @@ unsafe fn instantiate(
     };
     // SAFETY: as above.
     let core = unsafe { store::core(store) };
-    let instance = match Instance::new_with_limits(&mut *core, &module, &linked.externs, &InstanceLimits::max_memory_pages(max_memory_pages.unwrap_or(0))) {
+    let instance = match Instance::new_with_limits(
+        &mut *core,
+        &module,
+        &linked.externs,
+        &InstanceLimits::max_memory_pages(max_memory_pages.unwrap_or(0)),
+    ) {
         Ok(instance) => instance,
         Err(e) => {
             let (why, frames) = match e.as_trap() {
@@ -270,9 +275,18 @@ pub unsafe extern "C" fn wasm_instance_new_with_args_ex(
     // SAFETY: the client keeps the threading rule above.
     let Some(store) = (unsafe { store::from_c(store) }) else { return ptr::null_mut() };
     let max_memory_pages = args.map_or(0, |a| a.max_memory_pages);
+    let s: *mut store::StoreObj = store;
     // SAFETY: the store is live and not otherwise borrowed; `imports` is
-    // valid (caller).
-    let outcome = unsafe { instantiate(store, module, imports, (max_memory_pages != 0).then_some(max_memory_pages)) };
+    // valid (caller). A store another thread is using gets a trap of no
+    // store (making one in it would touch it).
+    let outcome = unsafe {
+        store::claimed(s, "wasm_instance_new", || {
+            instantiate(&mut *s, module, imports, (max_memory_pages != 0).then_some(max_memory_pages))
+        })
+        .unwrap_or_else(|| {
+            Err(crate::c_api::trap::new_trap(ptr::null_mut(), crate::c_api::func::STORE_BUSY.as_bytes(), Vec::new()))
+        })
+    };
     // SAFETY: `trap` is NULL or writable (caller).
     let trap = unsafe { trap.as_mut() };
     match outcome {

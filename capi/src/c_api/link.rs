@@ -25,14 +25,18 @@
 //!   those it declares, and extra ones are ignored. We do the same, except
 //!   that a memory or table of the store given at an import's position
 //!   that has the imported type is linked, so that a host memory is shared
-//!   as the spec intends (a program written for WAMR cannot tell).
+//!   as the spec intends (a program written for WAMR cannot tell). A
+//!   shared memory import (the threads proposal) is linked to a shared
+//!   memory only, such as another instance's export in the same store.
 //! * After a successful instantiation, the global, memory and table
 //!   objects given at an import's position stand for what the instance
 //!   imported there (in WAMR they then refer to the instance's).
 
 use std::sync::Arc;
 
-use cranewasm::{Extern, ExternType, Func, Global, ImportType, InstanceLimits, Limits, Memory, Module, Table, Trap, Val};
+use cranewasm::{
+    Extern, ExternType, Func, Global, ImportType, InstanceLimits, Limits, Memory, Module, Table, Trap, Val,
+};
 
 use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::func::{HostCallback, realize};
@@ -135,7 +139,12 @@ unsafe fn plan(store: *mut StoreObj, obj: &ExternObj, import: &ExternType) -> Re
             (Unbound::Memory(_) | Unbound::Table(_), _) => Plan::Missing,
             _ => return Err(Failure::Validate),
         },
-        (Item::Memory(m), ExternType::Memory(ty)) if ours && fits(m.ty(&*core).limits, ty.limits) => {
+        // A shared import takes a shared memory, an unshared one an
+        // unshared memory; otherwise, as for any memory WAMR does not link,
+        // the instance gets one of its own.
+        (Item::Memory(m), ExternType::Memory(ty))
+            if ours && fits(m.ty(&*core).limits, ty.limits) && m.ty(&*core).is_shared() == ty.is_shared() =>
+        {
             Plan::Use(Extern::Memory(*m))
         }
         (Item::Table(t), ExternType::Table(ty)) => {

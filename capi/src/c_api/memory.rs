@@ -138,6 +138,11 @@ pub unsafe extern "C" fn wasm_memory_size(m: Option<&wasm_memory_t>) -> wasm_mem
 /// As for [`wasm_memory_type`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_memory_grow(m: Option<&mut wasm_memory_t>, delta: wasm_memory_pages_t) -> bool {
-    // SAFETY: the client keeps the threading rule above.
-    unsafe { with(m.as_deref(), |s, m| m.grow(s, delta).is_ok()) }.unwrap_or(false)
+    // SAFETY: NULL or any pointer; anything but a live memory is refused.
+    let Some(e) = (unsafe { get::<wasm_memory_t>(m.as_deref()) }) else { return false };
+    let Item::Memory(mem) = &e.item else { return false };
+    let s = e.header.store;
+    // SAFETY: the store of a live object is live; claimed, it is not
+    // otherwise borrowed.
+    unsafe { store::claimed(s, "wasm_memory_grow", || mem.grow(store::core(s), delta).is_ok()) }.unwrap_or(false)
 }

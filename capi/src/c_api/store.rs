@@ -2,12 +2,17 @@
 //!
 //! A store is used by one thread at a time; distinct stores may run on
 //! distinct threads at once (nothing here is shared between stores but the
-//! engine).
+//! engine). Any thread may use a store another thread is not using at the
+//! moment: the entry points that run wasm or change what it sees claim the
+//! store for the calling thread ([`claimed`]), and one entered while
+//! another thread holds the claim fails with "store is in use by another
+//! thread" instead of touching it (see capi/README.md, "Threads").
 
 use std::collections::HashMap;
 use std::ptr;
+use std::sync::Arc;
 
-use cranewasm::{AsContext, AsContextMut, ExternRef, Store};
+use cranewasm::{AsContext, AsContextMut, ExternRef, Store, StoreClaim};
 
 use crate::c_api::engine;
 use crate::handle::Kind;
@@ -39,6 +44,9 @@ pub struct StoreObj {
     pub profiling: bool,
     /// Which instances C objects still refer to ([`crate::c_api::instance::Lives`]).
     pub lives: crate::c_api::instance::Lives,
+    /// The core store's claim, beside it so that claiming reads nothing
+    /// another thread may be changing.
+    claim: Arc<StoreClaim>,
 }
 
 // SAFETY: store cells hold `StoreObj`s, named by `wasm_store_t` only.
@@ -91,6 +99,25 @@ pub unsafe fn core<'a>(s: *mut StoreObj) -> &'a mut Store<StoreData> {
     unsafe { &mut (*s).store }
 }
 
+/// Runs `f` with store `s` claimed by the calling thread (at once when no
+/// other thread holds it; nested claims of one thread are fine, as a host
+/// callback calling back into its store makes); `None`, with a log line
+/// naming `what`, when another thread is using the store.
+///
+/// # Safety
+/// `s` must be a live store.
+pub unsafe fn claimed<R>(s: *mut StoreObj, what: &str, f: impl FnOnce() -> R) -> Option<R> {
+    // SAFETY: live (caller); the field is set once, at creation, and only
+    // read afterwards, so reading it while another thread uses the store
+    // is no conflict.
+    let claim = unsafe { &*ptr::addr_of!((*s).claim) }.clone();
+    let Ok(_guard) = claim.enter() else {
+        crate::log(format_args!("{what}: {}", cranewasm::Error::StoreBusy));
+        return None;
+    };
+    Some(f())
+}
+
 /// The externref for host pointer `p` (non-zero), made on first use.
 ///
 /// # Safety
@@ -117,8 +144,11 @@ pub fn host_pointer(cx: impl AsContext<Data = StoreData>, e: ExternRef) -> usize
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_store_new(engine: Option<&mut wasm_engine_t>) -> *mut wasm_store_t {
     let Some((engine, profiling)) = engine::lookup(engine) else { return std::ptr::null_mut() };
+    let store = Store::new(&engine, StoreData { obj: ptr::null_mut(), wasi: Vec::new() });
+    let claim = store.claim();
     let obj = StoreObj {
-        store: Store::new(&engine, StoreData { obj: ptr::null_mut(), wasi: Vec::new() }),
+        store,
+        claim,
         registry: Registry::default(),
         externrefs: HashMap::new(),
         profiling,

@@ -140,15 +140,18 @@ pub unsafe extern "C" fn wasm_table_set(
 ) -> bool {
     // SAFETY: the client keeps the threading rule above.
     let Some((s, t)) = (unsafe { table(t.as_deref()) }) else { return false };
-    // SAFETY: the store of a live object is live and not otherwise
-    // borrowed here.
-    let (element, done) = unsafe {
-        let element = t.ty(store::core(s)).element;
-        match ref_value(s, element, r) {
-            Some(v) => (element, t.set(store::core(s), index, v).is_ok()),
-            None => (element, false),
-        }
+    // SAFETY: the store of a live object is live; claimed, it is not
+    // otherwise borrowed.
+    let set = unsafe {
+        store::claimed(s, "wasm_table_set", || {
+            let element = t.ty(store::core(s)).element;
+            match ref_value(s, element, r) {
+                Some(v) => (element, t.set(store::core(s), index, v).is_ok()),
+                None => (element, false),
+            }
+        })
     };
+    let Some((element, done)) = set else { return false };
     if done && element == ValType::FuncRef {
         // SAFETY: the reference is the caller's to give; anything but a
         // live reference is left alone.
@@ -183,13 +186,16 @@ pub unsafe extern "C" fn wasm_table_grow(
 ) -> bool {
     // SAFETY: the client keeps the threading rule above.
     let Some((s, t)) = (unsafe { table(t.as_deref()) }) else { return false };
-    // SAFETY: the store of a live object is live and not otherwise
-    // borrowed here.
+    // SAFETY: the store of a live object is live; claimed, it is not
+    // otherwise borrowed.
     unsafe {
-        let element = t.ty(store::core(s)).element;
-        match ref_value(s, element, init) {
-            Some(v) => t.grow(store::core(s), delta, v).is_ok(),
-            None => false,
-        }
+        store::claimed(s, "wasm_table_grow", || {
+            let element = t.ty(store::core(s)).element;
+            match ref_value(s, element, init) {
+                Some(v) => t.grow(store::core(s), delta, v).is_ok(),
+                None => false,
+            }
+        })
     }
+    .unwrap_or(false)
 }

@@ -29,12 +29,12 @@ use std::cell::{Cell, RefCell};
 use std::ffi::{CString, c_char, c_void};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use cranewasm::wasi::WasiCtx;
 use cranewasm::{
     Extern, ExternType, FrameInfo, Func, FuncType, Global, GlobalType, Instance, Linker, Memory, MemoryType, Module,
-    Mutability, Store, Table, Trap, Val, ValType,
+    Mutability, SharedMemory, Store, Table, Trap, Val, ValType,
 };
 
 use crate::c_api::config::InstantiationArgs;
@@ -44,6 +44,7 @@ use crate::export::heap::AppHeap;
 use crate::export::lock::{ReentrantGuard, ReentrantLock};
 use crate::export::module::{RtModule, module};
 use crate::export::runtime::warn;
+use crate::export::thread_mgr::Cluster;
 use crate::export::types::*;
 use crate::export::wasi::WasiArgs;
 use crate::export::{is_built_in_module, set_error_buf};
@@ -106,7 +107,9 @@ pub struct ModuleInst {
     pub contexts: [AtomicPtr<c_void>; MAX_CONTEXTS],
     bounds_checks: AtomicBool,
     pub running_mode: AtomicU32,
-    pub heap: Mutex<Option<AppHeap>>,
+    /// The app heap; one for all the instances of a cluster whose memory
+    /// 0 is shared (they allocate from the same memory).
+    pub heap: Arc<Mutex<Option<AppHeap>>>,
     /// The module's own `malloc` and `free`, used by `module_malloc` when
     /// there is no app heap.
     pub allocator: OnceLock<Option<(Func, Func)>>,
@@ -119,6 +122,12 @@ pub struct ModuleInst {
     pub handles: Mutex<crate::export::lookup::Handles>,
     /// Instances of the modules this one imports from, by name.
     pub subs: Mutex<Vec<(String, Instance)>>,
+    /// The threads of this program (see [`crate::export::thread_mgr`]).
+    pub cluster: Arc<Cluster>,
+    /// Whether this is a spawned thread's instance over another's shared
+    /// memories (WAMR's sub instance): no data segments, no
+    /// post-instantiation functions but the start function.
+    pub is_sub: bool,
 }
 
 // SAFETY: ModuleInst cells hold `ModuleInst`s, named by
@@ -288,6 +297,9 @@ pub struct Settings {
     pub custom_data: *mut c_void,
     /// WASI settings overriding the module's.
     pub wasi: Option<WasiArgs>,
+    /// The instance a spawned thread's instance is made from (its shared
+    /// memories, WASI context, heap and cluster are shared).
+    pub parent: Option<&'static ModuleInst>,
 }
 
 /// How memory 0 is laid out for the app heap.
@@ -304,6 +316,20 @@ enum HeapPlan {
     BeforeHeapBase {
         size: u64,
     },
+}
+
+/// A memory type of `min` to `max` pages, shared when `ty` is.
+fn sized(ty: MemoryType, min: u32, max: u32) -> MemoryType {
+    if ty.is_shared() { MemoryType::shared(min, max) } else { MemoryType::new(min, Some(max)) }
+}
+
+/// A new memory of type `t` in the store (a shared one for a shared type).
+fn new_memory(store: &mut Store<InstData>, t: MemoryType) -> Result<Memory, String> {
+    if t.is_shared() {
+        let shared = SharedMemory::new(store.engine(), t).map_err(|e| e.to_string())?;
+        return shared.to_memory(&mut *store).map_err(|e| e.to_string());
+    }
+    Memory::new(&mut *store, t).map_err(|e| e.to_string())
 }
 
 /// WAMR's cap of a memory's maximum by `max_memory_pages`.
@@ -343,7 +369,7 @@ fn plan_memory0(
     let too_big = || "failed to insert app heap into linear memory, try using `--heap-size=0` option".to_string();
     let heap = u64::from(heap_size);
     if heap == 0 {
-        return Ok((MemoryType::new(min, Some(max)), HeapPlan::None));
+        return Ok((sized(ty, min, max), HeapPlan::None));
     }
     if u64::from(min) * PAGE == u64::from(MAX_PAGES) * PAGE {
         return Err(too_big());
@@ -352,19 +378,19 @@ fn plan_memory0(
         // WAMR makes a one-"page" memory of the heap's size; pages are
         // fixed here, so the heap gets whole pages at offset 0.
         let pages = heap.div_ceil(PAGE) as u32;
-        return Ok((MemoryType::new(pages, Some(pages)), HeapPlan::Fixed { offset: 0, size: heap }));
+        return Ok((sized(ty, pages, pages), HeapPlan::Fixed { offset: 0, size: heap }));
     }
     if min == 1 && max == 1 {
         // WAMR enlarges the single page; here a page is added and the heap
         // starts where WAMR's does, at 64 KiB.
         let pages = heap.div_ceil(PAGE) as u32;
-        return Ok((MemoryType::new(1 + pages, Some(1 + pages)), HeapPlan::Fixed { offset: PAGE, size: heap }));
+        return Ok((sized(ty, 1 + pages, 1 + pages), HeapPlan::Fixed { offset: PAGE, size: heap }));
     }
     let inc = heap.div_ceil(PAGE) as u32;
     if heap_base {
         // Room for either placement; what is not used stays growable.
         let max = (max + inc + 1).min(MAX_PAGES);
-        return Ok((MemoryType::new(min, Some(max)), HeapPlan::BeforeHeapBase { size: heap }));
+        return Ok((sized(ty, min, max), HeapPlan::BeforeHeapBase { size: heap }));
     }
     let new_min = min + inc;
     if new_min > MAX_PAGES {
@@ -372,7 +398,7 @@ fn plan_memory0(
     }
     let size = u64::from(inc) * PAGE - 1024;
     let plan = HeapPlan::Fixed { offset: u64::from(min) * PAGE, size };
-    Ok((MemoryType::new(new_min, Some((max + inc).min(MAX_PAGES))), plan))
+    Ok((sized(ty, new_min, (max + inc).min(MAX_PAGES)), plan))
 }
 
 /// Instantiates `module` with `s`; WAMR's error text otherwise.
@@ -386,7 +412,17 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
     let core_module = rt.module.clone();
     let wasi_args = s.wasi.clone().unwrap_or_else(|| rt.wasi.lock().unwrap_or_else(|e| e.into_inner()).clone());
     let is_wasi = core_module.imports().any(|i| crate::export::wasi::is_wasi_module(&i.module));
-    let wasi = if is_wasi { Some(wasi_args.build()?) } else { None };
+    let wasi = match s.parent {
+        // One WASI state (fd table, preopens) for all threads, as in WAMR.
+        Some(p) => p.lock().store().data_mut().wasi.as_mut().map(WasiCtx::share),
+        None if is_wasi => Some(wasi_args.build()?),
+        None => None,
+    };
+    let heap = match s.parent {
+        Some(p) if p.memory0_shared() => p.heap.clone(),
+        _ => Arc::default(),
+    };
+    let cluster = s.parent.map_or_else(Cluster::new, |p| p.cluster.clone());
     let store = Box::new(Store::new(
         core_module.engine(),
         InstData { inst: ptr::null(), wasi, externrefs: Default::default() },
@@ -409,7 +445,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         contexts: Default::default(),
         bounds_checks: AtomicBool::new(true),
         running_mode: AtomicU32::new(crate::export::runtime::default_running_mode()),
-        heap: Mutex::new(None),
+        heap,
         allocator: OnceLock::new(),
         wasi_exit_code: AtomicU32::new(0),
         is_wasi,
@@ -417,6 +453,8 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         singleton: OnceLock::new(),
         handles: Mutex::default(),
         subs: Mutex::default(),
+        cluster,
+        is_sub: s.parent.is_some(),
     };
     let h = object::new::<WASMModuleInstanceCommon>(obj);
     // SAFETY: just registered; nothing else knows it yet.
@@ -428,7 +466,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
     let singleton = Own::new(new_exec_env(h as usize, s.stack_size, true)).ok_or("allocate memory failed")?;
     let env = singleton.as_ptr() as usize;
     let _ = inst.singleton.set(singleton);
-    let result = inst.enter(env, || build(&locked, rt, heap_size, s.max_memory_pages));
+    let result = inst.enter(env, || build(&locked, rt, heap_size, s.max_memory_pages, s.parent));
     drop(locked);
     match result {
         Ok(()) => Ok(h),
@@ -442,30 +480,42 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
 
 /// Instantiates the module into the locked instance's store: imports,
 /// memories with the heap, then WAMR's post-instantiation functions.
-fn build(locked: &Locked<'_>, rt: &RtModule, heap_size: u32, max_memory_pages: u32) -> Result<(), String> {
+fn build(
+    locked: &Locked<'_>,
+    rt: &RtModule,
+    heap_size: u32,
+    max_memory_pages: u32,
+    parent: Option<&ModuleInst>,
+) -> Result<(), String> {
     let inst = locked.inst;
     let store = locked.store();
     let module = &rt.module;
     let heap_base = module.exports().any(|e| e.name == "__heap_base" && matches!(e.ty, ExternType::Global(_)));
     let plan = Cell::new(HeapPlan::None);
-    let imports = link(locked, rt, heap_size, max_memory_pages, heap_base, &plan)?;
+    let imports = link(locked, rt, heap_size, max_memory_pages, heap_base, &plan, parent)?;
     let memory0_defined = !module.imports().any(|i| matches!(i.ty, ExternType::Memory(_)));
     let err = RefCell::new(None);
-    let result = Instance::new_with_memory_types(&mut *store, module, &imports, |i, ty| {
-        let min = ty.limits.min;
-        let max = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
-        if i == 0 && memory0_defined {
-            match plan_memory0(ty, heap_size, max_memory_pages, heap_base) {
-                Ok((t, p)) => {
-                    plan.set(p);
-                    set_fixed_heap(inst, p);
-                    return t;
+    let result = if let Some(p) = parent {
+        let imported = module.imports().filter(|i| matches!(i.ty, ExternType::Memory(_))).count() as u32;
+        let shared: Vec<_> = (imported..p.memory_count()).map(|i| p.shared_memory(i)).collect();
+        Instance::new_sharing_memories(&mut *store, module, &imports, &shared)
+    } else {
+        Instance::new_with_memory_types(&mut *store, module, &imports, |i, ty| {
+            let min = ty.limits.min;
+            let max = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
+            if i == 0 && memory0_defined {
+                match plan_memory0(ty, heap_size, max_memory_pages, heap_base) {
+                    Ok((t, p)) => {
+                        plan.set(p);
+                        set_fixed_heap(inst, p);
+                        return t;
+                    }
+                    Err(e) => *err.borrow_mut() = Some(e),
                 }
-                Err(e) => *err.borrow_mut() = Some(e),
             }
-        }
-        MemoryType::new(min, Some(capped_max(max_memory_pages, min, max)))
-    });
+            sized(ty, min, capped_max(max_memory_pages, min, max))
+        })
+    };
     if let Some(e) = err.take() {
         return Err(e);
     }
@@ -484,6 +534,10 @@ fn build(locked: &Locked<'_>, rt: &RtModule, heap_size: u32, max_memory_pages: u
         _ => None,
     };
     let _ = inst.allocator.set(allocator);
+    if parent.is_some() {
+        return Ok(());
+    }
+    crate::export::thread_mgr::find_aux_stack(locked, instance);
     post_instantiate(locked, instance)
 }
 
@@ -602,6 +656,7 @@ fn link(
     max_memory_pages: u32,
     heap_base: bool,
     plan: &Cell<HeapPlan>,
+    parent: Option<&ModuleInst>,
 ) -> Result<Vec<Extern>, String> {
     let store = locked.store();
     let module = &rt.module;
@@ -612,7 +667,9 @@ fn link(
         let (m, n) = (import.module.as_str(), import.name.as_str());
         let ext = match import.ty {
             ExternType::Func(ty) => {
-                if let Some(native) = crate::export::natives::resolve_for_instantiation(m, n, &ty) {
+                if crate::export::thread_mgr::is_thread_spawn(m, n, &ty) {
+                    Extern::Func(crate::export::thread_mgr::thread_spawn_func(store))
+                } else if let Some(native) = crate::export::natives::resolve_for_instantiation(m, n, &ty) {
                     Extern::Func(crate::export::natives::host_func(store, &native, ty).map_err(|e| e.to_string())?)
                 } else if let Some(f) = crate::export::wasi::func(&mut wasi, store, module, m, n, &ty) {
                     Extern::Func(f)
@@ -634,9 +691,12 @@ fn link(
             ExternType::Memory(ty) => {
                 let first = memory_index == 0;
                 memory_index += 1;
-                if is_built_in_module(m) {
+                if let Some(shared) = parent.and_then(|p| p.shared_memory(memory_index - 1)) {
+                    Extern::Memory(shared.to_memory(&mut *store).map_err(|e| e.to_string())?)
+                } else if is_built_in_module(m) || (ty.is_shared() && !rt.deps.contains_key(m)) {
                     // WAMR makes the memories the built-in modules "export"
-                    // itself, as declared (memory 0 with the app heap).
+                    // itself, as declared (memory 0 with the app heap), and
+                    // a shared memory a program imports from elsewhere.
                     let t = if first {
                         let (t, p) = plan_memory0(ty, heap_size, max_memory_pages, heap_base)?;
                         plan.set(p);
@@ -644,9 +704,9 @@ fn link(
                         t
                     } else {
                         let max = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
-                        MemoryType::new(ty.limits.min, Some(capped_max(max_memory_pages, ty.limits.min, max)))
+                        sized(ty, ty.limits.min, capped_max(max_memory_pages, ty.limits.min, max))
                     };
-                    Extern::Memory(Memory::new(&mut *store, t).map_err(|e| e.to_string())?)
+                    Extern::Memory(new_memory(store, t)?)
                 } else {
                     sub_export(locked, rt, m, n, &import.ty)?
                         .ok_or_else(|| format!("failed to link import memory ({m}, {n})"))?
@@ -686,7 +746,7 @@ fn sub_export(
             // SAFETY: dependencies are registry modules, alive while the
             // runtime is.
             let sub_rt = unsafe { module(h as wasm_module_t) }.ok_or_else(|| format!("unknown import {dep}"))?;
-            let imports = link(locked, sub_rt, 0, 0, false, &Cell::new(HeapPlan::None))?;
+            let imports = link(locked, sub_rt, 0, 0, false, &Cell::new(HeapPlan::None), None)?;
             let i = Instance::new(&mut *store, &sub_rt.module, &imports).map_err(|e| match e {
                 cranewasm::Error::Trap(t) => format!("Exception: {}", t.message()),
                 e => link_error(&e),
@@ -731,6 +791,7 @@ pub unsafe extern "C" fn wasm_runtime_instantiate(
         max_memory_pages: 0,
         custom_data: ptr::null_mut(),
         wasi: None,
+        parent: None,
     };
     // SAFETY: as the caller promises.
     unsafe { instantiate_or_report(module, &s, error_buf, error_buf_size) }
@@ -781,6 +842,7 @@ pub unsafe extern "C" fn wasm_runtime_instantiate_ex(
         max_memory_pages: a.max_memory_pages,
         custom_data: ptr::null_mut(),
         wasi: None,
+        parent: None,
     };
     // SAFETY: as the caller promises.
     unsafe { instantiate_or_report(module, &s, error_buf, error_buf_size) }
@@ -818,6 +880,7 @@ fn settings_of(a: &InstArgs) -> Settings {
         max_memory_pages: a.v1.max_memory_pages,
         custom_data: a.custom_data,
         wasi: a.wasi.clone(),
+        parent: None,
     }
 }
 
@@ -979,6 +1042,26 @@ pub unsafe extern "C" fn wasm_runtime_get_running_mode(module_inst: wasm_module_
 }
 
 impl ModuleInst {
+    /// Memory `index` of the instance as a shared memory, if it is one.
+    pub fn shared_memory(&self, index: u32) -> Option<SharedMemory> {
+        let locked = self.lock();
+        let store = locked.store();
+        self.instance()?.memory(&*store, index)?.to_shared(&*store)
+    }
+
+    /// The number of memories of the instance, imported and defined.
+    fn memory_count(&self) -> u32 {
+        let locked = self.lock();
+        let store = locked.store();
+        let Some(instance) = self.instance() else { return 0 };
+        (0..).find(|i| instance.memory(&*store, *i).is_none()).unwrap_or(0)
+    }
+
+    /// Whether memory 0 is shared (the app heap then is too).
+    fn memory0_shared(&self) -> bool {
+        self.shared_memory(0).is_some()
+    }
+
     /// The exec env object of the singleton.
     pub fn singleton_handle(&self) -> usize {
         self.singleton.get().map_or(0, |s| s.as_ptr() as usize)

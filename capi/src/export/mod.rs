@@ -13,7 +13,8 @@
 //! `_func`, whose argument parsing the `iwasm` command line shares),
 //! [`natives`] (signature strings and their trampolines), [`app_memory`]
 //! and [`heap`] (app addresses and the host-managed heap), [`wasi`],
-//! [`externref`], [`threads`], and [`unsupported`]: the one place for the
+//! [`externref`], [`threads`], [`thread_mgr`] (spawned exec envs and
+//! threads, wasi-threads), and [`unsupported`]: the one place for the
 //! features cranewasm builds without, each behaving as WAMR does when
 //! built without it.
 //!
@@ -42,6 +43,7 @@ pub mod module;
 pub mod natives;
 pub mod reflect;
 pub mod runtime;
+pub mod thread_mgr;
 pub mod threads;
 pub mod types;
 pub mod unsupported;

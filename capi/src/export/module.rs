@@ -208,8 +208,14 @@ fn load_dependencies(m: &mut RtModule) {
             continue;
         }
         let provided = match &i.ty {
-            ExternType::Func(ty) => crate::export::natives::resolve(&module, &name, ty).is_some(),
+            ExternType::Func(ty) => {
+                crate::export::natives::resolve(&module, &name, ty).is_some()
+                    || crate::export::thread_mgr::is_thread_spawn(&module, &name, ty)
+            }
             ExternType::Global(_) => crate::libc_builtin::global(&module, &name).is_some(),
+            // The runtime makes a shared memory a program imports, from
+            // whatever module (a wasi-threads program's).
+            ExternType::Memory(ty) => ty.is_shared(),
             _ => false,
         };
         if provided {

@@ -184,7 +184,7 @@ pub unsafe extern "C" fn wasm_runtime_full_init(init_args: *mut RuntimeInitArgs)
     if !init(Some(args)) {
         return false;
     }
-    crate::export::threads::set_max_thread_num(args.max_thread_num);
+    crate::export::thread_mgr::set_max_thread_num(args.max_thread_num);
     if args.n_native_symbols > 0 {
         // SAFETY: as the caller promises.
         let ok = unsafe {

@@ -7,11 +7,10 @@
 //! called `wasm_runtime_init_thread_env` first (the call fails otherwise
 //! with WAMR's "thread signal env not inited"). A program that never
 //! initialises the runtime (a wasm-c-api program calling an instance of
-//! `*module`) is not held to that. The thread manager's functions are in
-//! [`crate::export::unsupported`] until the `threads` branch lands.
+//! `*module`) is not held to that. Threads the runtime starts
+//! ([`crate::export::thread_mgr`]) are initialised.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::export::exec_env::exec_env;
 use crate::export::instance::inst;
@@ -22,10 +21,6 @@ thread_local! {
     /// The lowest usable address of this thread's stack, once looked up.
     static STACK_LOW: Cell<usize> = const { Cell::new(0) };
 }
-
-/// The maximum number of threads per cluster (`max_thread_num`), kept for
-/// the thread manager.
-static MAX_THREADS: AtomicU32 = AtomicU32::new(4);
 
 /// WAMR's `WASM_STACK_GUARD_SIZE` on Linux release builds.
 const STACK_GUARD: usize = 3 * 1024;
@@ -39,13 +34,6 @@ pub fn mark_thread_inited() {
 /// documentation).
 pub fn may_call() -> bool {
     INITED.with(Cell::get) || !crate::export::runtime::initialized()
-}
-
-/// Records `max_thread_num` (0 keeps the default, as in WAMR).
-pub fn set_max_thread_num(n: u32) {
-    if n > 0 {
-        MAX_THREADS.store(n, Ordering::Relaxed);
-    }
 }
 
 /// Initialises the calling thread's environment so it may call into wasm.

@@ -10,7 +10,6 @@
 //! | XIP (AOT execute-in-place) | `wasm_runtime_is_xip_file` | false (no AOT files) |
 //! | instruction metering (`exec` branch) | `wasm_runtime_set_instruction_count_limit` | no effect, with a warning |
 //! | asynchronous termination (`exec` branch) | `wasm_runtime_terminate` | sets "terminated by user", as WAMR without the thread manager: a running call stops at its next native call, not in a loop without calls |
-//! | thread manager (`threads` branch) | `wasm_runtime_spawn_exec_env`, `_destroy_spawned_exec_env`, `_spawn_thread`, `_join_thread` | NULL / nothing / -1 / -1; `_set_max_thread_num` records the number |
 //! | call stack copies | `wasm_copy_callstack` | 0, with WAMR's message |
 //! | memory and performance profiling | `wasm_runtime_dump_mem_consumption`, `_dump_perf_profiling`, `_sum_wasm_exec_time`, `_get_wasm_func_exec_time` | nothing / 0.0 |
 //!
@@ -189,56 +188,6 @@ pub unsafe extern "C" fn wasm_runtime_terminate(module_inst: wasm_module_inst_t)
     if let Some(i) = unsafe { crate::export::instance::inst(module_inst) } {
         i.set_exception(Some("terminated by user"));
     }
-}
-
-/// Records the maximum number of threads per cluster.
-#[unsafe(no_mangle)]
-pub extern "C" fn wasm_runtime_set_max_thread_num(num: u32) {
-    crate::export::threads::set_max_thread_num(num);
-}
-
-/// Spawns no exec env until the thread manager lands: NULL.
-///
-/// # Safety
-/// The exec env is not read.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_spawn_exec_env(exec_env: wasm_exec_env_t) -> wasm_exec_env_t {
-    let _ = exec_env;
-    ptr::null_mut()
-}
-
-/// Nothing was spawned: nothing to destroy.
-///
-/// # Safety
-/// The exec env is not read.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_destroy_spawned_exec_env(exec_env: wasm_exec_env_t) {
-    let _ = exec_env;
-}
-
-/// Spawns no thread until the thread manager lands: -1.
-///
-/// # Safety
-/// Nothing is read; `tid` is not written.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_spawn_thread(
-    exec_env: wasm_exec_env_t,
-    tid: *mut wasm_thread_t,
-    callback: wasm_thread_callback_t,
-    arg: *mut c_void,
-) -> i32 {
-    let _ = (exec_env, tid, callback, arg);
-    -1
-}
-
-/// No thread was spawned to join: -1.
-///
-/// # Safety
-/// `retval` is not written.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_join_thread(tid: wasm_thread_t, retval: *mut *mut c_void) -> i32 {
-    let _ = (tid, retval);
-    -1
 }
 
 /// Copies no call stack (WAMR without its call-stack features): 0, with

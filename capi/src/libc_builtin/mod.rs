@@ -3,7 +3,7 @@
 //! `libc-builtin-sysroot` import from `env` — `printf` and its family over
 //! wasm `va_list`s ([`printf`]), the string and memory functions
 //! ([`string`]), allocation, conversions, `ctype`, exits and clocks
-//! ([`stdlib`]) — and the globals `global.NaN` and `global.Infinity`.
+//! ([`stdlib`]), WAMR's lib-pthread ([`pthread`]) — and the globals `global.NaN` and `global.Infinity`.
 //!
 //! They are natives like any other ([`crate::export::natives`]), with
 //! WAMR's signature strings, so their pointer arguments are checked
@@ -20,6 +20,7 @@ use crate::export::natives::Native;
 use crate::export::types::*;
 
 pub mod printf;
+pub mod pthread;
 pub mod stdlib;
 pub mod string;
 
@@ -28,6 +29,7 @@ fn table() -> &'static [Native] {
     static TABLE: OnceLock<Vec<Native>> = OnceLock::new();
     TABLE.get_or_init(|| {
         use printf::*;
+        use pthread::*;
         use stdlib::*;
         use string::*;
         let f = |name: &str, func: *const (), sig: &CStr| Native {
@@ -92,6 +94,27 @@ fn table() -> &'static [Native] {
             f("__cxa_throw", cxa_throw_wrapper as *const (), c"(**i)"),
             f("clock_gettime", clock_gettime_wrapper as *const (), c"(i*)i"),
             f("clock", clock_wrapper as *const (), c"()I"),
+            f("pthread_create", pthread_create_wrapper as *const (), c"(**ii)i"),
+            f("pthread_join", pthread_join_wrapper as *const (), c"(ii)i"),
+            f("pthread_detach", pthread_detach_wrapper as *const (), c"(i)i"),
+            f("pthread_self", pthread_self_wrapper as *const (), c"()i"),
+            f("__pthread_self", pthread_self_wrapper as *const (), c"()i"),
+            f("pthread_mutex_init", pthread_mutex_init_wrapper as *const (), c"(**)i"),
+            f("pthread_mutex_lock", pthread_mutex_lock_wrapper as *const (), c"(*)i"),
+            f("pthread_mutex_unlock", pthread_mutex_unlock_wrapper as *const (), c"(*)i"),
+            f("pthread_mutex_destroy", pthread_mutex_destroy_wrapper as *const (), c"(*)i"),
+            f("pthread_cond_init", pthread_cond_init_wrapper as *const (), c"(**)i"),
+            f("pthread_cond_wait", pthread_cond_wait_wrapper as *const (), c"(**)i"),
+            f("pthread_cond_signal", pthread_cond_signal_wrapper as *const (), c"(*)i"),
+            f("pthread_cond_broadcast", pthread_cond_signal_wrapper as *const (), c"(*)i"),
+            f("pthread_cond_destroy", pthread_cond_destroy_wrapper as *const (), c"(*)i"),
+            f("sem_open", sem_open_wrapper as *const (), c"($iii)i"),
+            f("sem_close", sem_close_wrapper as *const (), c"(i)i"),
+            f("sem_wait", sem_wait_wrapper as *const (), c"(i)i"),
+            f("sem_trywait", sem_trywait_wrapper as *const (), c"(i)i"),
+            f("sem_post", sem_post_wrapper as *const (), c"(i)i"),
+            f("sem_getvalue", sem_getvalue_wrapper as *const (), c"(i*)i"),
+            f("sem_unlink", sem_unlink_wrapper as *const (), c"($)i"),
         ];
         t.sort_by(|a, b| a.name.cmp(&b.name));
         t

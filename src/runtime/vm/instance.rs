@@ -10,8 +10,10 @@
 use std::alloc::Layout;
 use std::ops::Range;
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 use super::memory::VMMemory;
+use super::shared_memory::VMSharedMemory;
 use super::stored::Stored;
 use super::table::VMTable;
 use crate::builtins::BuiltinFunctions;
@@ -301,6 +303,7 @@ pub(crate) fn instantiate(
     module: &Module,
     imports: &[Extern],
     memory_type: MemoryTypeFn<'_>,
+    shared: &[Option<Arc<VMSharedMemory>>],
 ) -> Result<Instance> {
     let info = module.info();
     store.check_instantiation(info)?;
@@ -349,7 +352,8 @@ pub(crate) fn instantiate(
     // SAFETY: the instance is boxed in the store (stable address) and all
     // offsets come from its module's layout.
     let made = unsafe {
-        fill_vmctx(store, &mut *data_ptr, imports, memory_type).and_then(|()| initialize(store, &mut *data_ptr))
+        fill_vmctx(store, &mut *data_ptr, imports, memory_type, shared)
+            .and_then(|()| initialize(store, &mut *data_ptr, shared))
     };
     if let Err(e) = made {
         // Nobody gets a handle: free what can be freed (a start function's
@@ -380,6 +384,7 @@ unsafe fn fill_vmctx(
     data: &mut VMInstance,
     imports: &[Extern],
     memory_type: MemoryTypeFn<'_>,
+    shared: &[Option<Arc<VMSharedMemory>>],
 ) -> Result<()> {
     let module = data.module.clone();
     let info = module.info();
@@ -406,8 +411,10 @@ unsafe fn fill_vmctx(
     }
 
     for (i, (m, ty)) in info.memories.iter().skip(info.num_imported_memories).enumerate() {
-        let ty = memory_type.map_or(*ty, |f| f(i as u32, *ty));
-        let mut memory = Box::new(store.create_memory(ty, data.defined_memory_bytes())?);
+        let mut memory = Box::new(match shared.get(i).and_then(Option::as_ref) {
+            Some(s) => VMMemory::from_shared(s.clone(), store.engine())?,
+            None => store.create_memory(memory_type.map_or(*ty, |f| f(i as u32, *ty)), data.defined_memory_bytes())?,
+        });
         memory.owner = Some(data.index);
         set_memory(data, m, &mut *memory);
         data.memories.push(memory);
@@ -530,7 +537,11 @@ unsafe fn set_memory(data: &mut VMInstance, m: MemoryIndex, memory: *mut VMMemor
 /// # Safety
 /// `data` must be an instance of `store` whose VMContext `fill_vmctx`
 /// completed.
-unsafe fn initialize(store: &mut StoreOpaque, data: &mut VMInstance) -> Result<()> {
+unsafe fn initialize(
+    store: &mut StoreOpaque,
+    data: &mut VMInstance,
+    shared: &[Option<Arc<VMSharedMemory>>],
+) -> Result<()> {
     let module = data.module.clone();
     let info = module.info();
     for seg in info.elems.values() {
@@ -554,8 +565,11 @@ unsafe fn initialize(store: &mut StoreOpaque, data: &mut VMInstance) -> Result<(
     let wasm = module.wasm();
     for seg in info.datas.values() {
         let DataMode::Active { memory, offset } = &seg.mode else { continue };
-        let imaged = memory.index().checked_sub(info.num_imported_memories).and_then(|d| images.get(d));
-        if matches!(imaged, Some(Some(_))) {
+        let defined = memory.index().checked_sub(info.num_imported_memories);
+        let imaged = defined.and_then(|d| images.get(d));
+        // A memory another instance made (and initialised) keeps its data.
+        let reused = defined.and_then(|d| shared.get(d)).is_some_and(Option::is_some);
+        if matches!(imaged, Some(Some(_))) || reused {
             continue;
         }
         let start = data.eval(offset).get_i32() as u32 as usize;
