@@ -249,7 +249,14 @@ fn growth_races_with_accesses() {
                 std::thread::spawn(move || {
                     let mut w = Worker::new(&module, &memory);
                     let mut seen = 0;
-                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    // On until the main thread is done growing and this
+                    // thread has seen the final size (however late a loaded
+                    // machine schedules it), or a deadline that only a bug
+                    // reaches.
+                    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+                    while !(stop.load(std::sync::atomic::Ordering::Acquire) && seen == 4)
+                        && std::time::Instant::now() < deadline
+                    {
                         // Whatever size a thread sees, all of it is usable.
                         let pages = w.call::<(), i32>("size", ()).unwrap();
                         assert!((1..=4).contains(&pages) && pages >= seen, "size went from {seen} to {pages}");
@@ -270,8 +277,7 @@ fn growth_races_with_accesses() {
         }
         assert_eq!(w.call::<i32, i32>("grow", 1).unwrap(), -1, "past the maximum");
         assert!(memory.grow(1).is_err());
-        std::thread::sleep(Duration::from_millis(20));
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        stop.store(true, std::sync::atomic::Ordering::Release);
         for r in readers {
             assert_eq!(r.join().unwrap(), 4, "{mode:?}: every reader saw the final size");
         }
