@@ -27,8 +27,8 @@ mod threaded;
 
 use std::ffi::{c_char, CString};
 use std::process::ExitCode;
-use std::sync::OnceLock;
 use std::sync::mpsc::RecvTimeoutError;
+use std::sync::OnceLock;
 
 use capi::export::application::{wasm_application_execute_func, wasm_application_execute_main};
 use capi::export::args::*;

@@ -7,11 +7,19 @@
 //! | shared heap | `wasm_runtime_create_shared_heap`, `_chain_shared_heaps`, `_reset_shared_heap_chain`, `_attach_shared_heap`, `_detach_shared_heap`, `_shared_heap_malloc`, `_shared_heap_free` | NULL / false / 0; detach and free do nothing |
 //! | debug instance | `wasm_runtime_start_debug_instance`, `_with_port` | 0 (no debug server) |
 //! | PGO | `wasm_runtime_get_pgo_prof_data_size`, `_dump_pgo_prof_data_to_buf` | 0 |
-//! | XIP (AOT execute-in-place) | `wasm_runtime_is_xip_file` | false (no AOT files) |
-//! | instruction metering (`exec` branch) | `wasm_runtime_set_instruction_count_limit` | no effect, with a warning |
+//! | XIP (AOT execute-in-place) | `wasm_runtime_is_xip_file` | false (compiled files, cranewasm's AOT files, are never XIP) |
 //! | thread manager (`threads` branch) | `wasm_runtime_spawn_exec_env`, `_destroy_spawned_exec_env`, `_spawn_thread`, `_join_thread` | NULL / nothing / -1 / -1; `_set_max_thread_num` records the number |
 //! | call stack copies | `wasm_copy_callstack` | 0, with WAMR's message |
 //! | memory and performance profiling | `wasm_runtime_dump_mem_consumption`, `_dump_perf_profiling`, `_sum_wasm_exec_time`, `_get_wasm_func_exec_time` | nothing / 0.0 |
+//!
+//! Execution control works and lives elsewhere: `wasm_runtime_terminate`
+//! with exceptions ([`instance`](crate::export::instance)), the
+//! enlarge-error callback and `wasm_runtime_set_instruction_count_limit`
+//! in [`exec_control`](crate::export::exec_control) (metering is compiled
+//! in only when `CRANEWASM_INSTRUCTION_METERING=1`, as WAMR's needs a
+//! build with it; without, a limit warns and has no effect), and compiled
+//! files (`iwasm compile`) load as AOT files in
+//! [`module`](crate::export::module).
 
 use std::ffi::{c_char, c_void};
 use std::ptr;
