@@ -515,8 +515,9 @@ struct wasm_config_t *wasm_config_set_mem_alloc_opt(struct wasm_config_t *config
                                                     mem_alloc_type_t mem_alloc_type,
                                                     MemAllocOption *option);
 
-// Turns profiling on or off. cranewasm writes no perf map; instead the
-// flag makes calls into instances timed, for
+// Turns profiling on or off: an engine made with it on writes Linux
+// perf's map file (`/tmp/perf-<pid>.map`) for the functions it compiles
+// or loads, as WAMR's does, and times calls into instances for
 // `wasm_instance_sum_wasm_exec_time`. Returns `config` (NULL for NULL).
 //
 // # Safety
@@ -1116,14 +1117,17 @@ WASM_API_EXTERN const wasm_name_t *wasm_importtype_name(const struct wasm_import
 WASM_API_EXTERN
 const struct wasm_externtype_t *wasm_importtype_type(const struct wasm_importtype_t *t);
 
-// Whether the import is satisfied by a function registered with the
-// runtime ahead of instantiation. WAMR answers from its table of native
-// symbols; cranewasm has no such table (imports are only ever given to
-// `wasm_instance_new`), so the answer is always false.
+// Whether the runtime links the import itself, so that a client may pass
+// a `wasm_extern_new_empty` placeholder for it: WASI's functions, which
+// `wasm_instance_new` links as WAMR's does (see
+// `crate::export::wasi::link_for_capi`). Natives registered through
+// `wasm_export.h` serve `wasm_runtime_instantiate` only, so they do not
+// count here.
 //
 // # Safety
-// `t` may be any pointer; it is not used.
-WASM_API_EXTERN bool wasm_importtype_is_linked(const struct wasm_importtype_t *_t);
+// `t` may be NULL or any pointer: anything but a live import type counts
+// as NULL (false). No other thread may delete it meanwhile.
+WASM_API_EXTERN bool wasm_importtype_is_linked(const struct wasm_importtype_t *t);
 
 // Deletes a `wasm_exporttype_t`.
 //
