@@ -515,8 +515,9 @@ struct wasm_config_t *wasm_config_set_mem_alloc_opt(struct wasm_config_t *config
                                                     mem_alloc_type_t mem_alloc_type,
                                                     MemAllocOption *option);
 
-// Turns profiling on or off. cranewasm writes no perf map; instead the
-// flag makes calls into instances timed, for
+// Turns profiling on or off: an engine made with it on writes Linux
+// perf's map file (`/tmp/perf-<pid>.map`) for the functions it compiles
+// or loads, as WAMR's does, and times calls into instances for
 // `wasm_instance_sum_wasm_exec_time`. Returns `config` (NULL for NULL).
 //
 // # Safety

@@ -234,6 +234,15 @@ wasm_runtime_call_wasm_v(wasm_exec_env_t exec_env,
 // A context key's destructor.
 typedef void (*context_dtor_t)(wasm_module_inst_t inst, void *ctx);
 
+// Called when `memory.grow` fails.
+typedef void (*enlarge_memory_error_callback_t)(uint32_t inc_page_count,
+                                                uint64_t current_memory_size,
+                                                uint32_t memory_index,
+                                                enlarge_memory_error_reason_t failure_reason,
+                                                wasm_module_inst_t instance,
+                                                wasm_exec_env_t exec_env,
+                                                void *user_data);
+
 // `wasm_global_inst_t`: an exported global and the address of its value.
 typedef struct wasm_global_inst_t {
   wasm_valkind_t kind;
@@ -321,15 +330,6 @@ typedef struct SharedHeapInitArgs {
   uint32_t size;
   void *pre_allocated_addr;
 } SharedHeapInitArgs;
-
-// Called when `memory.grow` fails.
-typedef void (*enlarge_memory_error_callback_t)(uint32_t inc_page_count,
-                                                uint64_t current_memory_size,
-                                                uint32_t memory_index,
-                                                enlarge_memory_error_reason_t failure_reason,
-                                                wasm_module_inst_t instance,
-                                                wasm_exec_env_t exec_env,
-                                                void *user_data);
 
 // `cranewasm_feature_t`: a WebAssembly proposal beyond 2.0 (or SIMD) that
 // [`cranewasm_config_set_feature`] switches.
@@ -672,6 +672,24 @@ void wasm_runtime_set_context_spread(wasm_module_inst_t inst,
 // `inst` may be NULL or any pointer.
 WASM_RUNTIME_API_EXTERN void *wasm_runtime_get_context(wasm_module_inst_t inst, void *key);
 
+// Sets the function told when growing a memory fails (see the module
+// documentation); NULL removes it.
+//
+// # Safety
+// `callback` must be NULL or callable as its type says from any thread.
+WASM_RUNTIME_API_EXTERN
+void wasm_runtime_set_enlarge_mem_error_callback(enlarge_memory_error_callback_t callback,
+                                                 void *user_data);
+
+// Sets the operators each call on the exec env may run; negative: no
+// limit (see the module documentation).
+//
+// # Safety
+// `exec_env` may be NULL or any pointer.
+WASM_RUNTIME_API_EXTERN
+void wasm_runtime_set_instruction_count_limit(wasm_exec_env_t exec_env,
+                                              int32_t instruction_count);
+
 // A new exec env for the instance. `stack_size` is kept (wasm runs on the
 // native stack). NULL for anything but a live instance.
 //
@@ -860,6 +878,17 @@ void wasm_runtime_set_exception(wasm_module_inst_t module_inst,
 // # Safety
 // `module_inst` may be NULL or any pointer.
 WASM_RUNTIME_API_EXTERN void wasm_runtime_clear_exception(wasm_module_inst_t module_inst);
+
+// Terminates the instance's execution, from any thread, as WAMR does:
+// the exception becomes "terminated by user", and the call running in the
+// instance stops — within microseconds in wasm code, when a native it is
+// in returns — and fails with it. Until the exception is cleared, calls
+// fail at their start, as WAMR's thread manager stops them; once it is
+// cleared they run normally.
+//
+// # Safety
+// `module_inst` may be NULL or any pointer.
+WASM_RUNTIME_API_EXTERN void wasm_runtime_terminate(wasm_module_inst_t module_inst);
 
 // Attaches client data to the instance.
 //
@@ -1197,15 +1226,16 @@ WASM_RUNTIME_API_EXTERN
 package_type_t wasm_runtime_get_file_package_type(const uint8_t *buf,
                                                   uint32_t size);
 
-// The package type of a module: bytecode (unknown for anything but a
-// live module).
+// The package type of a module: AOT for one loaded from a compiled file,
+// else bytecode (unknown for anything but a live module).
 //
 // # Safety
 // `module` may be NULL or any pointer.
 WASM_RUNTIME_API_EXTERN package_type_t wasm_runtime_get_module_package_type(wasm_module_t module);
 
-// The version field of a buffer (bytes 4..8, little-endian); 0 when it is
-// shorter.
+// The version field of a buffer: bytes 4..8, little-endian, as WAMR
+// reads it, except for a compiled file, whose version is at 8..12 (after
+// its 8-byte magic); 0 when it is shorter.
 //
 // # Safety
 // As for [`get_package_type`].
@@ -1213,16 +1243,17 @@ WASM_RUNTIME_API_EXTERN
 uint32_t wasm_runtime_get_file_package_version(const uint8_t *buf,
                                                uint32_t size);
 
-// The binary format version of a module: 1 (0 for anything but a live
-// module).
+// The format version of a module's package: 1 for bytecode, the
+// compiled-file version for one loaded from a compiled file (0 for
+// anything but a live module).
 //
 // # Safety
 // `module` may be NULL or any pointer.
 WASM_RUNTIME_API_EXTERN uint32_t wasm_runtime_get_module_package_version(wasm_module_t module);
 
 // The version of each package type this runtime loads: 1 for bytecode,
-// and for AOT the version WAMR 2.4.3 writes (6), though cranewasm loads
-// no AOT files; 0 for an unknown type.
+// and for AOT the version of the compiled files it writes and loads (WAMR
+// AOT files are not loaded); 0 for an unknown type.
 WASM_RUNTIME_API_EXTERN
 uint32_t wasm_runtime_get_current_package_version(package_type_t package_type);
 
@@ -1642,22 +1673,6 @@ uint32_t wasm_runtime_dump_pgo_prof_data_to_buf(wasm_module_inst_t module_inst,
 // Nothing is read.
 WASM_RUNTIME_API_EXTERN bool wasm_runtime_is_xip_file(const uint8_t *buf, uint32_t size);
 
-// No instruction metering until the `exec` branch lands: a warning, no
-// effect.
-//
-// # Safety
-// The exec env is not read.
-WASM_RUNTIME_API_EXTERN
-void wasm_runtime_set_instruction_count_limit(wasm_exec_env_t exec_env,
-                                              int32_t instruction_count);
-
-// Sets the instance's exception to "terminated by user", as WAMR does
-// without the thread manager (see the module documentation).
-//
-// # Safety
-// `module_inst` may be NULL or any pointer.
-WASM_RUNTIME_API_EXTERN void wasm_runtime_terminate(wasm_module_inst_t module_inst);
-
 // Copies no call stack (WAMR without its call-stack features): 0, with
 // WAMR's message in `error_buf`.
 //
@@ -1697,15 +1712,6 @@ WASM_RUNTIME_API_EXTERN double wasm_runtime_sum_wasm_exec_time(wasm_module_inst_
 WASM_RUNTIME_API_EXTERN
 double wasm_runtime_get_wasm_func_exec_time(wasm_module_inst_t inst,
                                             const char *func_name);
-
-// Sets the function told when growing a memory fails (see the module
-// documentation).
-//
-// # Safety
-// `callback` must be NULL or callable as its type says from any thread.
-WASM_RUNTIME_API_EXTERN
-void wasm_runtime_set_enlarge_mem_error_callback(enlarge_memory_error_callback_t callback,
-                                                 void *user_data);
 
 // Sets the WASI settings instances of `module` get: preopened
 // directories, environment, arguments and stdio fds (-1 for the

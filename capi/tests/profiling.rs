@@ -1,7 +1,8 @@
 //! `wasm_instance_sum_wasm_exec_time` and `_get_wasm_func_exec_time`: -1
 //! unless the engine was configured to profile, then the milliseconds spent
 //! in calls to exported functions. The engine is one per process and keeps
-//! its first configuration, so this test has a process of its own.
+//! its first configuration, so this test has a process of its own. The
+//! same option makes the engine write perf's map file, as WAMR's does.
 
 mod common;
 
@@ -34,6 +35,15 @@ fn exec_time_is_measured_when_profiling() {
         assert!(iwasm::c_api::wat::cranewasm_wat2wasm(SPIN.as_ptr().cast(), SPIN.len(), &mut binary));
         let module = wasm_module_new(hm(store), Some(&binary));
         wasm_byte_vec_delete(&mut binary);
+        // As WAMR's, the engine wrote perf's map of the compiled functions.
+        let map_path = format!("/tmp/perf-{}.map", std::process::id());
+        let map = std::fs::read_to_string(&map_path).expect("a perf map");
+        let _ = std::fs::remove_file(&map_path);
+        assert!(map.lines().count() >= 2, "{map}");
+        for line in map.lines() {
+            let f: Vec<&str> = line.splitn(3, ' ').collect();
+            assert!(f.len() == 3 && u64::from_str_radix(f[0], 16).is_ok() && u64::from_str_radix(f[1], 16).is_ok());
+        }
         let instance = wasm_instance_new(hm(store), module, hc(ptr::null()), ptr::null_mut());
         assert!(!instance.is_null());
         assert_eq!(wasm_instance_sum_wasm_exec_time(hc(instance)), 0.0, "nothing ran yet");

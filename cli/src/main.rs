@@ -14,6 +14,10 @@
 //! links `wasi.thread-spawn`, and `--max-threads` is
 //! `wasm_runtime_set_max_thread_num`.
 //!
+//! After an exception the wasm call stack goes to stderr (WAMR's
+//! `wasm_runtime_dump_call_stack` format); `--timeout=MS` terminates the
+//! instance from a timer thread (`wasm_runtime_terminate`), as WAMR's does.
+//!
 //! `iwasm compile IN -o OUT` writes IN's compiled code (`Module::serialize`);
 //! `wasm_runtime_load` takes such a file as WAMR's takes an AOT file, so
 //! `iwasm OUT` runs it without compiling.
@@ -23,17 +27,22 @@ mod options;
 
 use std::ffi::{c_char, CString};
 use std::process::ExitCode;
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::OnceLock;
 
 use capi::export::application::{wasm_application_execute_func, wasm_application_execute_main};
 use capi::export::args::*;
-use capi::export::instance::{wasm_runtime_deinstantiate, wasm_runtime_get_exception, wasm_runtime_instantiate_ex2};
+use capi::export::call::{wasm_runtime_dump_call_stack_to_buf, wasm_runtime_get_call_stack_buf_size};
+use capi::export::exec_env::wasm_runtime_get_exec_env_singleton;
+use capi::export::instance::{
+    wasm_runtime_deinstantiate, wasm_runtime_get_exception, wasm_runtime_instantiate_ex2, wasm_runtime_terminate,
+};
 use capi::export::module::{wasm_runtime_load, wasm_runtime_set_module_reader, wasm_runtime_unload};
 use capi::export::runtime::*;
 use capi::export::types::*;
 use capi::export::wasi::wasm_runtime_get_wasi_exit_code;
 use capi::export::{c_flush, c_print};
-use cranewasm::{Config, Engine, Module};
+use cranewasm::{Config, Module};
 
 use options::{Action, Options};
 
@@ -81,7 +90,8 @@ fn compile(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
     let result = std::fs::read(input)
         .map_err(|e| format!("open file {} failed: {e}", input.display()))
         .and_then(|bytes| {
-            let engine = Engine::new(&Config::new()).map_err(|e| format!("Init runtime environment failed: {e}"))?;
+            let engine =
+                capi::export::runtime::engine().map_err(|e| format!("Init runtime environment failed: {e}"))?;
             Module::new(&engine, bytes).map_err(|e| format!("WASM module load failed: {e}"))
         })
         .and_then(|module| {
@@ -182,6 +192,42 @@ fn run(opts: &Options) -> u8 {
     code
 }
 
+/// Runs `f` with a timer that terminates `inst` after `timeout_ms` (if
+/// given), as WAMR's iwasm's timeout thread does; the timer is cancelled
+/// and joined when `f` returns.
+fn with_timeout<R>(inst: wasm_module_inst_t, timeout_ms: Option<u64>, f: impl FnOnce() -> R) -> R {
+    let Some(ms) = timeout_ms else { return f() };
+    let (cancel, cancelled) = std::sync::mpsc::channel::<()>();
+    let target = inst as usize;
+    let timer = std::thread::spawn(move || {
+        if cancelled.recv_timeout(std::time::Duration::from_millis(ms)) == Err(RecvTimeoutError::Timeout) {
+            // SAFETY: the instance lives until this thread is joined.
+            unsafe { wasm_runtime_terminate(target as wasm_module_inst_t) };
+        }
+    });
+    let r = f();
+    drop(cancel);
+    let _ = timer.join();
+    r
+}
+
+/// The wasm call stack of the instance's last exception, in WAMR's
+/// `wasm_runtime_dump_call_stack` format, on stderr: stdout stays what
+/// WAMR's iwasm prints, for scripts that compare it.
+fn print_call_stack(inst: wasm_module_inst_t) {
+    // SAFETY: our live instance, and a buffer of the size asked for.
+    unsafe {
+        let env = wasm_runtime_get_exec_env_singleton(inst);
+        let size = wasm_runtime_get_call_stack_buf_size(env);
+        if size == 0 {
+            return;
+        }
+        let mut buf = vec![0 as c_char; size as usize];
+        wasm_runtime_dump_call_stack_to_buf(env, buf.as_mut_ptr(), size);
+        eprint!("{}", std::ffi::CStr::from_ptr(buf.as_ptr()).to_string_lossy());
+    }
+}
+
 fn load_and_run(opts: &Options) -> u8 {
     let mut bytes = match std::fs::read(&opts.file) {
         Ok(b) => b,
@@ -246,7 +292,7 @@ fn load_and_run(opts: &Options) -> u8 {
         return LOAD_FAILED;
     }
     // SAFETY: our instance, and argument arrays of ours.
-    let exception = unsafe {
+    let exception = with_timeout(inst, opts.timeout_ms, || unsafe {
         match &opts.function {
             Some(name) => {
                 let name = CString::new(name.as_str()).unwrap_or_default();
@@ -258,9 +304,10 @@ fn load_and_run(opts: &Options) -> u8 {
         }
         let e = wasm_runtime_get_exception(inst);
         (!e.is_null()).then(|| std::ffi::CStr::from_ptr(e).to_string_lossy().into_owned())
-    };
+    });
     let code = match &exception {
         Some(e) => {
+            print_call_stack(inst);
             say(e);
             1
         }

@@ -34,6 +34,14 @@ impl InterruptHandle {
     pub fn interrupt(&self) {
         self.state.request(crate::trap::TrapCode::Interrupted);
     }
+
+    /// Withdraws an interruption no call has used up yet, so that the
+    /// store's next call runs: what clearing WAMR's "terminated by user"
+    /// exception means. A stop already under way in a running call may
+    /// still land.
+    pub fn withdraw(&self) {
+        self.state.withdraw(crate::trap::TrapCode::Interrupted);
+    }
 }
 
 impl std::fmt::Debug for InterruptHandle {

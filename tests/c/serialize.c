@@ -1,6 +1,9 @@
 /* wasm_module_serialize / wasm_module_deserialize: the bytes of a compiled
    module turn back into a working module, in the same store or another,
-   after the original is gone; damaged bytes give NULL.
+   after the original is gone; damaged bytes give NULL. The bytes are
+   cranewasm's compiled-code file (machine code and metadata, magic
+   "\0cwasm\r\n", checksummed), which loads without compiling, the file
+   `iwasm compile` writes and wasm_runtime_load takes as an AOT file.
 
    WAMR built as an interpreter (the default) fails: it only serializes in
    its eager-JIT build; otherwise wasm_module_serialize logs an error and
@@ -30,6 +33,8 @@ int main(int argc, char **argv)
           "wasm_module_serialize produced no bytes");
     CHECK(bytes.size >= bytes.num_elems, "size %zu < num_elems %zu",
           bytes.size, bytes.num_elems);
+    CHECK(bytes.num_elems > 8 && memcmp(bytes.data, "\0cwasm\r\n", 8) == 0,
+          "the compiled-code file, not the module's binary");
 
     /* The original goes away first: the bytes stand alone. */
     wasm_module_delete(module);
@@ -87,6 +92,15 @@ int main(int argc, char **argv)
         CHECK(m == NULL, "deserialize accepted %zu of %zu bytes", cuts[i],
               bytes.num_elems);
         wasm_byte_vec_delete(&cut);
+    }
+    {
+        /* One flipped bit in the middle: the checksum refuses it. */
+        wasm_byte_vec_t damaged;
+        wasm_byte_vec_new(&damaged, bytes.num_elems, bytes.data);
+        damaged.data[damaged.num_elems / 2] ^= 1;
+        CHECK(wasm_module_deserialize(store, &damaged) == NULL,
+              "deserialize accepted damaged bytes");
+        wasm_byte_vec_delete(&damaged);
     }
     {
         wasm_byte_vec_t junk;

@@ -6,15 +6,17 @@
 //! The layout is WAMR's, so clients may read the fields of a configuration
 //! `wasm_config_new` made; the functions here use only such configurations
 //! (listed in [`CONFIGS`]) and take any other pointer for NULL. The
-//! one option with an effect is `enable_linux_perf`: we take it as the
-//! request to profile, which turns on the timing behind
-//! `wasm_instance_sum_wasm_exec_time` (see [`crate::c_api::instance`]).
+//! one option with an effect is `enable_linux_perf`: as in WAMR, the
+//! engine then writes Linux perf's map file (`/tmp/perf-<pid>.map`, the
+//! core's `Profiler::PerfMap`) naming every compiled function, and it
+//! also turns on the timing behind `wasm_instance_sum_wasm_exec_time`
+//! (see [`crate::c_api::instance`]).
 
 use std::ffi::{c_char, c_void};
 use std::ptr;
 use std::sync::{Mutex, MutexGuard};
 
-use cranewasm::Config;
+use cranewasm::{Config, Profiler};
 
 /// How WAMR would allocate its memory (`Alloc_With_Pool`,
 /// `Alloc_With_Allocator`, `Alloc_With_System_Allocator`). Ignored.
@@ -206,6 +208,9 @@ pub fn core_config(config: *const wasm_config_t) -> (Config, bool) {
         .wasm_tail_call(on(CRANEWASM_FEATURE_TAIL_CALL))
         .wasm_extended_const(on(CRANEWASM_FEATURE_EXTENDED_CONST))
         .wasm_multi_memory(on(CRANEWASM_FEATURE_MULTI_MEMORY));
+    if profiling {
+        c.profiler(Profiler::PerfMap);
+    }
     (c, profiling)
 }
 
@@ -232,8 +237,9 @@ pub unsafe extern "C" fn wasm_config_set_mem_alloc_opt(
     .unwrap_or(ptr::null_mut())
 }
 
-/// Turns profiling on or off. cranewasm writes no perf map; instead the
-/// flag makes calls into instances timed, for
+/// Turns profiling on or off: an engine made with it on writes Linux
+/// perf's map file (`/tmp/perf-<pid>.map`) for the functions it compiles
+/// or loads, as WAMR's does, and times calls into instances for
 /// `wasm_instance_sum_wasm_exec_time`. Returns `config` (NULL for NULL).
 ///
 /// # Safety

@@ -11,7 +11,7 @@
 
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 
 use crate::export::instance::inst;
 use crate::export::runtime::warn;
@@ -31,6 +31,9 @@ pub struct ExecEnv {
     boundary: AtomicPtr<u8>,
     /// The instance's singleton, which the instance frees.
     singleton: bool,
+    /// Operators each call on it may run
+    /// (`wasm_runtime_set_instruction_count_limit`); negative: no limit.
+    pub instruction_limit: AtomicI32,
 }
 
 // SAFETY: ExecEnv cells hold `ExecEnv`s, named by `WASMExecEnv` only.
@@ -56,6 +59,7 @@ pub fn new_exec_env(inst: usize, stack_size: u32, singleton: bool) -> ExecEnv {
         attachment: AtomicPtr::new(ptr::null_mut()),
         boundary: AtomicPtr::new(ptr::null_mut()),
         singleton,
+        instruction_limit: AtomicI32::new(-1),
     }
 }
 

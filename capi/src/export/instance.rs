@@ -1,5 +1,5 @@
 //! Instances of `wasm_export.h`: instantiation (`wasm_runtime_instantiate`,
-//! `_ex`, `_ex2`), deinstantiation, exceptions, custom data, bounds checks
+//! `_ex`, `_ex2`), deinstantiation, exceptions and termination, custom data, bounds checks
 //! and running modes.
 //!
 //! A `wasm_module_inst_t` is the handle of a [`ModuleInst`]: a core store
@@ -33,8 +33,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use cranewasm::wasi::WasiCtx;
 use cranewasm::{
-    Extern, ExternType, FrameInfo, Func, FuncType, Global, GlobalType, Instance, Linker, Memory, MemoryType, Module,
-    Mutability, SharedMemory, Store, Table, Trap, Val, ValType,
+    Extern, ExternType, FrameInfo, Func, FuncType, Global, GlobalType, Instance, InterruptHandle, Linker, Memory,
+    MemoryType, Module, Mutability, SharedMemory, Store, Table, Trap, Val, ValType,
 };
 
 use crate::c_api::config::InstantiationArgs;
@@ -103,6 +103,17 @@ pub struct ModuleInst {
     pending: AtomicBool,
     /// The frames of the last trap, for `wasm_runtime_dump_call_stack`.
     pub frames: Mutex<Vec<FrameInfo>>,
+    /// Stops the store's running call from any thread
+    /// (`wasm_runtime_terminate`); made with the store, since only a call
+    /// that starts after a store's first handle exists can be stopped
+    /// inside wasm code.
+    interrupt: InterruptHandle,
+    /// `wasm_runtime_terminate` was called and the exception not cleared
+    /// since: calls fail at their start.
+    terminated: AtomicBool,
+    /// Its engine compiles code that counts operators, so that
+    /// instruction limits apply (see [`exec_control`](crate::export::exec_control)).
+    pub metered: bool,
     pub custom_data: AtomicPtr<c_void>,
     pub contexts: [AtomicPtr<c_void>; MAX_CONTEXTS],
     bounds_checks: AtomicBool,
@@ -240,6 +251,19 @@ impl ModuleInst {
         let mut e = self.exception();
         *e = msg.map(|m| CString::new(m.replace('\0', " ")).unwrap_or_default());
         self.pending.store(e.is_some(), Ordering::Release);
+    }
+
+    /// Whether the instance was terminated (and its exception not cleared
+    /// since): a call then fails at its start.
+    pub fn terminated(&self) -> bool {
+        self.terminated.load(Ordering::Relaxed)
+    }
+
+    /// Clears the exception for the client, withdrawing a termination.
+    fn clear_exception(&self) {
+        self.terminated.store(false, Ordering::Relaxed);
+        self.interrupt.withdraw();
+        self.set_exception(None);
     }
 
     /// Whether an exception is set.
@@ -423,10 +447,12 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         _ => Arc::default(),
     };
     let cluster = s.parent.map_or_else(Cluster::new, |p| p.cluster.clone());
-    let store = Box::new(Store::new(
+    let mut store = Box::new(Store::new(
         core_module.engine(),
         InstData { inst: ptr::null(), wasi, externrefs: Default::default() },
     ));
+    let interrupt = store.interrupt_handle();
+    let metered = store.set_fuel(u64::MAX).is_ok();
     let heap_size = if exports_allocator(&core_module) { 0 } else { s.heap_size };
     let obj = ModuleInst {
         store: NonNull::from(Box::leak(store)),
@@ -441,6 +467,9 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         exception: Mutex::new(None),
         pending: AtomicBool::new(false),
         frames: Mutex::default(),
+        interrupt,
+        terminated: AtomicBool::new(false),
+        metered,
         custom_data: AtomicPtr::new(s.custom_data),
         contexts: Default::default(),
         bounds_checks: AtomicBool::new(true),
@@ -461,6 +490,8 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
     let inst = unsafe { self::inst(h) }.ok_or("allocate memory failed")?;
     inst.me.store(h as usize, Ordering::Relaxed);
     let locked = inst.lock();
+    let handle = h as usize;
+    locked.store().on_memory_grow_failure(move |f| crate::export::exec_control::on_grow_failure(handle, f));
     // SAFETY: the store is ours alone until the handle is returned.
     unsafe { (*inst.store.as_ptr()).data_mut().inst = inst };
     let singleton = Own::new(new_exec_env(h as usize, s.stack_size, true)).ok_or("allocate memory failed")?;
@@ -948,7 +979,10 @@ pub unsafe extern "C" fn wasm_runtime_set_exception(module_inst: wasm_module_ins
     let Some(inst) = (unsafe { self::inst(module_inst) }) else { return };
     // SAFETY: NULL or NUL-terminated (caller).
     let msg = (!exception.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(exception) }.to_string_lossy());
-    inst.set_exception(msg.as_deref());
+    match msg {
+        Some(m) => inst.set_exception(Some(&m)),
+        None => inst.clear_exception(),
+    }
 }
 
 /// Clears the instance's exception.
@@ -959,7 +993,26 @@ pub unsafe extern "C" fn wasm_runtime_set_exception(module_inst: wasm_module_ins
 pub unsafe extern "C" fn wasm_runtime_clear_exception(module_inst: wasm_module_inst_t) {
     // SAFETY: as the caller promises.
     if let Some(inst) = unsafe { self::inst(module_inst) } {
-        inst.set_exception(None);
+        inst.clear_exception();
+    }
+}
+
+/// Terminates the instance's execution, from any thread, as WAMR does:
+/// the exception becomes "terminated by user", and the call running in the
+/// instance stops — within microseconds in wasm code, when a native it is
+/// in returns — and fails with it. Until the exception is cleared, calls
+/// fail at their start, as WAMR's thread manager stops them; once it is
+/// cleared they run normally.
+///
+/// # Safety
+/// `module_inst` may be NULL or any pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wasm_runtime_terminate(module_inst: wasm_module_inst_t) {
+    // SAFETY: as the caller promises.
+    if let Some(inst) = unsafe { self::inst(module_inst) } {
+        inst.set_exception(Some("terminated by user"));
+        inst.terminated.store(true, Ordering::Relaxed);
+        inst.interrupt.interrupt();
     }
 }
 

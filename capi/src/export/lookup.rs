@@ -373,20 +373,20 @@ pub unsafe extern "C" fn wasm_memory_enlarge(memory_inst: wasm_memory_inst_t, in
     unsafe { with_memory(memory_inst, false, |i, m| enlarge(i, m, 0, inc_page_count)) }
 }
 
-/// Grows `m`, memory `index` of `inst`, reporting a failure to the
-/// enlarge-error callback.
+/// Grows `m`, memory `index` of `inst`. The store reports a failed growth
+/// to the enlarge-error callback; a count no memory could grow by is
+/// reported here.
 fn enlarge(inst: &ModuleInst, m: Memory, index: u32, inc: u64) -> bool {
     let locked = inst.lock();
     let store = locked.store();
-    let ok = u32::try_from(inc).is_ok_and(|n| m.grow(&mut *store, n).is_ok());
-    if !ok {
+    let Ok(n) = u32::try_from(inc) else {
         let size = m.data_size(&*store) as u64;
-        let max = u64::from(m.declared_ty(&*store).limits.max.unwrap_or(65536).min(65536));
-        let reason = if u64::from(m.size(&*store)) + inc > max { 1 } else { 0 };
         drop(locked);
-        crate::export::unsupported::report_enlarge_failure(inst, inc, size, index, reason);
-    }
-    ok
+        let reason = crate::export::exec_control::MAX_SIZE_REACHED;
+        crate::export::exec_control::report_enlarge_failure(inst, inc, size, index, reason);
+        return false;
+    };
+    m.grow(&mut *store, n).is_ok()
 }
 
 /// Grows the instance's memory 0 (see [`wasm_memory_enlarge`]).

@@ -9,7 +9,8 @@
 //! (`InstantiationArgs2`), [`context`] (context keys), [`lookup`]
 //! (functions, memories, globals and tables of an instance), [`exec_env`],
 //! [`call`] (calls with 32-bit cells, `wasm_val_t`s, variadic arguments and
-//! through the table), [`application`] (`wasm_application_execute_main` and
+//! through the table), [`exec_control`] (the enlarge-error callback,
+//! instruction metering), [`application`] (`wasm_application_execute_main` and
 //! `_func`, whose argument parsing the `iwasm` command line shares),
 //! [`natives`] (signature strings and their trampolines), [`app_memory`]
 //! and [`heap`] (app addresses and the host-managed heap), [`wasi`],
@@ -33,6 +34,7 @@ pub mod application;
 pub mod args;
 pub mod call;
 pub mod context;
+pub mod exec_control;
 pub mod exec_env;
 pub mod externref;
 pub mod heap;

@@ -10,6 +10,11 @@
 //! in WAMR; that one belongs to the wasm-c-api module, and
 //! `wasm_runtime_unload` refuses it.
 //!
+//! A buffer may also hold a compiled file (`iwasm compile`,
+//! `Module::serialize`): it loads without compiling, as WAMR loads an AOT
+//! file, and its package type is AOT. Its machine code runs as it is, so
+//! load only files you made or trust, as with WAMR's AOT files.
+//!
 //! The binary is copied, so the client's buffer may go as soon as a load
 //! returns (`wasm_runtime_is_underlying_binary_freeable` is always true).
 //! Imports from modules other than the built-in ones (`env`, WASI) are
@@ -53,6 +58,8 @@ pub struct RtModule {
     /// The buffer the module reader gave for this module, for its
     /// destroyer.
     reader_buffer: Option<(usize, u32)>,
+    /// AOT when loaded from a compiled file, else bytecode.
+    package_type: package_type_t,
 }
 
 // SAFETY: RtModule cells hold `RtModule`s, named by `WASMModuleCommon`.
@@ -93,6 +100,7 @@ impl RtModule {
             capi_owned,
             deps: HashMap::new(),
             reader_buffer: None,
+            package_type: WASM_MODULE_BYTECODE,
         }
     }
 
@@ -167,28 +175,37 @@ fn find_registered(name: &str) -> Option<usize> {
     registry().named.iter().find(|(n, _)| n == name).map(|(_, m)| *m)
 }
 
-/// Compiles a binary into a module; the error message is WAMR's load
-/// error text.
+/// Compiles a binary into a module, or loads the machine code of a file
+/// `iwasm compile` (`Module::serialize`) wrote, as WAMR loads an AOT file;
+/// the error message is WAMR's load error text.
 fn compile(bytes: &[u8]) -> Result<Module, String> {
     if bytes.len() < 4 {
         return Err("WASM module load failed: unexpected end".into());
     }
+    let engine = || crate::export::runtime::engine().map_err(|e| format!("WASM module load failed: {e}"));
     match package_type(bytes) {
-        WASM_MODULE_BYTECODE => {}
-        WASM_MODULE_AOT => {
-            return Err("WASM module load failed: AOT modules (.aot files) are not supported by cranewasm, \
-                        which compiles the .wasm module itself; load the .wasm file instead"
-                .into());
+        WASM_MODULE_BYTECODE => Module::new(&engine()?, bytes).map_err(|e| format!("WASM module load failed: {e}")),
+        WASM_MODULE_AOT if Module::is_serialized(bytes) => {
+            // SAFETY: the buffer's machine code is run as it is: whoever
+            // passes a compiled file vouches for it, as a WAMR embedder
+            // does for an AOT file (which is machine code too). The
+            // header, compatibility values and checksum are checked, so a
+            // damaged, truncated or foreign file is refused; a forged one
+            // is not (see the capi README's "Compiled files").
+            unsafe { Module::deserialize(&engine()?, bytes) }.map_err(|e| format!("WASM module load failed: {e}"))
         }
-        _ => return Err("WASM module load failed: magic header not detected".into()),
+        WASM_MODULE_AOT => Err("WASM module load failed: AOT modules (.aot files) are not supported by cranewasm, \
+                                which compiles the .wasm module itself; load the .wasm file, or a file \
+                                `iwasm compile` wrote"
+            .into()),
+        _ => Err("WASM module load failed: magic header not detected".into()),
     }
-    let engine = crate::export::runtime::engine().map_err(|e| format!("WASM module load failed: {e}"))?;
-    Module::new(&engine, bytes).map_err(|e| format!("WASM module load failed: {e}"))
 }
 
 /// Loads `bytes` as a module named `name`, with its dependencies.
 fn load(bytes: &[u8], name: &str) -> Result<*mut WASMModuleCommon, String> {
     let mut m = RtModule::new(compile(bytes)?, name, false);
+    m.package_type = package_type(bytes);
     load_dependencies(&mut m);
     let h = object::new::<WASMModuleCommon>(m);
     if h.is_null() { Err("WASM module load failed: allocate memory failed".into()) } else { Ok(h) }
@@ -270,7 +287,11 @@ fn read_and_load(
     // SAFETY: the reader gave `size` readable bytes at `buf`.
     let bytes = unsafe { std::slice::from_raw_parts(buf, size as usize) };
     let mut m = match compile(bytes) {
-        Ok(module) => RtModule::new(module, name, false),
+        Ok(module) => {
+            let mut m = RtModule::new(module, name, false);
+            m.package_type = package_type(bytes);
+            m
+        }
         Err(e) => {
             if let Some(d) = registry().destroyer {
                 // SAFETY: the reader's buffer, handed back once.
@@ -613,12 +634,21 @@ pub unsafe extern "C" fn wasm_runtime_get_custom_section(
     }
 }
 
+/// The format version of the compiled files this runtime writes and loads
+/// (`Module::serialize`'s, bytes 8..12 of the file): what the package
+/// version answers for them.
+const COMPILED_FILE_VERSION: u32 = 1;
+
 /// The package type of a buffer from its magic number: bytecode
-/// (`\0asm`), AOT (`\0aot`), or unknown.
+/// (`\0asm`); AOT for WAMR's AOT files (`\0aot`) and for cranewasm's
+/// compiled files (`Module::serialize`, `iwasm compile`), which hold
+/// machine code as AOT files do and load where WAMR's AOT files load; or
+/// unknown.
 fn package_type(b: &[u8]) -> package_type_t {
     match b {
         [0, b'a', b's', b'm', ..] => WASM_MODULE_BYTECODE,
         [0, b'a', b'o', b't', ..] => WASM_MODULE_AOT,
+        _ if Module::is_serialized(b) => WASM_MODULE_AOT,
         _ => PACKAGE_TYPE_UNKNOWN,
     }
 }
@@ -655,50 +685,54 @@ pub unsafe extern "C" fn wasm_runtime_get_file_package_type(buf: *const u8, size
     unsafe { get_package_type(buf, size) }
 }
 
-/// The package type of a module: bytecode (unknown for anything but a
-/// live module).
+/// The package type of a module: AOT for one loaded from a compiled file,
+/// else bytecode (unknown for anything but a live module).
 ///
 /// # Safety
 /// `module` may be NULL or any pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_runtime_get_module_package_type(module: wasm_module_t) -> package_type_t {
     // SAFETY: as the caller promises.
-    unsafe { self::module(module) }.map_or(PACKAGE_TYPE_UNKNOWN, |_| WASM_MODULE_BYTECODE)
+    unsafe { self::module(module) }.map_or(PACKAGE_TYPE_UNKNOWN, |m| m.package_type)
 }
 
-/// The version field of a buffer (bytes 4..8, little-endian); 0 when it is
-/// shorter.
+/// The version field of a buffer: bytes 4..8, little-endian, as WAMR
+/// reads it, except for a compiled file, whose version is at 8..12 (after
+/// its 8-byte magic); 0 when it is shorter.
 ///
 /// # Safety
 /// As for [`get_package_type`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_runtime_get_file_package_version(buf: *const u8, size: u32) -> u32 {
     // SAFETY: as the caller promises.
-    match unsafe { slice(buf, size) } {
-        [_, _, _, _, a, b, c, d, ..] => u32::from_le_bytes([*a, *b, *c, *d]),
-        _ => 0,
+    let b = unsafe { slice(buf, size) };
+    let at = if Module::is_serialized(b) { 8 } else { 4 };
+    match b.get(at..at + 4) {
+        Some(v) => u32::from_le_bytes([v[0], v[1], v[2], v[3]]),
+        None => 0,
     }
 }
 
-/// The binary format version of a module: 1 (0 for anything but a live
-/// module).
+/// The format version of a module's package: 1 for bytecode, the
+/// compiled-file version for one loaded from a compiled file (0 for
+/// anything but a live module).
 ///
 /// # Safety
 /// `module` may be NULL or any pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_runtime_get_module_package_version(module: wasm_module_t) -> u32 {
     // SAFETY: as the caller promises.
-    unsafe { self::module(module) }.map_or(0, |_| 1)
+    unsafe { self::module(module) }.map_or(0, |m| wasm_runtime_get_current_package_version(m.package_type))
 }
 
 /// The version of each package type this runtime loads: 1 for bytecode,
-/// and for AOT the version WAMR 2.4.3 writes (6), though cranewasm loads
-/// no AOT files; 0 for an unknown type.
+/// and for AOT the version of the compiled files it writes and loads (WAMR
+/// AOT files are not loaded); 0 for an unknown type.
 #[unsafe(no_mangle)]
 pub extern "C" fn wasm_runtime_get_current_package_version(package_type: package_type_t) -> u32 {
     match package_type {
         WASM_MODULE_BYTECODE => 1,
-        WASM_MODULE_AOT => 6,
+        WASM_MODULE_AOT => COMPILED_FILE_VERSION,
         _ => 0,
     }
 }

@@ -81,6 +81,17 @@ pub fn configure_engine(config: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// The engine settings of `wasm_export.h` modules: the defaults, with
+/// operator counting when `CRANEWASM_INSTRUCTION_METERING=1` (see
+/// [`exec_control`](crate::export::exec_control)).
+fn default_config() -> Config {
+    let mut config = Config::new();
+    if std::env::var_os("CRANEWASM_INSTRUCTION_METERING").is_some_and(|v| v == "1") {
+        config.consume_fuel(true);
+    }
+    config
+}
+
 /// The engine of `wasm_export.h` modules, made on first use (the runtime
 /// need not have been initialised, as after `wasm_engine_new` in WAMR).
 pub fn engine() -> Result<Engine, String> {
@@ -88,7 +99,7 @@ pub fn engine() -> Result<Engine, String> {
     if let Some(e) = &rt.engine {
         return Ok(e.clone());
     }
-    let engine = Engine::new(&Config::new()).map_err(|e| e.to_string())?;
+    let engine = Engine::new(&default_config()).map_err(|e| e.to_string())?;
     rt.engine = Some(engine.clone());
     Ok(engine)
 }
@@ -145,7 +156,7 @@ fn init(args: Option<&RuntimeInitArgs>) -> bool {
                 rt.default_running_mode = MODE_DEFAULT;
             }
             if rt.engine.is_none() {
-                match Engine::new(&Config::new()) {
+                match Engine::new(&default_config()) {
                     Ok(e) => rt.engine = Some(e),
                     Err(e) => {
                         crate::log(format_args!("Init runtime environment failed: {e}"));

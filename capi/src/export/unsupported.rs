@@ -7,23 +7,22 @@
 //! | shared heap | `wasm_runtime_create_shared_heap`, `_chain_shared_heaps`, `_reset_shared_heap_chain`, `_attach_shared_heap`, `_detach_shared_heap`, `_shared_heap_malloc`, `_shared_heap_free` | NULL / false / 0; detach and free do nothing |
 //! | debug instance | `wasm_runtime_start_debug_instance`, `_with_port` | 0 (no debug server) |
 //! | PGO | `wasm_runtime_get_pgo_prof_data_size`, `_dump_pgo_prof_data_to_buf` | 0 |
-//! | XIP (AOT execute-in-place) | `wasm_runtime_is_xip_file` | false (no AOT files) |
-//! | instruction metering (`exec` branch) | `wasm_runtime_set_instruction_count_limit` | no effect, with a warning |
-//! | asynchronous termination (`exec` branch) | `wasm_runtime_terminate` | sets "terminated by user", as WAMR without the thread manager: a running call stops at its next native call, not in a loop without calls |
+//! | XIP (AOT execute-in-place) | `wasm_runtime_is_xip_file` | false (compiled files, cranewasm's AOT files, are never XIP) |
 //! | call stack copies | `wasm_copy_callstack` | 0, with WAMR's message |
 //! | memory and performance profiling | `wasm_runtime_dump_mem_consumption`, `_dump_perf_profiling`, `_sum_wasm_exec_time`, `_get_wasm_func_exec_time` | nothing / 0.0 |
 //!
-//! `wasm_runtime_set_enlarge_mem_error_callback` works for growth the API
-//! asks for (`wasm_runtime_enlarge_memory`, `wasm_memory_enlarge`); a
-//! failing `memory.grow` in wasm reaches it once the `exec` branch's
-//! resource limiter lands.
+//! Execution control works and lives elsewhere: `wasm_runtime_terminate`
+//! with exceptions ([`instance`](crate::export::instance)), the
+//! enlarge-error callback and `wasm_runtime_set_instruction_count_limit`
+//! in [`exec_control`](crate::export::exec_control) (metering is compiled
+//! in only when `CRANEWASM_INSTRUCTION_METERING=1`, as WAMR's needs a
+//! build with it; without, a limit warns and has no effect), and compiled
+//! files (`iwasm compile`) load as AOT files in
+//! [`module`](crate::export::module).
 
 use std::ffi::{c_char, c_void};
 use std::ptr;
-use std::sync::Mutex;
 
-use crate::export::instance::ModuleInst;
-use crate::export::runtime::warn;
 use crate::export::types::*;
 
 /// Creates no shared heap: NULL.
@@ -162,34 +161,6 @@ pub unsafe extern "C" fn wasm_runtime_is_xip_file(buf: *const u8, size: u32) -> 
     false
 }
 
-/// No instruction metering until the `exec` branch lands: a warning, no
-/// effect.
-///
-/// # Safety
-/// The exec env is not read.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_set_instruction_count_limit(exec_env: wasm_exec_env_t, instruction_count: i32) {
-    let _ = exec_env;
-    if instruction_count >= 0 {
-        warn(format_args!(
-            "wasm_runtime_set_instruction_count_limit: instruction metering is not supported; no limit set"
-        ));
-    }
-}
-
-/// Sets the instance's exception to "terminated by user", as WAMR does
-/// without the thread manager (see the module documentation).
-///
-/// # Safety
-/// `module_inst` may be NULL or any pointer.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_terminate(module_inst: wasm_module_inst_t) {
-    // SAFETY: as the caller promises.
-    if let Some(i) = unsafe { crate::export::instance::inst(module_inst) } {
-        i.set_exception(Some("terminated by user"));
-    }
-}
-
 /// Copies no call stack (WAMR without its call-stack features): 0, with
 /// WAMR's message in `error_buf`.
 ///
@@ -250,46 +221,4 @@ pub unsafe extern "C" fn wasm_runtime_get_wasm_func_exec_time(
 ) -> f64 {
     let _ = (inst, func_name);
     0.0
-}
-
-/// The enlarge-error callback and its user data.
-static ENLARGE_CALLBACK: Mutex<(enlarge_memory_error_callback_t, usize)> = Mutex::new((None, 0));
-
-/// Sets the function told when growing a memory fails (see the module
-/// documentation).
-///
-/// # Safety
-/// `callback` must be NULL or callable as its type says from any thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_set_enlarge_mem_error_callback(
-    callback: enlarge_memory_error_callback_t,
-    user_data: *mut c_void,
-) {
-    *ENLARGE_CALLBACK.lock().unwrap_or_else(|e| e.into_inner()) = (callback, user_data as usize);
-}
-
-/// Tells the enlarge-error callback, if any, that growing memory `index`
-/// of `inst` by `inc` pages failed.
-pub fn report_enlarge_failure(
-    inst: &ModuleInst,
-    inc: u64,
-    size: u64,
-    index: u32,
-    reason: enlarge_memory_error_reason_t,
-) {
-    let (cb, data) = *ENLARGE_CALLBACK.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(cb) = cb else { return };
-    let handle = inst.handle();
-    // SAFETY: the client's callback, called as its type says.
-    unsafe {
-        cb(
-            inc.min(u64::from(u32::MAX)) as u32,
-            size,
-            index,
-            reason,
-            handle as wasm_module_inst_t,
-            inst.current_exec_env() as wasm_exec_env_t,
-            data as *mut c_void,
-        )
-    };
 }

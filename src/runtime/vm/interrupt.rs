@@ -141,6 +141,13 @@ impl InterruptState {
         }
     }
 
+    /// Withdraws a pending stop with `code` that no call has used up yet.
+    pub fn withdraw(&self, code: TrapCode) {
+        if self.pending() == Some(code) {
+            self.requested.store(false, SeqCst);
+        }
+    }
+
     /// Whether a stop is pending.
     pub fn requested(&self) -> bool {
         self.requested.load(Acquire)
