@@ -29,9 +29,12 @@
 //! A wasi-threads thread that traps or calls `proc_exit` ends the whole
 //! program, as the proposal requires: the process exits (status 1 after
 //! printing `Exception: <message>` as iwasm prints the main thread's, or
-//! `proc_exit`'s status). WAMR instead stops the cluster's other threads;
-//! stopping a thread that is running wasm from outside needs an interrupt
-//! handle on every instance, which this layer does not keep.
+//! `proc_exit`'s status). WAMR instead stops the cluster's other threads
+//! and lets the embedder's call return with the exception. Every instance
+//! now has an interrupt handle that can stop wasm from outside, but a
+//! thread parked in `memory.atomic.wait` (a join, typically) is in the
+//! parking lot, which an interrupt does not wake yet; until it does, ending
+//! the process is the only way that cannot hang.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
