@@ -309,7 +309,7 @@ fn swapping_a_path_component_for_a_symlink_mid_open_does_not_escape() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut i = 0u32;
     while (i < 3000 || opened == 0 || refused == 0) && Instant::now() < deadline {
-        let dirflags = if i % 2 == 0 { FOLLOW } else { 0 };
+        let dirflags = if i.is_multiple_of(2) { FOLLOW } else { 0 };
         i += 1;
         match try_read(&mut g, dirflags, "swap/secret.txt") {
             Some(data) => {
