@@ -34,6 +34,9 @@ static const char *WAT =
 static wasm_module_inst_t g_inst;
 static wasm_function_inst_t g_add;
 
+static pthread_barrier_t g_no_env_checked;
+static pthread_mutex_t g_no_env_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void *thread_call(void *arg)
 {
     uint32_t argv[2] = { 20, 22 };
@@ -42,9 +45,15 @@ static void *thread_call(void *arg)
     /* Without its environment, a thread's call fails as in WAMR. */
     CHECK(!wasm_runtime_thread_env_inited(), "a new thread starts without its environment");
     env = wasm_runtime_create_exec_env(g_inst, 65536);
+    /* One thread at a time: the other's clear would race with the check. */
+    pthread_mutex_lock(&g_no_env_lock);
     CHECK(!wasm_runtime_call_wasm(env, g_add, 2, argv), "a call from a thread without its environment fails");
     CHECK_EXCEPTION(g_inst, "Exception: thread signal env not inited");
     wasm_runtime_clear_exception(g_inst);
+    pthread_mutex_unlock(&g_no_env_lock);
+    /* The exception is the instance's, as in WAMR: the main thread's calls
+     * start only once no thread can set one any more. */
+    pthread_barrier_wait(&g_no_env_checked);
     CHECK(wasm_runtime_init_thread_env(), "wasm_runtime_init_thread_env");
     for (int i = 0; i < 2000; i++) {
         argv[0] = (uint32_t)i;
@@ -217,8 +226,10 @@ int main(int argc, char **argv)
         int r[2] = { 0, 0 };
         g_inst = i;
         g_add = add;
+        pthread_barrier_init(&g_no_env_checked, NULL, 3);
         for (int k = 0; k < 2; k++)
             CHECK(pthread_create(&t[k], NULL, thread_call, &r[k]) == 0, "pthread_create");
+        pthread_barrier_wait(&g_no_env_checked);
         for (int k = 0; k < 2000; k++) {
             cells[0] = (uint32_t)k;
             cells[1] = 2;
@@ -226,6 +237,7 @@ int main(int argc, char **argv)
         }
         for (int k = 0; k < 2; k++)
             pthread_join(t[k], NULL);
+        pthread_barrier_destroy(&g_no_env_checked);
         CHECK(r[0] == 1 && r[1] == 1, "every thread's calls returned the right sums");
     }
 
