@@ -33,7 +33,7 @@
 
 mod checksum;
 mod codec;
-mod header;
+pub(crate) mod header;
 mod mapped;
 
 use std::fs::File;

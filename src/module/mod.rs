@@ -228,6 +228,11 @@ impl Module {
         crate::cache::is_serialized(bytes)
     }
 
+    /// The format version [`Module::serialize`] writes and
+    /// [`Module::deserialize`] accepts (bumped whenever the layout of the
+    /// file or of the code's view of the runtime changes).
+    pub const SERIALIZED_FORMAT_VERSION: u32 = crate::cache::header::FORMAT_VERSION;
+
     /// The module's imports, in order.
     pub fn imports(&self) -> impl ExactSizeIterator<Item = ImportType> + '_ {
         let info = self.info();

@@ -637,7 +637,7 @@ pub unsafe extern "C" fn wasm_runtime_get_custom_section(
 /// The format version of the compiled files this runtime writes and loads
 /// (`Module::serialize`'s, bytes 8..12 of the file): what the package
 /// version answers for them.
-const COMPILED_FILE_VERSION: u32 = 1;
+const COMPILED_FILE_VERSION: u32 = Module::SERIALIZED_FORMAT_VERSION;
 
 /// The package type of a buffer from its magic number: bytecode
 /// (`\0asm`); AOT for WAMR's AOT files (`\0aot`) and for cranewasm's
