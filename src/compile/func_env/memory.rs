@@ -75,14 +75,11 @@ impl FuncEnv<'_> {
         if self.module.bounds_checks == BoundsChecks::Explicit {
             // index < 2^32 and offset < 2^32, so the sum cannot wrap.
             let end = b.ins().iadd_imm_u(index, (offset + size as u64) as i64);
-            let len = self.memory_length(b, m);
-            let oob = b.ins().icmp(IntCC::UnsignedGreaterThan, end, len);
-            b.ins().trapnz(oob, TrapCode::MemoryOutOfBounds.to_clif());
+            self.trap_past_length(b, m, end);
         }
         let base = self.memory_base(b, m);
         let addr = b.ins().iadd(base, index);
-        let flags =
-            heap().with_endianness(Endianness::Little).with_trap_code(Some(TrapCode::MemoryOutOfBounds.to_clif()));
+        let flags = heap_access_flags();
         match i32::try_from(offset) {
             Ok(offset) => HeapAccess { addr, offset, flags },
             Err(_) => HeapAccess { addr: b.ins().iadd_imm_u(addr, offset as i64), offset: 0, flags },
@@ -130,13 +127,21 @@ impl FuncEnv<'_> {
         offset: u64,
         size: u32,
     ) -> HeapAccess {
-        self.aligned_address(b, index, offset, size);
-        let a = self.heap_access(b, m, index, offset, size);
-        let addr = match a.offset {
-            0 => a.addr,
-            o => b.ins().iadd_imm_u(a.addr, o as i64),
-        };
-        HeapAccess { addr, offset: 0, flags: a.flags }
+        let ea = self.aligned_address(b, index, offset, size);
+        if self.module.bounds_checks == BoundsChecks::Explicit {
+            let end = b.ins().iadd_imm_u(ea, size as i64);
+            self.trap_past_length(b, m, end);
+        }
+        let base = self.memory_base(b, m);
+        HeapAccess { addr: b.ins().iadd(base, ea), offset: 0, flags: heap_access_flags() }
+    }
+
+    /// Traps with "out of bounds memory access" when `end` (an i64 byte
+    /// offset one past an access) is past memory `m`'s current length.
+    fn trap_past_length(&mut self, b: &mut FunctionBuilder, m: MemoryIndex, end: Value) {
+        let len = self.memory_length(b, m);
+        let oob = b.ins().icmp(IntCC::UnsignedGreaterThan, end, len);
+        b.ins().trapnz(oob, TrapCode::MemoryOutOfBounds.to_clif());
     }
 
     /// The effective address (an i64) of the `size`-byte cell a
@@ -154,9 +159,7 @@ impl FuncEnv<'_> {
     ) -> Value {
         let ea = self.aligned_address(b, index, offset, size);
         let end = b.ins().iadd_imm_u(ea, size as i64);
-        let len = self.memory_length(b, m);
-        let oob = b.ins().icmp(IntCC::UnsignedGreaterThan, end, len);
-        b.ins().trapnz(oob, TrapCode::MemoryOutOfBounds.to_clif());
+        self.trap_past_length(b, m, end);
         ea
     }
 
@@ -236,4 +239,10 @@ impl FuncEnv<'_> {
         let d = index_arg(b, data);
         self.call_builtin(b, Builtin::data_drop, &[d]);
     }
+}
+
+/// The flags of a linear-memory access: little-endian, and a fault is an
+/// out-of-bounds trap (how guard pages bound accesses).
+fn heap_access_flags() -> MemFlagsData {
+    heap().with_endianness(Endianness::Little).with_trap_code(Some(TrapCode::MemoryOutOfBounds.to_clif()))
 }
