@@ -23,6 +23,8 @@ import threading
 import time
 from pathlib import Path
 
+from paired import best_of_alternating, cargo_results
+
 ROOT = Path(__file__).resolve().parent.parent
 WAT = (ROOT / "benches/harness/atomics.wat").read_text()
 N = 10_000_000
@@ -32,15 +34,7 @@ CASES = {"uncontended": [0], "contended_2": [0, 0], "separate_2": [0, 128]}
 
 def ours():
     """Our cases, from `cargo bench --bench atomics`."""
-    env = dict(os.environ, REPS=str(REPS))
-    out = subprocess.run(["cargo", "bench", "-q", "--bench", "atomics"], cwd=ROOT, env=env,
-                         check=True, capture_output=True, text=True).stdout
-    res = {}
-    for line in out.splitlines():
-        if line.startswith("RESULT "):
-            _, case, value, unit = line.split()
-            res[case] = (float(value), unit)
-    return res
+    return cargo_results("atomics", REPS=str(REPS))
 
 
 def wasmtime_cases():
@@ -95,15 +89,11 @@ def wasmtime_cases():
 
 
 def main():
-    # Each side twice, alternating, so that load drifts over both alike;
-    # the better of the two medians is kept.
-    a1, b1 = ours(), wasmtime_cases()
-    a2, b2 = ours(), wasmtime_cases()
+    a, b = best_of_alternating(ours, wasmtime_cases)
     print(f"{'case':<14} {'unit':<14} {'ours':>8} {'wasmtime':>9} {'ours/wasmtime':>14}")
     for case in CASES:
-        a = min(a1[case][0], a2[case][0])
-        b = min(b1[case][0], b2[case][0])
-        print(f"{case:<14} {a1[case][1]:<14} {a:>8.2f} {b:>9.2f} {a / b:>14.3f}")
+        (x, unit), (y, _) = a[case], b[case]
+        print(f"{case:<14} {unit:<14} {x:>8.2f} {y:>9.2f} {x / y:>14.3f}")
 
 
 if __name__ == "__main__":

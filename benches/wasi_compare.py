@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from paired import best_of_alternating, cargo_results
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "target" / "wasi-bench"
 CALLS = (ROOT / "benches/harness/wasi_calls.wat").read_text()
@@ -52,15 +54,7 @@ def build():
 
 def ours(hello):
     """Our cases, from `cargo bench --bench wasi`."""
-    env = dict(os.environ, WASI_HELLO=str(hello), REPS=str(REPS))
-    out = subprocess.run(["cargo", "bench", "-q", "--bench", "wasi"], cwd=ROOT, env=env,
-                         check=True, capture_output=True, text=True).stdout
-    res = {}
-    for line in out.splitlines():
-        if line.startswith("RESULT "):
-            _, case, value, unit = line.split()
-            res[case] = (float(value), unit)
-    return res
+    return cargo_results("wasi", WASI_HELLO=str(hello), REPS=str(REPS))
 
 
 def wasmtime_cases(hello):
@@ -132,15 +126,11 @@ def cli(iwasm, hello):
 
 def main():
     hello = build()
-    # Each side twice, alternating, so that load drifts over both alike;
-    # the better of the two medians is kept.
-    a1, b1 = ours(hello), wasmtime_cases(hello)
-    a2, b2 = ours(hello), wasmtime_cases(hello)
+    ours_best, theirs_best = best_of_alternating(lambda: ours(hello), lambda: wasmtime_cases(hello))
     rows = []
     for case in ["fd_write_pipe", "fd_write_devnull", "clock_time_get", "hello_in_process"]:
-        a = min(a1[case][0], a2[case][0])
-        b = min(b1[case][0], b2[case][0])
-        rows.append((case, a1[case][1], a, b, "wasmtime"))
+        (a, unit), (b, _) = ours_best[case], theirs_best[case]
+        rows.append((case, unit, a, b, "wasmtime"))
     ours_cli = min(cli(ROOT / "target/release/iwasm", hello), cli(ROOT / "target/release/iwasm", hello))
     peer = os.environ.get("PEER_IWASM")
     peer_cli = min(cli(peer, hello), cli(peer, hello)) if peer else float("nan")
