@@ -42,7 +42,9 @@
 //! module would need the lazy machinery on load for no gain; the interrupt
 //! signal and backtraces treat the whole region as wasm code, so lazily
 //! placed code is stopped and symbolised like any; the perf map or jitdump
-//! gets one record per function as it is compiled.
+//! gets one record per function as it is compiled (perf itself ignores
+//! perf maps for memfd-backed code, so only jitdump names lazy code in
+//! `perf report`).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
