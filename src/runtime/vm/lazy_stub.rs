@@ -37,10 +37,12 @@ use crate::trap::{Trap, TrapCode};
 
 pub const STUB_SIZE: usize = 16;
 
-/// Stack that compiling a function may need: with less left below the
-/// caller (deep wasm recursion), the function is compiled on a helper
-/// thread with [`HELPER_STACK`].
-const COMPILE_STACK: usize = 1 << 20;
+/// Stack that compiling a function may need: what eager compilation's
+/// threads get (Rust's default 2 MiB). With less left below the caller
+/// (deep wasm recursion, a small thread), the function is compiled on a
+/// helper thread with [`HELPER_STACK`]; Cranelift running out of stack
+/// would be a crash, not a trap.
+const COMPILE_STACK: usize = 2 << 20;
 const HELPER_STACK: usize = 8 << 20;
 
 /// The bytes of the stub at offset `at` of its region: lazy while `code`
