@@ -35,7 +35,10 @@
 //!
 //! A function that cannot be compiled (Cranelift refuses it, the region is
 //! full) traps where it is called, with the reason; nothing is published
-//! and the next call tries again.
+//! and the next call tries again. Compiling runs on the calling thread,
+//! possibly deep in a wasm recursion: with less than eager compilation's
+//! thread stack left it moves to a helper thread (`lazy_stub`), so a
+//! deep first call never overflows the host stack.
 //!
 //! Other features: the compiled-code cache serialises a lazy module by
 //! compiling it in full (`cache::serialize`), because a file of half a
@@ -147,7 +150,6 @@ pub fn compile_module_lazy(
     let body_bytes: usize = ranges.iter().map(|r| r.len()).sum();
     let size = (CODE_ALLOWANCE + body_bytes.saturating_mul(CODE_PER_BODY_BYTE)).min(MAX_REGION);
     let Ok((code, region)) = LazyRegion::new(size) else { return Ok(None) };
-    let base = code.base() as usize;
 
     let mut image = vec![0u8; STUBS_AT + n * STUB_SIZE];
     image[..8].copy_from_slice(&lazy_stub::trampoline_address().to_le_bytes());
@@ -166,7 +168,6 @@ pub fn compile_module_lazy(
     // SAFETY: the region is fresh; nothing runs in it before the module
     // is returned.
     unsafe { region.write(0, &image) };
-    debug_assert_eq!(region.base(), base as *const u8);
 
     let lazy = LazyCode {
         region,

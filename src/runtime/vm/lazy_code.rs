@@ -51,7 +51,8 @@ impl LazyRegion {
     pub fn new(len: usize) -> Result<(CodeMemory, LazyRegion)> {
         let len = len.max(1).next_multiple_of(region::page::size());
         // SAFETY: plain system calls on a descriptor we own and close here;
-        // the mappings keep the memory alive.
+        // the mappings keep the memory alive; the executable view is handed
+        // whole to the one `CodeMemory` that unmaps it.
         unsafe {
             let fd = libc::memfd_create(c"cranewasm-lazy-code".as_ptr(), libc::MFD_CLOEXEC);
             if fd < 0 {
