@@ -10,6 +10,14 @@
 //! program prints on stdout (an integer: the Lua workload's result), so a
 //! run that computes something else fails the comparison.
 //! `benches/program_wasmtime.py` is wasmtime's side, the same steps.
+//!
+//! Two more rows, for lazy compilation (`CRANEWASM_LAZY=1` runs it all
+//! lazily): `NAME:first_call`, from `Module::new` through instantiating
+//! with every import a host function that stops the program, to that
+//! first import call (the program's code up to its first system call is
+//! compiled and has run); and `NAME:rerun`, `_start` again on a module
+//! that has run once (lazily, every function the workload needs is
+//! compiled by then: the steady state).
 
 #[allow(dead_code, reason = "the shared helpers serve the other benches")]
 mod support;
@@ -17,7 +25,7 @@ mod support;
 use std::time::Instant;
 
 use cranewasm::wasi::{self, WasiCtx, WritePipe};
-use cranewasm::{Engine, Linker, Module, Store};
+use cranewasm::{Engine, ExternType, Func, Instance, Linker, Module, Store, Trap};
 use support::median;
 
 fn main() {
@@ -54,17 +62,46 @@ fn main() {
         (check, ms)
     };
 
+    let first_call = || {
+        let t = Instant::now();
+        let module = Module::new(&engine, &bytes).expect("compile");
+        let mut store = Store::new(&engine, ());
+        let imports: Vec<_> = module
+            .imports()
+            .map(|i| match i.ty {
+                ExternType::Func(ty) => Func::new(&mut store, ty, |_, _, _| Err(Trap::new("first call"))).into(),
+                other => panic!("{name} imports a {}", other.kind_name()),
+            })
+            .collect();
+        let instance = Instance::new(&mut store, &module, &imports).expect("instantiate");
+        let start = instance.get_func(&store, "_start").expect("_start");
+        let trap = start.call(&mut store, &[], &mut []).expect_err("stops at its first import call");
+        assert!(matches!(&trap, cranewasm::Error::Trap(t) if t.message() == "first call"), "{name}: {trap}");
+        (t.elapsed().as_secs_f64() * 1e3, module.lazily_compiled_functions())
+    };
+
     let (module, _) = compile();
     let (first, _) = run(&module);
+    if let (Some(workload), (_, Some(first_call))) = (module.lazily_compiled_functions(), first_call()) {
+        eprintln!("{name}: lazily compiled {first_call} functions to the first call, {workload} in the workload");
+    }
     let mut compile_ms = Vec::new();
     let mut run_ms = Vec::new();
+    let mut rerun_ms = Vec::new();
+    let mut first_call_ms = Vec::new();
     for _ in 0..reps {
         let (module, ms) = compile();
         compile_ms.push(ms);
         let (check, ms) = run(&module);
         assert_eq!(check, first, "{name}: output changed between runs");
         run_ms.push(ms);
+        let (check, ms) = run(&module);
+        assert_eq!(check, first, "{name}: output changed between runs");
+        rerun_ms.push(ms);
+        first_call_ms.push(first_call().0);
     }
     println!("RESULT {name}:compile {:.6} ms {}", median(compile_ms), bytes.len());
     println!("RESULT {name}:run {:.6} ms {first}", median(run_ms));
+    println!("RESULT {name}:rerun {:.6} ms {first}", median(rerun_ms));
+    println!("RESULT {name}:first_call {:.6} ms 0", median(first_call_ms));
 }

@@ -130,6 +130,12 @@ impl Profiler {
     }
 }
 
+/// The environment variable that sets the default of
+/// [`Config::lazy_compilation`]: `1` (on) or `0` (off). It is how the C API,
+/// which has no setting for it, turns lazy compilation on. Any other value
+/// makes [`Engine::new`](crate::Engine::new) fail with an error naming it.
+pub const LAZY_ENV: &str = "CRANEWASM_LAZY";
+
 /// Which register allocator Cranelift runs: the trade between compile time
 /// and code speed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -169,6 +175,10 @@ pub struct Config {
     /// makes it irrelevant; [`Engine::new`](crate::Engine::new) reports it.
     pub(crate) profiler_env_error: Option<String>,
     pub(crate) memory_images: bool,
+    pub(crate) lazy_compilation: bool,
+    /// Why [`LAZY_ENV`] could not be used, until
+    /// [`Config::lazy_compilation`] makes it irrelevant.
+    pub(crate) lazy_env_error: Option<String>,
 }
 
 impl Default for Config {
@@ -177,6 +187,11 @@ impl Default for Config {
             Ok(mode) => (mode, None),
             Err(e) => (BoundsChecks::GuardPages, Some(e)),
         };
+        let (lazy_compilation, lazy_env_error) =
+            match from_environment(LAZY_ENV, &[("1", true), ("0", false)], || false) {
+                Ok(on) => (on, None),
+                Err(e) => (false, Some(e)),
+            };
         let (profiler, profiler_env_error) = match Profiler::from_environment() {
             Ok(p) => (p, None),
             Err(e) => (Profiler::None, Some(e)),
@@ -201,6 +216,8 @@ impl Default for Config {
             profiler,
             profiler_env_error,
             memory_images: true,
+            lazy_compilation,
+            lazy_env_error,
         }
     }
 }
@@ -352,6 +369,24 @@ impl Config {
     /// every instantiation copies the segments.
     pub fn memory_images(&mut self, on: bool) -> &mut Config {
         self.memory_images = on;
+        self
+    }
+
+    /// Compile each function on its first call rather than the whole
+    /// module when it is loaded (off by default; [`LAZY_ENV`] sets the
+    /// default). Loading then validates the module and lays out a stub per
+    /// function; the first call of a function compiles it, on whichever
+    /// thread makes it, and later calls run the compiled code directly or
+    /// through one extra jump. A module whose functions are mostly never
+    /// called starts much sooner; one that calls all of them pays the
+    /// same compile time, spread over its run and on one thread at a time.
+    /// Invalid modules are still refused by [`Module::new`](crate::Module::new);
+    /// a valid function the code generator cannot handle traps when
+    /// called instead. [`Module::serialize`](crate::Module::serialize)
+    /// compiles such a module in full.
+    pub fn lazy_compilation(&mut self, on: bool) -> &mut Config {
+        self.lazy_compilation = on;
+        self.lazy_env_error = None;
         self
     }
 

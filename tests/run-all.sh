@@ -26,6 +26,10 @@ python3 -c "import pytest" 2>/dev/null || python3 -m pip install -q pytest
 # --- Rust: unit, API, spec suite, C-API and benchmark-correctness tests -------
 cargo build --release --workspace --all-targets
 cargo test --release --workspace
+# ... the spec suite and the trap, interrupt and thread tests again with
+# each function compiled on its first call (Config::lazy_compilation)
+CRANEWASM_LAZY=1 cargo test --release --test spec --test api --test traps --test interrupt --test threads \
+    --test store_threads --test stack_exhaustion
 
 # --- WAMR's Python binding, unchanged, on our libiwasm.so ----------------------
 # (tests/python: every API area, positive and negative; the binding's own

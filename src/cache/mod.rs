@@ -63,8 +63,24 @@ pub fn is_serialized(bytes: &[u8]) -> bool {
 }
 
 /// The compiled-code file of `module`.
+///
+/// A lazily compiled module is compiled in full first: a file of stubs
+/// and some functions would need the lazy machinery again on load, for
+/// nothing. Should that compilation fail (a function the code generator
+/// cannot handle, which lazily would trap when called), the result is
+/// empty, which [`deserialize`] refuses.
 pub fn serialize(module: &Module) -> Vec<u8> {
-    let compiled = &module.code().compiled;
+    let eager;
+    let compiled = match module.code().compiled.lazy {
+        None => &module.code().compiled,
+        Some(_) => match Module::compile_eagerly(module.engine(), module.wasm()) {
+            Ok((_, c)) => {
+                eager = c;
+                &eager
+            }
+            Err(_) => return Vec::new(),
+        },
+    };
     let mut w = Writer::default();
     w.bytes.extend_from_slice(header::MAGIC);
     w.u32(header::FORMAT_VERSION);
@@ -261,7 +277,7 @@ fn load(
         }
         let code = map_code(code, &|image: &mut [u8]| patch_image(image, &metadata.relocs, info))?;
         let Metadata { funcs, entry_trampolines, traps, srclocs, relocs } = metadata;
-        Ok(CompiledModule { code, funcs, entry_trampolines, traps, srclocs, relocs })
+        Ok(CompiledModule { code, funcs, entry_trampolines, traps, srclocs, relocs, lazy: None })
     })
 }
 

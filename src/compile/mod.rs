@@ -6,8 +6,11 @@
 //! are compiled on several threads when the module is big enough to pay
 //! for them. Linking lays the functions and the entry trampolines of their
 //! signatures out in one image and patches the direct calls between them.
+//! With lazy compilation, [`lazy`] compiles each function on its first
+//! call instead.
 
 pub mod func_env;
+pub mod lazy;
 #[cfg(test)]
 mod tests;
 pub mod trampoline;
@@ -99,6 +102,32 @@ pub struct CompiledModule {
     pub srclocs: Vec<(u32, u32)>,
     /// The addresses of this process in the image.
     pub relocs: Vec<ImageReloc>,
+    /// For a lazily compiled module, what compiles its functions (`funcs`
+    /// are then their stubs, and `traps` and `srclocs` are empty: the
+    /// functions' own are kept in here).
+    pub lazy: Option<Box<lazy::LazyCode>>,
+}
+
+impl CompiledModule {
+    /// The trap recorded for the instruction at `offset` in the code, if
+    /// it is a trap site.
+    pub fn trap_at(&self, offset: u32) -> Option<TrapCode> {
+        if let Some(lazy) = &self.lazy {
+            return lazy.trap_at(offset);
+        }
+        self.traps.binary_search_by_key(&offset, |(o, _)| *o).ok().map(|i| self.traps[i].1)
+    }
+
+    /// The defined function whose code holds `offset`, and the wasm offset
+    /// of the source location there if there is one.
+    pub fn frame_at(&self, offset: u32) -> Option<(DefinedFuncIndex, Option<u32>)> {
+        if let Some(lazy) = &self.lazy {
+            return lazy.frame_at(offset);
+        }
+        let (d, _) = self.funcs.iter().find(|(_, f)| f.start <= offset && offset < f.start + f.len)?;
+        let n = self.srclocs.partition_point(|(o, _)| *o <= offset);
+        Some((d, n.checked_sub(1).map(|i| self.srclocs[i].1)))
+    }
 }
 
 /// Compiles one Cranelift function and collects what linking needs.
@@ -269,12 +298,31 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
         srclocs.extend(f.srclocs.iter().map(|(o, l)| (start + o, *l)));
     }
 
-    // One entry trampoline per distinct signature of a defined function.
+    let entry_trampolines = entry_trampolines(isa, env, &mut image, &mut relocs, &|d| locs[d].start)?;
+    for (f, loc) in funcs.iter().zip(locs.values()) {
+        let body = &mut image[loc.start as usize..(loc.start + loc.len) as usize];
+        resolve_relocs(body, loc.start, &f.relocs, env.info, &|d| locs[d].start, &mut relocs)?;
+    }
+    patch_image(&mut image, &relocs, env.info)?;
+    let code = CodeMemory::new(&image)?;
+    Ok(CompiledModule { code, funcs: locs, entry_trampolines, traps, srclocs, relocs, lazy: None })
+}
+
+/// Appends one entry trampoline per distinct signature of a defined
+/// function to `image` (whose defined function `d` starts at `callee(d)`)
+/// and returns each defined function's.
+fn entry_trampolines(
+    isa: &dyn TargetIsa,
+    env: &ModuleEnv<'_>,
+    image: &mut Vec<u8>,
+    relocs: &mut Vec<ImageReloc>,
+    callee: &dyn Fn(DefinedFuncIndex) -> u32,
+) -> Result<PrimaryMap<DefinedFuncIndex, u32>> {
     let mut fctx = FunctionBuilderContext::new();
     let mut ctx = Context::new();
     let mut by_type: HashMap<FuncType, u32> = HashMap::new();
     let mut entry_trampolines = PrimaryMap::new();
-    for i in 0..funcs.len() {
+    for i in 0..env.info.num_defined_funcs() {
         let ty = env.info.func_type(env.info.func_index(DefinedFuncIndex::new(i)));
         let offset = match by_type.get(&ty) {
             Some(o) => *o,
@@ -282,33 +330,28 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
                 ctx.clear();
                 ctx.func = trampoline::entry_trampoline(isa, &ty, &mut fctx);
                 let t = compile_function(isa, &mut ctx)?;
-                align(&mut image, t.alignment);
+                image.resize(image.len().next_multiple_of(t.alignment.max(16) as usize), 0);
                 let o = image.len() as u32;
                 image.extend_from_slice(&t.body);
-                resolve_relocs(&mut image, o, &t.relocs, env.info, &locs, &mut relocs)?;
+                resolve_relocs(&mut image[o as usize..], o, &t.relocs, env.info, callee, relocs)?;
                 by_type.insert(ty, o);
                 o
             }
         };
         entry_trampolines.push(offset);
     }
-
-    for (f, loc) in funcs.iter().zip(locs.values()) {
-        resolve_relocs(&mut image, loc.start, &f.relocs, env.info, &locs, &mut relocs)?;
-    }
-    patch_image(&mut image, &relocs, env.info)?;
-    let code = CodeMemory::new(&image)?;
-    Ok(CompiledModule { code, funcs: locs, entry_trampolines, traps, srclocs, relocs })
+    Ok(entry_trampolines)
 }
 
-/// Patches the calls between the module's functions of the function at
-/// `func_start`, and adds its other relocations to `out`.
+/// Patches the calls between the module's functions in `body`, the code
+/// of a function placed at `func_start` (callee `d` at `callee(d)`), and
+/// adds its other relocations to `out`.
 fn resolve_relocs(
-    image: &mut [u8],
+    body: &mut [u8],
     func_start: u32,
     relocs: &[(u32, Reloc, RelocTarget, i64)],
     info: &ModuleInfo,
-    locs: &PrimaryMap<DefinedFuncIndex, FunctionLoc>,
+    callee: &dyn Fn(DefinedFuncIndex) -> u32,
     out: &mut Vec<ImageReloc>,
 ) -> Result<()> {
     for &(offset, kind, target, addend) in relocs {
@@ -320,10 +363,9 @@ fn resolve_relocs(
                 let d = info
                     .defined_func_index(f)
                     .ok_or_else(|| Error::unsupported(format_args!("direct call to import {f:?}"), None))?;
-                let callee = locs[d].start;
-                let delta = callee as i64 + addend - at as i64;
+                let delta = callee(d) as i64 + addend - at as i64;
                 let delta = i32::try_from(delta).map_err(|_| Error::unsupported("code image too large", None))?;
-                image[at..at + 4].copy_from_slice(&delta.to_le_bytes());
+                body[offset as usize..offset as usize + 4].copy_from_slice(&delta.to_le_bytes());
             }
             (Reloc::Abs8, RelocTarget::Process(target)) if addend == 0 => {
                 out.push(ImageReloc { offset: at as u32, target });

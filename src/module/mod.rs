@@ -95,8 +95,27 @@ impl Module {
         let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
         let offsets = VMOffsets::new(&info);
         let env = ModuleEnv::new(engine, &info, &offsets);
-        let compiled = compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?;
+        let compiled = if engine.config().lazy_compilation {
+            match crate::compile::lazy::compile_module_lazy(engine, &env, &wasm, parsed.bodies)? {
+                Some(compiled) => compiled,
+                // No lazy region on this host (or nothing to compile):
+                // compile it all, validated again on the way.
+                None => Module::compile_eagerly(engine, &wasm)?.1,
+            }
+        } else {
+            compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?
+        };
         Ok(Module::assemble(engine, WasmBytes::Owned(wasm), info, body_offsets, compiled))
+    }
+
+    /// Parses and compiles every function of `wasm`, whatever the engine's
+    /// [`lazy_compilation`](crate::Config::lazy_compilation) says.
+    pub(crate) fn compile_eagerly(engine: &Engine, wasm: &[u8]) -> Result<(ModuleInfo, CompiledModule)> {
+        let parsed = parse::parse(wasm, engine.config().wasm_features())?;
+        let offsets = VMOffsets::new(&parsed.info);
+        let env = ModuleEnv::new(engine, &parsed.info, &offsets);
+        let compiled = compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?;
+        Ok((parsed.info, compiled))
     }
 
     /// A module whose code was compiled earlier: parses (and validates)
@@ -275,6 +294,15 @@ impl Module {
                 _ => {}
             }
         }
+    }
+
+    /// How many of the module's functions have been compiled so far when
+    /// it is compiled lazily ([`Config::lazy_compilation`](crate::Config::lazy_compilation));
+    /// `None` when it was compiled in full at load. For tests and
+    /// benchmarks.
+    #[doc(hidden)]
+    pub fn lazily_compiled_functions(&self) -> Option<usize> {
+        self.inner.code.compiled.lazy.as_ref().map(|l| l.compiled_count())
     }
 
     /// The engine the module was compiled for.

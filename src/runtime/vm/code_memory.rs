@@ -22,8 +22,9 @@ pub struct CodeMemory {
     len: usize,
 }
 
-// SAFETY: the memory is never written after construction; sharing
-// read-only executable pages across threads is sound.
+// SAFETY: the memory is never written after construction (a lazy
+// module's region is written only through its other view, see
+// `lazy_code`); sharing read-only executable pages across threads is sound.
 unsafe impl Send for CodeMemory {}
 // SAFETY: as for `Send`: read-only after construction, so shared access from
 // any number of threads at once is sound.
@@ -87,6 +88,15 @@ impl CodeMemory {
             return Err(os_error("cannot map the compiled code"));
         }
         CodeMemory { base: base.cast(), map_len, len }.finish(patch)
+    }
+
+    /// Takes ownership of `len` bytes mapped read+execute at `base` (a lazy
+    /// module's region, which `lazy_code` fills through another view).
+    ///
+    /// # Safety
+    /// `base..base + len` must be a whole mapping nothing else unmaps.
+    pub(crate) unsafe fn from_mapping(base: *mut u8, len: usize) -> CodeMemory {
+        CodeMemory { base, map_len: len, len }
     }
 
     /// Runs `patch` on the writable code, then makes it executable.

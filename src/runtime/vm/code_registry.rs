@@ -56,7 +56,5 @@ pub fn trap_at(pc: usize) -> Option<TrapCode> {
     if !range.contains(&pc) {
         return None;
     }
-    let offset = (pc - range.start) as u32;
-    let traps = &code.compiled.traps;
-    traps.binary_search_by_key(&offset, |(o, _)| *o).ok().map(|i| traps[i].1)
+    code.compiled.trap_at((pc - range.start) as u32)
 }

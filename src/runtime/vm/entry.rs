@@ -103,14 +103,9 @@ fn symbolize(pcs: &[usize]) -> Vec<FrameInfo> {
         let pc = if i == 0 { pc } else { pc - 1 };
         let Some(code) = code_registry::lookup(pc) else { continue };
         let offset = (pc - code.compiled.code.range().start) as u32;
-        let funcs = &code.compiled.funcs;
-        let idx = funcs.values().position(|f| f.start <= offset && offset < f.start + f.len);
-        let Some(defined) = idx else { continue };
-        let srclocs = &code.compiled.srclocs;
-        let module_offset = match srclocs.partition_point(|(o, _)| *o <= offset) {
-            0 => code.body_offsets[defined] as usize,
-            n => srclocs[n - 1].1 as usize,
-        };
+        let Some((defined, srcloc)) = code.compiled.frame_at(offset) else { continue };
+        let defined = defined.as_u32() as usize;
+        let module_offset = srcloc.map_or(code.body_offsets[defined] as usize, |l| l as usize);
         let func_index = (code.info.num_imported_funcs + defined) as u32;
         let func = crate::index::FuncIndex::from_u32(func_index);
         frames.push(FrameInfo {

@@ -15,7 +15,9 @@
 //! - Traps: [`signals`] (faults to traps), [`unwind`] (the jump back to
 //!   the entry), [`stack`] (the stack limit), [`thread`] (per-thread
 //!   state).
-//! - Code: [`code_memory`] (executable pages), [`code_registry`] (which
+//! - Code: [`code_memory`] (executable pages), [`lazy_code`] and
+//!   [`lazy_stub`] (the region and stubs of lazily compiled modules),
+//!   [`code_registry`] (which
 //!   addresses are wasm code, for the signal handler and backtraces) and
 //!   [`profiling`] (telling perf about it).
 //!
@@ -39,6 +41,8 @@ pub mod func;
 pub mod global;
 pub mod instance;
 pub mod interrupt;
+pub mod lazy_code;
+pub mod lazy_stub;
 pub mod libcalls;
 pub mod limits;
 pub mod memory;

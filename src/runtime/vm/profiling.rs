@@ -12,6 +12,8 @@ use std::os::fd::AsRawFd;
 use std::sync::Mutex;
 
 use crate::config::Profiler;
+use crate::index::FuncIndex;
+use crate::module::info::ModuleInfo;
 use crate::module::ModuleCode;
 
 /// One symbol: address, size in bytes, name.
@@ -26,11 +28,10 @@ pub fn module_symbols(code: &ModuleCode) -> Vec<Symbol> {
         .funcs
         .iter()
         .map(|(d, loc)| {
-            let index = code.info.func_index(d);
-            let name = match code.info.func_names.get(&index) {
-                // Both formats end a name at a newline or NUL.
-                Some(name) => name.chars().map(|c| if c.is_control() { '?' } else { c }).collect(),
-                None => format!("wasm-function[{}]", index.as_u32()),
+            let name = match compiled.lazy {
+                // Lazily compiled functions are named as they are compiled.
+                Some(_) => "lazy-compile stub".to_string(),
+                None => function_name(&code.info, code.info.func_index(d)),
             };
             (base + loc.start as usize, loc.len as usize, name)
         })
@@ -42,7 +43,7 @@ pub fn module_symbols(code: &ModuleCode) -> Vec<Symbol> {
     starts.dedup();
     let mut ends: Vec<usize> =
         symbols.iter().map(|(a, _, _)| *a).chain(starts.iter().map(|s| base + *s as usize)).collect();
-    ends.push(base + compiled.code.bytes().len());
+    ends.push(base + compiled.lazy.as_ref().map_or(compiled.code.bytes().len(), |l| l.laid_out_len()));
     ends.sort_unstable();
     for s in starts {
         let at = base + s as usize;
@@ -50,6 +51,16 @@ pub fn module_symbols(code: &ModuleCode) -> Vec<Symbol> {
         symbols.push((at, end - at, "host-to-wasm trampoline".to_string()));
     }
     symbols
+}
+
+/// The symbol of function `index`: its name from the name section, or
+/// `wasm-function[N]`.
+pub fn function_name(info: &ModuleInfo, index: FuncIndex) -> String {
+    match info.func_names.get(&index) {
+        // Both formats end a name at a newline or NUL.
+        Some(name) => name.chars().map(|c| if c.is_control() { '?' } else { c }).collect(),
+        None => format!("wasm-function[{}]", index.as_u32()),
+    }
 }
 
 /// Tells `profiler` about `symbols`, which lie in the code `image`.

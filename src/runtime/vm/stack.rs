@@ -64,3 +64,12 @@ pub fn limit_from_here(thread: &ThreadState, max_wasm_stack: usize) -> usize {
         wanted
     }
 }
+
+/// Bytes of stack left below the caller on the current thread (as the C
+/// library knows the stack's end).
+#[inline(never)]
+pub fn remaining_here() -> usize {
+    let marker = 0u8;
+    let here = std::hint::black_box(&marker) as *const u8 as usize;
+    here.saturating_sub(stack_low(super::thread::state()))
+}
