@@ -321,7 +321,8 @@ fn load_and_run(opts: &Options) -> u8 {
         // SAFETY: our instance.
         None => (unsafe { wasm_runtime_get_wasi_exit_code(inst) }) as u8,
     };
-    if capi::export::thread_mgr::threads_running(inst) > 0 {
+    // SAFETY: our instance.
+    if unsafe { capi::export::thread_mgr::threads_running(inst) } > 0 {
         // The program is over; its other threads end with the process.
         c_flush();
         std::process::exit(code.into());

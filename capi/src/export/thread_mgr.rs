@@ -234,8 +234,11 @@ impl Cluster {
 
 /// The wasi-threads threads of an instance's program still running (0
 /// for anything but a live instance).
-pub fn threads_running(module_inst: wasm_module_inst_t) -> u32 {
-    // SAFETY: a handle, checked.
+///
+/// # Safety
+/// `module_inst` may be NULL or any pointer.
+pub unsafe fn threads_running(module_inst: wasm_module_inst_t) -> u32 {
+    // SAFETY: as the caller promises.
     unsafe { inst(module_inst) }.map_or(0, |i| *i.cluster.threads_running())
 }
 
@@ -249,11 +252,11 @@ fn outcome(inst: &ModuleInst) -> (String, Option<u32>) {
 /// A spawned thread's call failed (`proc_exit` or a trap, the exception
 /// of `failed`): the program ends (see the module documentation).
 pub(crate) fn end_program(failed: &ModuleInst) {
-    if failed.cluster.end(failed) {
-        if let Some(hook) = PROGRAM_END.get() {
-            let (message, exit_code) = outcome(failed);
-            hook(&ProgramEnd { exit_code, message });
-        }
+    if failed.cluster.end(failed)
+        && let Some(hook) = PROGRAM_END.get()
+    {
+        let (message, exit_code) = outcome(failed);
+        hook(&ProgramEnd { exit_code, message });
     }
 }
 
