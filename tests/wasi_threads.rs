@@ -122,20 +122,29 @@ fn a_pthreads_program_shares_memory_and_fds() {
     assert!(exits.try_recv().is_err(), "no thread ended the program");
 }
 
-/// Spawns a thread running `body` (with `$arg` its start argument) and
-/// waits for it to set word 0; `_start` returns the spawn's result.
-fn spawner(body: &str) -> String {
+/// A wasi-threads module whose threads run `body` (with `$arg` their
+/// start argument), with the functions `rest` besides.
+fn threads_module(body: &str, rest: &str) -> String {
     format!(
         r#"(module
           (import "env" "memory" (memory 1 1 shared))
           (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
           (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
           (func (export "wasi_thread_start") (param $tid i32) (param $arg i32) {body})
-          (func (export "spawn") (param i32) (result i32) (call $spawn (local.get 0)))
+          {rest})"#
+    )
+}
+
+/// Spawns a thread running `body` (`spawn`), waits on word 0 (`wait`) and
+/// releases the waiters (`release`).
+fn spawner(body: &str) -> String {
+    threads_module(
+        body,
+        r#"(func (export "spawn") (param i32) (result i32) (call $spawn (local.get 0)))
           (func (export "wait") (param i64) (result i32)
             (memory.atomic.wait32 (i32.const 0) (i32.const 0) (local.get 0)))
           (func (export "release") (i32.atomic.store (i32.const 0) (i32.const 1))
-            (drop (memory.atomic.notify (i32.const 0) (i32.const 100)))))"#
+            (drop (memory.atomic.notify (i32.const 0) (i32.const 100))))"#,
     )
 }
 
@@ -164,16 +173,12 @@ fn a_thread_that_exits_or_traps_ends_the_program() {
 /// on word 0 forever (or, with `wait` false, returns).
 fn main_and_thread(body: &str, wait: bool) -> String {
     let wait = if wait { "(drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1)))" } else { "" };
-    format!(
-        r#"(module
-          (import "env" "memory" (memory 1 1 shared))
-          (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
-          (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
-          (func (export "wasi_thread_start") (param $tid i32) (param $arg i32) {body})
-          (func (export "_start")
+    let start = format!(
+        r#"(func (export "_start")
             (if (i32.le_s (call $spawn (i32.const 7)) (i32.const 0)) (then unreachable))
-            {wait}))"#
-    )
+            {wait})"#
+    );
+    threads_module(body, &start)
 }
 
 #[test]
