@@ -2400,6 +2400,25 @@ const struct wasm_memorytype_t *wasm_externtype_as_memorytype_const(const struct
 // `limits` must be NULL or valid.
 WASM_API_EXTERN struct wasm_memorytype_t *wasm_memorytype_new(const struct wasm_limits_t *limits);
 
+// A shared memory type (the threads proposal) with the given limits, which
+// must have a maximum; NULL otherwise. A cranewasm extension: WAMR's
+// `wasm_c_api.h` has no shared flag. A memory of this type never moves
+// (it is reserved at its maximum), so pointers into its data stay valid
+// across growth, and one memory may be imported by several instances.
+//
+// # Safety
+// `limits` must be NULL or valid.
+WASM_API_EXTERN
+struct wasm_memorytype_t *cranewasm_memorytype_new_shared(const struct wasm_limits_t *limits);
+
+// Whether memories of this type are shared (false for anything but a live
+// memory type). A cranewasm extension, see
+// [`cranewasm_memorytype_new_shared`].
+//
+// # Safety
+// As for [`wasm_memorytype_limits`].
+WASM_API_EXTERN bool cranewasm_memorytype_is_shared(const struct wasm_memorytype_t *t);
+
 // The limits (owned by the memory type).
 //
 // # Safety

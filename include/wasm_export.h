@@ -1385,8 +1385,7 @@ WASM_RUNTIME_API_EXTERN wasm_valkind_t wasm_global_type_get_valkind(wasm_global_
 // As for [`wasm_func_type_get_param_count`].
 WASM_RUNTIME_API_EXTERN bool wasm_global_type_get_mutable(wasm_global_type_t global_type);
 
-// Whether the memory is shared: never, until shared memories land (false
-// for a bad handle too).
+// Whether the memory is shared (false for a bad handle).
 //
 // # Safety
 // As for [`wasm_func_type_get_param_count`].

@@ -63,18 +63,25 @@ impl BoundsChecks {
 }
 
 /// Whether the process runs under valgrind: its `RUNNING_ON_VALGRIND`
-/// client request. Natively the sequence below changes nothing (the four
-/// rotations of `rdi` add up to 128 bits, and `xchg rbx, rbx` is a no-op),
-/// so `rdx` keeps the 0 it was given; valgrind recognises the sequence and
-/// puts its nesting depth in `rdx` instead.
+/// client request, which valgrind answers with its nesting depth.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn running_on_valgrind() -> bool {
     const VG_USERREQ_RUNNING_ON_VALGRIND: u64 = 0x1001;
-    let request: [u64; 6] = [VG_USERREQ_RUNNING_ON_VALGRIND, 0, 0, 0, 0, 0];
-    let depth: u64;
+    valgrind_request(VG_USERREQ_RUNNING_ON_VALGRIND, [0; 5]) != 0
+}
+
+/// Valgrind's client request `request` with `args`: its answer, or 0 when
+/// not under valgrind. Natively the sequence below changes nothing (the
+/// four rotations of `rdi` add up to 128 bits, and `xchg rbx, rbx` is a
+/// no-op), so `rdx` keeps the 0 it was given; valgrind recognises the
+/// sequence, performs the request and puts its answer in `rdx` instead.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn valgrind_request(request: u64, args: [u64; 5]) -> u64 {
+    let words: [u64; 6] = [request, args[0], args[1], args[2], args[3], args[4]];
+    let answer: u64;
     // SAFETY: the instructions only rotate `rdi` back to its value and
     // exchange `rbx` with itself; valgrind, if present, reads the six words
-    // of `request` (alive and initialised for the whole block) and writes
+    // of `words` (alive and initialised for the whole block) and writes
     // only `rdx`. Flags are clobbered, which asm! assumes by default.
     unsafe {
         std::arch::asm!(
@@ -83,13 +90,13 @@ pub(crate) fn running_on_valgrind() -> bool {
             "rol rdi, 61",
             "rol rdi, 51",
             "xchg rbx, rbx",
-            inout("rdx") 0u64 => depth,
-            in("rax") request.as_ptr(),
+            inout("rdx") 0u64 => answer,
+            in("rax") words.as_ptr(),
             inout("rdi") 0u64 => _,
             options(nostack, readonly),
         );
     }
-    depth != 0
+    answer
 }
 
 /// Without the client request on this architecture, set
@@ -97,6 +104,11 @@ pub(crate) fn running_on_valgrind() -> bool {
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) fn running_on_valgrind() -> bool {
     false
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn valgrind_request(_request: u64, _args: [u64; 5]) -> u64 {
+    0
 }
 
 /// Which profiler learns the names and addresses of compiled functions.

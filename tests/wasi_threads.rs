@@ -2,7 +2,11 @@
 //! spawned with `thread-spawn`, a mutex built from compare-exchange and
 //! wait/notify, a join by counting down) whose threads share one memory and
 //! one WASI fd table; thread ids and the thread limit; and a spawned
-//! thread's `proc_exit` or trap ending the program through `on_exit`.
+//! thread's `proc_exit` or trap ending the program through `on_exit`, and
+//! ending it without ending the process: the first thread's `_start`,
+//! parked in `memory.atomic.wait` forever, returns with the program's end
+//! ([`WasiThreads::start`]), and a `_start` that returns stops the threads
+//! still waiting.
 //!
 //! apt's wasi-libc has no `wasm32-wasip1-threads` target (its libpthread is
 //! an empty archive), so the pthreads program is the text below: what
@@ -118,20 +122,29 @@ fn a_pthreads_program_shares_memory_and_fds() {
     assert!(exits.try_recv().is_err(), "no thread ended the program");
 }
 
-/// Spawns a thread running `body` (with `$arg` its start argument) and
-/// waits for it to set word 0; `_start` returns the spawn's result.
-fn spawner(body: &str) -> String {
+/// A wasi-threads module whose threads run `body` (with `$arg` their
+/// start argument), with the functions `rest` besides.
+fn threads_module(body: &str, rest: &str) -> String {
     format!(
         r#"(module
           (import "env" "memory" (memory 1 1 shared))
           (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
           (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
           (func (export "wasi_thread_start") (param $tid i32) (param $arg i32) {body})
-          (func (export "spawn") (param i32) (result i32) (call $spawn (local.get 0)))
+          {rest})"#
+    )
+}
+
+/// Spawns a thread running `body` (`spawn`), waits on word 0 (`wait`) and
+/// releases the waiters (`release`).
+fn spawner(body: &str) -> String {
+    threads_module(
+        body,
+        r#"(func (export "spawn") (param i32) (result i32) (call $spawn (local.get 0)))
           (func (export "wait") (param i64) (result i32)
             (memory.atomic.wait32 (i32.const 0) (i32.const 0) (local.get 0)))
           (func (export "release") (i32.atomic.store (i32.const 0) (i32.const 1))
-            (drop (memory.atomic.notify (i32.const 0) (i32.const 100)))))"#
+            (drop (memory.atomic.notify (i32.const 0) (i32.const 100))))"#,
     )
 }
 
@@ -142,13 +155,69 @@ fn a_thread_that_exits_or_traps_ends_the_program() {
         let (threads, mut store, exits) = program(&spawner(body), &out, 4);
         let instance = threads.instantiate(&mut store).unwrap();
         let spawn = instance.get_func(&store, "spawn").unwrap().typed::<i32, i32>(&store).unwrap();
-        assert_eq!(spawn.call(&mut store, 7).unwrap(), 1);
+        // The thread may end the program before `spawn` is back: the
+        // first thread's call is then stopped.
+        match spawn.call(&mut store, 7) {
+            Ok(tid) => assert_eq!(tid, 1),
+            Err(e) => assert!(e.to_string().contains("terminated by user"), "{e}"),
+        }
         let got = match exits.recv_timeout(Duration::from_secs(20)).unwrap() {
             ProgramExit::Exit(code) => format!("exit {code}"),
             ProgramExit::Trap(trap) => format!("trap {}", trap.message()),
         };
         assert_eq!(got, expect);
     }
+}
+
+/// A program whose `_start` spawns a thread running `body`, then waits
+/// on word 0 forever (or, with `wait` false, returns).
+fn main_and_thread(body: &str, wait: bool) -> String {
+    let wait = if wait { "(drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1)))" } else { "" };
+    let start = format!(
+        r#"(func (export "_start")
+            (if (i32.le_s (call $spawn (i32.const 7)) (i32.const 0)) (then unreachable))
+            {wait})"#
+    );
+    threads_module(body, &start)
+}
+
+#[test]
+fn a_thread_ending_the_program_wakes_the_waiting_main_thread() {
+    let out = WritePipe::new();
+    // proc_exit: `start` gives the status, as for the main thread's own.
+    let (threads, mut store, exits) = program(&main_and_thread("(call $proc_exit (local.get $arg))", true), &out, 4);
+    let instance = threads.instantiate(&mut store).unwrap();
+    assert_eq!(threads.start(&mut store, &instance).unwrap(), 7);
+    assert!(matches!(threads.exit(), Some(ProgramExit::Exit(7))));
+    // on_exit runs on the ending thread once the others were stopped.
+    assert!(matches!(exits.recv_timeout(Duration::from_secs(20)), Ok(ProgramExit::Exit(7))), "on_exit heard of it");
+    // A trap: `start` fails with it.
+    let (threads, mut store, _exits) = program(&main_and_thread("(unreachable)", true), &out, 4);
+    let instance = threads.instantiate(&mut store).unwrap();
+    match threads.start(&mut store, &instance) {
+        Err(cranewasm::Error::Trap(trap)) => assert_eq!(trap.message(), "unreachable"),
+        other => panic!("expected the thread's trap, got {other:?}"),
+    }
+    assert!(matches!(threads.exit(), Some(ProgramExit::Trap(_))));
+}
+
+#[test]
+fn a_returning_start_stops_the_threads() {
+    let out = WritePipe::new();
+    let body = "(drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1)))";
+    let (threads, mut store, exits) = program(&main_and_thread(body, false), &out, 4);
+    let instance = threads.instantiate(&mut store).unwrap();
+    assert_eq!(threads.start(&mut store, &instance).unwrap(), 0);
+    assert!(matches!(threads.exit(), Some(ProgramExit::Exit(0))));
+    // The thread was parked forever: only the stop ends it.
+    for _ in 0..500 {
+        if threads.live_threads() == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(threads.live_threads(), 0, "the waiting thread was stopped");
+    assert!(exits.try_recv().is_err(), "the stopped thread did not end the program again");
 }
 
 #[test]

@@ -48,7 +48,14 @@ fn checked_in_headers_are_current() {
     let mut export = common::export_symbols();
     export.push("wasm_runtime_call_wasm_v".into());
     // The wasm-c-api extensions.
-    let ours = vec!["cranewasm_wat2wasm".to_string(), "cranewasm_config_set_feature".to_string()];
+    let ours: Vec<String> = [
+        "cranewasm_wat2wasm",
+        "cranewasm_config_set_feature",
+        "cranewasm_memorytype_new_shared",
+        "cranewasm_memorytype_is_shared",
+    ]
+    .map(String::from)
+    .to_vec();
     let headers = [
         ("wasm_c_api.h", "cbindgen.toml", export.clone()),
         ("wasm_export.h", "cbindgen-export.toml", [c_api.clone(), ours.clone()].concat()),

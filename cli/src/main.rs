@@ -12,7 +12,11 @@
 //! module that fails to load or instantiate prints why and exits 255
 //! (WAMR's -1). wasi-threads programs run the same way: instantiation
 //! links `wasi.thread-spawn`, and `--max-threads` is
-//! `wasm_runtime_set_max_thread_num`.
+//! `wasm_runtime_set_max_thread_num`. A spawned thread's exit or trap ends
+//! the program: the main thread's call returns with it (see
+//! `program_end.rs` for a main thread blocked in the host), and threads
+//! still running when the main thread is done end with the process, as the
+//! proposal wants of a `_start` that returns.
 //!
 //! After an exception the wasm call stack goes to stderr (WAMR's
 //! `wasm_runtime_dump_call_stack` format); `--timeout=MS` terminates the
@@ -24,6 +28,7 @@
 
 mod native_lib;
 mod options;
+mod program_end;
 
 use std::ffi::{c_char, CString};
 use std::process::ExitCode;
@@ -245,6 +250,7 @@ fn load_and_run(opts: &Options) -> u8 {
     if let Some(n) = opts.max_threads {
         capi::export::thread_mgr::wasm_runtime_set_max_thread_num(n);
     }
+    program_end::watch();
     let mut err = [0 as c_char; 256];
     let text = |err: &[c_char]| {
         // SAFETY: the runtime NUL-terminates what it writes.
@@ -302,6 +308,7 @@ fn load_and_run(opts: &Options) -> u8 {
                 wasm_application_execute_main(inst, argv.len() as i32, argv.as_ptr());
             }
         }
+        program_end::main_returned();
         let e = wasm_runtime_get_exception(inst);
         (!e.is_null()).then(|| std::ffi::CStr::from_ptr(e).to_string_lossy().into_owned())
     });
@@ -314,6 +321,12 @@ fn load_and_run(opts: &Options) -> u8 {
         // SAFETY: our instance.
         None => (unsafe { wasm_runtime_get_wasi_exit_code(inst) }) as u8,
     };
+    // SAFETY: our instance.
+    if unsafe { capi::export::thread_mgr::threads_running(inst) } > 0 {
+        // The program is over; its other threads end with the process.
+        c_flush();
+        std::process::exit(code.into());
+    }
     // SAFETY: ours, each freed once.
     unsafe {
         wasm_runtime_deinstantiate(inst);

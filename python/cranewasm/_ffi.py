@@ -101,6 +101,8 @@ _SIGNATURES = {
     "wasm_memorytype_new": (P, [c.POINTER(Limits)]),
     "wasm_memorytype_delete": (None, [P]),
     "wasm_memorytype_limits": (c.POINTER(Limits), [P]),
+    "cranewasm_memorytype_new_shared": (P, [c.POINTER(Limits)]),
+    "cranewasm_memorytype_is_shared": (c.c_bool, [P]),
     "wasm_externtype_kind": (c.c_uint8, [P]),
     "wasm_externtype_copy": (P, [P]),
     "wasm_externtype_delete": (None, [P]),

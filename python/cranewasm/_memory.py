@@ -10,7 +10,9 @@ from .types import MemoryType
 
 class Memory(_InStore):
     """A linear memory. ``memory.buffer`` is a zero-copy view of its bytes
-    (valid until the memory grows); ``read``/``write`` copy."""
+    (valid until the memory grows, or for good if it is shared: a shared
+    memory never moves, and a view keeps the size it was made with);
+    ``read``/``write`` copy."""
 
     _free = staticmethod(f.wasm_extern_delete)
     PAGE = 65536

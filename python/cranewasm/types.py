@@ -191,13 +191,19 @@ class TableType(_Owned):
 
 
 class MemoryType(_Owned):
-    """A memory's limits in 64 KiB pages (``maximum=None``: no maximum)."""
+    """A memory's limits in 64 KiB pages (``maximum=None``: no maximum).
+    ``shared=True`` (the threads proposal; a maximum is required) makes a
+    memory that several instances may import and that never moves: views
+    of its bytes stay valid when it grows."""
 
     _delete = staticmethod(f.wasm_memorytype_delete)
 
-    def __init__(self, minimum: int, maximum: Optional[int] = None):
+    def __init__(self, minimum: int, maximum: Optional[int] = None, shared: bool = False):
+        if shared and maximum is None:
+            raise ValueError("a shared memory needs a maximum")
         lim = _limits(minimum, maximum)
-        super().__init__(f.wasm_memorytype_new(c.byref(lim)))
+        new = f.cranewasm_memorytype_new_shared if shared else f.wasm_memorytype_new
+        super().__init__(new(c.byref(lim)))
 
     @classmethod
     def _wrap(cls, ptr, owner=None) -> "MemoryType":
@@ -210,8 +216,13 @@ class MemoryType(_Owned):
         """``(minimum, maximum or None)``."""
         return _limits_of(f.wasm_memorytype_limits(self._ptr))
 
+    @property
+    def shared(self) -> bool:
+        return f.cranewasm_memorytype_is_shared(self._ptr)
+
     def __repr__(self) -> str:
-        return f"MemoryType({self.limits[0]}, {self.limits[1]})"
+        shared = ", shared=True" if self.shared else ""
+        return f"MemoryType({self.limits[0]}, {self.limits[1]}{shared})"
 
 
 def extern_type(ptr, owner=None):

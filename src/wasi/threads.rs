@@ -13,15 +13,25 @@
 //! Thread ids are 1, 2, ... up to 0x1FFF_FFFF (the ABI's range), never
 //! reused; a spawn that cannot start a thread (the limit of live threads,
 //! or an instantiation that fails) returns `-EAGAIN`. A thread that
-//! returns from `wasi_thread_start` just ends. One that calls `proc_exit`
-//! or traps ends the whole program: that is the embedder's `on_exit`,
-//! which by default ends the process, as the proposal requires (a
-//! program's other threads cannot be stopped from outside while they run
-//! wasm). The first thread's `proc_exit` and traps reach its own caller as
-//! usual ([`start`](super::start)).
+//! returns from `wasi_thread_start` just ends.
+//!
+//! One that calls `proc_exit` or traps ends the whole program, as the
+//! proposal requires, without ending the process (a library must not): the
+//! program's other stores are interrupted, which stops their running calls
+//! wherever they are, `memory.atomic.wait` included (a call blocked in a
+//! host function stops when that returns). The first thread's call then
+//! returns with the program's end: [`WasiThreads::start`] gives it as
+//! [`wasi::start`](super::start) gives the first thread's own `proc_exit`
+//! or trap, and [`WasiThreads::exit`] tells it at any time; the embedder's
+//! optional [`on_exit`](WasiThreadsBuilder::on_exit) hears of it at once,
+//! on the ending thread (a command-line runner may end the process there,
+//! with [`exit_process`]). The first thread's `_start` ending, by a
+//! return, `proc_exit` or a trap, ends the other threads too when run
+//! through [`WasiThreads::start`], as the proposal's tests expect of a
+//! program whose main function is done.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::linker::Linker;
@@ -29,6 +39,7 @@ use crate::module::Module;
 use crate::runtime::caller::Caller;
 use crate::runtime::func::Func;
 use crate::runtime::instance::Instance;
+use crate::runtime::interrupt::InterruptHandle;
 use crate::runtime::shared_memory::SharedMemory;
 use crate::runtime::store::{AsContextMut, Store};
 use crate::trap::Trap;
@@ -85,6 +96,11 @@ struct Program<T> {
     fork: Box<Fork<T>>,
     link: Box<Link<T>>,
     on_exit: Box<OnExit>,
+    /// The interrupt handles of the program's stores: the first thread's
+    /// (id 0, as many as were instantiated) and the running threads'.
+    stores: Mutex<Vec<(u32, InterruptHandle)>>,
+    /// How the program ended, once it has.
+    ended: OnceLock<ProgramExit>,
 }
 
 /// The defaults of [`WasiThreads::new`], changed before it is shared.
@@ -104,8 +120,9 @@ impl<T: Send + 'static> WasiThreadsBuilder<T> {
         self
     }
 
-    /// What happens when a spawned thread calls `proc_exit` or traps,
-    /// instead of ending the process.
+    /// Called on the ending thread when a spawned thread's `proc_exit` or
+    /// trap ends the program, once the other threads were told to stop
+    /// (by default nothing more happens: see the module documentation).
     pub fn on_exit(mut self, f: impl Fn(ProgramExit) + Send + Sync + 'static) -> Self {
         self.on_exit = Box::new(f);
         self
@@ -141,6 +158,8 @@ impl<T: Send + 'static> WasiThreadsBuilder<T> {
                 fork: self.fork,
                 link: self.link,
                 on_exit: self.on_exit,
+                stores: Mutex::default(),
+                ended: OnceLock::new(),
             }),
         })
     }
@@ -186,7 +205,7 @@ impl<T: Send + 'static> WasiThreads<T> {
             fork: Box::new(fork),
             link: Box::new(link),
             max_threads: DEFAULT_MAX_THREADS,
-            on_exit: Box::new(exit_process),
+            on_exit: Box::new(|_| {}),
         }
     }
 
@@ -198,6 +217,36 @@ impl<T: Send + 'static> WasiThreads<T> {
     /// Spawned threads still running.
     pub fn live_threads(&self) -> u32 {
         self.program.live.load(Ordering::Acquire)
+    }
+
+    /// How the program ended, if it has: by a spawned thread's `proc_exit`
+    /// or trap, or when [`start`](Self::start) returned.
+    pub fn exit(&self) -> Option<ProgramExit> {
+        self.program.ended.get().cloned()
+    }
+
+    /// Runs the program's `_start` in `store` (the first thread's, with
+    /// `instance` made by [`instantiate`](Self::instantiate)), as
+    /// [`wasi::start`](super::start) does: its exit status, or its error.
+    /// When a spawned thread ended the program, that is the outcome: its
+    /// `proc_exit` status, or its trap. When `_start` ends first, the
+    /// program's other threads are stopped.
+    pub fn start(&self, store: &mut Store<T>, instance: &Instance) -> Result<i32> {
+        let result = super::start(&mut *store, instance);
+        let own = match &result {
+            Ok(code) => ProgramExit::Exit(*code),
+            Err(Error::Trap(trap)) => ProgramExit::Trap(trap.clone()),
+            Err(e) => ProgramExit::Trap(Trap::new(e.to_string())),
+        };
+        // The first thread's store is not stopped: it is done.
+        if end(&self.program, own, false) {
+            return result;
+        }
+        match self.program.ended.get() {
+            Some(ProgramExit::Exit(code)) => Ok(*code),
+            Some(ProgramExit::Trap(trap)) => Err(Error::Trap(trap.clone())),
+            None => result,
+        }
     }
 
     /// Defines the shared memory import and `wasi.thread-spawn` in
@@ -223,11 +272,36 @@ impl<T: Send + 'static> WasiThreads<T> {
     /// other), with `link`'s imports and this program's memory and
     /// `thread-spawn`.
     pub fn instantiate(&self, store: &mut Store<T>) -> Result<Instance> {
-        instantiate(&self.program, store)
+        instantiate(&self.program, store, 0)
     }
 }
 
-fn instantiate<T: Send + 'static>(program: &Arc<Program<T>>, store: &mut Store<T>) -> Result<Instance> {
+impl<T> Program<T> {
+    fn stores(&self) -> MutexGuard<'_, Vec<(u32, InterruptHandle)>> {
+        self.stores.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Ends the program with `exit`, unless it ended already: every store is
+/// interrupted, the first thread's (id 0) only if `first_too`. True if
+/// this ended it.
+fn end<T>(program: &Program<T>, exit: ProgramExit, first_too: bool) -> bool {
+    if program.ended.set(exit).is_err() {
+        return false;
+    }
+    for (tid, handle) in program.stores().iter() {
+        if first_too || *tid != 0 {
+            handle.interrupt();
+        }
+    }
+    true
+}
+
+/// An instance of the program in `store`, the store of thread `tid` (0:
+/// the first thread), whose interrupt handle the program keeps (made
+/// before any call, so that every call of the store can be stopped).
+fn instantiate<T: Send + 'static>(program: &Arc<Program<T>>, store: &mut Store<T>, tid: u32) -> Result<Instance> {
+    program.stores().push((tid, store.interrupt_handle()));
     let mut linker = Linker::new();
     (program.link)(store, &mut linker)?;
     WasiThreads { program: program.clone() }.define(store, &mut linker)?;
@@ -258,7 +332,13 @@ fn start_thread<T: Send + 'static>(program: &Arc<Program<T>>, parent: &mut T, st
         .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| (t <= MAX_TID).then_some(t + 1))
         .map_err(|_| Error::Usage("thread ids exhausted".into()))?;
     let mut store = Store::new(program.module.engine(), (program.fork)(parent));
-    let instance = instantiate(program, &mut store)?;
+    let instance = match instantiate(program, &mut store, tid) {
+        Ok(i) => i,
+        Err(e) => {
+            forget_store(program, tid);
+            return Err(e);
+        }
+    };
     let start =
         instance
             .get_func(&store, START)
@@ -267,28 +347,38 @@ fn start_thread<T: Send + 'static>(program: &Arc<Program<T>>, parent: &mut T, st
     // Room for the wasm stack limit and the host frames around it.
     let stack = program.module.engine().config().max_wasm_stack + (2 << 20);
     let program_for_thread = program.clone();
-    std::thread::Builder::new()
-        .name(format!("wasi-thread-{tid}"))
-        .stack_size(stack)
-        .spawn(move || {
-            let program = program_for_thread;
-            let result = start.call(&mut store, (tid as i32, start_arg));
-            drop(store);
-            program.live.fetch_sub(1, Ordering::AcqRel);
-            if let Err(trap) = result {
-                (program.on_exit)(match trap.exit_code() {
-                    Some(code) => ProgramExit::Exit(code),
-                    None => ProgramExit::Trap(trap),
-                });
+    let started = std::thread::Builder::new().name(format!("wasi-thread-{tid}")).stack_size(stack).spawn(move || {
+        let program = program_for_thread;
+        let result = start.call(&mut store, (tid as i32, start_arg));
+        forget_store(&program, tid);
+        drop(store);
+        program.live.fetch_sub(1, Ordering::AcqRel);
+        if let Err(trap) = result {
+            let exit = match trap.exit_code() {
+                Some(code) => ProgramExit::Exit(code),
+                None => ProgramExit::Trap(trap),
+            };
+            if end(&program, exit.clone(), true) {
+                (program.on_exit)(exit);
             }
-        })
-        .map_err(|e| Error::Resource(format!("cannot start a thread: {e}")))?;
+        }
+    });
+    if let Err(e) = started {
+        forget_store(program, tid);
+        return Err(Error::Resource(format!("cannot start a thread: {e}")));
+    }
     Ok(tid)
 }
 
-/// The default [`ProgramExit`] handling: the process ends with the
-/// program, with the status `proc_exit` gave, or 1 after a trap (whose
-/// message goes to stderr).
+/// Thread `tid`'s store is gone (or never ran).
+fn forget_store<T>(program: &Program<T>, tid: u32) {
+    program.stores().retain(|(t, _)| *t != tid);
+}
+
+/// A [`ProgramExit`] handling for command-line runners (see
+/// [`WasiThreadsBuilder::on_exit`]): the process ends with the program,
+/// with the status `proc_exit` gave, or 1 after a trap (whose message goes
+/// to stderr).
 pub fn exit_process(exit: ProgramExit) {
     match exit {
         ProgramExit::Exit(code) => std::process::exit(code),

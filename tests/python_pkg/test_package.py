@@ -169,6 +169,45 @@ def test_memory(store):
     assert host.size == 1 and repr(host).startswith("Memory(")
 
 
+SHARED_WAT = """(module
+  (import "env" "mem" (memory 1 4 shared))
+  (func (export "store") (param i32 i32) (i32.atomic.store (local.get 0) (local.get 1)))
+  (func (export "load") (param i32) (result i32) (i32.atomic.load (local.get 0)))
+  (func (export "add") (param i32 i32) (result i32) (i32.atomic.rmw.add (local.get 0) (local.get 1)))
+  (func (export "size") (result i32) (memory.size)))"""
+
+
+def test_shared_memory(store):
+    ty = w.MemoryType(1, 4, shared=True)
+    assert ty.shared and ty.limits == (1, 4) and repr(ty) == "MemoryType(1, 4, shared=True)"
+    assert not w.MemoryType(1, 4).shared
+    with pytest.raises(ValueError):
+        w.MemoryType(1, shared=True)
+    mem = w.Memory(store, ty)
+    assert mem.type.shared
+    module = w.Module(store.engine, SHARED_WAT)
+    assert module.imports[0].type.shared, "a shared import says so"
+    a, b = w.Instance(store, module, [mem]), w.Instance(store, module, [mem])
+    a.exports.store(8, 41)
+    assert b.exports.add(8, 1) == 41 and a.exports.load(8) == 42, "one memory for both instances"
+    view = mem.buffer
+    assert int.from_bytes(view[8:12], "little") == 42
+    # Growth never moves a shared memory: the old view still aliases it.
+    assert mem.grow(2) == 1 and a.exports.size() == 3 == b.exports.size()
+    view[100] = 7
+    assert b.exports.load(100) == 7
+    a.exports.store(12, 0x01020304)
+    assert bytes(view[12:16]) == b"\x04\x03\x02\x01"
+    # A new view covers the new pages.
+    mem.buffer[2 * 65536] = 9
+    assert a.exports.load(2 * 65536) == 9
+    # An unshared memory does not satisfy a shared import: as WAMR does
+    # with memories it does not link, the instance gets one of its own.
+    own = w.Instance(store, module, [w.Memory(store, w.MemoryType(1, 4))])
+    own.exports.store(8, 5)
+    assert own.exports.load(8) == 5 and a.exports.load(8) == 42 and own.exports.size() == 1
+
+
 def test_globals(store):
     _, inst = world(store)
     g, cst = inst.exports.g, inst.exports.c

@@ -76,10 +76,23 @@ c_object! {
 
 /// What the four entity type pointers and `wasm_externtype_t *` point at.
 pub enum ExternTypeObj {
-    Func { params: wasm_valtype_vec_t, results: wasm_valtype_vec_t },
-    Global { content: Own<wasm_valtype_t>, mutability: wasm_mutability_t },
-    Table { element: Own<wasm_valtype_t>, limits: wasm_limits_t },
-    Memory { limits: wasm_limits_t },
+    Func {
+        params: wasm_valtype_vec_t,
+        results: wasm_valtype_vec_t,
+    },
+    Global {
+        content: Own<wasm_valtype_t>,
+        mutability: wasm_mutability_t,
+    },
+    Table {
+        element: Own<wasm_valtype_t>,
+        limits: wasm_limits_t,
+    },
+    /// `shared`: a cranewasm extension (`cranewasm_memorytype_new_shared`).
+    Memory {
+        limits: wasm_limits_t,
+        shared: bool,
+    },
 }
 
 impl Drop for ExternTypeObj {
@@ -129,7 +142,7 @@ unsafe impl Object for ExternTypeObj {
             ExternTypeObj::Table { element, limits } => {
                 ExternTypeObj::Table { element: valtype(element)?, limits: *limits }
             }
-            ExternTypeObj::Memory { limits } => ExternTypeObj::Memory { limits: *limits },
+            ExternTypeObj::Memory { limits, shared } => ExternTypeObj::Memory { limits: *limits, shared: *shared },
         })
     }
 }
@@ -153,7 +166,7 @@ impl ExternTypeObj {
                 ExternTypeObj::Global { content: valtype(g.content)?, mutability: g.mutability as wasm_mutability_t }
             }
             ExternType::Table(t) => ExternTypeObj::Table { element: valtype(t.element)?, limits: t.limits.into() },
-            ExternType::Memory(m) => ExternTypeObj::Memory { limits: m.limits.into() },
+            ExternType::Memory(m) => ExternTypeObj::Memory { limits: m.limits.into(), shared: m.is_shared() },
         })
     }
 
@@ -178,7 +191,13 @@ impl ExternTypeObj {
             ExternTypeObj::Table { element, limits } => {
                 ExternType::Table(TableType::new(element.get()?.ty, (*limits).into()))
             }
-            ExternTypeObj::Memory { limits } => ExternType::Memory(MemoryType { limits: (*limits).into() }),
+            ExternTypeObj::Memory { limits, shared: false } => {
+                ExternType::Memory(MemoryType { limits: (*limits).into() })
+            }
+            ExternTypeObj::Memory { limits, shared: true } => {
+                let limits: Limits = (*limits).into();
+                ExternType::Memory(MemoryType::shared(limits.min, limits.max?))
+            }
         })
     }
 
@@ -448,9 +467,39 @@ c_object! {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_memorytype_new(limits: Option<&wasm_limits_t>) -> *mut wasm_memorytype_t {
     match limits {
-        Some(l) => object::new(ExternTypeObj::Memory { limits: *l }),
+        Some(l) => object::new(ExternTypeObj::Memory { limits: *l, shared: false }),
         None => ptr::null_mut(),
     }
+}
+
+/// A shared memory type (the threads proposal) with the given limits, which
+/// must have a maximum; NULL otherwise. A cranewasm extension: WAMR's
+/// `wasm_c_api.h` has no shared flag. A memory of this type never moves
+/// (it is reserved at its maximum), so pointers into its data stay valid
+/// across growth, and one memory may be imported by several instances.
+///
+/// # Safety
+/// `limits` must be NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cranewasm_memorytype_new_shared(limits: Option<&wasm_limits_t>) -> *mut wasm_memorytype_t {
+    match limits {
+        Some(l) if l.max != u32::MAX && l.max >= l.min => {
+            object::new(ExternTypeObj::Memory { limits: *l, shared: true })
+        }
+        _ => ptr::null_mut(),
+    }
+}
+
+/// Whether memories of this type are shared (false for anything but a live
+/// memory type). A cranewasm extension, see
+/// [`cranewasm_memorytype_new_shared`].
+///
+/// # Safety
+/// As for [`wasm_memorytype_limits`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cranewasm_memorytype_is_shared(t: Option<&wasm_memorytype_t>) -> bool {
+    // SAFETY: the client keeps the threading rule above.
+    matches!(unsafe { obj(t) }, Some(ExternTypeObj::Memory { shared: true, .. }))
 }
 
 /// The limits (owned by the memory type).
@@ -462,7 +511,7 @@ pub unsafe extern "C" fn wasm_memorytype_new(limits: Option<&wasm_limits_t>) -> 
 pub unsafe extern "C" fn wasm_memorytype_limits(t: Option<&wasm_memorytype_t>) -> *const wasm_limits_t {
     // SAFETY: the client keeps the threading rule above.
     match unsafe { obj(t) } {
-        Some(ExternTypeObj::Memory { limits }) => limits,
+        Some(ExternTypeObj::Memory { limits, .. }) => limits,
         _ => ptr::null(),
     }
 }

@@ -103,6 +103,10 @@ pub struct ModuleInst {
     pending: AtomicBool,
     /// The frames of the last trap, for `wasm_runtime_dump_call_stack`.
     pub frames: Mutex<Vec<FrameInfo>>,
+    /// The frames of the thread whose exit or trap ended the program, for
+    /// the call that the end stops here (it stops at an interrupt, whose
+    /// frames would say nothing).
+    program_frames: Mutex<Option<Vec<FrameInfo>>>,
     /// Stops the store's running call from any thread
     /// (`wasm_runtime_terminate`); made with the store, since only a call
     /// that starts after a store's first handle exists can be stopped
@@ -158,6 +162,8 @@ unsafe impl Handle for WASMModuleInstanceCommon {
 
 impl Drop for ModuleInst {
     fn drop(&mut self) {
+        // First, so that a program ending meanwhile no longer reaches it.
+        self.cluster.leave(self);
         // Handles first (they refer into the store), then the store.
         drop(std::mem::take(&mut *self.handles.lock().unwrap_or_else(|e| e.into_inner())));
         drop(self.singleton.take());
@@ -263,6 +269,7 @@ impl ModuleInst {
     fn clear_exception(&self) {
         self.terminated.store(false, Ordering::Relaxed);
         self.interrupt.withdraw();
+        self.program_frames.lock().unwrap_or_else(|e| e.into_inner()).take();
         self.set_exception(None);
     }
 
@@ -307,9 +314,34 @@ impl ModuleInst {
             } else if !self.has_exception() {
                 self.set_exception(Some(trap.message()));
             }
-            *self.frames.lock().unwrap_or_else(|e| e.into_inner()) = trap.frames().to_vec();
+            let program = self.program_frames.lock().unwrap_or_else(|e| e.into_inner()).take();
+            *self.frames.lock().unwrap_or_else(|e| e.into_inner()) = program.unwrap_or_else(|| trap.frames().to_vec());
         }
-        !self.has_exception()
+        let ok = !self.has_exception();
+        if !ok && !self.is_sub {
+            // The main thread's exit or trap ends the threads it spawned.
+            self.cluster.main_failed(self);
+        }
+        ok
+    }
+
+    /// Ends this instance's part in a program that ended (see
+    /// [`thread_mgr`](crate::export::thread_mgr)): the program's exception
+    /// (unless one is set already) and exit status, and a stop of its
+    /// running call, wherever it is (a wait included), or else of its next.
+    pub fn end_program(&self, msg: &str, exit_code: Option<u32>, frames: &[FrameInfo]) {
+        if let Some(code) = exit_code {
+            self.wasi_exit_code.store(code, Ordering::Relaxed);
+        }
+        {
+            let mut e = self.exception();
+            if e.is_none() {
+                *e = Some(CString::new(msg.replace('\0', " ")).unwrap_or_default());
+                self.pending.store(true, Ordering::Release);
+                *self.program_frames.lock().unwrap_or_else(|e| e.into_inner()) = Some(frames.to_vec());
+            }
+        }
+        self.interrupt.interrupt();
     }
 }
 
@@ -467,6 +499,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         exception: Mutex::new(None),
         pending: AtomicBool::new(false),
         frames: Mutex::default(),
+        program_frames: Mutex::default(),
         interrupt,
         terminated: AtomicBool::new(false),
         metered,
@@ -489,6 +522,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
     // SAFETY: just registered; nothing else knows it yet.
     let inst = unsafe { self::inst(h) }.ok_or("allocate memory failed")?;
     inst.me.store(h as usize, Ordering::Relaxed);
+    inst.cluster.join(inst);
     let locked = inst.lock();
     let handle = h as usize;
     locked.store().on_memory_grow_failure(move |f| crate::export::exec_control::on_grow_failure(handle, f));
@@ -929,6 +963,11 @@ pub unsafe extern "C" fn wasm_runtime_deinstantiate(module_inst: wasm_module_ins
     if inst.active.load(Ordering::Relaxed) > 0 || inst.call_lock.is_held() {
         warn(format_args!("wasm_runtime_deinstantiate: the instance is running a call; not destroyed"));
         return;
+    }
+    if !inst.is_sub {
+        // A program that ended has its threads unwinding: the main
+        // instance goes after them, unless one is stuck in a host call.
+        inst.cluster.wait_ended_threads(std::time::Duration::from_secs(1));
     }
     crate::export::context::run_dtors(inst, module_inst);
     // SAFETY: no call runs in it; the client gives the instance up.

@@ -339,16 +339,14 @@ unsafe fn memory_type<'a>(p: wasm_memory_type_t) -> Option<&'a cranewasm::Memory
     }
 }
 
-/// Whether the memory is shared: never, until shared memories land (false
-/// for a bad handle too).
+/// Whether the memory is shared (false for a bad handle).
 ///
 /// # Safety
 /// As for [`wasm_func_type_get_param_count`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_memory_type_get_shared(memory_type: wasm_memory_type_t) -> bool {
     // SAFETY: as the caller promises.
-    let _ = unsafe { self::memory_type(memory_type) };
-    false
+    unsafe { self::memory_type(memory_type) }.is_some_and(|m| m.is_shared())
 }
 
 /// The memory's initial pages (0 for a bad handle).

@@ -27,21 +27,25 @@
 //! (wasi-libc), so `thread-spawn` takes no slice.
 //!
 //! A wasi-threads thread that traps or calls `proc_exit` ends the whole
-//! program, as the proposal requires: the process exits (status 1 after
-//! printing `Exception: <message>` as iwasm prints the main thread's, or
-//! `proc_exit`'s status). WAMR instead stops the cluster's other threads
-//! and lets the embedder's call return with the exception. Every instance
-//! now has an interrupt handle that can stop wasm from outside, but a
-//! thread parked in `memory.atomic.wait` (a join, typically) is in the
-//! parking lot, which an interrupt does not wake yet; until it does, ending
-//! the process is the only way that cannot hang.
+//! program, as the proposal requires, and as WAMR does it (its
+//! `wasm_cluster_set_exception`): every instance of the cluster gets the
+//! exception (`wasi proc exit` with the exit code, or the trap's message)
+//! and an interrupt, which stops its running call wherever it is, a
+//! `memory.atomic.wait` included; so the main thread's call returns with
+//! that exception and the embedder's process lives on. So does the main
+//! thread's own exit or trap end the wasi-threads threads it spawned. A
+//! thread blocked in a host call (a WASI read, say) stops when that call
+//! returns; an embedder that cannot wait for it (iwasm) learns of the end
+//! from [`on_program_end`] and may end the process itself.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::ptr;
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use cranewasm::wasi::threads::{MAX_TID, MODULE as WASI_THREADS, SPAWN};
 use cranewasm::{AsContextMut, ExternType, Func, FuncType, Instance, Mutability, Val, ValRaw, ValType};
@@ -85,6 +89,35 @@ pub struct Cluster {
     /// The next wasi-threads thread id.
     next_tid: AtomicU32,
     aux: Mutex<Option<AuxStacks>>,
+    /// The live instances of the program (addresses of `ModuleInst`s,
+    /// which leave before they are dropped), to end them all.
+    members: Mutex<Vec<usize>>,
+    /// wasi-threads threads still running; `finished` is signalled as
+    /// each ends.
+    threads: Mutex<u32>,
+    finished: Condvar,
+    /// The program ended (a thread's exit or trap): it ends once.
+    ended: AtomicBool,
+}
+
+/// How a program ended in one of its spawned threads, for
+/// [`on_program_end`].
+pub struct ProgramEnd {
+    /// `proc_exit`'s status, or `None` after a trap.
+    pub exit_code: Option<u32>,
+    /// The exception every instance of the program got (without WAMR's
+    /// "Exception: " prefix).
+    pub message: String,
+}
+
+static PROGRAM_END: OnceLock<fn(&ProgramEnd)> = OnceLock::new();
+
+/// Has `hook` called (on the ending thread, after every instance was
+/// stopped) when a spawned thread ends its program: an embedder whose
+/// main thread may be blocked in a host call that no interrupt stops can
+/// then end the process itself, as iwasm does. The first hook set stays.
+pub fn on_program_end(hook: fn(&ProgramEnd)) {
+    let _ = PROGRAM_END.set(hook);
 }
 
 /// The slices of the program's shadow stack.
@@ -118,6 +151,71 @@ impl Cluster {
         self.spawned.fetch_sub(1, Ordering::AcqRel);
     }
 
+    fn members(&self) -> std::sync::MutexGuard<'_, Vec<usize>> {
+        self.members.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a new instance of the program.
+    pub fn join(&self, inst: &'static ModuleInst) {
+        self.members().push(ptr::from_ref(inst) as usize);
+    }
+
+    /// Forgets an instance about to be dropped.
+    pub fn leave(&self, inst: &ModuleInst) {
+        let me = ptr::from_ref(inst) as usize;
+        self.members().retain(|&m| m != me);
+    }
+
+    /// Ends the program, the first time only: every instance gets the
+    /// exception and exit code and is stopped. True if this ended it.
+    fn end(&self, failed: &ModuleInst) -> bool {
+        if self.ended.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        let (message, exit_code) = outcome(failed);
+        let frames = failed.frames.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for &m in self.members().iter() {
+            // SAFETY: members are live: an instance leaves (under this
+            // lock, held here) before it is dropped.
+            unsafe { &*(m as *const ModuleInst) }.end_program(&message, exit_code, &frames);
+        }
+        true
+    }
+
+    /// The main instance's call failed: if wasi-threads threads run, the
+    /// program ends with its exception (they are stopped).
+    pub fn main_failed(&self, main: &ModuleInst) {
+        if *self.threads_running() > 0 {
+            self.end(main);
+        }
+    }
+
+    fn threads_running(&self) -> std::sync::MutexGuard<'_, u32> {
+        self.threads.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn thread_started(&self) {
+        *self.threads_running() += 1;
+    }
+
+    fn thread_finished(&self) {
+        *self.threads_running() -= 1;
+        self.finished.notify_all();
+    }
+
+    /// After the program ended, waits (at most `limit`) for its
+    /// wasi-threads threads to unwind and finish, so that the main instance
+    /// goes after them; false if some still run (blocked in a host call).
+    pub fn wait_ended_threads(&self, limit: Duration) -> bool {
+        if !self.ended.load(Ordering::Acquire) {
+            return true;
+        }
+        let running = self.threads_running();
+        let (running, _) =
+            self.finished.wait_timeout_while(running, limit, |n| *n > 0).unwrap_or_else(|e| e.into_inner());
+        *running == 0
+    }
+
     /// A free slice of the shadow stack: its global, top and slot.
     fn take_stack(&self) -> Option<(u32, u32, usize)> {
         let mut aux = self.aux.lock().unwrap_or_else(|e| e.into_inner());
@@ -131,6 +229,34 @@ impl Cluster {
         if let Some(aux) = self.aux.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
             aux.used[slot] = false;
         }
+    }
+}
+
+/// The wasi-threads threads of an instance's program still running (0
+/// for anything but a live instance).
+///
+/// # Safety
+/// `module_inst` may be NULL or any pointer.
+pub unsafe fn threads_running(module_inst: wasm_module_inst_t) -> u32 {
+    // SAFETY: as the caller promises.
+    unsafe { inst(module_inst) }.map_or(0, |i| *i.cluster.threads_running())
+}
+
+/// An instance's exception and, for `proc_exit`, its exit code.
+fn outcome(inst: &ModuleInst) -> (String, Option<u32>) {
+    let message = inst.exception_message().unwrap_or_default();
+    let exit_code = (message == "wasi proc exit").then(|| inst.wasi_exit_code.load(Ordering::Relaxed));
+    (message, exit_code)
+}
+
+/// A spawned thread's call failed (`proc_exit` or a trap, the exception
+/// of `failed`): the program ends (see the module documentation).
+pub(crate) fn end_program(failed: &ModuleInst) {
+    if failed.cluster.end(failed)
+        && let Some(hook) = PROGRAM_END.get()
+    {
+        let (message, exit_code) = outcome(failed);
+        hook(&ProgramEnd { exit_code, message });
     }
 }
 
@@ -397,6 +523,7 @@ fn wasi_thread_spawn(parent: &'static ModuleInst, start_arg: i32) -> i32 {
     };
     let h = sub_h as usize;
     let for_thread = cluster.clone();
+    cluster.thread_started();
     let started = std::thread::Builder::new()
         .name(format!("wasi-thread-{tid}"))
         .stack_size(thread_stack(parent))
@@ -411,27 +538,15 @@ fn wasi_thread_spawn(parent: &'static ModuleInst, start_arg: i32) -> i32 {
             }
             destroy_sub(h as wasm_module_inst_t);
             for_thread.release();
+            for_thread.thread_finished();
         });
     match started {
         Ok(_) => tid as i32,
         Err(_) => {
             destroy_sub(sub_h);
             cluster.release();
+            cluster.thread_finished();
             SPAWN_FAILED
         }
     }
-}
-
-/// A wasi-threads thread's `proc_exit` or trap ends the program (see the
-/// module documentation).
-fn end_program(sub: &ModuleInst) -> ! {
-    let msg = sub.exception_message().unwrap_or_default();
-    let code = if msg == "wasi proc exit" {
-        sub.wasi_exit_code.load(Ordering::Relaxed) as i32
-    } else {
-        crate::export::c_print(format!("Exception: {msg}\n").as_bytes());
-        1
-    };
-    crate::export::c_flush();
-    std::process::exit(code)
 }

@@ -96,10 +96,9 @@ pub(crate) extern "C" fn pthread_create_wrapper(
             // SAFETY: as above.
             let inst = unsafe { crate::export::exec_env::wasm_runtime_get_module_inst(env) };
             // SAFETY: a handle, checked.
-            let msg = unsafe { crate::export::instance::inst(inst) }.and_then(|i| i.exception_message());
-            crate::export::c_print(format!("Exception: {}\n", msg.unwrap_or_default()).as_bytes());
-            crate::export::c_flush();
-            std::process::exit(1);
+            if let Some(inst) = unsafe { crate::export::instance::inst(inst) } {
+                crate::export::thread_mgr::end_program(inst);
+            }
         }
         // SAFETY: the spawned exec env this thread was given.
         unsafe { crate::export::thread_mgr::wasm_runtime_destroy_spawned_exec_env(env) };

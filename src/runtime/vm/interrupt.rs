@@ -136,6 +136,8 @@ impl InterruptState {
         self.reason.store(reason as u8, Relaxed);
         self.requested.store(true, Release);
         heavy_fence();
+        // A thread parked in `memory.atomic.wait` runs no code to signal.
+        super::parking_lot::interrupted(self);
         if self.signal() {
             retry_later(self.clone());
         }

@@ -250,15 +250,27 @@ fn timeout(ns: u64) -> Option<std::time::Duration> {
 }
 
 unsafe extern "C" fn memory_atomic_wait32(vmctx: *mut VMContext, mem: u32, addr: u64, expected: u32, ns: u64) -> u32 {
-    // SAFETY: the memory is shared (the translator traps before calling
-    // otherwise), so it stays mapped while any store using it lives, and
-    // this thread's store is in use.
-    parking_lot::wait(cell(vmctx, mem, addr), expected, timeout(ns)) as u32
+    wait(vmctx, mem, addr, expected, ns)
 }
 
 unsafe extern "C" fn memory_atomic_wait64(vmctx: *mut VMContext, mem: u32, addr: u64, expected: u64, ns: u64) -> u32 {
-    // SAFETY: as in `memory_atomic_wait32`.
-    parking_lot::wait(cell(vmctx, mem, addr), expected, timeout(ns)) as u32
+    wait(vmctx, mem, addr, expected, ns)
+}
+
+/// A wait of wasm code, which an interrupt of its store ends with a trap
+/// (a program stopping its threads wakes those that wait).
+///
+/// # Safety
+/// As for [`cell`]; the memory is shared (the translator traps before
+/// calling otherwise), so it stays mapped while any store using it lives,
+/// and this thread's store is in use.
+unsafe fn wait<T: parking_lot::Cell>(vmctx: *mut VMContext, mem: u32, addr: u64, expected: T, ns: u64) -> u32 {
+    let stop = (*store_context(vmctx)).interrupt.as_ref();
+    match parking_lot::wait_or_stop(cell(vmctx, mem, addr), expected, timeout(ns), stop) {
+        Ok(r) => r as u32,
+        // Nothing with a destructor is live here.
+        Err(code) => raise(UnwindReason::Wasm(code)),
+    }
 }
 
 unsafe extern "C" fn memory_atomic_notify(vmctx: *mut VMContext, mem: u32, addr: u64, count: u32) -> u32 {

@@ -13,11 +13,22 @@
 //! comparison (which then sees the new value, written before `notify`) or
 //! finds the waiter queued. Waiters are woken in the order they came (the
 //! spec's fairness), each through its own thread handle.
+//!
+//! A wasm thread's wait also ends when its store is interrupted (see
+//! [`wait_or_stop`]): a program whose thread traps or exits stops its
+//! other threads with interrupts, and those parked here (joining, mostly)
+//! must wake to unwind rather than sleep forever. The interrupt signal
+//! cannot do it (it stops only compiled code), so a request calls
+//! [`interrupted`], which unparks the store's waiter; a waiter looks at its
+//! store's request each time it wakes.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
+
+use super::interrupt::InterruptState;
+use crate::trap::TrapCode;
 
 /// How a wait ended; the discriminant is the value wasm gets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -37,7 +48,14 @@ struct Waiter {
     /// Set (under the bucket lock) when a notify takes the waiter off its
     /// queue.
     notified: AtomicBool,
+    /// The interruption state of the store waiting (as an address, only
+    /// compared), 0 for a host wait: what [`interrupted`] looks for.
+    stop: usize,
 }
+
+/// Waiters an interrupt may wake, in all buckets: while there are none, an
+/// interrupt request looks at no bucket.
+static STOPPABLE: AtomicUsize = AtomicUsize::new(0);
 
 /// Buckets of waiters; addresses hash to buckets, so waits on unrelated
 /// addresses rarely contend for a lock.
@@ -75,25 +93,58 @@ impl Cell for u64 {
 }
 
 /// Waits on the cell at `addr` while it holds `expected`, until notified
-/// or `timeout` (none: forever) passes.
+/// or `timeout` (none: forever) passes. For the host, which no interrupt
+/// stops.
 ///
 /// # Safety
 /// `addr` must be an aligned cell of a shared memory that stays mapped for
 /// the whole wait.
 pub unsafe fn wait<T: Cell>(addr: usize, expected: T, timeout: Option<Duration>) -> WaitResult {
+    match wait_or_stop(addr, expected, timeout, None) {
+        Ok(r) => r,
+        Err(_) => unreachable!("a wait without a store has no stop request"),
+    }
+}
+
+/// [`wait`] for wasm code of a store with interruption state `stop` (if
+/// any): a stop requested before or during the wait ends it with the
+/// request's trap code instead.
+///
+/// # Safety
+/// As for [`wait`].
+pub unsafe fn wait_or_stop<T: Cell>(
+    addr: usize,
+    expected: T,
+    timeout: Option<Duration>,
+    stop: Option<&InterruptState>,
+) -> Result<WaitResult, TrapCode> {
     let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+    let stop_id = stop.map_or(0, |s| s as *const InterruptState as usize);
+    if stop_id != 0 {
+        // Counted before the waiter is queued and before it looks at the
+        // request: a requester that sees no count (it set the request
+        // first, then fenced) is seen by the look below.
+        STOPPABLE.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+    }
     let me = {
         let mut queue = bucket(addr);
         if T::load(addr) != expected {
-            return WaitResult::Mismatch;
+            drop(queue);
+            uncount(stop_id);
+            return Ok(WaitResult::Mismatch);
         }
-        let me = Arc::new(Waiter { addr, thread: std::thread::current(), notified: AtomicBool::new(false) });
+        let me =
+            Arc::new(Waiter { addr, thread: std::thread::current(), notified: AtomicBool::new(false), stop: stop_id });
         queue.push(me.clone());
         me
     };
-    loop {
+    let ended = loop {
         if me.notified.load(Ordering::Acquire) {
-            return WaitResult::Ok;
+            break Ok(WaitResult::Ok);
+        }
+        if let Some(code) = stop.and_then(InterruptState::pending) {
+            break Err(code);
         }
         match deadline {
             // No timeout, or one too large for the clock: as good as forever.
@@ -101,19 +152,49 @@ pub unsafe fn wait<T: Cell>(addr: usize, expected: T, timeout: Option<Duration>)
             Some(deadline) => {
                 let now = Instant::now();
                 if now >= deadline {
-                    break;
+                    break Ok(WaitResult::TimedOut);
                 }
                 std::thread::park_timeout(deadline - now);
             }
         }
-    }
-    // Timed out, unless a notify took us off the queue meanwhile.
+    };
+    // Off the queue, unless a notify took us off meanwhile (then we were
+    // woken, whatever else happened).
     let mut queue = bucket(addr);
-    if me.notified.load(Ordering::Acquire) {
-        return WaitResult::Ok;
+    let result = if me.notified.load(Ordering::Acquire) {
+        Ok(WaitResult::Ok)
+    } else {
+        queue.retain(|w| !Arc::ptr_eq(w, &me));
+        ended
+    };
+    drop(queue);
+    uncount(stop_id);
+    result
+}
+
+fn uncount(stop_id: usize) {
+    if stop_id != 0 {
+        STOPPABLE.fetch_sub(1, Ordering::SeqCst);
     }
-    queue.retain(|w| !Arc::ptr_eq(w, &me));
-    WaitResult::TimedOut
+}
+
+/// A stop was requested for the store with interruption state `state`
+/// (called by [`InterruptState::request`] after it set the request and
+/// fenced): wakes the store's thread if it waits here, so that it sees the
+/// request.
+pub fn interrupted(state: &InterruptState) {
+    if STOPPABLE.load(Ordering::SeqCst) == 0 {
+        return;
+    }
+    let id = state as *const InterruptState as usize;
+    for b in &LOT {
+        let queue = b.lock().unwrap_or_else(|e| e.into_inner());
+        // Unparked under the lock: the waiter cannot have returned (and
+        // its thread handle still names it) while it is queued.
+        for w in queue.iter().filter(|w| w.stop == id) {
+            w.thread.unpark();
+        }
+    }
 }
 
 /// Wakes up to `count` threads waiting on `addr`, oldest first; how many
@@ -160,6 +241,27 @@ mod tests {
             std::thread::yield_now();
         }
         assert_eq!(waiter.join().unwrap(), WaitResult::Ok);
+        drop(cell);
+    }
+
+    #[test]
+    fn an_interrupt_ends_a_wait() {
+        let cell = Box::new(AtomicU32::new(0));
+        let addr = &*cell as *const AtomicU32 as usize;
+        let state = Arc::new(InterruptState::default());
+        let waiting = state.clone();
+        // SAFETY: `cell` outlives the wait (joined below) and is aligned.
+        let waiter = std::thread::spawn(move || unsafe { wait_or_stop(addr, 0u32, None, Some(&waiting)) });
+        // Once the waiter is queued, nothing but the interrupt wakes it.
+        while STOPPABLE.load(Ordering::SeqCst) == 0 || bucket(addr).is_empty() {
+            std::thread::yield_now();
+        }
+        state.request(TrapCode::Interrupted);
+        assert_eq!(waiter.join().unwrap(), Err(TrapCode::Interrupted));
+        assert_eq!(notify(addr, 1), 0, "the stopped waiter left the queue");
+        // A stop already pending ends the wait before it parks.
+        // SAFETY: as above.
+        assert_eq!(unsafe { wait_or_stop(addr, 0u32, None, Some(&state)) }, Err(TrapCode::Interrupted));
         drop(cell);
     }
 }

@@ -97,7 +97,13 @@ const ALT_STACK_SIZE: usize = 64 * 1024;
 struct AltStack {
     mapping: *mut libc::c_void,
     size: usize,
+    /// Valgrind's id of the stack (0 natively).
+    valgrind_id: u64,
 }
+
+/// Valgrind's client requests `VALGRIND_STACK_REGISTER`/`_DEREGISTER`.
+const VG_USERREQ_STACK_REGISTER: u64 = 0x1501;
+const VG_USERREQ_STACK_DEREGISTER: u64 = 0x1502;
 
 impl Drop for AltStack {
     fn drop(&mut self) {
@@ -106,6 +112,9 @@ impl Drop for AltStack {
         unsafe {
             let disable = libc::stack_t { ss_sp: ptr::null_mut(), ss_flags: libc::SS_DISABLE, ss_size: 0 };
             libc::sigaltstack(&disable, ptr::null_mut());
+            if self.valgrind_id != 0 {
+                crate::config::valgrind_request(VG_USERREQ_STACK_DEREGISTER, [self.valgrind_id, 0, 0, 0, 0]);
+            }
             libc::munmap(self.mapping, self.size);
         }
     }
@@ -165,7 +174,16 @@ fn install_alt_stack(thread: &ThreadState) {
             libc::munmap(mapping, size);
             return;
         }
-        ALT_STACK.with(|s| s.set(Some(AltStackBox(AltStack { mapping, size }))));
+        // Valgrind tells a switch of stacks from a push or pop by the size
+        // of the move, unless it knows the stacks. A trap unwinds from this
+        // stack to the thread's; a spawned thread's stack is a mapping that
+        // may lie just above this one, so the jump looked like the stack
+        // growing, and valgrind took the thread's live frames for fresh,
+        // undefined stack ("uninitialised value" in every frame above).
+        let low = stack.ss_sp as u64;
+        let valgrind_id =
+            crate::config::valgrind_request(VG_USERREQ_STACK_REGISTER, [low, low + ALT_STACK_SIZE as u64, 0, 0, 0]);
+        ALT_STACK.with(|s| s.set(Some(AltStackBox(AltStack { mapping, size, valgrind_id }))));
         thread.alt_stack_ready.set(true);
     }
 }

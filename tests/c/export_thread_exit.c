@@ -1,0 +1,106 @@
+/* A wasi-threads program ends in one thread, and the embedder lives on:
+   a spawned thread's proc_exit(3), or its trap, while the main thread is
+   parked in memory.atomic.wait forever, makes the embedder's call return
+   with the program's exception ("wasi proc exit" and exit code 3, or the
+   trap's message); the main thread's own proc_exit stops a spawned thread
+   that spins in wasm. The process carries on after each (WAMR's
+   wasm_cluster_set_exception, not an exit of the process). */
+#include <time.h>
+
+#include "export_common.h"
+
+static const char *wat =
+    "(module\n"
+    "  (import \"wasi_snapshot_preview1\" \"proc_exit\" (func $exit (param i32)))\n"
+    "  (import \"wasi\" \"thread-spawn\" (func $spawn (param i32) (result i32)))\n"
+    "  (import \"env\" \"memory\" (memory 1 1 shared))\n"
+    /* Cell 0: never changes (the main thread waits on it). Cell 4: the
+       spinning thread's counter. */
+    "  (func (export \"wasi_thread_start\") (param $tid i32) (param $mode i32)\n"
+    "    (if (i32.eqz (local.get $mode)) (then (call $exit (i32.const 3))))\n"
+    "    (if (i32.eq (local.get $mode) (i32.const 1)) (then unreachable))\n"
+    "    (loop $spin\n"
+    "      (drop (i32.atomic.rmw.add (i32.const 4) (i32.const 1)))\n"
+    "      (br $spin)))\n"
+    /* Spawns a thread in `mode`, then waits forever. */
+    "  (func (export \"spawn_and_wait\") (param $mode i32) (result i32)\n"
+    "    (if (i32.le_s (call $spawn (local.get $mode)) (i32.const 0)) (then (return (i32.const -1))))\n"
+    "    (drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1)))\n"
+    "    (i32.const -2))\n"
+    /* Spawns a spinning thread, lets it start, then exits with 5. */
+    "  (func (export \"spawn_and_exit\")\n"
+    "    (if (i32.le_s (call $spawn (i32.const 2)) (i32.const 0)) (then unreachable))\n"
+    "    (loop $started (br_if $started (i32.eqz (i32.atomic.load (i32.const 4)))))\n"
+    "    (call $exit (i32.const 5))))\n";
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+    nanosleep(&t, NULL);
+}
+
+/* Calls export `name` of a new instance of `m` with `argc` i32 cells;
+   returns the instance, whose call must have failed. */
+static wasm_module_inst_t failing_call(wasm_module_t m, const char *name, uint32_t argc, uint32_t *cells)
+{
+    wasm_module_inst_t i = instantiate_module(m, 0);
+    wasm_exec_env_t env = wasm_runtime_get_exec_env_singleton(i);
+    wasm_function_inst_t f = wasm_runtime_lookup_function(i, name);
+    CHECK(f != NULL, "export %s", name);
+    CHECK(!wasm_runtime_call_wasm(env, f, argc, cells), "%s must end with the program's exception (got %d)", name,
+          (int)cells[0]);
+    return i;
+}
+
+int main(int argc, char **argv)
+{
+    wasm_module_t m;
+    wasm_module_inst_t i;
+    uint32_t cells[1];
+    uint32_t before, after;
+    int tries;
+
+    test_init(argc, argv, "export_thread_exit");
+    CHECK(wasm_runtime_init(), "wasm_runtime_init");
+    m = load_wat(wat);
+
+    /* A spawned thread's proc_exit(3) wakes the waiting main thread. */
+    cells[0] = 0;
+    i = failing_call(m, "spawn_and_wait", 1, cells);
+    CHECK_EXCEPTION(i, "Exception: wasi proc exit");
+    CHECK_EQ_INT(wasm_runtime_get_wasi_exit_code(i), 3, "the spawned thread's exit code");
+    wasm_runtime_deinstantiate(i);
+    printf("after a spawned thread's proc_exit\n");
+
+    /* A spawned thread's trap: the main call returns with its message. */
+    cells[0] = 1;
+    i = failing_call(m, "spawn_and_wait", 1, cells);
+    CHECK(strstr(exception(i), "unreachable") != NULL, "the trap's exception, got \"%s\"", exception(i));
+    wasm_runtime_deinstantiate(i);
+    printf("after a spawned thread's trap\n");
+
+    /* The main thread's proc_exit(5) stops the spinning thread: its
+       counter stops moving. */
+    i = failing_call(m, "spawn_and_exit", 0, cells);
+    CHECK_EXCEPTION(i, "Exception: wasi proc exit");
+    CHECK_EQ_INT(wasm_runtime_get_wasi_exit_code(i), 5, "the main thread's exit code");
+    {
+        uint8_t *mem = wasm_runtime_addr_app_to_native(i, 0);
+        CHECK(mem != NULL, "memory 0");
+        for (tries = 0; tries < 100; tries++) {
+            before = __atomic_load_n((uint32_t *)(mem + 4), __ATOMIC_SEQ_CST);
+            sleep_ms(20);
+            after = __atomic_load_n((uint32_t *)(mem + 4), __ATOMIC_SEQ_CST);
+            if (before == after)
+                break;
+        }
+        CHECK(before == after && before > 0, "the spinning thread stopped (counter %u, then %u)", before, after);
+    }
+    wasm_runtime_deinstantiate(i);
+    printf("after the main thread's proc_exit\n");
+
+    wasm_runtime_unload(m);
+    wasm_runtime_destroy();
+    test_pass();
+    return 0;
+}
