@@ -92,6 +92,9 @@ pub struct ModuleInfo {
     pub func_names: HashMap<FuncIndex, String>,
     /// The module's own name from the `name` section.
     pub name: Option<String>,
+    /// Defined tables that never change after instantiation, and what
+    /// their segments put in them (see `frozen_tables`).
+    pub frozen_tables: HashMap<TableIndex, super::frozen_tables::FrozenTable>,
 }
 
 impl ModuleInfo {
@@ -127,6 +130,13 @@ impl ModuleInfo {
             EntityIndex::Memory(m) => ExternType::Memory(self.memories[m]),
             EntityIndex::Global(g) => ExternType::Global(self.globals[g]),
         }
+    }
+
+    /// The size of table `t` when nothing can change it: its type's
+    /// minimum when that is its maximum, or when the table is frozen.
+    pub fn fixed_table_size(&self, t: TableIndex) -> Option<u32> {
+        let limits = self.tables[t].limits;
+        (limits.max == Some(limits.min) || self.frozen_tables.contains_key(&t)).then_some(limits.min)
     }
 
     pub fn export(&self, name: &str) -> Option<EntityIndex> {

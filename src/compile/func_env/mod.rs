@@ -20,6 +20,7 @@ mod call;
 mod fuel;
 mod global;
 mod memory;
+mod ranges;
 mod table;
 
 use std::collections::HashMap;

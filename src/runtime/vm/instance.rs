@@ -435,6 +435,7 @@ unsafe fn fill_vmctx(
     for (t, ty) in info.tables.iter().skip(info.num_imported_tables) {
         let mut table = Box::new(store.create_table(*ty, 0)?);
         table.owner = Some(data.index);
+        table.read_only = info.frozen_tables.contains_key(&t);
         *data.field::<*mut VMTable>(offsets.table(t)) = &mut *table;
         data.tables.push(table);
     }

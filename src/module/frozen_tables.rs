@@ -1,0 +1,125 @@
+//! Tables that never change after instantiation, found at parse time so
+//! that `call_indirect` through them can skip checks.
+//!
+//! A defined funcref table that is not exported, that no function writes
+//! (`table.set`, `fill`, `copy` into it, `init`, `grow`), and whose active
+//! segments all have constant offsets and plain `ref.func`/`ref.null`
+//! items holds, for its whole life, exactly what those segments put there
+//! at instantiation (nothing else can reach it: the runtime refuses host
+//! writes to it and its use as another module's import, see
+//! `VMTable::read_only`). Its size is its minimum, since nothing grows it.
+//! From the segments alone we then know the type each slot holds. If every
+//! non-null element has one function type, a `call_indirect` of that type
+//! needs no signature check; if, besides, every slot is non-null, it needs
+//! no null check either.
+//!
+//! Clang's function-pointer table (`__indirect_function_table`, unexported
+//! unless linked with `--export-table`) is such a table.
+
+use std::collections::HashMap;
+
+use cranelift_codegen::entity::EntityRef;
+use wasmparser::{FunctionBody, Operator};
+
+use super::info::{ConstOp, ElemMode, ModuleInfo};
+use crate::index::{EntityIndex, TableIndex};
+use crate::types::{FuncType, ValType};
+
+/// What compiled code may assume of a table that never changes.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FrozenTable {
+    /// The type of every non-null element, when they share one (and there
+    /// is at least one).
+    pub shared_type: Option<FuncType>,
+    /// Every slot below the table's size holds a non-null function.
+    pub full: bool,
+}
+
+/// Tables larger than this are not simulated slot by slot (they may still
+/// share a type; they are just never called `full`).
+const MAX_SIMULATED_SLOTS: u32 = 1 << 20;
+
+/// The frozen tables of the module `info` describes, whose function
+/// bodies are `bodies`. A body that fails to read (invalid; validation
+/// rejects it later) freezes nothing.
+pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>>) -> HashMap<TableIndex, FrozenTable> {
+    let mut candidates: Vec<TableIndex> = info
+        .tables
+        .iter()
+        .skip(info.num_imported_tables)
+        .filter(|(t, ty)| {
+            ty.element == ValType::FuncRef && !info.exports.iter().any(|(_, e)| *e == EntityIndex::Table(*t))
+        })
+        .map(|(t, _)| t)
+        .collect();
+    if candidates.is_empty() {
+        return HashMap::new();
+    }
+    // Segments next: cheaper than the bodies, and most modules stop here.
+    let mut slots: HashMap<TableIndex, Vec<Option<FuncType>>> = HashMap::new();
+    let mut types: HashMap<TableIndex, Vec<FuncType>> = HashMap::new();
+    candidates.retain(|&t| {
+        let size = info.tables[t].limits.min;
+        let simulate = size <= MAX_SIMULATED_SLOTS;
+        let table_slots = slots.entry(t).or_insert_with(|| vec![None; if simulate { size as usize } else { 0 }]);
+        let table_types = types.entry(t).or_default();
+        for seg in info.elems.values() {
+            let ElemMode::Active { table, offset } = &seg.mode else { continue };
+            if *table != t {
+                continue;
+            }
+            let [ConstOp::I32Const(start)] = *offset.ops else { return false };
+            for (i, item) in seg.items.iter().enumerate() {
+                let ty = match *item.ops {
+                    [ConstOp::RefFunc(f)] => Some(info.func_type(f)),
+                    [ConstOp::RefNull] => None,
+                    _ => return false,
+                };
+                if let Some(ty) = ty {
+                    if !table_types.contains(&ty) {
+                        table_types.push(ty);
+                    }
+                }
+                // Out of bounds fails instantiation: no code runs then.
+                if let Some(slot) = table_slots.get_mut((start as u32 as usize).saturating_add(i)) {
+                    *slot = ty;
+                }
+            }
+        }
+        true
+    });
+    if candidates.is_empty() {
+        return HashMap::new();
+    }
+    for body in bodies {
+        let Ok(mut reader) = body.get_operators_reader() else { return HashMap::new() };
+        while !reader.eof() {
+            let Ok(op) = reader.read() else { return HashMap::new() };
+            let written = match op {
+                Operator::TableSet { table }
+                | Operator::TableFill { table }
+                | Operator::TableGrow { table }
+                | Operator::TableInit { table, .. }
+                | Operator::TableCopy { dst_table: table, .. } => table,
+                _ => continue,
+            };
+            candidates.retain(|t| t.index() as u32 != written);
+            if candidates.is_empty() {
+                return HashMap::new();
+            }
+        }
+    }
+    candidates
+        .into_iter()
+        .map(|t| {
+            let table_types = &types[&t];
+            let table_slots = &slots[&t];
+            let full =
+                table_slots.len() == info.tables[t].limits.min as usize && table_slots.iter().all(Option::is_some);
+            let shared_type = if let [ty] = table_types[..] { Some(ty) } else { None };
+            // Segments that overwrite each other may leave fewer types than
+            // `types` lists; then the table just keeps its checks.
+            (t, FrozenTable { shared_type, full })
+        })
+        .collect()
+}
