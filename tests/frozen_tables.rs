@@ -127,6 +127,9 @@ fn heap_accesses_through_bounded_indices_read_the_same_bytes() {
             (i32.load16_u offset=4 (i32.add (i32.shl (i32.load16_u (local.get 0)) (i32.const 1)) (i32.const 512))))
         (func (export "shr") (param i32) (result i32)
             (i32.load (i32.add (i32.shl (i32.shr_u (local.get 0) (i32.const 20)) (i32.const 2)) (i32.const 8))))
+        (func (export "crc") (param i32) (result i32)
+            (i32.load offset=1024
+                (i32.shl (i32.xor (i32.and (local.get 0) (i32.const 255)) (i32.load8_u (i32.const 77))) (i32.const 2))))
         (func (export "plain") (param i32) (result i32) (i32.load (local.get 0)))
         (func (export "plain16") (param i32) (result i32) (i32.load16_u (local.get 0))))"#;
     for engine in engines() {
@@ -162,6 +165,9 @@ fn heap_accesses_through_bounded_indices_read_the_same_bytes() {
                 plain16.call(&mut store, h as i32).unwrap(),
                 "half {x}"
             );
+            let c = (((x as u32 & 0xff) ^ u32::from(bytes[77])) << 2) + 1024;
+            let crc = f(&store, "crc");
+            assert_eq!(crc.call(&mut store, x).unwrap(), plain.call(&mut store, c as i32).unwrap(), "crc {x}");
             let s = ((x as u32 >> 20) << 2) + 8;
             assert_eq!(shr.call(&mut store, x).unwrap(), plain.call(&mut store, s as i32).unwrap(), "shr {x}");
         }

@@ -101,6 +101,10 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
                 | Operator::TableGrow { table }
                 | Operator::TableInit { table, .. }
                 | Operator::TableCopy { dst_table: table, .. } => table,
+                // Shared-everything threads (not enabled; written all the same).
+                Operator::TableAtomicSet { table_index, .. }
+                | Operator::TableAtomicRmwXchg { table_index, .. }
+                | Operator::TableAtomicRmwCmpxchg { table_index, .. } => table_index,
                 _ => continue,
             };
             candidates.retain(|t| t.index() as u32 != written);
@@ -122,4 +126,61 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
             (t, FrozenTable { shared_type, full })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::parse::parse;
+
+    fn frozen(wat: &str) -> Vec<(u32, Option<usize>, bool)> {
+        let wasm = wat::parse_str(wat).unwrap();
+        let info = parse(&wasm, wasmparser::WasmFeatures::default()).unwrap().info;
+        let mut found: Vec<_> = info
+            .frozen_tables
+            .iter()
+            .map(|(t, f)| (t.as_u32(), f.shared_type.map(|ty| ty.params().len()), f.full))
+            .collect();
+        found.sort_by_key(|f| f.0);
+        found
+    }
+
+    const FUNCS: &str = "(type $t (func (param i32))) (type $u (func (param i32 i32)))
+        (func $a (type $t)) (func $b (type $t)) (func $c (type $u))";
+
+    #[test]
+    fn tables_only_their_segments_fill_are_frozen() {
+        // Two tables, both frozen: one full of $t, one with a null and a $u.
+        let both = frozen(&format!(
+            "(module {FUNCS} (table 2 funcref) (table 3 3 funcref)
+                (elem (table 0) (i32.const 0) func $a $b) (elem (table 1) (i32.const 1) func $a $c)
+                (func (drop (table.get 0 (i32.const 0))) (table.copy 1 0 (i32.const 0) (i32.const 0) (i32.const 0))))"
+        ));
+        // Table 1 is written by the copy (its destination); table 0 only read.
+        assert_eq!(both, [(0, Some(1), true)]);
+        // A later segment's null leaves a hole; overwritten slots count once.
+        let holes = frozen(&format!(
+            "(module {FUNCS} (table 2 funcref)
+                (elem (i32.const 0) func $a $b) (elem (table 0) (i32.const 1) funcref (ref.null func)))"
+        ));
+        assert_eq!(holes, [(0, Some(1), false)]);
+        let mixed = frozen(&format!("(module {FUNCS} (table 2 funcref) (elem (i32.const 0) func $a $c))"));
+        assert_eq!(mixed, [(0, None, true)]);
+    }
+
+    #[test]
+    fn reachable_written_or_unknown_tables_are_not() {
+        for (what, table) in [
+            ("exported", r#"(table (export "t") 1 funcref)"#),
+            ("imported", r#"(import "m" "t" (table 1 funcref))"#),
+            ("set", "(table 1 funcref) (func (table.set 0 (i32.const 0) (ref.null func)))"),
+            ("grown", "(table 1 funcref) (func (drop (table.grow 0 (ref.null func) (i32.const 1))))"),
+            ("filled", "(table 1 funcref) (func (table.fill 0 (i32.const 0) (ref.null func) (i32.const 1)))"),
+            ("initialised", "(table 1 funcref) (elem $p func $a) (func (table.init 0 $p (i32.const 0) (i32.const 0) (i32.const 1)))"),
+            ("global offset", r#"(import "m" "g" (global i32)) (table 1 funcref) (elem (global.get 0) func $a)"#),
+            ("externref", "(table 1 externref)"),
+        ] {
+            assert_eq!(frozen(&format!("(module {table} {FUNCS})")), [], "{what}");
+        }
+    }
 }

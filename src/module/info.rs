@@ -132,13 +132,6 @@ impl ModuleInfo {
         }
     }
 
-    /// The size of table `t` when nothing can change it: its type's
-    /// minimum when that is its maximum, or when the table is frozen.
-    pub fn fixed_table_size(&self, t: TableIndex) -> Option<u32> {
-        let limits = self.tables[t].limits;
-        (limits.max == Some(limits.min) || self.frozen_tables.contains_key(&t)).then_some(limits.min)
-    }
-
     pub fn export(&self, name: &str) -> Option<EntityIndex> {
         self.export_names.get(name).map(|&i| self.exports[i].1)
     }

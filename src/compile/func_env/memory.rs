@@ -73,7 +73,10 @@ impl FuncEnv<'_> {
     ) -> HeapAccess {
         // `index + extra` is `zext(index)`, with `index` shifted where an
         // addressing mode can scale it (see `ranges`).
-        let (index, extra) = ranges::widen_index(b, index);
+        let (index, extra) = match self.module.analyses {
+            true => ranges::widen_index(b, index),
+            false => (b.ins().uextend(I64, index), 0),
+        };
         let offset = offset + extra;
         if self.module.bounds_checks == BoundsChecks::Explicit {
             // index + offset <= zext(i32) + u32 < 2^33: the sum cannot wrap.

@@ -59,6 +59,8 @@ pub struct ModuleEnv<'a> {
     pub frontend_config: cranelift_codegen::isa::TargetFrontendConfig,
     /// Count fuel (see `fuel`).
     pub consume_fuel: bool,
+    /// Use frozen tables and index ranges (`Config::module_analyses`).
+    pub analyses: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -83,6 +85,7 @@ impl<'a> ModuleEnv<'a> {
             host_call_conv: isa.default_call_conv(),
             frontend_config: isa.frontend_config(),
             consume_fuel: config.consume_fuel,
+            analyses: config.module_analyses,
         }
     }
 }

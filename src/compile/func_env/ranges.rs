@@ -11,7 +11,8 @@
 //! results are equal, so `base + (zext(x) << k) + (c + offset)` is the same
 //! address: one `c+offset(base, x, 1<<k)` operand. The bounds come from a
 //! mask with a constant, an 8- or 16-bit zero-extending load, a logical
-//! right shift, a remainder by a constant, a comparison, or a constant.
+//! right shift, a remainder by a constant, a zero-extended comparison, a
+//! constant, and the xor, or, sum or shift of bounded values.
 
 use cranelift_codegen::ir::{
     types::{I32, I64},
@@ -49,6 +50,11 @@ fn max_at(dfg: &DataFlowGraph, v: Value, depth: u32) -> u64 {
     let max = |x| max_at(dfg, x, depth + 1);
     match dfg.insts[inst] {
         InstructionData::Binary { opcode: Opcode::Band, args: [x, y] } => max(x).min(max(y)),
+        // No bit above the higher operand's top bit: a CRC's `(c & 0xff) ^ byte`.
+        InstructionData::Binary { opcode: Opcode::Bxor | Opcode::Bor, args: [x, y] } => {
+            let top = max(x).max(max(y));
+            (u64::MAX >> top.leading_zeros()).min(ANY)
+        }
         InstructionData::Binary { opcode: Opcode::Ushr, args: [x, k] } => match constant(dfg, k) {
             Some(k) => max(x) >> (k & 31),
             None => ANY,

@@ -22,10 +22,22 @@ use super::{ranges, readonly, table_element, trusted, FuncEnv, POINTER};
 use crate::builtins::Builtin;
 use crate::config::BoundsChecks;
 use crate::index::{ElemIndex, TableIndex, TypeIndex};
+use crate::module::frozen_tables::FrozenTable;
 use crate::trap::TrapCode;
 use crate::vmctx::{VMFuncRef, VMTableDefinition};
 
 impl FuncEnv<'_> {
+    /// What compiled code may assume of table `t` if it is frozen.
+    fn frozen_table(&self, t: TableIndex) -> Option<FrozenTable> {
+        self.info().frozen_tables.get(&t).copied().filter(|_| self.module.analyses)
+    }
+
+    /// The size of table `t` if it can never change.
+    fn fixed_table_size(&self, t: TableIndex) -> Option<u32> {
+        let limits = self.info().tables[t].limits;
+        (limits.max == Some(limits.min) || self.frozen_table(t).is_some()).then_some(limits.min)
+    }
+
     /// Pointer to the `VMTableDefinition` of table `t`.
     fn table_definition(&mut self, b: &mut FunctionBuilder, t: TableIndex) -> Value {
         self.load_vmctx_ptr(b, self.offsets().table(t))
@@ -35,10 +47,10 @@ impl FuncEnv<'_> {
     /// the index is past the end.
     fn table_element_addr(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value, oob: TrapCode) -> Value {
         let def = self.table_definition(b, t);
-        let base_flags = if let Some(size) = self.info().fixed_table_size(t) {
+        let base_flags = if let Some(size) = self.fixed_table_size(t) {
             // An index masked (or otherwise bounded) below the size needs
             // no check, as in a dispatch through a 2^k-entry table.
-            if ranges::max_u32(&b.func.dfg, index) >= u64::from(size) {
+            if !self.module.analyses || ranges::max_u32(&b.func.dfg, index) >= u64::from(size) {
                 let out = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, index, size as i64);
                 b.ins().trapnz(out, oob.to_clif());
             }
@@ -122,7 +134,7 @@ impl FuncEnv<'_> {
         index: Value,
     ) -> Callee {
         let addr = self.table_element_addr(b, t, index, TrapCode::UndefinedElement);
-        let frozen = self.info().frozen_tables.get(&t).copied();
+        let frozen = self.frozen_table(t);
         // Not `can_move` even when frozen: the load must stay below the
         // bounds check.
         let element_flags = if frozen.is_some() { table_element().with_readonly() } else { table_element() };
