@@ -130,7 +130,6 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::module::parse::parse;
 
     fn frozen(wat: &str) -> Vec<(u32, Option<usize>, bool)> {

@@ -68,11 +68,9 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     // The limit stays set after the call: every entry sets it before any
     // compiled code runs, and leaving it avoids rewriting every instance's
     // copy twice per call.
-    if outermost {
-        if !(*store).deferred_frees.is_empty() {
-            for index in std::mem::take(&mut (*store).deferred_frees) {
-                super::instance::try_free(&mut *store, index);
-            }
+    if outermost && !(*store).deferred_frees.is_empty() {
+        for index in std::mem::take(&mut (*store).deferred_frees) {
+            super::instance::try_free(&mut *store, index);
         }
     }
     match result {
