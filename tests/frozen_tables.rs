@@ -175,3 +175,34 @@ fn heap_accesses_through_bounded_indices_read_the_same_bytes() {
         assert_eq!(code(byte.call(&mut store, 4 * 65536)), Some(TrapCode::MemoryOutOfBounds));
     }
 }
+
+/// A failed instantiation keeps the segments applied before the failure:
+/// here one puts `$f` in the host's table, the next fails (out of bounds),
+/// so the segment that would fill the frozen table never runs. `$f`, still
+/// callable from the host's table, must meet the hole as a trap.
+#[test]
+fn a_frozen_table_left_unfilled_by_a_failed_instantiation_still_traps() {
+    for engine in engines() {
+        let module = Module::new(
+            &engine,
+            r#"(module
+                (import "host" "t" (table 1 funcref))
+                (type $t (func (result i32)))
+                (table $frozen 1 1 funcref)
+                (elem (table 0) (i32.const 0) func $f)
+                (elem (table 0) (i32.const 1) func $g)
+                (elem (table $frozen) (i32.const 0) func $g)
+                (func $f (result i32) (call_indirect $frozen (type $t) (i32.const 0)))
+                (func $g (result i32) (i32.const 7)))"#,
+        )
+        .unwrap();
+        let mut store = Store::new(&engine, ());
+        let host_table =
+            Table::new(&mut store, TableType::new(ValType::FuncRef, Limits::new(1, None)), Val::FuncRef(None)).unwrap();
+        let err = Instance::new(&mut store, &module, &[host_table.into()]).unwrap_err();
+        assert!(err.to_string().contains("out of bounds table access"), "{err}");
+        let Some(Val::FuncRef(Some(f))) = host_table.get(&store, 0) else { panic!("the first segment was applied") };
+        let trap = f.typed::<(), i32>(&store).unwrap().call(&mut store, ()).unwrap_err();
+        assert_eq!(trap.code(), Some(TrapCode::UninitializedElement));
+    }
+}

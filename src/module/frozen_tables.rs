@@ -113,13 +113,27 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
             }
         }
     }
+    // A segment that fails instantiation leaves the earlier ones applied,
+    // and functions they put in other (imported) tables stay callable: a
+    // table later segments should have filled may have holes then. So no
+    // table is `full` unless every active segment is in bounds for sure.
+    let no_segment_fails = info.elems.values().all(|seg| match &seg.mode {
+        ElemMode::Active { table, offset } => match *offset.ops {
+            [ConstOp::I32Const(start)] => {
+                u64::from(start as u32) + seg.items.len() as u64 <= u64::from(info.tables[*table].limits.min)
+            }
+            _ => false,
+        },
+        _ => true,
+    });
     candidates
         .into_iter()
         .map(|t| {
             let table_types = &types[&t];
             let table_slots = &slots[&t];
-            let full =
-                table_slots.len() == info.tables[t].limits.min as usize && table_slots.iter().all(Option::is_some);
+            let full = no_segment_fails
+                && table_slots.len() == info.tables[t].limits.min as usize
+                && table_slots.iter().all(Option::is_some);
             let shared_type = if let [ty] = table_types[..] { Some(ty) } else { None };
             // Segments that overwrite each other may leave fewer types than
             // `types` lists; then the table just keeps its checks.
@@ -163,6 +177,13 @@ mod tests {
                 (elem (i32.const 0) func $a $b) (elem (table 0) (i32.const 1) funcref (ref.null func)))"
         ));
         assert_eq!(holes, [(0, Some(1), false)]);
+        // A failing segment (here past table 1's end) may stop the filling
+        // before the full table's segment: then it may have holes.
+        let may_fail = frozen(&format!(
+            "(module {FUNCS} (table 2 funcref) (table 1 funcref)
+                (elem (table 1) (i32.const 1) func $a) (elem (table 0) (i32.const 0) func $a $b))"
+        ));
+        assert_eq!(may_fail, [(0, Some(1), false), (1, Some(1), false)]);
         let mixed = frozen(&format!("(module {FUNCS} (table 2 funcref) (elem (i32.const 0) func $a $c))"));
         assert_eq!(mixed, [(0, None, true)]);
     }
