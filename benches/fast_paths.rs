@@ -138,7 +138,7 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
     };
 
     // Code generation: each switch against the default engine, per kernel.
-    let code_switches: [(&str, Engine); 3] = [
+    let code_switches: [(&str, Engine); 4] = [
         (
             "guard pages (vs explicit bounds checks)",
             engine(|c| {
@@ -149,6 +149,12 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
             "cranelift opt_level=speed (vs none)",
             engine(|c| {
                 c.cranelift_optimize(false);
+            }),
+        ),
+        (
+            "module analyses (vs none)",
+            engine(|c| {
+                c.module_analyses(false);
             }),
         ),
         (
@@ -172,7 +178,10 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
     let serial = engine(|c| {
         c.parallel_compilation(false);
     });
-    let large = std::rc::Rc::new(if wanted("", "compile_large") { generated_module(4000) } else { Vec::new() });
+    // Generated only if some row will compile it (a filter may name the
+    // fast path, not the case).
+    let compiles_large = wanted("", "compile_large") || code_switches.iter().any(|(p, _)| wanted(p, "compile_large"));
+    let large = std::rc::Rc::new(if compiles_large { generated_module(4000) } else { Vec::new() });
     for (fast_path, without) in
         code_switches.iter().map(|(p, e)| (*p, e)).chain([("parallel compilation (vs serial)", &serial)])
     {

@@ -178,6 +178,7 @@ pub struct Config {
     pub(crate) max_wasm_stack: usize,
     pub(crate) parallel_compilation: bool,
     pub(crate) optimize: bool,
+    pub(crate) module_analyses: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
     pub(crate) epoch_interruption: bool,
@@ -221,6 +222,7 @@ impl Default for Config {
             max_wasm_stack: 1 << 20,
             parallel_compilation: true,
             optimize: true,
+            module_analyses: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
             epoch_interruption: false,
@@ -319,6 +321,17 @@ impl Config {
     /// Run Cranelift's optimiser (on by default).
     pub fn cranelift_optimize(&mut self, on: bool) -> &mut Config {
         self.optimize = on;
+        self
+    }
+
+    /// Use what the runtime proves about a module before compiling it (on
+    /// by default): `call_indirect` through a table nothing can change
+    /// skips the checks its segments make needless, and a table index or
+    /// heap address whose range is known skips a bounds check or folds into
+    /// one addressing mode. Off only to measure what that gains: such
+    /// tables stay read-only to the host either way.
+    pub fn module_analyses(&mut self, on: bool) -> &mut Config {
+        self.module_analyses = on;
         self
     }
 

@@ -11,7 +11,9 @@
 //!   8  builtins: *const Builtins     runtime functions called from wasm
 //!  16  store: *mut VMStoreContext    per-store state (stack limit, ...)
 //!  24  instance: *mut VMInstance     the owning instance, for builtins
-//!  32  imported functions            [*const VMFuncRef]
+//!  32  stack_limit: usize            the store's stack limit, copied here
+//!                                    so that prologues check it in one load
+//!  40  imported functions            [*const VMFuncRef]
 //!      memories                      [VMMemoryImport] (base, definition)
 //!      tables                        [*mut VMTableDefinition]
 //!      imported globals              [*mut VMGlobal]
@@ -110,6 +112,8 @@ pub struct VMGlobal {
 #[repr(C)]
 pub struct VMStoreContext {
     /// Lowest stack address wasm frames may use; prologues trap below it.
+    /// Prologues read the copy in their own VMContext (`header::STACK_LIMIT`),
+    /// one load instead of two; this is the value those copies hold.
     pub stack_limit: usize,
     /// Frame pointer of the last exit trampoline (wasm → host), for
     /// backtraces of traps raised by the host.
@@ -127,7 +131,6 @@ pub struct VMStoreContext {
 }
 
 impl VMStoreContext {
-    pub const STACK_LIMIT: i32 = 0;
     pub const LAST_EXIT_FP: i32 = 8;
     pub const FUEL_CONSUMED: i32 = 16;
 }
@@ -147,7 +150,10 @@ pub mod header {
     pub const BUILTINS: i32 = 8;
     pub const STORE: i32 = 16;
     pub const INSTANCE: i32 = 24;
-    pub const SIZE: u32 = 32;
+    /// A copy of `VMStoreContext::stack_limit`, which the runtime keeps
+    /// equal in every instance of the store (see `StoreOpaque::publish_stack_limit`).
+    pub const STACK_LIMIT: i32 = 32;
+    pub const SIZE: u32 = 40;
 }
 
 /// The VMContext layout of one module.

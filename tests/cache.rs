@@ -195,7 +195,7 @@ fn mismatched_files_are_refused_with_the_reason() {
 
     let mut version = bytes.clone();
     version[8] += 1;
-    assert!(refusal(&engine, &version).contains("format version is 3, this runtime reads version 2"));
+    assert!(refusal(&engine, &version).contains("format version is 4, this runtime reads version 3"));
 
     assert!(refusal(&engine, &bytes[..bytes.len() - 1]).contains("truncated"));
     let mut longer = bytes.clone();

@@ -190,3 +190,50 @@ fn many_threads_exhaust_their_stacks_at_once() {
         }
     }
 }
+
+/// The limit compiled code reads is a copy in each instance's VMContext,
+/// set on entry. An instance made by a host function during a call must
+/// get that call's limit (not none, not the "no call running" value), and
+/// every instance of the store a new limit when the store moves to
+/// another thread's stack.
+#[test]
+fn instances_made_during_a_call_and_stores_moved_between_threads_get_the_current_limit() {
+    let engine = engine_with_stack(256 << 10);
+    let module = Module::new(&engine, RECURSIVE).unwrap();
+    let outer = Module::new(
+        &engine,
+        r#"(module (import "host" "make" (func $make (result i32)))
+            (func (export "run") (result i32) (call $make)))"#,
+    )
+    .unwrap();
+    let mut store = Store::new(&engine, ());
+    let m = module.clone();
+    let make = Func::wrap(&mut store, move |mut caller: Caller<'_, ()>| -> Result<i32, Trap> {
+        let inner = Instance::new(&mut caller, &m, &[]).unwrap();
+        let ok = inner.get_func(&caller, "ok").unwrap().typed::<(), i32>(&caller).unwrap();
+        assert_eq!(ok.call(&mut caller, ())?, 42, "a shallow call in the new instance runs");
+        let down = inner.get_func(&caller, "down").unwrap().typed::<i32, i32>(&caller).unwrap();
+        let trap = down.call(&mut caller, 0).expect_err("infinite recursion must trap");
+        assert_eq!(trap.code(), Some(TrapCode::StackOverflow));
+        let depth = inner.get_global(&caller, "depth").unwrap().get(&caller).i32().unwrap();
+        assert!(depth > 100, "the new instance has the call's limit, not a stale one: depth {depth}");
+        Ok(depth)
+    });
+    let run = Instance::new(&mut store, &outer, &[make.into()]).unwrap();
+    let run = run.get_func(&store, "run").unwrap().typed::<(), i32>(&store).unwrap();
+    let here = run.call(&mut store, ()).unwrap();
+
+    // The same store (with its instances) on threads with other stacks.
+    let mut r = Recursive { instance: Instance::new(&mut store, &module, &[]).unwrap(), store };
+    let first = r.exhaust("down");
+    for size in [512 << 10, 8 << 20, 300 << 10] {
+        let (back, depth) = on_thread(size, move || {
+            let d = r.exhaust("down");
+            (r, d)
+        });
+        r = back;
+        // 256 KiB of wasm stack fits every one of these threads' stacks.
+        assert!(depth * 10 > first * 9 && depth * 9 < first * 10, "{size}: {depth} against {first}");
+    }
+    assert!(here > 0);
+}

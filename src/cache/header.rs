@@ -14,8 +14,9 @@ pub const MAGIC: &[u8; 8] = b"\0cwasm\r\n";
 /// Version of the layout of the file (see the module documentation).
 /// Bump it whenever the layout or the meaning of a field changes, or the
 /// VMContext layout compiled code assumes (2: `VMFuncRef` holds its type,
-/// and small signature ids are immediates).
-pub const FORMAT_VERSION: u32 = 2;
+/// and small signature ids are immediates; 3: the VMContext header holds a
+/// copy of the stack limit).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Settings whose names start with this are CPU features: code that does
 /// not use one runs on a CPU that has it, so only features the file needs

@@ -92,6 +92,9 @@ pub struct ModuleInfo {
     pub func_names: HashMap<FuncIndex, String>,
     /// The module's own name from the `name` section.
     pub name: Option<String>,
+    /// Defined tables that never change after instantiation, and what
+    /// their segments put in them (see `frozen_tables`).
+    pub frozen_tables: HashMap<TableIndex, super::frozen_tables::FrozenTable>,
 }
 
 impl ModuleInfo {

@@ -1,5 +1,6 @@
 //! Modules: validated and compiled WebAssembly, ready to instantiate.
 
+pub mod frozen_tables;
 pub mod image;
 pub mod info;
 pub mod parse;

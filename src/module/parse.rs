@@ -167,6 +167,7 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
             _ => {}
         }
     }
+    info.frozen_tables = super::frozen_tables::find(&info, bodies.iter().map(|b| b.body.clone()));
     Ok(ParsedModule { info, bodies })
 }
 

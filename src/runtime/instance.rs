@@ -174,6 +174,8 @@ impl Instance {
     }
 
     /// Table `index` of the instance (imported ones first), exported or not.
+    /// An unexported table its module never writes is read-only through
+    /// the handle (see [`Table::set`]).
     pub fn table(&self, store: impl AsContext, index: u32) -> Option<Table> {
         let cx = store.as_context();
         let data = self.data(cx.opaque());
@@ -224,6 +226,11 @@ fn check_imports(store: &StoreOpaque, module: &Module, imports: &[Extern]) -> Re
     for (index, (import, given)) in info.imports.iter().zip(imports).enumerate() {
         if given.store_id() != store.id() {
             return Err(Error::WrongStore);
+        }
+        if let Extern::Table(t) = given {
+            if t.0.get(store).read_only {
+                return Err(Error::Usage(super::table::READ_ONLY.into()));
+            }
         }
         let actual = given.ty_in(store);
         if !import_matches(&actual, &info.entity_type(import.index)) {

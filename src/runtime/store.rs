@@ -108,6 +108,30 @@ impl StoreOpaque {
         self.claim.clone()
     }
 
+    /// Makes `limit` the stack limit of the store's compiled code: the
+    /// store context's and every live instance's copy, which prologues
+    /// read (one load from their own VMContext instead of two through the
+    /// store context). Writing every instance costs O(instances), so only
+    /// a limit that differs from the current one is written: a host that
+    /// calls in from the same depth (the usual loop) pays one compare.
+    /// Called only on an outermost entry, so no compiled code of the store
+    /// runs meanwhile.
+    #[inline]
+    pub(crate) fn publish_stack_limit(&mut self, limit: usize) {
+        if self.vm.stack_limit != limit {
+            self.publish_new_stack_limit(limit);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn publish_new_stack_limit(&mut self, limit: usize) {
+        self.vm.stack_limit = limit;
+        for instance in self.instances.iter().flatten() {
+            instance.set_stack_limit(limit);
+        }
+    }
+
     /// The instance at `index`.
     pub(crate) fn instance(&self, index: usize) -> &VMInstance {
         self.instances[index].as_deref().expect("use of an instance that was released")

@@ -51,8 +51,11 @@ impl Table {
     }
 
     /// Sets element `index`; a trap (`out of bounds table access`) past the
-    /// end.
+    /// end. An unexported table that its module never writes (reached
+    /// through [`Instance::table`](crate::Instance::table)) is read-only:
+    /// its code was compiled assuming it never changes.
     pub fn set(&self, mut store: impl AsContextMut, index: u32, value: Val) -> Result<()> {
+        self.check_writable(&mut store)?;
         let raw = self.raw_value(&mut store, value, "set to")?;
         let mut cx = store.as_context_mut();
         let slot = self
@@ -68,6 +71,7 @@ impl Table {
     /// Grows by `delta` elements set to `init`; returns the old size, or an
     /// [`Error::TableGrow`] past the maximum.
     pub fn grow(&self, mut store: impl AsContextMut, delta: u32, init: Val) -> Result<u32> {
+        self.check_writable(&mut store)?;
         let raw = self.raw_value(&mut store, init, "grown with")?;
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
@@ -75,6 +79,15 @@ impl Table {
         // SAFETY: the table belongs to `store` (checked by `get_mut`) and no
         // reference to it is kept across the call.
         unsafe { store.grow_table(table, delta, raw) }.ok_or(Error::TableGrow { delta })
+    }
+
+    /// An error for a read-only table (see [`Table::set`]).
+    fn check_writable(&self, mut store: impl AsContextMut) -> Result<()> {
+        let mut cx = store.as_context_mut();
+        match self.0.get(cx.opaque()).read_only {
+            true => Err(Error::Usage(READ_ONLY.into())),
+            false => Ok(()),
+        }
     }
 
     /// `value` as a raw element of this table, or an error when its type is
@@ -89,3 +102,7 @@ impl Table {
         Ok(value.to_raw(store)?.get_ref())
     }
 }
+
+/// Why a frozen table cannot be written or imported.
+pub(crate) const READ_ONLY: &str =
+    "table is read-only: it is not exported and its module's code was compiled assuming it never changes";

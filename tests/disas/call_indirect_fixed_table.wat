@@ -4,9 +4,11 @@
 ;; the loop. The null check is the signature load itself (it faults on a
 ;; null funcref with the null's trap code), and the expected signature id
 ;; is a 32-bit immediate.
+;; The table is exported (the host may write it), so none of the frozen-table
+;; shortcuts of call_indirect_frozen_table apply.
 (module
   (type $t (func (param i32) (result i32)))
-  (table 16 16 funcref)
+  (table (export "t") 16 16 funcref)
   (func $f (param $n i32) (param $acc i32) (result i32)
     (loop $l
       (local.set $acc (call_indirect (type $t) (local.get $acc) (i32.and (local.get $acc) (i32.const 15))))

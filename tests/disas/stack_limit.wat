@@ -1,7 +1,7 @@
-;; Every function checks the stack limit in its prologue with one compare
-;; (the limit read through the store context), so deep recursion traps as
-;; "call stack exhausted" without probes. Also: recursion through direct
-;; calls, as the fib kernel does.
+;; Every function checks the stack limit in its prologue with one load and
+;; one compare (the limit is a copy in its own VMContext, not behind the store
+;; context), so deep recursion traps as "call stack exhausted" without probes.
+;; Also: recursion through direct calls, as the fib kernel does.
 (module
   (func $fib (param i32) (result i32)
     (if (result i32) (i32.lt_u (local.get 0) (i32.const 2))

@@ -65,12 +65,7 @@ impl FuncEnv<'_> {
     /// Code pointer and VMContext of a (non-null) `VMFuncRef`, loaded with
     /// `flags`: hoistable only where the funcref is known non-null
     /// everywhere (an import's), not after a null check.
-    pub(super) fn load_funcref_target(
-        &mut self,
-        b: &mut FunctionBuilder,
-        func_ref: Value,
-        flags: MemFlagsData,
-    ) -> Callee {
+    fn load_funcref_target(&mut self, b: &mut FunctionBuilder, func_ref: Value, flags: MemFlagsData) -> Callee {
         let code = b.ins().load(POINTER, flags, func_ref, VMFuncRef::WASM_CALL);
         let vmctx = b.ins().load(POINTER, flags, func_ref, VMFuncRef::VMCTX);
         Callee::Indirect { code, vmctx }

@@ -22,7 +22,7 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::FunctionBuilder;
 
 use super::call::index_arg;
-use super::{heap, trusted, FuncEnv, POINTER};
+use super::{heap, ranges, trusted, FuncEnv, POINTER};
 use crate::builtins::Builtin;
 use crate::config::BoundsChecks;
 use crate::index::{DataIndex, MemoryIndex};
@@ -71,9 +71,15 @@ impl FuncEnv<'_> {
         offset: u64,
         size: u32,
     ) -> HeapAccess {
-        let index = b.ins().uextend(I64, index);
+        // `index + extra` is `zext(index)`, with `index` shifted where an
+        // addressing mode can scale it (see `ranges`).
+        let (index, extra) = match self.module.analyses {
+            true => ranges::widen_index(b, index),
+            false => (b.ins().uextend(I64, index), 0),
+        };
+        let offset = offset + extra;
         if self.module.bounds_checks == BoundsChecks::Explicit {
-            // index < 2^32 and offset < 2^32, so the sum cannot wrap.
+            // index + offset <= zext(i32) + u32 < 2^33: the sum cannot wrap.
             let end = b.ins().iadd_imm_u(index, (offset + size as u64) as i64);
             self.trap_past_length(b, m, end);
         }

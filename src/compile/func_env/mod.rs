@@ -20,6 +20,7 @@ mod call;
 mod fuel;
 mod global;
 mod memory;
+mod ranges;
 mod table;
 
 use std::collections::HashMap;
@@ -36,7 +37,7 @@ use crate::config::BoundsChecks;
 use crate::index::{FuncIndex, TypeIndex};
 use crate::module::info::ModuleInfo;
 use crate::types::{FuncType, ValType};
-use crate::vmctx::{header, VMOffsets, VMStoreContext};
+use crate::vmctx::{header, VMOffsets};
 
 /// Pointer-sized integer type of the host.
 pub const POINTER: ir::Type = types::I64;
@@ -58,6 +59,8 @@ pub struct ModuleEnv<'a> {
     pub frontend_config: cranelift_codegen::isa::TargetFrontendConfig,
     /// Count fuel (see `fuel`).
     pub consume_fuel: bool,
+    /// Use frozen tables and index ranges (`Config::module_analyses`).
+    pub analyses: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -82,6 +85,7 @@ impl<'a> ModuleEnv<'a> {
             host_call_conv: isa.default_call_conv(),
             frontend_config: isa.frontend_config(),
             consume_fuel: config.consume_fuel,
+            analyses: config.module_analyses,
         }
     }
 }
@@ -215,20 +219,15 @@ impl<'a> FuncEnv<'a> {
     }
 
     /// The global value that makes every function prologue check the stack
-    /// against `VMStoreContext::stack_limit`.
+    /// against the limit, read in one load from the VMContext's copy of
+    /// `VMStoreContext::stack_limit` (the runtime keeps every instance's
+    /// copy current, see `StoreOpaque::publish_stack_limit`).
     pub fn stack_limit(&mut self, func: &mut ir::Function) -> GlobalValue {
         let vmctx = self.vmctx_gv(func);
-        let flags = func.dfg.mem_flags.insert(readonly()).expect("few memflags");
-        let store = func.create_global_value(GlobalValueData::Load {
-            base: vmctx,
-            offset: header::STORE.into(),
-            global_type: POINTER,
-            flags,
-        });
         let flags = func.dfg.mem_flags.insert(trusted()).expect("few memflags");
         func.create_global_value(GlobalValueData::Load {
-            base: store,
-            offset: VMStoreContext::STACK_LIMIT.into(),
+            base: vmctx,
+            offset: header::STACK_LIMIT.into(),
             global_type: POINTER,
             flags,
         })

@@ -8,20 +8,36 @@
 //! A table whose type has `max == min` has that length for its whole life
 //! (an import of that type must match it exactly, and growth stops at the
 //! maximum), and its elements never move: bounds checks compare with a
-//! constant and the base is a read-only, hoistable load.
+//! constant and the base is a read-only, hoistable load. So has a frozen
+//! table (`module::frozen_tables`: never written after instantiation),
+//! whose elements are read-only too, and whose `call_indirect`s skip the
+//! signature check when its elements share the expected type, and the null
+//! check when every slot is filled.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types::I32, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
 use super::call::{index_arg, Callee};
-use super::{readonly, table_element, trusted, FuncEnv, POINTER};
+use super::{ranges, readonly, table_element, trusted, FuncEnv, POINTER};
 use crate::builtins::Builtin;
 use crate::config::BoundsChecks;
 use crate::index::{ElemIndex, TableIndex, TypeIndex};
+use crate::module::frozen_tables::FrozenTable;
 use crate::trap::TrapCode;
 use crate::vmctx::{VMFuncRef, VMTableDefinition};
 
 impl FuncEnv<'_> {
+    /// What compiled code may assume of table `t` if it is frozen.
+    fn frozen_table(&self, t: TableIndex) -> Option<FrozenTable> {
+        self.info().frozen_tables.get(&t).copied().filter(|_| self.module.analyses)
+    }
+
+    /// The size of table `t` if it can never change.
+    fn fixed_table_size(&self, t: TableIndex) -> Option<u32> {
+        let limits = self.info().tables[t].limits;
+        (limits.max == Some(limits.min) || self.frozen_table(t).is_some()).then_some(limits.min)
+    }
+
     /// Pointer to the `VMTableDefinition` of table `t`.
     fn table_definition(&mut self, b: &mut FunctionBuilder, t: TableIndex) -> Value {
         self.load_vmctx_ptr(b, self.offsets().table(t))
@@ -31,14 +47,20 @@ impl FuncEnv<'_> {
     /// the index is past the end.
     fn table_element_addr(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value, oob: TrapCode) -> Value {
         let def = self.table_definition(b, t);
-        let limits = self.info().tables[t].limits;
-        let (out, base_flags) = if limits.max == Some(limits.min) {
-            (b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, index, limits.min as i64), readonly())
+        let base_flags = if let Some(size) = self.fixed_table_size(t) {
+            // An index masked (or otherwise bounded) below the size needs
+            // no check, as in a dispatch through a 2^k-entry table.
+            if !self.module.analyses || ranges::max_u32(&b.func.dfg, index) >= u64::from(size) {
+                let out = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, index, size as i64);
+                b.ins().trapnz(out, oob.to_clif());
+            }
+            readonly()
         } else {
             let len = b.ins().load(I32, trusted(), def, VMTableDefinition::LENGTH);
-            (b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, index, len), trusted())
+            let out = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, index, len);
+            b.ins().trapnz(out, oob.to_clif());
+            trusted()
         };
-        b.ins().trapnz(out, oob.to_clif());
         let base = b.ins().load(POINTER, base_flags, def, VMTableDefinition::BASE);
         let index = b.ins().uextend(POINTER, index);
         let offset = b.ins().ishl_imm_u(index, VMTableDefinition::ELEMENT_SIZE_LOG2);
@@ -112,25 +134,42 @@ impl FuncEnv<'_> {
         index: Value,
     ) -> Callee {
         let addr = self.table_element_addr(b, t, index, TrapCode::UndefinedElement);
-        let func_ref = b.ins().load(POINTER, table_element(), addr, 0);
+        let frozen = self.frozen_table(t);
+        // Not `can_move` even when frozen: the load must stay below the
+        // bounds check.
+        let element_flags = if frozen.is_some() { table_element().with_readonly() } else { table_element() };
+        let func_ref = b.ins().load(POINTER, element_flags, addr, 0);
         let null = TrapCode::UninitializedElement.to_clif();
-        // With guard pages, faults are traps anyway: the signature load
-        // from a null funcref faults (page 0 is never mapped) and reports
-        // the null's trap code, so the null check costs nothing. In the
+        let expected_type = self.info().types[ty];
+        let check_signature = frozen.is_none_or(|f| f.shared_type != Some(expected_type));
+        let check_null = frozen.is_none_or(|f| !f.full);
+        // With guard pages, faults are traps anyway: the first load from a
+        // null funcref (the signature's, or the code's when the signature
+        // needs no check) faults (page 0 is never mapped) and reports the
+        // null's trap code, so the null check costs nothing. In the
         // explicit mode (valgrind, which would report the access) it is a
         // test. Either way no load of the funcref may move above the check
         // (`readonly` without `can_move`).
-        let sig_flags = match self.module.bounds_checks {
-            BoundsChecks::GuardPages => trusted().with_trap_code(Some(null)).with_readonly(),
-            BoundsChecks::Explicit => {
-                b.ins().trapz(func_ref, null);
-                trusted().with_readonly()
+        let mut first_load_flags = trusted().with_readonly();
+        if check_null {
+            match self.module.bounds_checks {
+                BoundsChecks::GuardPages => first_load_flags = first_load_flags.with_trap_code(Some(null)),
+                BoundsChecks::Explicit => {
+                    b.ins().trapz(func_ref, null);
+                }
             }
-        };
-        let sig = b.ins().load(POINTER, sig_flags, func_ref, VMFuncRef::SIG);
-        let expected = self.signature_id(b, ty);
-        let mismatch = b.ins().icmp(IntCC::NotEqual, sig, expected);
-        b.ins().trapnz(mismatch, TrapCode::BadSignature.to_clif());
-        self.load_funcref_target(b, func_ref, trusted().with_readonly())
+        }
+        let mut code_flags = trusted().with_readonly();
+        if check_signature {
+            let sig = b.ins().load(POINTER, first_load_flags, func_ref, VMFuncRef::SIG);
+            let expected = self.signature_id(b, ty);
+            let mismatch = b.ins().icmp(IntCC::NotEqual, sig, expected);
+            b.ins().trapnz(mismatch, TrapCode::BadSignature.to_clif());
+        } else {
+            code_flags = first_load_flags;
+        }
+        let code = b.ins().load(POINTER, code_flags, func_ref, VMFuncRef::WASM_CALL);
+        let vmctx = b.ins().load(POINTER, trusted().with_readonly(), func_ref, VMFuncRef::VMCTX);
+        Callee::Indirect { code, vmctx }
     }
 }

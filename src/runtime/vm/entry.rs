@@ -49,7 +49,7 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
             return Err(Trap::new(crate::error::STORE_BUSY));
         }
         signals::ensure_alt_stack(thread);
-        (*vm).stack_limit = stack::limit_from_here(thread, (*store).max_wasm_stack);
+        (*store).publish_stack_limit(stack::limit_from_here(thread, (*store).max_wasm_stack));
     }
     // Only stores with an interrupt handle pay for interruption.
     let entered =
@@ -65,12 +65,12 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     if let Some((e, _)) = entered {
         interrupt::leave(&*(*vm).interrupt, e, trap_code(&result));
     }
-    if outermost {
-        (*vm).stack_limit = usize::MAX;
-        if !(*store).deferred_frees.is_empty() {
-            for index in std::mem::take(&mut (*store).deferred_frees) {
-                super::instance::try_free(&mut *store, index);
-            }
+    // The limit stays set after the call: every entry sets it before any
+    // compiled code runs, and leaving it avoids rewriting every instance's
+    // copy twice per call.
+    if outermost && !(*store).deferred_frees.is_empty() {
+        for index in std::mem::take(&mut (*store).deferred_frees) {
+            super::instance::try_free(&mut *store, index);
         }
     }
     match result {

@@ -139,6 +139,15 @@ impl VMInstance {
         self.vmctx.ptr.as_ptr().cast()
     }
 
+    /// Sets the VMContext's copy of the store's stack limit (see
+    /// `StoreOpaque::publish_stack_limit`).
+    pub(crate) fn set_stack_limit(&self, limit: usize) {
+        // SAFETY: `header::STACK_LIMIT` is a `usize` field of every layout;
+        // no compiled code of the store runs while the store is borrowed
+        // here, so nothing reads it concurrently.
+        unsafe { *self.field::<usize>(header::STACK_LIMIT as u32) = limit }
+    }
+
     /// The VMContext field at `offset`.
     ///
     /// # Safety
@@ -393,6 +402,9 @@ unsafe fn fill_vmctx(
     *data.field::<*const BuiltinFunctions>(header::BUILTINS as u32) = &BUILTINS;
     *data.field::<*mut VMStoreContext>(header::STORE as u32) = &mut *store.vm;
     *data.field::<*mut VMInstance>(header::INSTANCE as u32) = data;
+    // An instance made by a host function while wasm runs needs the limit
+    // of that call at once.
+    data.set_stack_limit(store.vm.stack_limit);
 
     for (import, given) in info.imports.iter().zip(imports) {
         match (import.index, given) {
@@ -423,6 +435,7 @@ unsafe fn fill_vmctx(
     for (t, ty) in info.tables.iter().skip(info.num_imported_tables) {
         let mut table = Box::new(store.create_table(*ty, 0)?);
         table.owner = Some(data.index);
+        table.read_only = info.frozen_tables.contains_key(&t);
         *data.field::<*mut VMTable>(offsets.table(t)) = &mut *table;
         data.tables.push(table);
     }

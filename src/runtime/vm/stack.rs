@@ -6,6 +6,9 @@ use super::thread::ThreadState;
 /// deepest point.
 const HOST_MARGIN: usize = 128 * 1024;
 
+/// What stack limits are rounded to.
+const LIMIT_GRANULE: usize = 4096;
+
 /// Lowest address of the calling thread's stack, as the C library knows it.
 #[inline]
 fn stack_low(thread: &ThreadState) -> usize {
@@ -57,7 +60,10 @@ pub fn limit_from_here(thread: &ThreadState, max_wasm_stack: usize) -> usize {
     let marker = 0u8;
     let here = std::hint::black_box(&marker) as *const u8 as usize;
     let floor = stack_low(thread).saturating_add(HOST_MARGIN);
-    let wanted = here.saturating_sub(max_wasm_stack);
+    // Rounded down to a page, so that entries from nearby depths give the
+    // same limit and the store need not rewrite its instances' copies (see
+    // `StoreOpaque::publish_stack_limit`); wasm gets at most a page more.
+    let wanted = here.saturating_sub(max_wasm_stack) & !(LIMIT_GRANULE - 1);
     if floor < here || !crate::config::running_on_valgrind() {
         wanted.max(floor)
     } else {

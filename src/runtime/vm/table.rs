@@ -27,6 +27,10 @@ pub struct VMTable {
     declared_min: u32,
     /// The instance that defined this table (None for host-created ones).
     pub(crate) owner: Option<usize>,
+    /// Its module's code assumes it never changes after instantiation (a
+    /// frozen table, see `module::frozen_tables`): the host may read it
+    /// but neither write it nor give it to another module.
+    pub(crate) read_only: bool,
 }
 
 impl VMTable {
@@ -43,6 +47,7 @@ impl VMTable {
             max: ty.limits.max,
             declared_min: ty.limits.min,
             owner: None,
+            read_only: false,
         };
         t.sync();
         Ok(t)
