@@ -152,12 +152,23 @@ fn interrupt(samples: usize) {
 
 /// Nanoseconds per typed i32 call and per wasm→host→wasm round trip of
 /// the small module, in a plain store and in one with an interrupt handle.
+///
+/// Times on a shared machine move by more than the difference, so the
+/// difference is also counted in instructions: `CALLS_ONLY=plain|handle`
+/// runs one store kind, `CALLS_N` sets the calls per repetition, and
+/// `valgrind --tool=callgrind` of two `CALLS_N` per kind gives the
+/// instructions per call (see benches/README.md).
 fn calls(reps: usize) {
-    const N: i32 = 1_000_000;
+    let n: i32 = std::env::var("CALLS_N").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let only = std::env::var("CALLS_ONLY").ok();
     let engine = Engine::default();
     let module = Module::new(&engine, SMALL_WAT).expect("small.wat");
     let mut rows = Vec::new();
     for with_handle in [false, true] {
+        if only.as_deref().is_some_and(|o| o != if with_handle { "handle" } else { "plain" }) {
+            rows.push((f64::NAN, f64::NAN));
+            continue;
+        }
         let (mut store, instance) = small_instance(&engine, &module, true);
         let _handle = with_handle.then(|| store.interrupt_handle());
         let inc = instance.get_func(&store, "inc").unwrap().typed::<i32, i32>(&store).unwrap();
@@ -165,13 +176,13 @@ fn calls(reps: usize) {
         let (mut call, mut host) = (Vec::new(), Vec::new());
         for _ in 0..reps.max(5) {
             let start = Instant::now();
-            for i in 0..N {
+            for i in 0..n {
                 assert_eq!(inc.call(&mut store, i).unwrap(), i.wrapping_add(1));
             }
-            call.push(start.elapsed().as_secs_f64() * 1e9 / f64::from(N));
+            call.push(start.elapsed().as_secs_f64() * 1e9 / f64::from(n));
             let start = Instant::now();
-            assert_eq!(host_loop.call(&mut store, N).unwrap(), N);
-            host.push(start.elapsed().as_secs_f64() * 1e9 / f64::from(N));
+            assert_eq!(host_loop.call(&mut store, n).unwrap(), n);
+            host.push(start.elapsed().as_secs_f64() * 1e9 / f64::from(n));
         }
         let best = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
         rows.push((best(call), best(host)));

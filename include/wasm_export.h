@@ -684,6 +684,13 @@ void wasm_runtime_set_enlarge_mem_error_callback(enlarge_memory_error_callback_t
 // Sets the operators each call on the exec env may run; negative: no
 // limit (see the module documentation).
 //
+// As in WAMR, the limit counts only where instructions are counted: in
+// instances running in `Mode_Interp` (modules loaded while that was the
+// default running mode, or any module under
+// `CRANEWASM_INSTRUCTION_METERING=1`). Elsewhere it is kept and has no
+// effect, silently as in WAMR's JIT modes (a verbose-level log line says
+// why).
+//
 // # Safety
 // `exec_env` may be NULL or any pointer.
 WASM_RUNTIME_API_EXTERN
@@ -923,7 +930,13 @@ void wasm_runtime_set_bounds_checks(wasm_module_inst_t module_inst,
 WASM_RUNTIME_API_EXTERN bool wasm_runtime_is_bounds_checks_enabled(wasm_module_inst_t module_inst);
 
 // Sets the instance's running mode: true for the modes cranewasm has
-// (`Mode_LLVM_JIT`, or 0 for the runtime's default), false otherwise.
+// (`Mode_LLVM_JIT`, `Mode_Interp`, or 0 for the runtime's default), false
+// otherwise. `Mode_Interp` needs a module loaded while the default mode
+// was `Mode_Interp`, whose code counts instructions: compiled code cannot
+// gain the counting afterwards, so for another instance it is refused
+// with a warning (WAMR, which interprets any module, would accept it).
+// Leaving `Mode_Interp` keeps the counting code but drops the limit, as
+// WAMR's JIT modes ignore it.
 //
 // # Safety
 // `module_inst` may be NULL or any pointer.
@@ -1456,8 +1469,10 @@ WASM_RUNTIME_API_EXTERN void wasm_runtime_destroy(void);
 // .. `WASM_LOG_LEVEL_VERBOSE` 4; warnings by default).
 WASM_RUNTIME_API_EXTERN void wasm_runtime_set_log_level(log_level_t level);
 
-// Whether cranewasm runs modules in `running_mode`: only `Mode_LLVM_JIT`
-// (ahead-of-call compilation by Cranelift) and 0, "default".
+// Whether cranewasm runs modules in `running_mode`: `Mode_LLVM_JIT`
+// (ahead-of-call compilation by Cranelift), `Mode_Interp` (the same with
+// instruction counting compiled in, for instruction limits) and 0,
+// "default"; not the fast JIT or multi-tier JIT.
 WASM_RUNTIME_API_EXTERN bool wasm_runtime_is_running_mode_supported(RunningMode running_mode);
 
 // Sets the mode new instances run in; false for an unsupported one.

@@ -2,8 +2,10 @@
  * stopping a loop from another thread (and a call that starts after it,
  * until the exception is cleared), the enlarge-error callback for a failing
  * memory.grow executed by wasm, wasm_runtime_set_instruction_count_limit
- * (with CRANEWASM_INSTRUCTION_METERING=1, in a child process, since the
- * runtime's engine is made once per process), and wasm_runtime_load of a
+ * (for modules loaded while the default running mode is Mode_Interp, as in
+ * WAMR, whose interpreter alone counts; and with
+ * CRANEWASM_INSTRUCTION_METERING=1, in a child process, since the env var is
+ * read when the runtime's engine is made), and wasm_runtime_load of a
  * compiled file (wasm_module_serialize's bytes, what `iwasm compile`
  * writes) with the package queries answering AOT for it. */
 #include <pthread.h>
@@ -113,7 +115,7 @@ static void terminate(void)
     wasm_runtime_set_enlarge_mem_error_callback(NULL, NULL);
     CHECK(call1(i, "grow", 1, 5, &r) && r == -1 && enlarge_calls == 2, "no callback, no call");
 
-    /* Without metering compiled in, a limit has no effect (and warns). */
+    /* Without metering compiled in, a limit has no effect (silently). */
     wasm_runtime_set_instruction_count_limit(wasm_runtime_get_exec_env_singleton(i), 10);
     CHECK(call1(i, "count", 1, 1000, &r) && r == 0, "no metering: %s", exception(i));
     wasm_runtime_set_instruction_count_limit(NULL, 10);
@@ -153,6 +155,50 @@ static void metering(void)
     wasm_runtime_deinstantiate(i);
     wasm_runtime_unload(m);
     wasm_runtime_destroy();
+}
+
+/* Mode_Interp: modules loaded under it count instructions; others do not,
+   and cannot be switched to it. */
+static void interp_metering(void)
+{
+    wasm_module_t plain_m, m;
+    wasm_module_inst_t plain, i;
+    wasm_exec_env_t env;
+    int32_t r;
+
+    plain_m = load_wat(LOOPS);
+    plain = instantiate_module(plain_m, 0);
+    CHECK_EQ_INT(wasm_runtime_get_running_mode(plain), Mode_LLVM_JIT, "loaded under the default mode");
+    CHECK(!wasm_runtime_set_running_mode(plain, Mode_Interp), "compiled without counting: no Mode_Interp");
+    wasm_runtime_set_instruction_count_limit(wasm_runtime_get_exec_env_singleton(plain), 100);
+    CHECK(call1(plain, "count", 1, 1000, &r) && r == 0, "a limit without counting has no effect: %s",
+          exception(plain));
+
+    CHECK(wasm_runtime_set_default_running_mode(Mode_Interp), "Mode_Interp as the default");
+    m = load_wat(LOOPS);
+    i = instantiate_module(m, 0);
+    env = wasm_runtime_get_exec_env_singleton(i);
+    CHECK_EQ_INT(wasm_runtime_get_running_mode(i), Mode_Interp, "the new instance counts");
+    CHECK(call1(i, "count", 1, 1000, &r) && r == 0, "no limit by default: %s", exception(i));
+    wasm_runtime_set_instruction_count_limit(env, 100);
+    CHECK(!call1(i, "count", 1, 1000, &r), "1000 iterations pass 100 instructions");
+    CHECK_EXCEPTION(i, "Exception: instruction limit exceeded");
+    wasm_runtime_clear_exception(i);
+    CHECK(call1(i, "count", 1, 5, &r) && r == 0, "5 iterations fit: %s", exception(i));
+    /* Leaving Mode_Interp drops the limit, as WAMR's JIT modes ignore it. */
+    CHECK(wasm_runtime_set_running_mode(i, Mode_LLVM_JIT), "to LLVM JIT");
+    CHECK(call1(i, "count", 1, 1000, &r) && r == 0, "no limit in LLVM JIT mode: %s", exception(i));
+    CHECK(wasm_runtime_set_running_mode(i, Mode_Interp), "and back");
+    CHECK(!call1(i, "count", 1, 1000, &r), "limited again");
+    wasm_runtime_clear_exception(i);
+    /* The instance loaded before still does not count. */
+    CHECK(call1(plain, "count", 1, 1000, &r) && r == 0, "the earlier module is unchanged: %s", exception(plain));
+    CHECK(wasm_runtime_set_default_running_mode(Mode_LLVM_JIT), "back to the default mode");
+
+    wasm_runtime_deinstantiate(i);
+    wasm_runtime_unload(m);
+    wasm_runtime_deinstantiate(plain);
+    wasm_runtime_unload(plain_m);
 }
 
 static void compiled_file(void)
@@ -234,6 +280,7 @@ int main(int argc, char **argv)
 
     CHECK(wasm_runtime_init(), "init");
     terminate();
+    interp_metering();
     compiled_file();
     wasm_runtime_destroy();
     test_pass();

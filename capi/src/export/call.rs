@@ -80,7 +80,7 @@ fn run(
     let locked = inst.lock();
     if inst.metered && inst.current_exec_env() == 0 {
         // An outermost call gets its exec env's instruction budget afresh.
-        let _ = locked.store().set_fuel(crate::export::exec_control::fuel_for_call(env));
+        let _ = locked.store().set_fuel(crate::export::exec_control::fuel_for_call(inst, env));
     }
     let outcome = inst.enter(env, || call(locked.store()));
     inst.finish_call(outcome)

@@ -19,7 +19,7 @@ use cranewasm::{GrowFailureReason, MemoryGrowFailure};
 
 use crate::export::exec_env::exec_env;
 use crate::export::instance::{ModuleInst, inst};
-use crate::export::runtime::warn;
+use crate::export::runtime::log;
 use crate::export::types::*;
 
 /// WAMR's `INTERNAL_ERROR`: the host could not provide the memory.
@@ -84,6 +84,13 @@ pub fn on_grow_failure(handle: usize, f: &MemoryGrowFailure) {
 /// Sets the operators each call on the exec env may run; negative: no
 /// limit (see the module documentation).
 ///
+/// As in WAMR, the limit counts only where instructions are counted: in
+/// instances running in `Mode_Interp` (modules loaded while that was the
+/// default running mode, or any module under
+/// `CRANEWASM_INSTRUCTION_METERING=1`). Elsewhere it is kept and has no
+/// effect, silently as in WAMR's JIT modes (a verbose-level log line says
+/// why).
+///
 /// # Safety
 /// `exec_env` may be NULL or any pointer.
 #[unsafe(no_mangle)]
@@ -91,20 +98,29 @@ pub unsafe extern "C" fn wasm_runtime_set_instruction_count_limit(exec_env: wasm
     let Some(env) = self::exec_env(exec_env as usize) else { return };
     env.instruction_limit.store(instruction_count, Ordering::Relaxed);
     // SAFETY: a handle, checked.
-    let metered = unsafe { inst(env.inst() as wasm_module_inst_t) }.is_some_and(|i| i.metered);
-    if instruction_count >= 0 && !metered {
-        warn(format_args!(
-            "wasm_runtime_set_instruction_count_limit: instruction metering is off (set \
-             CRANEWASM_INSTRUCTION_METERING=1 before the runtime is initialised); no limit set"
-        ));
+    let counted = unsafe { inst(env.inst() as wasm_module_inst_t) }.is_some_and(counts_instructions);
+    if instruction_count >= 0 && !counted {
+        log(
+            WASM_LOG_LEVEL_VERBOSE,
+            format_args!(
+                "wasm_runtime_set_instruction_count_limit: the instance does not run in Mode_Interp, which \
+                 counts instructions; the limit has no effect"
+            ),
+        );
     }
+}
+
+/// Whether calls of `inst` count instructions against their exec env's
+/// limit.
+pub fn counts_instructions(inst: &ModuleInst) -> bool {
+    inst.metered && inst.running_mode.load(Ordering::Relaxed) == MODE_INTERP
 }
 
 /// Before an outermost call on exec env `env` of a metered instance: the
 /// fuel its limit allows.
-pub fn fuel_for_call(env: usize) -> u64 {
+pub fn fuel_for_call(inst: &ModuleInst, env: usize) -> u64 {
     match exec_env(env).map_or(-1, |e| e.instruction_limit.load(Ordering::Relaxed)) {
-        n if n >= 0 => n as u64,
+        n if n >= 0 && counts_instructions(inst) => n as u64,
         _ => u64::MAX,
     }
 }

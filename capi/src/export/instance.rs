@@ -506,7 +506,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         custom_data: AtomicPtr::new(s.custom_data),
         contexts: Default::default(),
         bounds_checks: AtomicBool::new(true),
-        running_mode: AtomicU32::new(crate::export::runtime::default_running_mode()),
+        running_mode: AtomicU32::new(start_mode(metered)),
         heap,
         allocator: OnceLock::new(),
         wasi_exit_code: AtomicU32::new(0),
@@ -1103,8 +1103,25 @@ pub unsafe extern "C" fn wasm_runtime_is_bounds_checks_enabled(module_inst: wasm
     unsafe { self::inst(module_inst) }.is_some_and(|i| i.bounds_checks.load(Ordering::Relaxed))
 }
 
+/// The running mode a new instance starts in: the runtime's default, but
+/// `Mode_Interp` (instruction counting) only for a module compiled with it,
+/// and always for one under `CRANEWASM_INSTRUCTION_METERING=1`.
+fn start_mode(metered: bool) -> RunningMode {
+    match crate::export::runtime::default_running_mode() {
+        _ if metered && crate::export::runtime::metering_forced() => MODE_INTERP,
+        MODE_INTERP if !metered => MODE_LLVM_JIT,
+        mode => mode,
+    }
+}
+
 /// Sets the instance's running mode: true for the modes cranewasm has
-/// (`Mode_LLVM_JIT`, or 0 for the runtime's default), false otherwise.
+/// (`Mode_LLVM_JIT`, `Mode_Interp`, or 0 for the runtime's default), false
+/// otherwise. `Mode_Interp` needs a module loaded while the default mode
+/// was `Mode_Interp`, whose code counts instructions: compiled code cannot
+/// gain the counting afterwards, so for another instance it is refused
+/// with a warning (WAMR, which interprets any module, would accept it).
+/// Leaving `Mode_Interp` keeps the counting code but drops the limit, as
+/// WAMR's JIT modes ignore it.
 ///
 /// # Safety
 /// `module_inst` may be NULL or any pointer.
@@ -1118,7 +1135,14 @@ pub unsafe extern "C" fn wasm_runtime_set_running_mode(
     if !crate::export::runtime::wasm_runtime_is_running_mode_supported(running_mode) {
         return false;
     }
-    let mode = if running_mode == MODE_DEFAULT { crate::export::runtime::default_running_mode() } else { running_mode };
+    let mode = if running_mode == MODE_DEFAULT { start_mode(inst.metered) } else { running_mode };
+    if mode == MODE_INTERP && !inst.metered {
+        crate::export::runtime::warn(format_args!(
+            "wasm_runtime_set_running_mode: the module was compiled without instruction counting; load it while \
+             the default running mode is Mode_Interp to run it in Mode_Interp"
+        ));
+        return false;
+    }
     inst.running_mode.store(mode, Ordering::Relaxed);
     true
 }

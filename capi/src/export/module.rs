@@ -184,7 +184,13 @@ fn compile(bytes: &[u8]) -> Result<Module, String> {
     }
     let engine = || crate::export::runtime::engine().map_err(|e| format!("WASM module load failed: {e}"));
     match package_type(bytes) {
-        WASM_MODULE_BYTECODE => Module::new(&engine()?, bytes).map_err(|e| format!("WASM module load failed: {e}")),
+        // Bytecode loaded under `Mode_Interp` counts operators; compiled
+        // files, like WAMR's AOT files, run as compiled.
+        WASM_MODULE_BYTECODE => Module::new(
+            &crate::export::runtime::module_engine().map_err(|e| format!("WASM module load failed: {e}"))?,
+            bytes,
+        )
+        .map_err(|e| format!("WASM module load failed: {e}")),
         WASM_MODULE_AOT if Module::is_serialized(bytes) => {
             // SAFETY: the buffer's machine code is run as it is: whoever
             // passes a compiled file vouches for it, as a WAMR embedder

@@ -33,6 +33,12 @@ struct Runtime {
     refs: usize,
     /// The engine modules are compiled for, made on first use.
     engine: Option<Engine>,
+    /// The engine of modules loaded while the default running mode is
+    /// `Mode_Interp`: the same settings with operator counting (see
+    /// [`module_engine`]); made on first use.
+    metering_engine: Option<Engine>,
+    /// Whether `engine` counts operators already ([`metering_forced`]).
+    engine_meters: bool,
     mem_alloc_type: mem_alloc_type_t,
     /// The client's allocator (`Alloc_With_Allocator`).
     allocator: Option<(MallocFn, Option<ReallocFn>, Option<FreeFn>)>,
@@ -42,6 +48,8 @@ struct Runtime {
 static RUNTIME: Mutex<Runtime> = Mutex::new(Runtime {
     refs: 0,
     engine: None,
+    metering_engine: None,
+    engine_meters: false,
     mem_alloc_type: 2,
     allocator: None,
     default_running_mode: MODE_DEFAULT,
@@ -81,12 +89,19 @@ pub fn configure_engine(config: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `CRANEWASM_INSTRUCTION_METERING=1` asks for operator counting in
+/// every module, whatever the running mode (the override from before
+/// `Mode_Interp` selected it).
+pub fn metering_forced() -> bool {
+    std::env::var_os("CRANEWASM_INSTRUCTION_METERING").is_some_and(|v| v == "1")
+}
+
 /// The engine settings of `wasm_export.h` modules: the defaults, with
-/// operator counting when `CRANEWASM_INSTRUCTION_METERING=1` (see
+/// operator counting when [`metering_forced`] (see
 /// [`exec_control`](crate::export::exec_control)).
 fn default_config() -> Config {
     let mut config = Config::new();
-    if std::env::var_os("CRANEWASM_INSTRUCTION_METERING").is_some_and(|v| v == "1") {
+    if metering_forced() {
         config.consume_fuel(true);
     }
     config
@@ -96,11 +111,42 @@ fn default_config() -> Config {
 /// need not have been initialised, as after `wasm_engine_new` in WAMR).
 pub fn engine() -> Result<Engine, String> {
     let mut rt = runtime();
+    plain_engine(&mut rt)
+}
+
+fn plain_engine(rt: &mut Runtime) -> Result<Engine, String> {
     if let Some(e) = &rt.engine {
         return Ok(e.clone());
     }
-    let engine = Engine::new(&default_config()).map_err(|e| e.to_string())?;
+    let config = default_config();
+    let engine = Engine::new(&config).map_err(|e| e.to_string())?;
     rt.engine = Some(engine.clone());
+    rt.engine_meters = metering_forced();
+    Ok(engine)
+}
+
+/// The engine a module of bytecode loaded now is compiled for: one that
+/// counts operators when the default running mode is `Mode_Interp`.
+///
+/// WAMR meters instructions only in its interpreter, so a client that
+/// wants `wasm_runtime_set_instruction_count_limit` picks `Mode_Interp`
+/// (`RuntimeInitArgs.running_mode` or
+/// `wasm_runtime_set_default_running_mode`) before loading; cranewasm has
+/// no interpreter, and compiles the counting in instead, which costs about
+/// 13 % (benches/README.md). Other modes pay nothing for it.
+pub fn module_engine() -> Result<Engine, String> {
+    let mut rt = runtime();
+    let plain = plain_engine(&mut rt)?;
+    if resolve_mode(rt.default_running_mode) != MODE_INTERP || rt.engine_meters {
+        return Ok(plain);
+    }
+    if let Some(e) = &rt.metering_engine {
+        return Ok(e.clone());
+    }
+    let mut config = plain.config().clone();
+    config.consume_fuel(true);
+    let engine = Engine::new(&config).map_err(|e| e.to_string())?;
+    rt.metering_engine = Some(engine.clone());
     Ok(engine)
 }
 
@@ -110,19 +156,26 @@ pub fn initialized() -> bool {
     runtime().refs > 0
 }
 
-/// The running mode instances start with.
-pub fn default_running_mode() -> RunningMode {
-    match runtime().default_running_mode {
+/// `mode` with WAMR's "default" (0) resolved: `Mode_LLVM_JIT`, what WAMR
+/// built with its LLVM JIT and no fast JIT picks.
+fn resolve_mode(mode: RunningMode) -> RunningMode {
+    match mode {
         MODE_DEFAULT => MODE_LLVM_JIT,
         m => m,
     }
 }
 
+/// The running mode instances start with.
+pub fn default_running_mode() -> RunningMode {
+    resolve_mode(runtime().default_running_mode)
+}
+
 /// Whether `mode` is one cranewasm runs: its only engine compiles every
 /// function with Cranelift before running it, which is what WAMR's LLVM
-/// JIT mode does; 0 is WAMR's "default".
+/// JIT mode does; `Mode_Interp` is that with instruction counting compiled
+/// in (see [`module_engine`]); 0 is WAMR's "default".
 fn supported(mode: RunningMode) -> bool {
-    matches!(mode, MODE_DEFAULT | MODE_LLVM_JIT)
+    matches!(mode, MODE_DEFAULT | MODE_INTERP | MODE_LLVM_JIT)
 }
 
 /// Initialises the runtime, or counts one more initialisation. Marks the
@@ -155,14 +208,9 @@ fn init(args: Option<&RuntimeInitArgs>) -> bool {
                 rt.allocator = None;
                 rt.default_running_mode = MODE_DEFAULT;
             }
-            if rt.engine.is_none() {
-                match Engine::new(&default_config()) {
-                    Ok(e) => rt.engine = Some(e),
-                    Err(e) => {
-                        crate::log(format_args!("Init runtime environment failed: {e}"));
-                        return false;
-                    }
-                }
+            if let Err(e) = plain_engine(&mut rt) {
+                crate::log(format_args!("Init runtime environment failed: {e}"));
+                return false;
             }
         }
         rt.refs += 1;
@@ -235,8 +283,10 @@ pub extern "C" fn wasm_runtime_set_log_level(level: log_level_t) {
     LOG_LEVEL.store(level, Ordering::Relaxed);
 }
 
-/// Whether cranewasm runs modules in `running_mode`: only `Mode_LLVM_JIT`
-/// (ahead-of-call compilation by Cranelift) and 0, "default".
+/// Whether cranewasm runs modules in `running_mode`: `Mode_LLVM_JIT`
+/// (ahead-of-call compilation by Cranelift), `Mode_Interp` (the same with
+/// instruction counting compiled in, for instruction limits) and 0,
+/// "default"; not the fast JIT or multi-tier JIT.
 #[unsafe(no_mangle)]
 pub extern "C" fn wasm_runtime_is_running_mode_supported(running_mode: RunningMode) -> bool {
     supported(running_mode)

@@ -24,11 +24,13 @@ pub(crate) const PACKAGE_TYPE_UNKNOWN: package_type_t = 0xFFFF;
 /// `Mode_Multi_Tier_JIT` (4); 0 is WAMR's internal "default".
 pub type RunningMode = u32;
 pub(crate) const MODE_DEFAULT: RunningMode = 0;
+pub(crate) const MODE_INTERP: RunningMode = 1;
 pub(crate) const MODE_LLVM_JIT: RunningMode = 3;
 
 /// `log_level_t`: `WASM_LOG_LEVEL_FATAL` (0) .. `WASM_LOG_LEVEL_VERBOSE` (4).
 pub type log_level_t = u32;
 pub(crate) const WASM_LOG_LEVEL_WARNING: log_level_t = 2;
+pub(crate) const WASM_LOG_LEVEL_VERBOSE: log_level_t = 4;
 
 /// `wasm_import_export_kind_t`: func 0, table 1, memory 2, global 3.
 pub type wasm_import_export_kind_t = u32;

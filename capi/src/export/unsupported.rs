@@ -14,9 +14,10 @@
 //! Execution control works and lives elsewhere: `wasm_runtime_terminate`
 //! with exceptions ([`instance`](crate::export::instance)), the
 //! enlarge-error callback and `wasm_runtime_set_instruction_count_limit`
-//! in [`exec_control`](crate::export::exec_control) (metering is compiled
-//! in only when `CRANEWASM_INSTRUCTION_METERING=1`, as WAMR's needs a
-//! build with it; without, a limit warns and has no effect), and compiled
+//! in [`exec_control`](crate::export::exec_control) (counting is compiled
+//! into modules loaded under the default running mode `Mode_Interp`, where
+//! WAMR counts, or under `CRANEWASM_INSTRUCTION_METERING=1`; elsewhere a
+//! limit has no effect, as in WAMR's JIT modes), and compiled
 //! files (`iwasm compile`) load as AOT files in
 //! [`module`](crate::export::module).
 

@@ -79,7 +79,10 @@ fn light_fence() {
     }
 }
 
-/// How often the helper thread signals again a thread that has not stopped.
+/// How often the helper thread signals again a thread that has not stopped
+/// (with the 1 ns timer slack `retry` asks for, the sleep is this long):
+/// short against the 1 ms goal, long enough that a thread in the runtime's
+/// own code is not kept busy in the handler.
 const RETRY: Duration = Duration::from_micros(50);
 
 /// A store's interruption state, shared by the store, its interrupt
@@ -272,47 +275,69 @@ impl EpochWatch {
 }
 
 /// Records that this thread enters wasm of the store (`outermost` when no
-/// call of it runs yet), the engine's epoch being `epoch`. Returns what
-/// [`leave`] needs, and the trap code if the call must not start: a stop
-/// is pending, or the store's deadline has passed.
+/// call of it runs yet). Returns what [`leave`] needs, and the trap code if
+/// the call must not start: a stop is pending, or the store's deadline
+/// (checked against the engine's epoch, which `epoch` gives) has passed.
 ///
 /// The thread is published before the request and the epoch are read, and
 /// requesters set the request (or advance the epoch) before they read the
 /// thread, so either this sees the request or the requester sees the
 /// thread and signals it.
-pub fn enter(
+///
+/// This is all an interruptible store pays per call, so the common case is
+/// one relaxed store of the thread id (cached per thread), a compiler fence
+/// and two byte loads that find no request and no deadline; in_host is only
+/// touched by nested calls (an outermost call cannot be inside one of its
+/// own host functions), and the epoch is read only with a deadline.
+#[inline]
+pub fn enter<'e>(
     state: &InterruptState,
     outermost: bool,
-    epoch: &AtomicU64,
     thread: &ThreadState,
+    epoch: impl FnOnce() -> &'e AtomicU64,
 ) -> (Entered, Option<TrapCode>) {
-    if outermost {
+    let in_host = if outermost {
         // The publication must come before the reads below (a requester
         // does the reverse), which `light_fence` ensures with
         // `heavy_fence`.
         state.thread.store(thread.tid(), Relaxed);
         light_fence();
-    }
-    // A call from a host function back into wasm runs wasm again until it
-    // returns. Only this thread writes `in_host`.
-    let in_host = state.in_host.load(Relaxed);
-    state.in_host.store(false, Relaxed);
-    let stop = state
-        .pending()
-        .or_else(|| (state.deadline.load(Relaxed) <= epoch.load(Relaxed)).then_some(TrapCode::EpochDeadline));
+        false
+    } else {
+        // A call from a host function back into wasm runs wasm again until
+        // it returns. Only this thread writes `in_host`.
+        let in_host = state.in_host.load(Relaxed);
+        if in_host {
+            state.in_host.store(false, Relaxed);
+        }
+        in_host
+    };
+    let attention = state.requested.load(Acquire) | state.watched.load(Relaxed);
+    let stop = if attention { entry_stop(state, epoch()) } else { None };
     (Entered { outermost, in_host }, stop)
 }
 
-/// Undoes [`enter`] when the call returns; `stopped` is the trap code it
-/// ended with, if any: the outermost call ending with the pending stop's
-/// code uses the request up.
-pub fn leave(state: &InterruptState, entered: Entered, stopped: Option<TrapCode>) {
-    state.in_host.store(entered.in_host, Relaxed);
+/// Why a call on a store with a request or a deadline must not start.
+#[inline(never)]
+fn entry_stop(state: &InterruptState, epoch: &AtomicU64) -> Option<TrapCode> {
+    state.pending().or_else(|| (state.deadline.load(Relaxed) <= epoch.load(Relaxed)).then_some(TrapCode::EpochDeadline))
+}
+
+/// Undoes [`enter`] when the call returns; `stopped` gives the trap code it
+/// ended with, if any (asked only while a stop is pending): the outermost
+/// call ending with the pending stop's code uses the request up.
+#[inline]
+pub fn leave(state: &InterruptState, entered: Entered, stopped: impl FnOnce() -> Option<TrapCode>) {
     if entered.outermost {
         state.thread.store(0, Release);
-        if stopped.is_some() && stopped == state.pending() {
-            state.requested.store(false, Relaxed);
+        if state.requested.load(Relaxed) {
+            let stopped = stopped();
+            if stopped.is_some() && stopped == state.pending() {
+                state.requested.store(false, Relaxed);
+            }
         }
+    } else if entered.in_host {
+        state.in_host.store(true, Relaxed);
     }
 }
 
@@ -413,18 +438,26 @@ fn retry_later(state: Arc<InterruptState>) {
 
 /// The helper thread: re-signals every pending request's thread each
 /// [`RETRY`] until its call stops or returns.
+///
+/// Its sleeps ask for a 1 ns timer slack (the default, 50 us, would double
+/// [`RETRY`]), and it signals with the list's lock released, so that a
+/// requester adding a state never waits behind a system call.
 fn retry(pending: &Pending) -> ! {
-    let mut states = pending.states.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: a plain prctl on this thread; failing leaves the default slack.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+    let mut to_signal: Vec<Arc<InterruptState>> = Vec::new();
     loop {
-        states.retain(|s| s.requested() && s.thread.load(Relaxed) != 0);
-        if states.is_empty() {
-            states = pending.wake.wait(states).unwrap_or_else(|e| e.into_inner());
-            continue;
+        {
+            let mut states = pending.states.lock().unwrap_or_else(|e| e.into_inner());
+            states.retain(|s| s.requested() && s.thread.load(Relaxed) != 0);
+            while states.is_empty() {
+                states = pending.wake.wait(states).unwrap_or_else(|e| e.into_inner());
+                states.retain(|s| s.requested() && s.thread.load(Relaxed) != 0);
+            }
         }
-        drop(states);
         std::thread::sleep(RETRY);
-        states = pending.states.lock().unwrap_or_else(|e| e.into_inner());
-        for s in states.iter() {
+        to_signal.extend(pending.states.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned());
+        for s in to_signal.drain(..) {
             if s.requested() {
                 s.signal();
             }
