@@ -359,9 +359,15 @@ pub fn install_handler() {
         let registered = libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
         ASYMMETRIC_FENCES.store(registered, Relaxed);
         let mut action: libc::sigaction = mem::zeroed();
-        // NODEFER: the handler may leave by unwinding, without sigreturn.
+        // Not NODEFER: the helper thread re-signals every few tens of
+        // microseconds, and a handler waiting for the code registry would
+        // otherwise stack one signal frame (kilobytes of register state)
+        // per signal on the alternate stack until it overflowed. Blocked
+        // during the handler, repeats wait as one pending signal; the
+        // handler unblocks it itself before leaving by unwinding, which
+        // skips the sigreturn that would restore the mask.
         // RESTART: system calls of host code it lands in carry on.
-        action.sa_flags = libc::SA_SIGINFO | libc::SA_NODEFER | libc::SA_ONSTACK | libc::SA_RESTART;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESTART;
         action.sa_sigaction = handler as *const () as usize;
         libc::sigemptyset(&mut action.sa_mask);
         if libc::sigaction(SIGNAL, &action, ptr::addr_of_mut!(PREVIOUS).cast()) != 0 {
@@ -390,7 +396,23 @@ unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, conte
     if code_registry::try_is_wasm_pc(pc) == Some(true) {
         // Wasm code holds no lock, so waiting for the registry is safe now.
         activation.record_frames(pc, fp, code_registry::is_wasm_pc);
+        unblock_signal();
         activation.unwind(UnwindReason::Wasm(code));
+    }
+}
+
+/// Unblocks [`SIGNAL`], blocked while its handler runs, for a handler
+/// about to leave by unwinding. A repeat that arrived meanwhile is
+/// delivered at once, on top of this frame: it finds the thread in the
+/// handler, not in wasm code, and returns.
+fn unblock_signal() {
+    // SAFETY: sigemptyset/sigaddset on a set we own, and pthread_sigmask,
+    // which is async-signal-safe.
+    unsafe {
+        let mut set: libc::sigset_t = mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, SIGNAL);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, ptr::null_mut());
     }
 }
 

@@ -144,8 +144,11 @@ fn install_alt_stack(thread: &ThreadState) {
     unsafe {
         let mut current: libc::stack_t = mem::zeroed();
         libc::sigaltstack(ptr::null(), &mut current);
-        if current.ss_flags & libc::SS_DISABLE == 0 && current.ss_size >= libc::MINSIGSTKSZ {
-            // The host (Rust's runtime, for instance) already installed one.
+        if current.ss_flags & libc::SS_DISABLE == 0 && current.ss_size >= ALT_STACK_SIZE {
+            // The host already installed one big enough. Rust's runtime
+            // installs one of a few kilobytes on every thread, too small
+            // for a fault frame with the CPU's full register state plus an
+            // interrupt arriving on top of it: ours replaces it.
             thread.alt_stack_ready.set(true);
             return;
         }
