@@ -160,6 +160,7 @@ pub struct Config {
     pub(crate) max_wasm_stack: usize,
     pub(crate) parallel_compilation: bool,
     pub(crate) optimize: bool,
+    pub(crate) inlining: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
     pub(crate) epoch_interruption: bool,
@@ -194,6 +195,7 @@ impl Default for Config {
             max_wasm_stack: 1 << 20,
             parallel_compilation: true,
             optimize: true,
+            inlining: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
             epoch_interruption: false,
@@ -290,6 +292,15 @@ impl Config {
     /// Run Cranelift's optimiser (on by default).
     pub fn cranelift_optimize(&mut self, on: bool) -> &mut Config {
         self.optimize = on;
+        self
+    }
+
+    /// Inline small functions of a module into their callers, and unroll
+    /// small self-recursive ones one level (on by default). Traps and
+    /// backtraces in inlined code name the inlined function and offset as
+    /// they would without inlining.
+    pub fn cranelift_inlining(&mut self, on: bool) -> &mut Config {
+        self.inlining = on;
         self
     }
 

@@ -8,6 +8,7 @@
 //! signatures out in one image and patches the direct calls between them.
 
 pub mod func_env;
+mod inline;
 #[cfg(test)]
 mod tests;
 pub mod trampoline;
@@ -131,8 +132,14 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context) -> Result<Compil
         .iter()
         .map(|t| (t.offset, TrapCode::from_clif(t.code).unwrap_or(TrapCode::Unreachable)))
         .collect();
-    let srclocs =
-        buffer.get_srclocs_sorted().iter().filter(|s| !s.loc.is_default()).map(|s| (s.start, s.loc.bits())).collect();
+    // Empty ranges cover no code; without them, two entries share a code
+    // offset only where they are one inline chain (see `inline`).
+    let srclocs = buffer
+        .get_srclocs_sorted()
+        .iter()
+        .filter(|s| s.start < s.end && !s.loc.is_default())
+        .map(|s| (s.start, s.loc.bits()))
+        .collect();
     Ok(CompiledFunction { body: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps, srclocs })
 }
 
@@ -153,6 +160,10 @@ pub fn compile_module(
     } else {
         1
     };
+    if env.inlining {
+        let funcs = inline::compile_functions(isa, env, bodies, threads)?;
+        return link(isa, env, funcs);
+    }
 
     let bodies: Vec<Mutex<Option<FunctionBodyData<'_>>>> = bodies.into_iter().map(|b| Mutex::new(Some(b))).collect();
     let results: Vec<Mutex<Option<Result<CompiledFunction>>>> = bodies.iter().map(|_| Mutex::new(None)).collect();
@@ -239,6 +250,9 @@ pub fn function_texts(
     env: &ModuleEnv<'_>,
     bodies: Vec<FunctionBodyData<'_>>,
 ) -> Result<Vec<FunctionText>> {
+    if env.inlining {
+        return inline::function_texts(isa, env, bodies);
+    }
     let (mut fctx, mut ctx, mut allocs) = (FunctionBuilderContext::new(), Context::new(), Default::default());
     let mut texts = Vec::new();
     for (i, data) in bodies.into_iter().enumerate() {

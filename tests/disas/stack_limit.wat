@@ -1,3 +1,4 @@
+;; config: inlining=off
 ;; Every function checks the stack limit in its prologue with one compare
 ;; (the limit read through the store context), so deep recursion traps as
 ;; "call stack exhausted" without probes. Also: recursion through direct

@@ -58,6 +58,8 @@ pub struct ModuleEnv<'a> {
     pub frontend_config: cranelift_codegen::isa::TargetFrontendConfig,
     /// Count fuel (see `fuel`).
     pub consume_fuel: bool,
+    /// Inline small callees (see `compile::inline`).
+    pub inlining: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -82,6 +84,7 @@ impl<'a> ModuleEnv<'a> {
             host_call_conv: isa.default_call_conv(),
             frontend_config: isa.frontend_config(),
             consume_fuel: config.consume_fuel,
+            inlining: config.inlining,
         }
     }
 }

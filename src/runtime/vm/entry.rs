@@ -96,7 +96,10 @@ fn trap_code(result: &Result<(), Unwound>) -> Option<TrapCode> {
 
 /// Wasm frames for the recorded program counters. The first is where the
 /// trap happened; the others are return addresses, looked up one byte back
-/// so they fall inside their call instruction.
+/// so they fall inside their call instruction. Code inlined into its caller
+/// has several source locations at one code offset, outermost first (see
+/// `compile::inline`): one frame each, innermost first, each named by the
+/// function whose body holds its offset.
 fn symbolize(pcs: &[usize]) -> Vec<FrameInfo> {
     let mut frames = Vec::new();
     for (i, &pc) in pcs.iter().enumerate() {
@@ -106,20 +109,34 @@ fn symbolize(pcs: &[usize]) -> Vec<FrameInfo> {
         let funcs = &code.compiled.funcs;
         let idx = funcs.values().position(|f| f.start <= offset && offset < f.start + f.len);
         let Some(defined) = idx else { continue };
-        let srclocs = &code.compiled.srclocs;
-        let module_offset = match srclocs.partition_point(|(o, _)| *o <= offset) {
-            0 => code.body_offsets[defined] as usize,
-            n => srclocs[n - 1].1 as usize,
+        let frame = |defined: usize, module_offset: usize| {
+            let func_index = (code.info.num_imported_funcs + defined) as u32;
+            let func = crate::index::FuncIndex::from_u32(func_index);
+            FrameInfo {
+                func_index,
+                func_name: code.info.func_names.get(&func).cloned(),
+                func_offset: module_offset.saturating_sub(code.body_offsets[defined] as usize),
+                module_offset,
+                instance: None,
+            }
         };
-        let func_index = (code.info.num_imported_funcs + defined) as u32;
-        let func = crate::index::FuncIndex::from_u32(func_index);
-        frames.push(FrameInfo {
-            func_index,
-            func_name: code.info.func_names.get(&func).cloned(),
-            func_offset: module_offset.saturating_sub(code.body_offsets[defined] as usize),
-            module_offset,
-            instance: None,
-        });
+        let srclocs = &code.compiled.srclocs;
+        let end = srclocs.partition_point(|(o, _)| *o <= offset);
+        if end == 0 {
+            frames.push(frame(defined, code.body_offsets[defined] as usize));
+            continue;
+        }
+        let at = srclocs[end - 1].0;
+        let start = srclocs[..end].iter().rposition(|(o, _)| *o != at).map_or(0, |p| p + 1);
+        for (k, &(_, module_offset)) in srclocs[start..end].iter().enumerate().rev() {
+            // The outermost location is in the function the pc is in; an
+            // inlined one in the function whose body holds it.
+            let owner = match k {
+                0 => defined,
+                _ => code.body_offsets.partition_point(|b| *b <= module_offset).saturating_sub(1),
+            };
+            frames.push(frame(owner, module_offset as usize));
+        }
     }
     frames
 }
