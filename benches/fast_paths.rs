@@ -138,7 +138,7 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
     };
 
     // Code generation: each switch against the default engine, per kernel.
-    let code_switches: [(&str, Engine); 3] = [
+    let code_switches: [(&str, Engine); 4] = [
         (
             "guard pages (vs explicit bounds checks)",
             engine(|c| {
@@ -149,6 +149,12 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
             "cranelift opt_level=speed (vs none)",
             engine(|c| {
                 c.cranelift_optimize(false);
+            }),
+        ),
+        (
+            "inlining (vs none)",
+            engine(|c| {
+                c.cranelift_inlining(false);
             }),
         ),
         (

@@ -298,7 +298,8 @@ impl Config {
     /// Inline small functions of a module into their callers, and unroll
     /// small self-recursive ones one level (on by default). Traps and
     /// backtraces in inlined code name the inlined function and offset as
-    /// they would without inlining.
+    /// they would without inlining; a profiler (see [`Config::profiler`]),
+    /// which goes by code ranges, counts inlined code as its caller's.
     pub fn cranelift_inlining(&mut self, on: bool) -> &mut Config {
         self.inlining = on;
         self

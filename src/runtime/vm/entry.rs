@@ -76,8 +76,10 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     match result {
         Ok(()) => Ok(()),
         Err(Unwound { reason, pcs }) => Err(match reason {
-            UnwindReason::Wasm(code) => Trap::from_code(code).with_frames(symbolize(&pcs)),
-            UnwindReason::Host(trap) => trap.with_frames(symbolize(&pcs)),
+            UnwindReason::Wasm(code) => Trap::from_code(code).with_frames(symbolize(&pcs, false)),
+            // Recorded from the exit trampoline's frame: every pc is a
+            // return address, the first one's included.
+            UnwindReason::Host(trap) => trap.with_frames(symbolize(&pcs, true)),
             UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
         }),
     }
@@ -95,15 +97,15 @@ fn trap_code(result: &Result<(), Unwound>) -> Option<TrapCode> {
 }
 
 /// Wasm frames for the recorded program counters. The first is where the
-/// trap happened; the others are return addresses, looked up one byte back
-/// so they fall inside their call instruction. Code inlined into its caller
+/// trap happened (unless `all_returns`); the others are return addresses,
+/// looked up one byte back so they fall inside their call instruction. Code inlined into its caller
 /// has several source locations at one code offset, outermost first (see
 /// `compile::inline`): one frame each, innermost first, each named by the
 /// function whose body holds its offset.
-fn symbolize(pcs: &[usize]) -> Vec<FrameInfo> {
+fn symbolize(pcs: &[usize], all_returns: bool) -> Vec<FrameInfo> {
     let mut frames = Vec::new();
     for (i, &pc) in pcs.iter().enumerate() {
-        let pc = if i == 0 { pc } else { pc - 1 };
+        let pc = if i == 0 && !all_returns { pc } else { pc - 1 };
         let Some(code) = code_registry::lookup(pc) else { continue };
         let offset = (pc - code.compiled.code.range().start) as u32;
         let funcs = &code.compiled.funcs;
