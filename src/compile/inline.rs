@@ -89,6 +89,10 @@ const CHAIN: u32 = 1 << 31;
 pub type Chains = Vec<Box<[u32]>>;
 
 /// Validates, translates, inlines and compiles every function body.
+/// Holding every translated function until the inlining is done costs
+/// time (memory, caches), so only the functions a scan of the wasm finds
+/// possibly involved are held; the others are compiled as soon as they
+/// are translated, as without inlining.
 pub(super) fn compile_functions(
     isa: &dyn TargetIsa,
     env: &ModuleEnv<'_>,
@@ -96,16 +100,74 @@ pub(super) fn compile_functions(
     threads: usize,
 ) -> Result<Vec<CompiledFunction>> {
     let starts = body_starts(&bodies);
-    let mut funcs = translate_all(env, bodies, threads)?;
-    let chains = inline_module(env.info, &mut funcs, &starts);
+    let involved = possibly_involved(env.info, &bodies);
+    let translated = translate_all(env, bodies, threads, Some((isa, &involved)))?;
+    let mut done = Vec::with_capacity(translated.len());
+    let (mut funcs, mut summaries) = (Vec::with_capacity(translated.len()), Vec::with_capacity(translated.len()));
+    for t in translated {
+        let (compiled, func, summary) = match t {
+            Translated::Compiled(c) => (Some(c), Function::new(), Summary::NONE),
+            Translated::Held(f, s) => (None, f, s),
+        };
+        done.push(compiled);
+        funcs.push(func);
+        summaries.push(summary);
+    }
+    let chains = inline_module(env.info, &mut funcs, summaries, &starts);
+    let held: Vec<usize> = (0..done.len()).filter(|i| done[*i].is_none()).collect();
     let funcs: Vec<Mutex<Option<Function>>> = funcs.into_iter().map(|f| Mutex::new(Some(f))).collect();
-    parallel_map(funcs.len(), threads, Context::new, |ctx, i| {
+    let compiled = parallel_map(held.len(), threads, Context::new, |ctx, k| {
+        let i = held[k];
         ctx.clear();
         ctx.func = funcs[i].lock().unwrap().take().expect("each function is compiled once");
         let mut compiled = compile_function(isa, ctx)?;
         expand_srclocs(&mut compiled.srclocs, &chains[i]);
         Ok(compiled)
-    })
+    })?;
+    for (i, c) in held.into_iter().zip(compiled) {
+        done[i] = Some(c);
+    }
+    Ok(done.into_iter().map(|c| c.expect("every function is compiled")).collect())
+}
+
+/// The largest body, in operators, that may translate to a callee worth
+/// inlining (an operator is at least about half an instruction).
+const CALLEE_MAX_OPS: usize = 2 * CALLEE_MAX_INSTS;
+
+/// Which functions inlining may change or use, from their wasm: the small
+/// ones called by another function, the small self-recursive ones, and
+/// the callers of small ones. A body that cannot be read is involved (its
+/// translation reports the error).
+fn possibly_involved(info: &ModuleInfo, bodies: &[FunctionBodyData<'_>]) -> Vec<bool> {
+    let scan = |body: &wasmparser::FunctionBody<'_>| -> Option<(usize, Vec<usize>)> {
+        let (mut ops, mut callees) = (0, Vec::new());
+        let mut reader = body.get_operators_reader().ok()?;
+        while !reader.eof() {
+            ops += 1;
+            if let wasmparser::Operator::Call { function_index } | wasmparser::Operator::ReturnCall { function_index } =
+                reader.read().ok()?
+            {
+                callees.extend(info.defined_func_index(FuncIndex::from_u32(function_index)).map(|d| d.index()));
+            }
+        }
+        Some((ops, callees))
+    };
+    let scans: Vec<Option<(usize, Vec<usize>)>> = bodies.iter().map(|b| scan(&b.body)).collect();
+    let mut small_callee = vec![false; bodies.len()];
+    let mut involved = vec![false; bodies.len()];
+    for (f, scan) in scans.iter().enumerate() {
+        match scan {
+            Some((_, callees)) => {
+                for &d in callees {
+                    let small = scans[d].as_ref().is_some_and(|(ops, _)| *ops <= CALLEE_MAX_OPS);
+                    small_callee[d] |= small && d != f;
+                    involved[f] |= small;
+                }
+            }
+            None => involved[f] = true,
+        }
+    }
+    involved.iter().zip(small_callee).map(|(i, s)| *i || s).collect()
 }
 
 /// [`super::function_texts`] with inlining.
@@ -115,8 +177,14 @@ pub(super) fn function_texts(
     bodies: Vec<FunctionBodyData<'_>>,
 ) -> Result<Vec<FunctionText>> {
     let starts = body_starts(&bodies);
-    let mut funcs = translate_all(env, bodies, 1)?;
-    inline_module(env.info, &mut funcs, &starts);
+    let (mut funcs, summaries): (Vec<Function>, Vec<Summary>) = translate_all(env, bodies, 1, None)?
+        .into_iter()
+        .map(|t| match t {
+            Translated::Held(f, s) => (f, s),
+            Translated::Compiled(_) => unreachable!("nothing is compiled early without an isa"),
+        })
+        .unzip();
+    inline_module(env.info, &mut funcs, summaries, &starts);
     let mut ctx = Context::new();
     let mut texts = Vec::with_capacity(funcs.len());
     for (i, func) in funcs.into_iter().enumerate() {
@@ -135,19 +203,64 @@ fn body_starts(bodies: &[FunctionBodyData<'_>]) -> Vec<u32> {
     bodies.iter().map(|b| b.body.range().start as u32).collect()
 }
 
-/// Validates and translates every body, on `threads` threads.
-fn translate_all(env: &ModuleEnv<'_>, bodies: Vec<FunctionBodyData<'_>>, threads: usize) -> Result<Vec<Function>> {
+/// What inlining needs to know of a translated function, found by the
+/// thread that translated it (in parallel, while the function is in its
+/// cache).
+struct Summary {
+    /// The defined functions it calls directly.
+    callees: Vec<usize>,
+    /// Its size in instructions.
+    size: usize,
+    /// Whether it makes a tail call.
+    tail_calls: bool,
+}
+
+impl Summary {
+    /// The summary of a function compiled early: it calls no function
+    /// inlining could use, and is too large to inline.
+    const NONE: Summary = Summary { callees: Vec::new(), size: usize::MAX, tail_calls: false };
+}
+
+/// A function after [`translate_all`].
+enum Translated {
+    /// Compiled already: inlining does not involve it.
+    Compiled(CompiledFunction),
+    /// Held for inlining.
+    Held(Function, Summary),
+}
+
+/// Validates and translates every body, on `threads` threads; with
+/// `compile` (the target and which functions inlining may involve),
+/// compiles the others right away.
+fn translate_all(
+    env: &ModuleEnv<'_>,
+    bodies: Vec<FunctionBodyData<'_>>,
+    threads: usize,
+    compile: Option<(&dyn TargetIsa, &[bool])>,
+) -> Result<Vec<Translated>> {
     let bodies: Vec<Mutex<Option<FunctionBodyData<'_>>>> = bodies.into_iter().map(|b| Mutex::new(Some(b))).collect();
-    let scratch = || (FunctionBuilderContext::new(), FuncValidatorAllocations::default());
-    parallel_map(bodies.len(), threads, scratch, |(fctx, allocs), i| {
+    let scratch = || (FunctionBuilderContext::new(), FuncValidatorAllocations::default(), Context::new());
+    parallel_map(bodies.len(), threads, scratch, |(fctx, allocs, ctx), i| {
         let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
         let mut validator = data.validator.into_validator(std::mem::take(allocs));
         let index = env.info.func_index(DefinedFuncIndex::new(i));
-        let mut func = Function::new();
-        let result =
-            translate::translate_function(FuncEnv::new(env), index, &data.body, &mut validator, &mut func, fctx);
+        ctx.clear();
+        let func = &mut ctx.func;
+        let result = translate::translate_function(FuncEnv::new(env), index, &data.body, &mut validator, func, fctx);
         *allocs = validator.into_allocations();
-        result.map(|()| func)
+        result?;
+        match compile {
+            Some((isa, involved)) if !involved[i] => Ok(Translated::Compiled(compile_function(isa, ctx)?)),
+            _ => {
+                let func = std::mem::replace(&mut ctx.func, Function::new());
+                let summary = Summary {
+                    callees: direct_callees(env.info, &func).map(|(_, d)| d).collect(),
+                    size: inst_count(&func),
+                    tail_calls: has_tail_call(&func),
+                };
+                Ok(Translated::Held(func, summary))
+            }
+        }
     })
 }
 
@@ -199,23 +312,34 @@ fn parallel_map<T: Send, S>(
 /// Inlines calls between the translated functions `funcs` (by defined
 /// index; `starts[i]` is the wasm offset of body `i`) and leaves them
 /// ready to compile, returning each one's inline chains.
-pub fn inline_module(info: &ModuleInfo, funcs: &mut [Function], starts: &[u32]) -> Vec<Chains> {
+fn inline_module(info: &ModuleInfo, funcs: &mut [Function], summaries: Vec<Summary>, starts: &[u32]) -> Vec<Chains> {
     let mut chains = vec![Chains::new(); funcs.len()];
     if starts.iter().any(|s| *s >= CHAIN) {
         return chains;
     }
-    let graph: Vec<Vec<usize>> = funcs.iter().map(|f| direct_callees(info, f).map(|(_, d)| d).collect()).collect();
-    let tail_calls: Vec<bool> = funcs.iter().map(has_tail_call).collect();
+    let tail_calls: Vec<bool> = summaries.iter().map(|s| s.tail_calls).collect();
+    let mut sizes: Vec<usize> = summaries.iter().map(|s| s.size).collect();
+    let graph: Vec<Vec<usize>> = summaries.into_iter().map(|s| s.callees).collect();
+    let mut called = vec![false; funcs.len()];
+    for (f, callees) in graph.iter().enumerate() {
+        callees.iter().filter(|d| **d != f).for_each(|d| called[*d] = true);
+    }
     let mut inlinable = vec![false; funcs.len()];
     let mut ctx = Context::new();
     for component in components(&graph) {
         for &f in &component {
-            let own = inst_count(&funcs[f]);
+            let own = sizes[f];
+            let unroll = graph[f].contains(&f) && own <= UNROLL_MAX_INSTS;
+            let wanted = |d: usize| inlinable[d] || (unroll && d == f);
+            if !graph[f].iter().any(|d| wanted(*d)) {
+                continue;
+            }
             ctx.func = std::mem::replace(&mut funcs[f], Function::new());
-            tag_calls(&mut ctx.func);
+            tag_calls(info, &mut ctx.func, wanted);
             let mut policy = Policy {
                 info,
                 funcs,
+                sizes: &sizes,
                 inlinable: &inlinable,
                 tail_calls: &tail_calls,
                 me: f,
@@ -223,16 +347,18 @@ pub fn inline_module(info: &ModuleInfo, funcs: &mut [Function], starts: &[u32]) 
                 budget: growth_budget(own),
             };
             inline(&mut ctx, &mut policy);
-            if graph[f].contains(&f) && inst_count(&ctx.func) <= UNROLL_MAX_INSTS {
+            let size = inst_count(&ctx.func);
+            if unroll && size <= UNROLL_MAX_INSTS {
                 tag_own(&mut ctx.func, starts[f]);
                 let body = ctx.func.clone();
-                policy.unroll = Some(&body);
+                policy.unroll = Some((&body, size));
                 inline(&mut ctx, &mut policy);
             }
             funcs[f] = std::mem::replace(&mut ctx.func, Function::new());
+            sizes[f] = inst_count(&funcs[f]);
         }
         for &f in &component {
-            if component.len() == 1 && inst_count(&funcs[f]) <= CALLEE_MAX_INSTS {
+            if component.len() == 1 && called[f] && sizes[f] <= CALLEE_MAX_INSTS {
                 tag_own(&mut funcs[f], starts[f]);
                 inlinable[f] = true;
             }
@@ -254,14 +380,17 @@ fn inline(ctx: &mut Context, policy: &mut Policy<'_>) {
 struct Policy<'a> {
     info: &'a ModuleInfo,
     funcs: &'a [Function],
+    /// Their sizes in instructions.
+    sizes: &'a [usize],
     /// The finished functions small enough to inline (tagged).
     inlinable: &'a [bool],
     /// The functions that make tail calls.
     tail_calls: &'a [bool],
     /// The caller.
     me: usize,
-    /// The caller's body, when its calls of itself are unrolled.
-    unroll: Option<&'a Function>,
+    /// The caller's body and its size, when its calls of itself are
+    /// unrolled.
+    unroll: Option<(&'a Function, usize)>,
     /// Instructions the caller may still grow by.
     budget: usize,
 }
@@ -281,12 +410,11 @@ impl Inline for Policy<'_> {
         if opcode != Opcode::ReturnCall && self.tail_calls[d] {
             return InlineCommand::KeepCall;
         }
-        let body = match (d == self.me, self.unroll) {
-            (true, Some(body)) => body,
-            (false, _) if self.inlinable[d] => &self.funcs[d],
+        let (body, size) = match (d == self.me, self.unroll) {
+            (true, Some(unroll)) => unroll,
+            (false, _) if self.inlinable[d] => (&self.funcs[d], self.sizes[d]),
             _ => return InlineCommand::KeepCall,
         };
-        let size = inst_count(body);
         if size > self.budget {
             return InlineCommand::KeepCall;
         }
@@ -326,15 +454,11 @@ fn has_tail_call(func: &Function) -> bool {
         .any(|inst| matches!(func.dfg.insts[inst].opcode(), Opcode::ReturnCall | Opcode::ReturnCallIndirect))
 }
 
-/// Tags every call with its source location, so that the inliner starts
-/// the chains of the instructions it inlines there with it.
-fn tag_calls(func: &mut Function) {
-    let calls: Vec<ir::Inst> = func
-        .layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .filter(|i| func.dfg.insts[*i].opcode().is_call() && !func.debug_tags.has(*i))
-        .collect();
+/// Tags every call of a function `wanted` with its source location, so
+/// that the inliner starts the chains of the instructions it inlines there
+/// with it.
+fn tag_calls(info: &ModuleInfo, func: &mut Function, wanted: impl Fn(usize) -> bool) {
+    let calls: Vec<ir::Inst> = direct_callees(info, func).filter(|(_, d)| wanted(*d)).map(|(inst, _)| inst).collect();
     for inst in calls {
         let loc = func.srcloc(inst);
         if !loc.is_default() {
@@ -368,28 +492,24 @@ fn untag(func: &mut Function) -> Chains {
     let mut index: HashMap<Vec<u32>, u32> = HashMap::new();
     let insts: Vec<ir::Inst> = func.layout.blocks().flat_map(|b| func.layout.block_insts(b)).collect();
     for inst in insts {
-        let chain: Vec<u32> = func
-            .debug_tags
-            .get(inst)
+        // One location is the instruction's own, still in place.
+        let tags = func.debug_tags.get(inst);
+        if tags.len() < 2 {
+            continue;
+        }
+        let chain: Vec<u32> = tags
             .iter()
             .filter_map(|t| match t {
                 DebugTag::User(at) => Some(*at),
                 DebugTag::StackSlot(_) => None,
             })
             .collect();
-        // One location is the instruction's own, still in place.
-        let loc = match chain.len() {
-            0 | 1 => continue,
-            _ => {
-                let next = chains.len() as u32;
-                let i = *index.entry(chain).or_insert_with_key(|chain| {
-                    chains.push(chain.clone().into_boxed_slice());
-                    next
-                });
-                CHAIN | i
-            }
-        };
-        func.set_srcloc(inst, SourceLoc::new(loc));
+        let next = chains.len() as u32;
+        let i = *index.entry(chain).or_insert_with_key(|chain| {
+            chains.push(chain.clone().into_boxed_slice());
+            next
+        });
+        func.set_srcloc(inst, SourceLoc::new(CHAIN | i));
     }
     func.debug_tags.clear();
     chains
