@@ -68,7 +68,8 @@ use crate::module::parse::FunctionBodyData;
 /// accessors, small arithmetic helpers, short loops.
 pub const CALLEE_MAX_INSTS: usize = 40;
 
-/// Largest self-recursive function unrolled one level (fib's body is 25).
+/// Largest self-recursive function unrolled one level (the fib kernel's
+/// body is below it).
 pub const UNROLL_MAX_INSTS: usize = 40;
 
 /// How many instructions inlining may add to a caller of `own` instructions:
@@ -107,7 +108,7 @@ pub(super) fn compile_functions(
     for t in translated {
         let (compiled, func, summary) = match t {
             Translated::Compiled(c) => (Some(c), Function::new(), Summary::NONE),
-            Translated::Held(f, s) => (None, f, s),
+            Translated::Held(f, s) => (None, *f, s),
         };
         done.push(compiled);
         funcs.push(func);
@@ -180,7 +181,7 @@ pub(super) fn function_texts(
     let (mut funcs, summaries): (Vec<Function>, Vec<Summary>) = translate_all(env, bodies, 1, None)?
         .into_iter()
         .map(|t| match t {
-            Translated::Held(f, s) => (f, s),
+            Translated::Held(f, s) => (*f, s),
             Translated::Compiled(_) => unreachable!("nothing is compiled early without an isa"),
         })
         .unzip();
@@ -225,8 +226,8 @@ impl Summary {
 enum Translated {
     /// Compiled already: inlining does not involve it.
     Compiled(CompiledFunction),
-    /// Held for inlining.
-    Held(Function, Summary),
+    /// Held for inlining (boxed: a `Function` is large).
+    Held(Box<Function>, Summary),
 }
 
 /// Validates and translates every body, on `threads` threads; with
@@ -258,7 +259,7 @@ fn translate_all(
                     size: inst_count(&func),
                     tail_calls: has_tail_call(&func),
                 };
-                Ok(Translated::Held(func, summary))
+                Ok(Translated::Held(Box::new(func), summary))
             }
         }
     })
