@@ -114,7 +114,7 @@ pub(super) fn compile_functions(
         funcs.push(func);
         summaries.push(summary);
     }
-    let chains = inline_module(env.info, &mut funcs, summaries, &starts);
+    let chains = inline_module(env.info, &mut funcs, summaries, &starts)?;
     let held: Vec<usize> = (0..done.len()).filter(|i| done[*i].is_none()).collect();
     let funcs: Vec<Mutex<Option<Function>>> = funcs.into_iter().map(|f| Mutex::new(Some(f))).collect();
     let compiled = parallel_map(held.len(), threads, Context::new, |ctx, k| {
@@ -185,7 +185,7 @@ pub(super) fn function_texts(
             Translated::Compiled(_) => unreachable!("nothing is compiled early without an isa"),
         })
         .unzip();
-    inline_module(env.info, &mut funcs, summaries, &starts);
+    inline_module(env.info, &mut funcs, summaries, &starts)?;
     let mut ctx = Context::new();
     let mut texts = Vec::with_capacity(funcs.len());
     for (i, func) in funcs.into_iter().enumerate() {
@@ -313,10 +313,15 @@ fn parallel_map<T: Send, S>(
 /// Inlines calls between the translated functions `funcs` (by defined
 /// index; `starts[i]` is the wasm offset of body `i`) and leaves them
 /// ready to compile, returning each one's inline chains.
-fn inline_module(info: &ModuleInfo, funcs: &mut [Function], summaries: Vec<Summary>, starts: &[u32]) -> Vec<Chains> {
+fn inline_module(
+    info: &ModuleInfo,
+    funcs: &mut [Function],
+    summaries: Vec<Summary>,
+    starts: &[u32],
+) -> Result<Vec<Chains>> {
     let mut chains = vec![Chains::new(); funcs.len()];
     if starts.iter().any(|s| *s >= CHAIN) {
-        return chains;
+        return Ok(chains);
     }
     let tail_calls: Vec<bool> = summaries.iter().map(|s| s.tail_calls).collect();
     let mut sizes: Vec<usize> = summaries.iter().map(|s| s.size).collect();
@@ -347,13 +352,13 @@ fn inline_module(info: &ModuleInfo, funcs: &mut [Function], summaries: Vec<Summa
                 unroll: None,
                 budget: growth_budget(own),
             };
-            inline(&mut ctx, &mut policy);
+            inline(&mut ctx, &mut policy)?;
             let size = inst_count(&ctx.func);
             if unroll && size <= UNROLL_MAX_INSTS {
                 tag_own(&mut ctx.func, starts[f]);
                 let body = ctx.func.clone();
                 policy.unroll = Some((&body, size));
-                inline(&mut ctx, &mut policy);
+                inline(&mut ctx, &mut policy)?;
             }
             funcs[f] = std::mem::replace(&mut ctx.func, Function::new());
             sizes[f] = inst_count(&funcs[f]);
@@ -368,13 +373,20 @@ fn inline_module(info: &ModuleInfo, funcs: &mut [Function], summaries: Vec<Summa
     for (func, chains) in funcs.iter_mut().zip(&mut chains) {
         *chains = untag(func);
     }
-    chains
+    Ok(chains)
 }
 
-fn inline(ctx: &mut Context, policy: &mut Policy<'_>) {
-    // The inliner fails only on an implementation limit (too many memory
-    // flags); the function is then compiled as it is.
-    let _ = ctx.inline(policy);
+/// Runs Cranelift's inliner on `ctx.func`. It fails only on an
+/// implementation limit (more distinct memory flags than it can number),
+/// possibly half-way through a call site, so the module is refused with a
+/// clear error rather than compiled from a broken function.
+fn inline(ctx: &mut Context, policy: &mut Policy<'_>) -> Result<()> {
+    match ctx.inline(policy) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            Err(Error::unsupported(format_args!("inlining failed: {e:?} (Config::cranelift_inlining(false))"), None))
+        }
+    }
 }
 
 /// Which calls to inline, for one caller.
