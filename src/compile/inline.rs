@@ -148,7 +148,9 @@ fn possibly_involved(info: &ModuleInfo, bodies: &[FunctionBodyData<'_>]) -> Vec<
             if let wasmparser::Operator::Call { function_index } | wasmparser::Operator::ReturnCall { function_index } =
                 reader.read().ok()?
             {
-                callees.extend(info.defined_func_index(FuncIndex::from_u32(function_index)).map(|d| d.index()));
+                // Not validated yet: the index may be out of range.
+                let d = info.defined_func_index(FuncIndex::from_u32(function_index)).map(|d| d.index());
+                callees.extend(d.filter(|d| *d < bodies.len()));
             }
         }
         Some((ops, callees))
@@ -610,6 +612,15 @@ mod tests {
             c.sort();
         }
         assert_eq!(got, vec![vec![1, 2], vec![3], vec![0]]);
+    }
+
+    #[test]
+    fn calls_of_functions_out_of_range_are_refused_not_scanned() {
+        // The scan for inlining reads bodies before they are validated.
+        let wasm = wat::parse_str("(module (func call 7) (func call 1))").unwrap();
+        let engine = crate::Engine::default();
+        let err = crate::Module::new(&engine, &wasm).err().expect("invalid");
+        assert!(matches!(err, Error::Invalid { .. }), "{err}");
     }
 
     #[test]
