@@ -619,7 +619,7 @@ mod tests {
         // The scan for inlining reads bodies before they are validated.
         let wasm = wat::parse_str("(module (func call 7) (func call 1))").unwrap();
         let engine = crate::Engine::default();
-        let err = crate::Module::new(&engine, &wasm).err().expect("invalid");
+        let Err(err) = crate::Module::new(&engine, &wasm) else { panic!("an invalid module compiled") };
         assert!(matches!(err, Error::Invalid { .. }), "{err}");
     }
 
