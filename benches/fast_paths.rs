@@ -138,7 +138,7 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
     };
 
     // Code generation: each switch against the default engine, per kernel.
-    let code_switches: [(&str, Engine); 4] = [
+    let code_switches: [(&str, Engine); 5] = [
         (
             "guard pages (vs explicit bounds checks)",
             engine(|c| {
@@ -155,6 +155,12 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
             "module analyses (vs none)",
             engine(|c| {
                 c.module_analyses(false);
+            }),
+        ),
+        (
+            "inlining (vs none)",
+            engine(|c| {
+                c.cranelift_inlining(false);
             }),
         ),
         (
@@ -178,16 +184,26 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
     let serial = engine(|c| {
         c.parallel_compilation(false);
     });
+    let compile_switches: Vec<(&str, &Engine)> =
+        code_switches.iter().map(|(p, e)| (*p, e)).chain([("parallel compilation (vs serial)", &serial)]).collect();
     // Generated only if some row will compile it (a filter may name the
     // fast path, not the case).
-    let compiles_large = wanted("", "compile_large") || code_switches.iter().any(|(p, _)| wanted(p, "compile_large"));
+    let compiles_large =
+        wanted("", "compile_large") || compile_switches.iter().any(|(p, _)| wanted(p, "compile_large"));
     let large = std::rc::Rc::new(if compiles_large { generated_module(4000) } else { Vec::new() });
-    for (fast_path, without) in
-        code_switches.iter().map(|(p, e)| (*p, e)).chain([("parallel compilation (vs serial)", &serial)])
-    {
+    // The real program of compare.sh, when it has been built there.
+    let lua = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/build/lua/lua.wasm");
+    let lua = std::rc::Rc::new(std::fs::read(lua).ok());
+    for &(fast_path, without) in &compile_switches {
         push(fast_path, "compile_large", "ms", &|| compile_sampler(default.clone(), large.clone()), &|| {
             compile_sampler(without.clone(), large.clone())
         });
+        if let Some(lua) = &*lua {
+            let lua = std::rc::Rc::new(lua.clone());
+            push(fast_path, "lua:compile", "ms", &|| compile_sampler(default.clone(), lua.clone()), &|| {
+                compile_sampler(without.clone(), lua.clone())
+            });
+        }
     }
 
     // Instantiation: reusing memory reservations.

@@ -18,6 +18,8 @@
 //! compiled and has run); and `NAME:rerun`, `_start` again on a module
 //! that has run once (lazily, every function the workload needs is
 //! compiled by then: the steady state).
+//! `INLINING=0` compiles without inlining (`Config::cranelift_inlining`),
+//! to measure what it gives on a real program.
 
 #[allow(dead_code, reason = "the shared helpers serve the other benches")]
 mod support;
@@ -36,7 +38,9 @@ fn main() {
     };
     let reps: usize = rest.first().map_or(1, |r| r.parse().expect("REPS"));
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let engine = Engine::default();
+    let mut config = cranewasm::Config::new();
+    config.cranelift_inlining(std::env::var("INLINING").map_or(true, |v| v != "0"));
+    let engine = Engine::new(&config).expect("engine");
 
     let compile = || {
         let t = Instant::now();

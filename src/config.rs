@@ -179,6 +179,7 @@ pub struct Config {
     pub(crate) parallel_compilation: bool,
     pub(crate) optimize: bool,
     pub(crate) module_analyses: bool,
+    pub(crate) inlining: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
     pub(crate) epoch_interruption: bool,
@@ -223,6 +224,7 @@ impl Default for Config {
             parallel_compilation: true,
             optimize: true,
             module_analyses: true,
+            inlining: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
             epoch_interruption: false,
@@ -332,6 +334,16 @@ impl Config {
     /// tables stay read-only to the host either way.
     pub fn module_analyses(&mut self, on: bool) -> &mut Config {
         self.module_analyses = on;
+        self
+    }
+
+    /// Inline small functions of a module into their callers, and unroll
+    /// small self-recursive ones one level (on by default). Traps and
+    /// backtraces in inlined code name the inlined function and offset as
+    /// they would without inlining; a profiler (see [`Config::profiler`]),
+    /// which goes by code ranges, counts inlined code as its caller's.
+    pub fn cranelift_inlining(&mut self, on: bool) -> &mut Config {
+        self.inlining = on;
         self
     }
 

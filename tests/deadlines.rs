@@ -256,3 +256,39 @@ fn epochs_and_fuel_together() {
     store.set_fuel(1000).unwrap();
     assert_eq!(call(&mut store, &instance, "three", &[]).unwrap().unwrap().i32(), Some(3));
 }
+
+/// Inlining (on by default) changes no count: `$rec` is unrolled one
+/// level, its fuel code copied with it, yet every call uses the fuel it
+/// uses without inlining, and with less fuel runs out at the same points.
+#[test]
+fn fuel_is_the_same_with_and_without_inlining() {
+    let used = |inlining: bool| {
+        let mut config = Config::new();
+        config.consume_fuel(true).cranelift_inlining(inlining);
+        let engine = Engine::new(&config).unwrap();
+        let (mut store, instance) = instantiate(&engine, |_| {});
+        let mut out = Vec::new();
+        for (name, arg) in [("three", None), ("count", Some(10)), ("rec", Some(0)), ("rec", Some(1)), ("rec", Some(7))]
+        {
+            let args: Vec<Val> = arg.into_iter().map(Val::I32).collect();
+            store.set_fuel(1_000_000).unwrap();
+            call(&mut store, &instance, name, &args).unwrap();
+            let used = 1_000_000 - store.get_fuel().unwrap();
+            // With each smaller amount: whether it runs out.
+            let runs_out: Vec<bool> = (0..used)
+                .map(|fuel| {
+                    store.set_fuel(fuel).unwrap();
+                    match call(&mut store, &instance, name, &args) {
+                        Ok(_) => false,
+                        Err(Error::Trap(t)) if t.code() == Some(TrapCode::OutOfFuel) => true,
+                        Err(e) => panic!("{name}: {e}"),
+                    }
+                })
+                .collect();
+            assert!(runs_out[0], "{name} runs out without fuel");
+            out.push((name, used, runs_out));
+        }
+        out
+    };
+    assert_eq!(used(true), used(false));
+}

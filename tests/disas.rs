@@ -11,7 +11,9 @@
 //! The code is generated for a fixed CPU (x86-64-v3 with AVX) whatever the host, so
 //! the files are the same on every machine (see `Module::code_text`). A
 //! `.wat` file may begin with `;; config: bounds-checks=explicit` (or
-//! `guard-pages`, the default here whatever the environment says).
+//! `guard-pages`, the default here whatever the environment says), and
+//! `;; config: inlining=off` (or `on`, the default) to show code as it is
+//! without (or with) inlining.
 
 #![cfg(target_arch = "x86_64")]
 
@@ -27,6 +29,8 @@ fn engine_for(wat: &str) -> Engine {
         match setting.trim() {
             "bounds-checks=explicit" => config.bounds_checks(BoundsChecks::Explicit),
             "bounds-checks=guard-pages" => config.bounds_checks(BoundsChecks::GuardPages),
+            "inlining=on" => config.cranelift_inlining(true),
+            "inlining=off" => config.cranelift_inlining(false),
             other => panic!("unknown config line {other:?}"),
         };
     }

@@ -298,3 +298,51 @@ fn host_panics_cross_every_boundary_and_leave_stores_usable() {
         assert_usable(&mut b, inner);
     }
 }
+
+/// Traps in code inlined into its caller (`Config::cranelift_inlining`,
+/// on by default) carry the code and the backtrace they carry without
+/// inlining: one frame per inlined call, each with its function and
+/// offset, innermost first. Covered: a trap two inlining levels deep, a
+/// host trap raised through a call inside inlined code, and a trap in a
+/// self-recursive function unrolled one level.
+#[test]
+fn traps_in_inlined_code_keep_their_frames() {
+    const WAT: &str = r#"(module
+        (import "host" "fail" (func $fail))
+        (func $div (param i32 i32) (result i32) (i32.div_u (local.get 0) (local.get 1)))
+        (func $mid (param i32) (result i32) (i32.add (call $div (i32.const 7) (local.get 0)) (i32.const 1)))
+        (func (export "top") (param i32) (result i32) (i32.mul (call $mid (local.get 0)) (i32.const 3)))
+        (func $to_host (param i32) (result i32) (call $fail) (local.get 0))
+        (func (export "host") (param i32) (result i32) (call $to_host (local.get 0)))
+        (func $down (export "down") (param i32) (result i32)
+          (if (i32.eqz (local.get 0)) (then unreachable))
+          (i32.add (call $down (i32.sub (local.get 0) (i32.const 1))) (i32.const 1))))"#;
+    let run = |inlining: bool| {
+        let mut config = Config::new();
+        config.cranelift_inlining(inlining);
+        let engine = Engine::new(&config).unwrap();
+        let module = Module::new(&engine, WAT).unwrap();
+        let mut store = Store::new(&engine, ());
+        let fail = Func::wrap(&mut store, || -> Result<(), Trap> { Err(Trap::new(HOST_MESSAGE)) });
+        let instance = Instance::new(&mut store, &module, &[fail.into()]).unwrap();
+        let mut traps = Vec::new();
+        for (name, arg) in [("top", 0), ("top", 2), ("host", 1), ("down", 5)] {
+            let f = instance.get_func(&store, name).unwrap().typed::<i32, i32>(&store).unwrap();
+            match f.call(&mut store, arg) {
+                Ok(v) => traps.push((format!("{name}({arg}) = {v}"), Vec::new())),
+                Err(trap) => traps.push((format!("{name}({arg}): {:?} {}", trap.code(), trap), trap.frames().to_vec())),
+            }
+        }
+        traps
+    };
+    let (with, without) = (run(true), run(false));
+    assert_eq!(with, without, "inlined code traps as the code it came from");
+    let funcs = |i: usize| with[i].1.iter().map(|f| f.func_index).collect::<Vec<_>>();
+    assert_eq!(with[0].0, "top(0): Some(IntegerDivisionByZero) integer divide by zero");
+    assert_eq!(funcs(0), [1, 2, 3], "the division in $div, called by $mid, called by top");
+    assert!(with[0].1.iter().all(|f| f.func_offset > 0 && f.module_offset > f.func_offset));
+    assert_eq!(with[1].0, "top(2) = 12");
+    assert_eq!(with[2].0, format!("host(1): None {HOST_MESSAGE}"));
+    assert_eq!(funcs(2), [4, 5]);
+    assert_eq!(funcs(3), [6; 6], "unreachable at depth 5, then the five calls of $down");
+}

@@ -282,13 +282,12 @@ impl LazyCode {
         profiling::register(profiler, code, &[(addr, len, name)]);
     }
 
-    /// The function whose code holds `offset` and the wasm offset of the
-    /// source location there, if it has one.
-    pub fn frame_at(&self, offset: u32) -> Option<(DefinedFuncIndex, Option<u32>)> {
+    /// The function whose code holds `offset` and the wasm offsets of the
+    /// source location there (see [`CompiledModule::frame_at`](super::CompiledModule::frame_at)).
+    pub fn frame_at(&self, offset: u32) -> Option<(DefinedFuncIndex, Vec<u32>)> {
         let placed = self.placed.read().unwrap_or_else(|e| e.into_inner());
         let f = placed_at(&placed.funcs, offset)?;
-        let n = f.srclocs.partition_point(|(o, _)| *o <= offset);
-        Some((f.index, n.checked_sub(1).map(|i| f.srclocs[i].1)))
+        Some((f.index, super::source_chain(&f.srclocs, offset)))
     }
 
     /// The trap recorded for the instruction at `offset`, if it is a trap

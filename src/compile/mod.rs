@@ -10,6 +10,7 @@
 //! call instead.
 
 pub mod func_env;
+mod inline;
 pub mod lazy;
 #[cfg(test)]
 mod tests;
@@ -118,16 +119,27 @@ impl CompiledModule {
         self.traps.binary_search_by_key(&offset, |(o, _)| *o).ok().map(|i| self.traps[i].1)
     }
 
-    /// The defined function whose code holds `offset`, and the wasm offset
-    /// of the source location there if there is one.
-    pub fn frame_at(&self, offset: u32) -> Option<(DefinedFuncIndex, Option<u32>)> {
+    /// The defined function whose code holds `offset`, and the wasm
+    /// offsets of the source location there: empty if there is none, one
+    /// for code of that function, several (outermost call site first) for
+    /// code inlined into it (see `inline`).
+    pub fn frame_at(&self, offset: u32) -> Option<(DefinedFuncIndex, Vec<u32>)> {
         if let Some(lazy) = &self.lazy {
             return lazy.frame_at(offset);
         }
         let (d, _) = self.funcs.iter().find(|(_, f)| f.start <= offset && offset < f.start + f.len)?;
-        let n = self.srclocs.partition_point(|(o, _)| *o <= offset);
-        Some((d, n.checked_sub(1).map(|i| self.srclocs[i].1)))
+        Some((d, source_chain(&self.srclocs, offset)))
     }
+}
+
+/// The wasm offsets of the source range holding code `offset` in
+/// `srclocs` (sorted by code offset): the entries that start where the
+/// last one at or before `offset` starts, which are one inline chain.
+fn source_chain(srclocs: &[(u32, u32)], offset: u32) -> Vec<u32> {
+    let end = srclocs.partition_point(|(o, _)| *o <= offset);
+    let Some(&(at, _)) = end.checked_sub(1).map(|i| &srclocs[i]) else { return Vec::new() };
+    let start = srclocs[..end].iter().rposition(|(o, _)| *o != at).map_or(0, |p| p + 1);
+    srclocs[start..end].iter().map(|&(_, l)| l).collect()
 }
 
 /// Compiles one Cranelift function and collects what linking needs.
@@ -160,8 +172,14 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context) -> Result<Compil
         .iter()
         .map(|t| (t.offset, TrapCode::from_clif(t.code).unwrap_or(TrapCode::Unreachable)))
         .collect();
-    let srclocs =
-        buffer.get_srclocs_sorted().iter().filter(|s| !s.loc.is_default()).map(|s| (s.start, s.loc.bits())).collect();
+    // Empty ranges cover no code; without them, two entries share a code
+    // offset only where they are one inline chain (see `inline`).
+    let srclocs = buffer
+        .get_srclocs_sorted()
+        .iter()
+        .filter(|s| s.start < s.end && !s.loc.is_default())
+        .map(|s| (s.start, s.loc.bits()))
+        .collect();
     Ok(CompiledFunction { body: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps, srclocs })
 }
 
@@ -182,6 +200,10 @@ pub fn compile_module(
     } else {
         1
     };
+    if env.inlining {
+        let funcs = inline::compile_functions(isa, env, bodies, threads)?;
+        return link(isa, env, funcs);
+    }
 
     let bodies: Vec<Mutex<Option<FunctionBodyData<'_>>>> = bodies.into_iter().map(|b| Mutex::new(Some(b))).collect();
     let results: Vec<Mutex<Option<Result<CompiledFunction>>>> = bodies.iter().map(|_| Mutex::new(None)).collect();
@@ -268,6 +290,9 @@ pub fn function_texts(
     env: &ModuleEnv<'_>,
     bodies: Vec<FunctionBodyData<'_>>,
 ) -> Result<Vec<FunctionText>> {
+    if env.inlining {
+        return inline::function_texts(isa, env, bodies);
+    }
     let (mut fctx, mut ctx, mut allocs) = (FunctionBuilderContext::new(), Context::new(), Default::default());
     let mut texts = Vec::new();
     for (i, data) in bodies.into_iter().enumerate() {

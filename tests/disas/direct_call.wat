@@ -1,3 +1,4 @@
+;; config: inlining=off
 ;; A call between functions of the module is a direct `call` (patched at
 ;; link time), passing the caller's VMContext on; no load of a function
 ;; pointer.

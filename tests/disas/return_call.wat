@@ -1,3 +1,4 @@
+;; config: inlining=off
 ;; return_call (tail calls): the caller's frame is replaced, no return
 ;; through it; a loop written as tail recursion runs in constant stack.
 (module

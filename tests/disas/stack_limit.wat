@@ -1,3 +1,4 @@
+;; config: inlining=off
 ;; Every function checks the stack limit in its prologue with one load and
 ;; one compare (the limit is a copy in its own VMContext, not behind the store
 ;; context), so deep recursion traps as "call stack exhausted" without probes.

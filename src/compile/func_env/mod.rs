@@ -61,6 +61,8 @@ pub struct ModuleEnv<'a> {
     pub consume_fuel: bool,
     /// Use frozen tables and index ranges (`Config::module_analyses`).
     pub analyses: bool,
+    /// Inline small callees (see `compile::inline`).
+    pub inlining: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -86,6 +88,7 @@ impl<'a> ModuleEnv<'a> {
             frontend_config: isa.frontend_config(),
             consume_fuel: config.consume_fuel,
             analyses: config.module_analyses,
+            inlining: config.inlining,
         }
     }
 }

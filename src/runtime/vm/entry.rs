@@ -76,8 +76,10 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     match result {
         Ok(()) => Ok(()),
         Err(Unwound { reason, pcs }) => Err(match reason {
-            UnwindReason::Wasm(code) => Trap::from_code(code).with_frames(symbolize(&pcs)),
-            UnwindReason::Host(trap) => trap.with_frames(symbolize(&pcs)),
+            UnwindReason::Wasm(code) => Trap::from_code(code).with_frames(symbolize(&pcs, false)),
+            // Recorded from the exit trampoline's frame: every pc is a
+            // return address, the first one's included.
+            UnwindReason::Host(trap) => trap.with_frames(symbolize(&pcs, true)),
             UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
         }),
     }
@@ -95,26 +97,43 @@ fn trap_code(result: &Result<(), Unwound>) -> Option<TrapCode> {
 }
 
 /// Wasm frames for the recorded program counters. The first is where the
-/// trap happened; the others are return addresses, looked up one byte back
-/// so they fall inside their call instruction.
-fn symbolize(pcs: &[usize]) -> Vec<FrameInfo> {
+/// trap happened (unless `all_returns`); the others are return addresses,
+/// looked up one byte back so they fall inside their call instruction.
+/// Code inlined into its caller has several source locations at one code
+/// offset, outermost first (see `compile::inline`): one frame each,
+/// innermost first, each named by the function whose body holds its
+/// offset.
+fn symbolize(pcs: &[usize], all_returns: bool) -> Vec<FrameInfo> {
     let mut frames = Vec::new();
     for (i, &pc) in pcs.iter().enumerate() {
-        let pc = if i == 0 { pc } else { pc - 1 };
+        let pc = if i == 0 && !all_returns { pc } else { pc - 1 };
         let Some(code) = code_registry::lookup(pc) else { continue };
         let offset = (pc - code.compiled.code.range().start) as u32;
-        let Some((defined, srcloc)) = code.compiled.frame_at(offset) else { continue };
+        let Some((defined, chain)) = code.compiled.frame_at(offset) else { continue };
         let defined = defined.as_u32() as usize;
-        let module_offset = srcloc.map_or(code.body_offsets[defined] as usize, |l| l as usize);
-        let func_index = (code.info.num_imported_funcs + defined) as u32;
-        let func = crate::index::FuncIndex::from_u32(func_index);
-        frames.push(FrameInfo {
-            func_index,
-            func_name: code.info.func_names.get(&func).cloned(),
-            func_offset: module_offset.saturating_sub(code.body_offsets[defined] as usize),
-            module_offset,
-            instance: None,
-        });
+        let frame = |defined: usize, module_offset: usize| {
+            let func_index = (code.info.num_imported_funcs + defined) as u32;
+            let func = crate::index::FuncIndex::from_u32(func_index);
+            FrameInfo {
+                func_index,
+                func_name: code.info.func_names.get(&func).cloned(),
+                func_offset: module_offset.saturating_sub(code.body_offsets[defined] as usize),
+                module_offset,
+                instance: None,
+            }
+        };
+        if chain.is_empty() {
+            frames.push(frame(defined, code.body_offsets[defined] as usize));
+        }
+        for (k, &module_offset) in chain.iter().enumerate().rev() {
+            // The outermost location is in the function the pc is in; an
+            // inlined one in the function whose body holds it.
+            let owner = match k {
+                0 => defined,
+                _ => code.body_offsets.partition_point(|b| *b <= module_offset).saturating_sub(1),
+            };
+            frames.push(frame(owner, module_offset as usize));
+        }
     }
     frames
 }

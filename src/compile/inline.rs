@@ -1,0 +1,633 @@
+//! Inlining small functions of a module into their callers
+//! (`Config::cranelift_inlining`), with Cranelift's inliner.
+//!
+//! The pipeline differs from the plain one only in its middle: every body
+//! is translated (in parallel), then the direct calls between defined
+//! functions are inlined one function at a time, callees before callers
+//! (the call graph's strongly connected components in Tarjan's order,
+//! which finishes a component after every component it calls), and then
+//! every function is compiled (in parallel) and linked as usual.
+//!
+//! The policy, by design small and predictable:
+//! - a callee is inlined when its translated body has at most
+//!   [`CALLEE_MAX_INSTS`] instructions, it is finished (its own callees
+//!   are already inlined into it), it is not in the caller's component
+//!   (no mutual recursion is unrolled), and it makes no tail call unless
+//!   the call is one (inlined into a plain call, a tail call would become
+//!   a plain call);
+//! - a caller grows by at most [`growth_budget`] instructions;
+//! - a self-recursive function of at most [`UNROLL_MAX_INSTS`]
+//!   instructions is unrolled one level: its calls of itself get one copy
+//!   of its body (whose own self-calls stay calls).
+//!
+//! Imports are never candidates: they are called through their funcref,
+//! not by a direct `call`. A defined callee takes the caller's VMContext
+//! (see `func_env::call`), so the inlined body's VMContext is the
+//! caller's, as it must be.
+//!
+//! Source locations. Cranelift's inliner does not carry source locations
+//! over, but it does carry debug tags, and prepends the call's tags to
+//! each inlined instruction's. So while inlining, each callee instruction
+//! is tagged with its wasm offset and each call with its own; an inlined
+//! instruction ends up tagged with its inline chain, outermost call site
+//! first. Before code generation the tags are removed again: an
+//! instruction with a chain gets a synthetic source location
+//! ([`CHAIN`] | index into the function's chain table), and
+//! [`expand_srclocs`] turns its code range's one entry into one entry per
+//! frame at the same code offset, outermost first. Trap lookup takes the
+//! last entry at or before a pc, which is the innermost location, so trap
+//! positions are right; the backtrace (`runtime::vm::entry`) makes one
+//! frame per entry, naming the function whose body holds each offset.
+//!
+//! Fuel stays exact: the inlined body keeps its entry check and its
+//! stores and loads of the store's counter around the former call, which
+//! is what the call did. The callee's stack check disappears with its
+//! frame; the caller's frame is larger and checked by its own.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use cranelift_codegen::entity::EntityRef;
+use cranelift_codegen::inline::{Inline, InlineCommand};
+use cranelift_codegen::ir::{self, DebugTag, ExternalName, Function, InstructionData, Opcode, SourceLoc};
+use cranelift_codegen::isa::TargetIsa;
+use cranelift_codegen::Context;
+use cranelift_frontend::FunctionBuilderContext;
+use wasmparser::FuncValidatorAllocations;
+
+use super::func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE};
+use super::{compile_function, translate, CompiledFunction, FunctionText};
+use crate::error::{Error, Result};
+use crate::index::{DefinedFuncIndex, FuncIndex};
+use crate::module::info::ModuleInfo;
+use crate::module::parse::FunctionBodyData;
+
+/// Largest callee inlined, in translated (unoptimised) CLIF instructions:
+/// accessors, small arithmetic helpers, short loops.
+pub const CALLEE_MAX_INSTS: usize = 40;
+
+/// Largest self-recursive function unrolled one level (the fib kernel's
+/// body is below it).
+pub const UNROLL_MAX_INSTS: usize = 40;
+
+/// How many instructions inlining may add to a caller of `own` instructions:
+/// as much again, but never less than a few callees' worth, so that small
+/// callers still inline their helpers and huge ones (an interpreter loop)
+/// do not double in compile time.
+fn growth_budget(own: usize) -> usize {
+    own.clamp(6 * CALLEE_MAX_INSTS, 1000)
+}
+
+/// The flag of a synthetic source location: the rest is an index into the
+/// function's table of inline chains. Wasm offsets stay below it (modules
+/// of 2 GiB or more are not inlined).
+const CHAIN: u32 = 1 << 31;
+
+/// The inline chains (wasm offsets, outermost call site first) of one
+/// function's synthetic source locations.
+pub type Chains = Vec<Box<[u32]>>;
+
+/// Validates, translates, inlines and compiles every function body.
+/// Holding every translated function until the inlining is done costs
+/// time (memory, caches), so only the functions a scan of the wasm finds
+/// possibly involved are held; the others are compiled as soon as they
+/// are translated, as without inlining.
+pub(super) fn compile_functions(
+    isa: &dyn TargetIsa,
+    env: &ModuleEnv<'_>,
+    bodies: Vec<FunctionBodyData<'_>>,
+    threads: usize,
+) -> Result<Vec<CompiledFunction>> {
+    let starts = body_starts(&bodies);
+    let involved = possibly_involved(env.info, &bodies);
+    let translated = translate_all(env, bodies, threads, Some((isa, &involved)))?;
+    let mut done = Vec::with_capacity(translated.len());
+    let (mut funcs, mut summaries) = (Vec::with_capacity(translated.len()), Vec::with_capacity(translated.len()));
+    for t in translated {
+        let (compiled, func, summary) = match t {
+            Translated::Compiled(c) => (Some(c), Function::new(), Summary::NONE),
+            Translated::Held(f, s) => (None, *f, s),
+        };
+        done.push(compiled);
+        funcs.push(func);
+        summaries.push(summary);
+    }
+    let chains = inline_module(env.info, &mut funcs, summaries, &starts)?;
+    let held: Vec<usize> = (0..done.len()).filter(|i| done[*i].is_none()).collect();
+    let funcs: Vec<Mutex<Option<Function>>> = funcs.into_iter().map(|f| Mutex::new(Some(f))).collect();
+    let compiled = parallel_map(held.len(), threads, Context::new, |ctx, k| {
+        let i = held[k];
+        ctx.clear();
+        ctx.func = funcs[i].lock().unwrap().take().expect("each function is compiled once");
+        let mut compiled = compile_function(isa, ctx)?;
+        expand_srclocs(&mut compiled.srclocs, &chains[i]);
+        Ok(compiled)
+    })?;
+    for (i, c) in held.into_iter().zip(compiled) {
+        done[i] = Some(c);
+    }
+    Ok(done.into_iter().map(|c| c.expect("every function is compiled")).collect())
+}
+
+/// The largest body, in operators, that may translate to a callee worth
+/// inlining (an operator is at least about half an instruction).
+const CALLEE_MAX_OPS: usize = 2 * CALLEE_MAX_INSTS;
+
+/// Which functions inlining may change or use, from their wasm: the small
+/// ones called by another function, the small self-recursive ones, and
+/// the callers of small ones. A body that cannot be read is involved (its
+/// translation reports the error).
+fn possibly_involved(info: &ModuleInfo, bodies: &[FunctionBodyData<'_>]) -> Vec<bool> {
+    let scan = |body: &wasmparser::FunctionBody<'_>| -> Option<(usize, Vec<usize>)> {
+        let (mut ops, mut callees) = (0, Vec::new());
+        let mut reader = body.get_operators_reader().ok()?;
+        while !reader.eof() {
+            ops += 1;
+            if let wasmparser::Operator::Call { function_index } | wasmparser::Operator::ReturnCall { function_index } =
+                reader.read().ok()?
+            {
+                // Not validated yet: the index may be out of range.
+                let d = info.defined_func_index(FuncIndex::from_u32(function_index)).map(|d| d.index());
+                callees.extend(d.filter(|d| *d < bodies.len()));
+            }
+        }
+        Some((ops, callees))
+    };
+    let scans: Vec<Option<(usize, Vec<usize>)>> = bodies.iter().map(|b| scan(&b.body)).collect();
+    let mut small_callee = vec![false; bodies.len()];
+    let mut involved = vec![false; bodies.len()];
+    for (f, scan) in scans.iter().enumerate() {
+        match scan {
+            Some((_, callees)) => {
+                for &d in callees {
+                    let small = scans[d].as_ref().is_some_and(|(ops, _)| *ops <= CALLEE_MAX_OPS);
+                    small_callee[d] |= small && d != f;
+                    involved[f] |= small;
+                }
+            }
+            None => involved[f] = true,
+        }
+    }
+    involved.iter().zip(small_callee).map(|(i, s)| *i || s).collect()
+}
+
+/// [`super::function_texts`] with inlining.
+pub(super) fn function_texts(
+    isa: &dyn TargetIsa,
+    env: &ModuleEnv<'_>,
+    bodies: Vec<FunctionBodyData<'_>>,
+) -> Result<Vec<FunctionText>> {
+    let starts = body_starts(&bodies);
+    let (mut funcs, summaries): (Vec<Function>, Vec<Summary>) = translate_all(env, bodies, 1, None)?
+        .into_iter()
+        .map(|t| match t {
+            Translated::Held(f, s) => (*f, s),
+            Translated::Compiled(_) => unreachable!("nothing is compiled early without an isa"),
+        })
+        .unzip();
+    inline_module(env.info, &mut funcs, summaries, &starts)?;
+    let mut ctx = Context::new();
+    let mut texts = Vec::with_capacity(funcs.len());
+    for (i, func) in funcs.into_iter().enumerate() {
+        ctx.clear();
+        ctx.set_disasm(true);
+        ctx.func = func;
+        compile_function(isa, &mut ctx)?;
+        let asm = ctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
+        let index = env.info.func_index(DefinedFuncIndex::new(i));
+        texts.push(FunctionText { index, clif: ctx.func.display().to_string(), asm });
+    }
+    Ok(texts)
+}
+
+fn body_starts(bodies: &[FunctionBodyData<'_>]) -> Vec<u32> {
+    bodies.iter().map(|b| b.body.range().start as u32).collect()
+}
+
+/// What inlining needs to know of a translated function, found by the
+/// thread that translated it (in parallel, while the function is in its
+/// cache).
+struct Summary {
+    /// The defined functions it calls directly.
+    callees: Vec<usize>,
+    /// Its size in instructions.
+    size: usize,
+    /// Whether it makes a tail call.
+    tail_calls: bool,
+}
+
+impl Summary {
+    /// The summary of a function compiled early: it calls no function
+    /// inlining could use, and is too large to inline.
+    const NONE: Summary = Summary { callees: Vec::new(), size: usize::MAX, tail_calls: false };
+}
+
+/// A function after [`translate_all`].
+enum Translated {
+    /// Compiled already: inlining does not involve it.
+    Compiled(CompiledFunction),
+    /// Held for inlining (boxed: a `Function` is large).
+    Held(Box<Function>, Summary),
+}
+
+/// Validates and translates every body, on `threads` threads; with
+/// `compile` (the target and which functions inlining may involve),
+/// compiles the others right away.
+fn translate_all(
+    env: &ModuleEnv<'_>,
+    bodies: Vec<FunctionBodyData<'_>>,
+    threads: usize,
+    compile: Option<(&dyn TargetIsa, &[bool])>,
+) -> Result<Vec<Translated>> {
+    let bodies: Vec<Mutex<Option<FunctionBodyData<'_>>>> = bodies.into_iter().map(|b| Mutex::new(Some(b))).collect();
+    let scratch = || (FunctionBuilderContext::new(), FuncValidatorAllocations::default(), Context::new());
+    parallel_map(bodies.len(), threads, scratch, |(fctx, allocs, ctx), i| {
+        let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
+        let mut validator = data.validator.into_validator(std::mem::take(allocs));
+        let index = env.info.func_index(DefinedFuncIndex::new(i));
+        ctx.clear();
+        let func = &mut ctx.func;
+        let result = translate::translate_function(FuncEnv::new(env), index, &data.body, &mut validator, func, fctx);
+        *allocs = validator.into_allocations();
+        result?;
+        match compile {
+            Some((isa, involved)) if !involved[i] => Ok(Translated::Compiled(compile_function(isa, ctx)?)),
+            _ => {
+                let func = std::mem::replace(&mut ctx.func, Function::new());
+                let summary = Summary {
+                    callees: direct_callees(env.info, &func).map(|(_, d)| d).collect(),
+                    size: inst_count(&func),
+                    tail_calls: has_tail_call(&func),
+                };
+                Ok(Translated::Held(Box::new(func), summary))
+            }
+        }
+    })
+}
+
+/// `f(scratch, i)` for every `i < n`, on `threads` threads (each with its
+/// own scratch state from `init`). Stops at the first error; the error of
+/// the lowest index is returned.
+fn parallel_map<T: Send, S>(
+    n: usize,
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let results: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut scratch = init();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                break;
+            }
+            let result = f(&mut scratch, i);
+            let failed = result.is_err();
+            *results[i].lock().unwrap() = Some(result);
+            if failed {
+                next.store(n, Ordering::Relaxed);
+            }
+        }
+    };
+    if threads > 1 {
+        std::thread::scope(|s| {
+            for _ in 0..threads.min(n) {
+                s.spawn(work);
+            }
+        });
+    } else {
+        work();
+    }
+    let mut out = Vec::with_capacity(n);
+    for r in results {
+        match r.into_inner().unwrap() {
+            Some(r) => out.push(r?),
+            None => return Err(Error::unsupported("compilation stopped early", None)),
+        }
+    }
+    Ok(out)
+}
+
+/// Inlines calls between the translated functions `funcs` (by defined
+/// index; `starts[i]` is the wasm offset of body `i`) and leaves them
+/// ready to compile, returning each one's inline chains.
+fn inline_module(
+    info: &ModuleInfo,
+    funcs: &mut [Function],
+    summaries: Vec<Summary>,
+    starts: &[u32],
+) -> Result<Vec<Chains>> {
+    let mut chains = vec![Chains::new(); funcs.len()];
+    if starts.iter().any(|s| *s >= CHAIN) {
+        return Ok(chains);
+    }
+    let tail_calls: Vec<bool> = summaries.iter().map(|s| s.tail_calls).collect();
+    let mut sizes: Vec<usize> = summaries.iter().map(|s| s.size).collect();
+    let graph: Vec<Vec<usize>> = summaries.into_iter().map(|s| s.callees).collect();
+    let mut called = vec![false; funcs.len()];
+    for (f, callees) in graph.iter().enumerate() {
+        callees.iter().filter(|d| **d != f).for_each(|d| called[*d] = true);
+    }
+    let mut inlinable = vec![false; funcs.len()];
+    let mut ctx = Context::new();
+    for component in components(&graph) {
+        for &f in &component {
+            let own = sizes[f];
+            let unroll = graph[f].contains(&f) && own <= UNROLL_MAX_INSTS;
+            let wanted = |d: usize| inlinable[d] || (unroll && d == f);
+            if !graph[f].iter().any(|d| wanted(*d)) {
+                continue;
+            }
+            ctx.func = std::mem::replace(&mut funcs[f], Function::new());
+            tag_calls(info, &mut ctx.func, wanted);
+            let mut policy = Policy {
+                info,
+                funcs,
+                sizes: &sizes,
+                inlinable: &inlinable,
+                tail_calls: &tail_calls,
+                me: f,
+                unroll: None,
+                budget: growth_budget(own),
+            };
+            inline(&mut ctx, &mut policy)?;
+            let size = inst_count(&ctx.func);
+            if unroll && size <= UNROLL_MAX_INSTS {
+                tag_own(&mut ctx.func, starts[f]);
+                let body = ctx.func.clone();
+                policy.unroll = Some((&body, size));
+                inline(&mut ctx, &mut policy)?;
+            }
+            funcs[f] = std::mem::replace(&mut ctx.func, Function::new());
+            sizes[f] = inst_count(&funcs[f]);
+        }
+        for &f in &component {
+            if component.len() == 1 && called[f] && sizes[f] <= CALLEE_MAX_INSTS {
+                tag_own(&mut funcs[f], starts[f]);
+                inlinable[f] = true;
+            }
+        }
+    }
+    for (func, chains) in funcs.iter_mut().zip(&mut chains) {
+        *chains = untag(func);
+    }
+    Ok(chains)
+}
+
+/// Runs Cranelift's inliner on `ctx.func`. It fails only on an
+/// implementation limit (more distinct memory flags than it can number),
+/// possibly half-way through a call site, so the module is refused with a
+/// clear error rather than compiled from a broken function.
+fn inline(ctx: &mut Context, policy: &mut Policy<'_>) -> Result<()> {
+    match ctx.inline(policy) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            Err(Error::unsupported(format_args!("inlining failed: {e:?} (Config::cranelift_inlining(false))"), None))
+        }
+    }
+}
+
+/// Which calls to inline, for one caller.
+struct Policy<'a> {
+    info: &'a ModuleInfo,
+    funcs: &'a [Function],
+    /// Their sizes in instructions.
+    sizes: &'a [usize],
+    /// The finished functions small enough to inline (tagged).
+    inlinable: &'a [bool],
+    /// The functions that make tail calls.
+    tail_calls: &'a [bool],
+    /// The caller.
+    me: usize,
+    /// The caller's body and its size, when its calls of itself are
+    /// unrolled.
+    unroll: Option<(&'a Function, usize)>,
+    /// Instructions the caller may still grow by.
+    budget: usize,
+}
+
+impl Inline for Policy<'_> {
+    fn inline(
+        &mut self,
+        caller: &Function,
+        _call: ir::Inst,
+        opcode: Opcode,
+        callee: ir::FuncRef,
+        _args: &[ir::Value],
+    ) -> InlineCommand<'_> {
+        let Some(d) = defined_callee(self.info, caller, callee) else { return InlineCommand::KeepCall };
+        // A tail call inlined at a plain call would become a plain call,
+        // one more frame where the program counts on none.
+        if opcode != Opcode::ReturnCall && self.tail_calls[d] {
+            return InlineCommand::KeepCall;
+        }
+        let (body, size) = match (d == self.me, self.unroll) {
+            (true, Some(unroll)) => unroll,
+            (false, _) if self.inlinable[d] => (&self.funcs[d], self.sizes[d]),
+            _ => return InlineCommand::KeepCall,
+        };
+        if size > self.budget {
+            return InlineCommand::KeepCall;
+        }
+        self.budget -= size;
+        InlineCommand::Inline { callee: Cow::Borrowed(body), visit_callee: false }
+    }
+}
+
+/// The defined function that `callee`, a function declared in `func`, is.
+fn defined_callee(info: &ModuleInfo, func: &Function, callee: ir::FuncRef) -> Option<usize> {
+    let ExternalName::User(name) = func.dfg.ext_funcs[callee].name else { return None };
+    let name = &func.params.user_named_funcs()[name];
+    if name.namespace != FUNC_NAMESPACE {
+        return None;
+    }
+    info.defined_func_index(FuncIndex::from_u32(name.index)).map(|d| d.index())
+}
+
+/// The direct calls in `func`, with the defined function each calls.
+fn direct_callees<'a>(info: &'a ModuleInfo, func: &'a Function) -> impl Iterator<Item = (ir::Inst, usize)> + 'a {
+    func.layout.blocks().flat_map(move |b| func.layout.block_insts(b)).filter_map(move |inst| {
+        match func.dfg.insts[inst] {
+            InstructionData::Call { func_ref, .. } => defined_callee(info, func, func_ref).map(|d| (inst, d)),
+            _ => None,
+        }
+    })
+}
+
+fn inst_count(func: &Function) -> usize {
+    func.layout.blocks().map(|b| func.layout.block_insts(b).count()).sum()
+}
+
+fn has_tail_call(func: &Function) -> bool {
+    func.layout
+        .blocks()
+        .filter_map(|b| func.layout.last_inst(b))
+        .any(|inst| matches!(func.dfg.insts[inst].opcode(), Opcode::ReturnCall | Opcode::ReturnCallIndirect))
+}
+
+/// Tags every call of a function `wanted` with its source location, so
+/// that the inliner starts the chains of the instructions it inlines there
+/// with it.
+fn tag_calls(info: &ModuleInfo, func: &mut Function, wanted: impl Fn(usize) -> bool) {
+    let calls: Vec<ir::Inst> = direct_callees(info, func).filter(|(_, d)| wanted(*d)).map(|(inst, _)| inst).collect();
+    for inst in calls {
+        let loc = func.srcloc(inst);
+        if !loc.is_default() {
+            func.debug_tags.set(inst, [DebugTag::User(loc.bits())]);
+        }
+    }
+}
+
+/// Tags every instruction not inlined into `func` (body at wasm offset
+/// `start`) with its source location, so that its copies carry it. Code
+/// before the first operator (locals, the fuel check) has none; it is
+/// placed at the body's start.
+fn tag_own(func: &mut Function, start: u32) {
+    let own: Vec<ir::Inst> =
+        func.layout.blocks().flat_map(|b| func.layout.block_insts(b)).filter(|i| !func.debug_tags.has(*i)).collect();
+    for inst in own {
+        let loc = func.srcloc(inst);
+        let at = if loc.is_default() { start } else { loc.bits() };
+        func.debug_tags.set(inst, [DebugTag::User(at)]);
+    }
+}
+
+/// Removes the tags (code generation has no use for them), turning each
+/// inlined instruction's chain into a synthetic source location; returns
+/// the chains.
+fn untag(func: &mut Function) -> Chains {
+    if func.debug_tags.is_empty() {
+        return Chains::new();
+    }
+    let mut chains = Chains::new();
+    let mut index: HashMap<Vec<u32>, u32> = HashMap::new();
+    let insts: Vec<ir::Inst> = func.layout.blocks().flat_map(|b| func.layout.block_insts(b)).collect();
+    for inst in insts {
+        // One location is the instruction's own, still in place.
+        let tags = func.debug_tags.get(inst);
+        if tags.len() < 2 {
+            continue;
+        }
+        let chain: Vec<u32> = tags
+            .iter()
+            .filter_map(|t| match t {
+                DebugTag::User(at) => Some(*at),
+                DebugTag::StackSlot(_) => None,
+            })
+            .collect();
+        let next = chains.len() as u32;
+        let i = *index.entry(chain).or_insert_with_key(|chain| {
+            chains.push(chain.clone().into_boxed_slice());
+            next
+        });
+        func.set_srcloc(inst, SourceLoc::new(CHAIN | i));
+    }
+    func.debug_tags.clear();
+    chains
+}
+
+/// Replaces each synthetic location in `srclocs` (code offset, location)
+/// by its chain: one entry per frame at the same code offset, outermost
+/// first.
+pub fn expand_srclocs(srclocs: &mut Vec<(u32, u32)>, chains: &[Box<[u32]>]) {
+    if chains.is_empty() {
+        return;
+    }
+    let mut out = Vec::with_capacity(srclocs.len());
+    for &(code, loc) in srclocs.iter() {
+        match loc & CHAIN {
+            0 => out.push((code, loc)),
+            _ => out.extend(chains[(loc & !CHAIN) as usize].iter().map(|at| (code, *at))),
+        }
+    }
+    *srclocs = out;
+}
+
+/// The strongly connected components of a call graph (`graph[f]`: the
+/// functions `f` calls), each finished after the components it calls
+/// (Tarjan's algorithm, iterative so that a deep call chain cannot
+/// overflow the stack).
+fn components(graph: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    const UNVISITED: usize = usize::MAX;
+    let n = graph.len();
+    let (mut order, mut low, mut on_stack) = (vec![UNVISITED; n], vec![0; n], vec![false; n]);
+    let (mut stack, mut out, mut counter) = (Vec::new(), Vec::new(), 0);
+    for root in 0..n {
+        if order[root] != UNVISITED {
+            continue;
+        }
+        // (node, next edge to look at)
+        let mut work = vec![(root, 0)];
+        while let Some(&mut (v, ref mut edge)) = work.last_mut() {
+            if *edge == 0 && order[v] == UNVISITED {
+                order[v] = counter;
+                low[v] = counter;
+                counter += 1;
+                stack.push(v);
+                on_stack[v] = true;
+            }
+            if let Some(&w) = graph[v].get(*edge) {
+                *edge += 1;
+                if order[w] == UNVISITED {
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(order[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == order[v] {
+                let mut component = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                out.push(component);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_come_callees_first() {
+        // 0 -> 1 -> 2 -> 1, 0 -> 3, 3 -> 3
+        let graph = vec![vec![1, 3], vec![2], vec![1], vec![3]];
+        let mut got = components(&graph);
+        for c in &mut got {
+            c.sort();
+        }
+        assert_eq!(got, vec![vec![1, 2], vec![3], vec![0]]);
+    }
+
+    #[test]
+    fn calls_of_functions_out_of_range_are_refused_not_scanned() {
+        // The scan for inlining reads bodies before they are validated.
+        let wasm = wat::parse_str("(module (func call 7) (func call 1))").unwrap();
+        let engine = crate::Engine::default();
+        let Err(err) = crate::Module::new(&engine, &wasm) else { panic!("an invalid module compiled") };
+        assert!(matches!(err, Error::Invalid { .. }), "{err}");
+    }
+
+    #[test]
+    fn chains_expand_outermost_first() {
+        let chains = vec![vec![10, 20, 30].into_boxed_slice()];
+        let mut srclocs = vec![(0, 5), (4, CHAIN), (9, 7)];
+        expand_srclocs(&mut srclocs, &chains);
+        assert_eq!(srclocs, vec![(0, 5), (4, 10), (4, 20), (4, 30), (9, 7)]);
+    }
+}
