@@ -46,7 +46,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use cranelift_codegen::entity::EntityRef;
@@ -58,7 +57,7 @@ use cranelift_frontend::FunctionBuilderContext;
 use wasmparser::FuncValidatorAllocations;
 
 use super::func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE};
-use super::{compile_function, translate, CompiledFunction, FunctionText};
+use super::{compile_function, parallel_map, translate, CompiledFunction, FunctionText};
 use crate::error::{Error, Result};
 use crate::index::{DefinedFuncIndex, FuncIndex};
 use crate::module::info::ModuleInfo;
@@ -265,51 +264,6 @@ fn translate_all(
             }
         }
     })
-}
-
-/// `f(scratch, i)` for every `i < n`, on `threads` threads (each with its
-/// own scratch state from `init`). Stops at the first error; the error of
-/// the lowest index is returned.
-fn parallel_map<T: Send, S>(
-    n: usize,
-    threads: usize,
-    init: impl Fn() -> S + Sync,
-    f: impl Fn(&mut S, usize) -> Result<T> + Sync,
-) -> Result<Vec<T>> {
-    let results: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut scratch = init();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= n {
-                break;
-            }
-            let result = f(&mut scratch, i);
-            let failed = result.is_err();
-            *results[i].lock().unwrap() = Some(result);
-            if failed {
-                next.store(n, Ordering::Relaxed);
-            }
-        }
-    };
-    if threads > 1 {
-        std::thread::scope(|s| {
-            for _ in 0..threads.min(n) {
-                s.spawn(work);
-            }
-        });
-    } else {
-        work();
-    }
-    let mut out = Vec::with_capacity(n);
-    for r in results {
-        match r.into_inner().unwrap() {
-            Some(r) => out.push(r?),
-            None => return Err(Error::unsupported("compilation stopped early", None)),
-        }
-    }
-    Ok(out)
 }
 
 /// Inlines calls between the translated functions `funcs` (by defined

@@ -206,46 +206,57 @@ pub fn compile_module(
     }
 
     let bodies: Vec<Mutex<Option<FunctionBodyData<'_>>>> = bodies.into_iter().map(|b| Mutex::new(Some(b))).collect();
-    let results: Vec<Mutex<Option<Result<CompiledFunction>>>> = bodies.iter().map(|_| Mutex::new(None)).collect();
+    let scratch = || (FunctionBuilderContext::new(), Context::new(), FuncValidatorAllocations::default());
+    let funcs = parallel_map(bodies.len(), threads, scratch, |(fctx, ctx, allocs), i| {
+        let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
+        translate_and_compile(isa, env, i, data, allocs, fctx, ctx, false)
+    })?;
+    link(isa, env, funcs)
+}
+
+/// `f(scratch, i)` for every `i < n`, on `threads` threads (each with its
+/// own scratch state from `init`). Stops at the first error; the error of
+/// the lowest index is returned.
+pub(crate) fn parallel_map<T: Send, S>(
+    n: usize,
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let results: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let work = || {
-        let mut fctx = FunctionBuilderContext::new();
-        let mut ctx = Context::new();
-        let mut allocs = FuncValidatorAllocations::default();
+        let mut scratch = init();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= bodies.len() {
+            if i >= n {
                 break;
             }
-            let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
-            let result = translate_and_compile(isa, env, i, data, &mut allocs, &mut fctx, &mut ctx, false);
+            let result = f(&mut scratch, i);
             let failed = result.is_err();
             *results[i].lock().unwrap() = Some(result);
             if failed {
-                // Stop early; the error of the lowest index is reported.
-                next.store(bodies.len(), Ordering::Relaxed);
+                next.store(n, Ordering::Relaxed);
             }
         }
     };
     if threads > 1 {
         std::thread::scope(|s| {
-            for _ in 0..threads {
+            for _ in 0..threads.min(n) {
                 s.spawn(work);
             }
         });
     } else {
         work();
     }
-
-    let mut funcs = Vec::with_capacity(results.len());
+    let mut out = Vec::with_capacity(n);
     for r in results {
         match r.into_inner().unwrap() {
-            Some(Ok(f)) => funcs.push(f),
-            Some(Err(e)) => return Err(e),
+            Some(r) => out.push(r?),
             None => return Err(Error::unsupported("compilation stopped early", None)),
         }
     }
-    link(isa, env, funcs)
+    Ok(out)
 }
 
 /// Validates, translates and compiles defined function `i` in `ctx`,
