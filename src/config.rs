@@ -180,6 +180,7 @@ pub struct Config {
     pub(crate) optimize: bool,
     pub(crate) module_analyses: bool,
     pub(crate) inlining: bool,
+    pub(crate) widen_loads: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
     pub(crate) epoch_interruption: bool,
@@ -225,6 +226,7 @@ impl Default for Config {
             optimize: true,
             module_analyses: true,
             inlining: true,
+            widen_loads: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
             epoch_interruption: false,
@@ -334,6 +336,14 @@ impl Config {
     /// tables stay read-only to the host either way.
     pub fn module_analyses(&mut self, on: bool) -> &mut Config {
         self.module_analyses = on;
+        self
+    }
+
+    /// Load a 32-, 16- or 8-bit value that is also used zero-extended (as a
+    /// heap or table index) at 64 bits, so that the extension costs no
+    /// instruction (on by default). Off only to measure what that gains.
+    pub fn widen_loads(&mut self, on: bool) -> &mut Config {
+        self.widen_loads = on;
         self
     }
 

@@ -120,7 +120,7 @@ pub(super) fn compile_functions(
         let i = held[k];
         ctx.clear();
         ctx.func = funcs[i].lock().unwrap().take().expect("each function is compiled once");
-        let mut compiled = compile_function(isa, ctx)?;
+        let mut compiled = compile_function(isa, ctx, env.widen_loads)?;
         expand_srclocs(&mut compiled.srclocs, &chains[i]);
         Ok(compiled)
     })?;
@@ -193,8 +193,7 @@ pub(super) fn function_texts(
         ctx.clear();
         ctx.set_disasm(true);
         ctx.func = func;
-        compile_function(isa, &mut ctx)?;
-        let asm = ctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
+        let asm = compile_function(isa, &mut ctx, env.widen_loads)?.vcode.unwrap_or_default();
         let index = env.info.func_index(DefinedFuncIndex::new(i));
         texts.push(FunctionText { index, clif: ctx.func.display().to_string(), asm });
     }
@@ -252,7 +251,9 @@ fn translate_all(
         *allocs = validator.into_allocations();
         result?;
         match compile {
-            Some((isa, involved)) if !involved[i] => Ok(Translated::Compiled(compile_function(isa, ctx)?)),
+            Some((isa, involved)) if !involved[i] => {
+                Ok(Translated::Compiled(compile_function(isa, ctx, env.widen_loads)?))
+            }
             _ => {
                 let func = std::mem::replace(&mut ctx.func, Function::new());
                 let summary = Summary {

@@ -16,6 +16,7 @@ pub mod lazy;
 mod tests;
 pub mod trampoline;
 mod translate;
+mod widen_loads;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -74,6 +75,9 @@ pub struct CompiledFunction {
     traps: Vec<(u32, TrapCode)>,
     /// `(code offset, wasm byte offset)` at which each source range starts.
     srclocs: Vec<(u32, u32)>,
+    /// The machine code as text, when the `Context` asked for it
+    /// (`set_disasm`, the golden-code tests).
+    vcode: Option<String>,
 }
 
 impl CompiledFunction {
@@ -142,13 +146,32 @@ fn source_chain(srclocs: &[(u32, u32)], offset: u32) -> Vec<u32> {
     srclocs[start..end].iter().map(|&(_, l)| l).collect()
 }
 
+thread_local! {
+    /// The register allocator's scratch state, reused from function to
+    /// function as `Context` would reuse its own (see `compile_function`).
+    static REGALLOC: std::cell::RefCell<regalloc2::Ctx> = std::cell::RefCell::new(regalloc2::Ctx::default());
+}
+
 /// Compiles one Cranelift function and collects what linking needs.
-pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context) -> Result<CompiledFunction> {
+/// `widen_loads` runs that pass (see [`widen_loads`]) between Cranelift's
+/// optimiser and its code generator, which `Context::compile` runs as one
+/// step; so this calls them one by one, with a register allocator context
+/// of its own (the `Context`'s is private to Cranelift). The machine code
+/// is in the result, not in `ctx`.
+pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, widen_loads: bool) -> Result<CompiledFunction> {
+    let failed =
+        |e: cranelift_codegen::CodegenError| Error::unsupported(format_args!("code generation failed: {e:?}"), None);
     let mut ctrl = ControlPlane::default();
     let names = ctx.func.params.user_named_funcs().clone();
-    let compiled = ctx
-        .compile(isa, &mut ctrl)
-        .map_err(|e| Error::unsupported(format_args!("code generation failed: {:?}", e.inner), None))?;
+    ctx.optimize(isa, &mut ctrl).map_err(failed)?;
+    if widen_loads {
+        widen_loads::widen_extended_loads(&mut ctx.func);
+        ctx.verify_if(isa).map_err(failed)?;
+    }
+    let stencil = REGALLOC
+        .with(|ra| isa.compile_function(&ctx.func, &ctx.domtree, &mut ra.borrow_mut(), ctx.want_disasm, &mut ctrl))
+        .map_err(failed)?;
+    let compiled = stencil.apply_params(&ctx.func.params);
     let buffer = &compiled.buffer;
     let mut relocs = Vec::new();
     for r in buffer.relocs() {
@@ -180,7 +203,14 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context) -> Result<Compil
         .filter(|s| s.start < s.end && !s.loc.is_default())
         .map(|s| (s.start, s.loc.bits()))
         .collect();
-    Ok(CompiledFunction { body: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps, srclocs })
+    Ok(CompiledFunction {
+        body: buffer.data().to_vec(),
+        alignment: buffer.alignment,
+        relocs,
+        traps,
+        srclocs,
+        vcode: compiled.vcode,
+    })
 }
 
 /// Function bodies below this total size are compiled on the calling
@@ -278,7 +308,7 @@ fn translate_and_compile(
     ctx.set_disasm(disasm);
     let result =
         translate::translate_function(FuncEnv::new(env), index, &data.body, &mut validator, &mut ctx.func, fctx)
-            .and_then(|()| compile_function(isa, ctx));
+            .and_then(|()| compile_function(isa, ctx, env.widen_loads));
     *allocs = validator.into_allocations();
     result
 }
@@ -307,8 +337,8 @@ pub fn function_texts(
     let (mut fctx, mut ctx, mut allocs) = (FunctionBuilderContext::new(), Context::new(), Default::default());
     let mut texts = Vec::new();
     for (i, data) in bodies.into_iter().enumerate() {
-        translate_and_compile(isa, env, i, data, &mut allocs, &mut fctx, &mut ctx, true)?;
-        let asm = ctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
+        let asm =
+            translate_and_compile(isa, env, i, data, &mut allocs, &mut fctx, &mut ctx, true)?.vcode.unwrap_or_default();
         let index = env.info.func_index(DefinedFuncIndex::new(i));
         texts.push(FunctionText { index, clif: ctx.func.display().to_string(), asm });
     }
@@ -365,7 +395,7 @@ fn entry_trampolines(
             None => {
                 ctx.clear();
                 ctx.func = trampoline::entry_trampoline(isa, &ty, &mut fctx);
-                let t = compile_function(isa, &mut ctx)?;
+                let t = compile_function(isa, &mut ctx, false)?;
                 image.resize(image.len().next_multiple_of(t.alignment.max(16) as usize), 0);
                 let o = image.len() as u32;
                 image.extend_from_slice(&t.body);

@@ -63,6 +63,8 @@ pub struct ModuleEnv<'a> {
     pub analyses: bool,
     /// Inline small callees (see `compile::inline`).
     pub inlining: bool,
+    /// Load values needed zero-extended at 64 bits so (`Config::widen_loads`).
+    pub widen_loads: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -89,6 +91,7 @@ impl<'a> ModuleEnv<'a> {
             consume_fuel: config.consume_fuel,
             analyses: config.module_analyses,
             inlining: config.inlining,
+            widen_loads: config.widen_loads,
         }
     }
 }
