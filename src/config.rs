@@ -181,6 +181,7 @@ pub struct Config {
     pub(crate) module_analyses: bool,
     pub(crate) inlining: bool,
     pub(crate) widen_loads: bool,
+    pub(crate) hoist_loop_immediates: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
     pub(crate) epoch_interruption: bool,
@@ -227,6 +228,7 @@ impl Default for Config {
             module_analyses: true,
             inlining: true,
             widen_loads: true,
+            hoist_loop_immediates: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
             epoch_interruption: false,
@@ -344,6 +346,15 @@ impl Config {
     /// instruction (on by default). Off only to measure what that gains.
     pub fn widen_loads(&mut self, on: bool) -> &mut Config {
         self.widen_loads = on;
+        self
+    }
+
+    /// Compute a loop-invariant add, subtract, and, or or xor with a
+    /// constant once before a small inner loop, where Cranelift would
+    /// recompute it on every iteration (on by default). Off only to
+    /// measure what that gains.
+    pub fn hoist_loop_immediates(&mut self, on: bool) -> &mut Config {
+        self.hoist_loop_immediates = on;
         self
     }
 

@@ -57,6 +57,7 @@ use cranelift_frontend::FunctionBuilderContext;
 use wasmparser::FuncValidatorAllocations;
 
 use super::func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE};
+use super::LatePasses;
 use super::{compile_function, parallel_map, translate, CompiledFunction, FunctionText};
 use crate::error::{Error, Result};
 use crate::index::{DefinedFuncIndex, FuncIndex};
@@ -120,7 +121,7 @@ pub(super) fn compile_functions(
         let i = held[k];
         ctx.clear();
         ctx.func = funcs[i].lock().unwrap().take().expect("each function is compiled once");
-        let mut compiled = compile_function(isa, ctx, env.widen_loads)?;
+        let mut compiled = compile_function(isa, ctx, LatePasses::of(env))?;
         expand_srclocs(&mut compiled.srclocs, &chains[i]);
         Ok(compiled)
     })?;
@@ -193,7 +194,7 @@ pub(super) fn function_texts(
         ctx.clear();
         ctx.set_disasm(true);
         ctx.func = func;
-        let asm = compile_function(isa, &mut ctx, env.widen_loads)?.vcode.unwrap_or_default();
+        let asm = compile_function(isa, &mut ctx, LatePasses::of(env))?.vcode.unwrap_or_default();
         let index = env.info.func_index(DefinedFuncIndex::new(i));
         texts.push(FunctionText { index, clif: ctx.func.display().to_string(), asm });
     }
@@ -252,7 +253,7 @@ fn translate_all(
         result?;
         match compile {
             Some((isa, involved)) if !involved[i] => {
-                Ok(Translated::Compiled(compile_function(isa, ctx, env.widen_loads)?))
+                Ok(Translated::Compiled(compile_function(isa, ctx, LatePasses::of(env))?))
             }
             _ => {
                 let func = std::mem::replace(&mut ctx.func, Function::new());

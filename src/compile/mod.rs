@@ -10,6 +10,7 @@
 //! call instead.
 
 pub mod func_env;
+mod hoist_immediates;
 mod inline;
 pub mod lazy;
 #[cfg(test)]
@@ -152,20 +153,46 @@ thread_local! {
     static REGALLOC: std::cell::RefCell<regalloc2::Ctx> = std::cell::RefCell::new(regalloc2::Ctx::default());
 }
 
+/// Our passes over a function between Cranelift's optimiser and its code
+/// generator (each has a `Config` switch to measure it).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct LatePasses {
+    /// [`widen_loads`] (`Config::widen_loads`).
+    pub widen_loads: bool,
+    /// [`hoist_immediates`] (`Config::hoist_loop_immediates`).
+    pub hoist_immediates: bool,
+}
+
+impl LatePasses {
+    /// None: trampolines, which have neither loads to widen nor loops.
+    pub const NONE: LatePasses = LatePasses { widen_loads: false, hoist_immediates: false };
+
+    /// The passes `env`'s configuration asks for.
+    pub fn of(env: &ModuleEnv<'_>) -> LatePasses {
+        LatePasses { widen_loads: env.widen_loads, hoist_immediates: env.hoist_immediates }
+    }
+}
+
 /// Compiles one Cranelift function and collects what linking needs.
-/// `widen_loads` runs that pass (see [`widen_loads`]) between Cranelift's
-/// optimiser and its code generator, which `Context::compile` runs as one
-/// step; so this calls them one by one, with a register allocator context
-/// of its own (the `Context`'s is private to Cranelift). The machine code
+/// `passes` run between Cranelift's optimiser and its code generator,
+/// which `Context::compile` runs as one step; so this calls them one by
+/// one, with a register allocator context of its own (the `Context`'s is
+/// private to Cranelift). The machine code text, when `ctx` asks for it,
 /// is in the result, not in `ctx`.
-pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, widen_loads: bool) -> Result<CompiledFunction> {
+pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePasses) -> Result<CompiledFunction> {
     let failed =
         |e: cranelift_codegen::CodegenError| Error::unsupported(format_args!("code generation failed: {e:?}"), None);
     let mut ctrl = ControlPlane::default();
     let names = ctx.func.params.user_named_funcs().clone();
     ctx.optimize(isa, &mut ctrl).map_err(failed)?;
-    if widen_loads {
+    if passes.widen_loads {
         widen_loads::widen_extended_loads(&mut ctx.func);
+    }
+    if passes.hoist_immediates {
+        ctx.compute_loop_analysis();
+        hoist_immediates::hoist_loop_immediates(&mut ctx.func, &ctx.cfg, &ctx.loop_analysis);
+    }
+    if passes.widen_loads || passes.hoist_immediates {
         ctx.verify_if(isa).map_err(failed)?;
     }
     let stencil = REGALLOC
@@ -308,7 +335,7 @@ fn translate_and_compile(
     ctx.set_disasm(disasm);
     let result =
         translate::translate_function(FuncEnv::new(env), index, &data.body, &mut validator, &mut ctx.func, fctx)
-            .and_then(|()| compile_function(isa, ctx, env.widen_loads));
+            .and_then(|()| compile_function(isa, ctx, LatePasses::of(env)));
     *allocs = validator.into_allocations();
     result
 }
@@ -395,7 +422,7 @@ fn entry_trampolines(
             None => {
                 ctx.clear();
                 ctx.func = trampoline::entry_trampoline(isa, &ty, &mut fctx);
-                let t = compile_function(isa, &mut ctx, false)?;
+                let t = compile_function(isa, &mut ctx, LatePasses::NONE)?;
                 image.resize(image.len().next_multiple_of(t.alignment.max(16) as usize), 0);
                 let o = image.len() as u32;
                 image.extend_from_slice(&t.body);

@@ -65,6 +65,8 @@ pub struct ModuleEnv<'a> {
     pub inlining: bool,
     /// Load values needed zero-extended at 64 bits so (`Config::widen_loads`).
     pub widen_loads: bool,
+    /// Hoist `x op constant` out of small loops (`Config::hoist_loop_immediates`).
+    pub hoist_immediates: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -92,6 +94,7 @@ impl<'a> ModuleEnv<'a> {
             analyses: config.module_analyses,
             inlining: config.inlining,
             widen_loads: config.widen_loads,
+            hoist_immediates: config.hoist_loop_immediates,
         }
     }
 }
