@@ -13,6 +13,7 @@ pub mod func_env;
 mod hoist_immediates;
 mod inline;
 pub mod lazy;
+mod loop_exits;
 #[cfg(test)]
 mod tests;
 pub mod trampoline;
@@ -159,17 +160,17 @@ thread_local! {
 pub struct LatePasses {
     /// [`widen_loads`] (`Config::widen_loads`).
     pub widen_loads: bool,
-    /// [`hoist_immediates`] (`Config::hoist_loop_immediates`).
-    pub hoist_immediates: bool,
+    /// [`hoist_immediates`] and [`loop_exits`] (`Config::loop_passes`).
+    pub loop_passes: bool,
 }
 
 impl LatePasses {
     /// None: trampolines, which have neither loads to widen nor loops.
-    pub const NONE: LatePasses = LatePasses { widen_loads: false, hoist_immediates: false };
+    pub const NONE: LatePasses = LatePasses { widen_loads: false, loop_passes: false };
 
     /// The passes `env`'s configuration asks for.
     pub fn of(env: &ModuleEnv<'_>) -> LatePasses {
-        LatePasses { widen_loads: env.widen_loads, hoist_immediates: env.hoist_immediates }
+        LatePasses { widen_loads: env.widen_loads, loop_passes: env.loop_passes }
     }
 }
 
@@ -188,11 +189,12 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
     if passes.widen_loads {
         widen_loads::widen_extended_loads(&mut ctx.func);
     }
-    if passes.hoist_immediates {
+    if passes.loop_passes {
         ctx.compute_loop_analysis();
         hoist_immediates::hoist_loop_immediates(&mut ctx.func, &ctx.cfg, &ctx.loop_analysis);
+        loop_exits::recompute_loop_exit_values(&mut ctx.func, &ctx.cfg);
     }
-    if passes.widen_loads || passes.hoist_immediates {
+    if passes.widen_loads || passes.loop_passes {
         ctx.verify_if(isa).map_err(failed)?;
     }
     let stencil = REGALLOC

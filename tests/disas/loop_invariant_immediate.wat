@@ -3,7 +3,7 @@
 ;; hoists the `band` out of the loop, then rematerialises it next to its
 ;; use, which recomputed it (`movq; andl $0x7fe`) on every iteration; it
 ;; is computed once before this small, call-free inner loop instead
-;; (`Config::hoist_loop_immediates`).
+;; (`Config::loop_passes`).
 (module
   (memory 1)
   (func $sum_pairs (param $p i32) (param $n i32) (result i32)

@@ -65,8 +65,8 @@ pub struct ModuleEnv<'a> {
     pub inlining: bool,
     /// Load values needed zero-extended at 64 bits so (`Config::widen_loads`).
     pub widen_loads: bool,
-    /// Hoist `x op constant` out of small loops (`Config::hoist_loop_immediates`).
-    pub hoist_immediates: bool,
+    /// Our passes over small loops (`Config::loop_passes`).
+    pub loop_passes: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -94,7 +94,7 @@ impl<'a> ModuleEnv<'a> {
             analyses: config.module_analyses,
             inlining: config.inlining,
             widen_loads: config.widen_loads,
-            hoist_immediates: config.hoist_loop_immediates,
+            loop_passes: config.loop_passes,
         }
     }
 }
