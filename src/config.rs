@@ -349,12 +349,12 @@ impl Config {
         self
     }
 
-    /// Two loop passes after Cranelift's optimiser (on by default): a
-    /// loop-invariant add, subtract, and, or or xor with a constant is
-    /// computed once before a small inner loop, where Cranelift would
-    /// recompute it on every iteration; and a counter a one-block loop
-    /// steps is recomputed from its stepped value after the loop, so the
-    /// loop keeps one register for it, not two and a copy per iteration.
+    /// A counter that a one-block loop steps by a constant stays in one
+    /// register (on by default): Cranelift's optimiser leaves the old and
+    /// the stepped value both live up to the loop's branch (a test of the
+    /// old value against a constant, or a use after the loop), which costs
+    /// a second register and a copy on every iteration; the test is made
+    /// on the stepped value and the old one recomputed after the loop.
     /// Off only to measure what that gains.
     pub fn loop_passes(&mut self, on: bool) -> &mut Config {
         self.loop_passes = on;

@@ -28,6 +28,7 @@ use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::entity::packed_option::PackedOption;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, BlockArg, Function, InstBuilder, InstructionData, Opcode, Value, ValueDef};
 
 /// Recomputes after each one-block loop the counters it steps (see the
@@ -58,6 +59,9 @@ pub fn recompute_loop_exit_values(func: &mut Function, cfg: &ControlFlowGraph) {
     if candidates.is_empty() {
         return;
     }
+    for (&p, &(b, _, q, step)) in &candidates {
+        compare_stepped_value(func, b, p, q, step);
+    }
     // Each candidate's loop block, by value, for a cheap test per operand.
     let mut loop_of: SecondaryMap<Value, PackedOption<Block>> = SecondaryMap::new();
     for (p, c) in &candidates {
@@ -85,6 +89,57 @@ pub fn recompute_loop_exit_values(func: &mut Function, cfg: &ControlFlowGraph) {
             Some(b) if b != u => last_values[v].expect("made above"),
             _ => v,
         });
+    }
+}
+
+/// Makes `icmp eq/ne p, K` in loop block `b` test `q = p + c` against
+/// `K + c` instead, the same test since adds wrap (only equality is
+/// preserved so). Cranelift's optimiser turns clang's `i + 2 != 4096`
+/// into `i != 4094`, which keeps `i` live beside `i + 2` up to the branch
+/// (dispatch's loop: one more register and a copy on the back edge).
+/// A compare above `q`'s definition moves down to the end of the block
+/// when nothing before the branch reads it (it is pure).
+fn compare_stepped_value(func: &mut Function, b: Block, p: Value, q: Value, step: Value) {
+    let (Some(c), Some(term)) = (constant(func, step), func.layout.last_inst(b)) else { return };
+    let ty = func.dfg.value_type(p);
+    let mask = if ty.bits() >= 64 { u64::MAX } else { (1u64 << ty.bits()) - 1 };
+    let ValueDef::Result(q_def, _) = func.dfg.value_def(q) else { return };
+    let insts: Vec<_> = func.layout.block_insts(b).collect();
+    for (at, &inst) in insts.iter().enumerate() {
+        let InstructionData::IntCompare { opcode: Opcode::Icmp, cond, args } = func.dfg.insts[inst] else { continue };
+        if !matches!(cond, IntCC::Equal | IntCC::NotEqual) {
+            continue;
+        }
+        let (k, k_at) = match args {
+            [x, k] if x == p => (k, 1usize),
+            [k, x] if x == p => (k, 0),
+            _ => continue,
+        };
+        let Some(k) = constant(func, k) else { continue };
+        let result = func.dfg.first_result(inst);
+        let after_q = insts[..at].contains(&q_def);
+        if !after_q && insts[at + 1..].iter().any(|i| *i != term && func.dfg.inst_values(*i).any(|v| v == result)) {
+            continue;
+        }
+        let mut pos = FuncCursor::new(func).at_inst(if after_q { inst } else { term });
+        let k = pos.ins().iconst(ty, ((k as u64).wrapping_add(c as u64) & mask) as i64);
+        if !after_q {
+            pos.func.layout.remove_inst(inst);
+            pos.insert_inst(inst);
+        }
+        let mut args = args;
+        args[1 - k_at] = q;
+        args[k_at] = k;
+        pos.func.dfg.insts[inst] = InstructionData::IntCompare { opcode: Opcode::Icmp, cond, args };
+    }
+}
+
+/// The immediate of `v` when an `iconst` defines it.
+fn constant(func: &Function, v: Value) -> Option<i64> {
+    let ValueDef::Result(d, _) = func.dfg.value_def(v) else { return None };
+    match func.dfg.insts[d] {
+        InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => Some(imm.bits()),
+        _ => None,
     }
 }
 

@@ -10,7 +10,6 @@
 //! call instead.
 
 pub mod func_env;
-mod hoist_immediates;
 mod inline;
 pub mod lazy;
 mod loop_exits;
@@ -160,7 +159,7 @@ thread_local! {
 pub struct LatePasses {
     /// [`widen_loads`] (`Config::widen_loads`).
     pub widen_loads: bool,
-    /// [`hoist_immediates`] and [`loop_exits`] (`Config::loop_passes`).
+    /// [`loop_exits`] (`Config::loop_passes`).
     pub loop_passes: bool,
 }
 
@@ -190,8 +189,6 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
         widen_loads::widen_extended_loads(&mut ctx.func);
     }
     if passes.loop_passes {
-        ctx.compute_loop_analysis();
-        hoist_immediates::hoist_loop_immediates(&mut ctx.func, &ctx.cfg, &ctx.loop_analysis);
         loop_exits::recompute_loop_exit_values(&mut ctx.func, &ctx.cfg);
     }
     if passes.widen_loads || passes.loop_passes {

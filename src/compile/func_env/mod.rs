@@ -65,7 +65,7 @@ pub struct ModuleEnv<'a> {
     pub inlining: bool,
     /// Load values needed zero-extended at 64 bits so (`Config::widen_loads`).
     pub widen_loads: bool,
-    /// Our passes over small loops (`Config::loop_passes`).
+    /// Keep a one-block loop's stepped counter in one register (`Config::loop_passes`).
     pub loop_passes: bool,
 }
 
