@@ -2,8 +2,8 @@
 //! (`Config::widen_loads`, `Config::loop_passes`) must not change what a
 //! program computes: each case runs with them on and off, in both
 //! bounds-check modes, at the edges they reason about (loaded values with
-//! the top bit set, a counter that wraps around 2^32, a loop that exits
-//! at once).
+//! the top bit set, counters and compared constants that wrap around, a
+//! loop that exits at once).
 
 use cranewasm::*;
 
@@ -41,6 +41,17 @@ const MODULE: &str = r#"(module
             (local.set $i (i64.sub (local.get $i) (i64.const 7)))
             (br_if $next (i64.gt_s (local.get $j) (local.get $stop))))
         (i64.add (i64.mul (local.get $j) (i64.const 3)) (local.get $i)))
+    ;; Counting the old $i against -2 by steps of 2: the test moved to the
+    ;; stepped value compares with -2 + 2, which wraps to 0.
+    (func (export "wrap") (param $start i32) (result i32)
+        (local $i i32) (local $j i32) (local $n i32)
+        (local.set $i (local.get $start))
+        (loop $next
+            (local.set $j (local.get $i))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))
+            (local.set $i (i32.add (local.get $i) (i32.const 2)))
+            (br_if $next (i32.ne (local.get $j) (i32.const -2))))
+        (i32.add (i32.mul (local.get $n) (i32.const 1000)) (local.get $i)))
     ;; A loop bound `n & 0x7fe` invariant in the loop, `n` used after it.
     (func (export "pairs") (param $n i32) (result i32)
         (local $k i32) (local $s i32)
@@ -77,6 +88,9 @@ fn results(engine: &Engine) -> Vec<String> {
     for (start, stop) in [(100, 0), (0, 0), (i64::MIN + 3, i64::MIN + 100), (-20, -1000)] {
         call("scan64", &[Val::I64(start), Val::I64(stop)]);
     }
+    for start in [-10, -2] {
+        call("wrap", &[Val::I32(start)]);
+    }
     for n in [0, 1, 2, 3, 100, 0x7ff, -1, 0x12345] {
         call("pairs", &[Val::I32(n)]);
     }
@@ -100,5 +114,7 @@ fn late_passes_change_no_result() {
         assert_eq!(with[4], "scan[I32(0), I32(5)] = I32(21)");
         assert_eq!(with[6], "scan[I32(-3), I32(2)] = I32(9)");
         assert_eq!(with[7], "scan[I32(-1), I32(-1)] = I32(-3)");
+        assert_eq!(with[12], "wrap[I32(-10)] = I32(5000)");
+        assert_eq!(with[13], "wrap[I32(-2)] = I32(1000)");
     }
 }
