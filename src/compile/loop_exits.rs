@@ -70,7 +70,12 @@ pub fn recompute_loop_exit_values(func: &mut Function, cfg: &ControlFlowGraph) {
     let mut outside_uses = Vec::new();
     for u in func.layout.blocks() {
         for inst in func.layout.block_insts(u) {
-            if func.dfg.inst_values(inst).any(|v| loop_of[v].expand().is_some_and(|b| b != u)) {
+            let outside = |v: Value| loop_of[v].expand().is_some_and(|b| b != u);
+            // Arguments first: block-call arguments only on branches
+            // (`inst_values` chains both, and costs more per instruction).
+            let branch = func.dfg.insts[inst].opcode().is_branch();
+            if func.dfg.inst_args(inst).iter().any(|v| outside(*v)) || branch && func.dfg.inst_values(inst).any(outside)
+            {
                 outside_uses.push((u, inst));
             }
         }
