@@ -18,6 +18,7 @@ mod tests;
 pub mod trampoline;
 mod translate;
 mod widen_loads;
+mod widen_params;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -157,7 +158,7 @@ thread_local! {
 /// generator (each has a `Config` switch to measure it).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct LatePasses {
-    /// [`widen_loads`] (`Config::widen_loads`).
+    /// [`widen_loads`] and [`widen_params`] (`Config::widen_loads`).
     pub widen_loads: bool,
     /// [`loop_exits`] (`Config::loop_passes`).
     pub loop_passes: bool,
@@ -185,11 +186,14 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
     let mut ctrl = ControlPlane::default();
     let names = ctx.func.params.user_named_funcs().clone();
     ctx.optimize(isa, &mut ctrl).map_err(failed)?;
-    if passes.widen_loads {
-        widen_loads::widen_extended_loads(&mut ctx.func);
-    }
+    // The exit pass first: it needs the loop counters' i32 steps, which
+    // widening the parameters turns into extensions.
     if passes.loop_passes {
         loop_exits::recompute_loop_exit_values(&mut ctx.func, &ctx.cfg);
+    }
+    if passes.widen_loads {
+        widen_loads::widen_extended_loads(&mut ctx.func);
+        widen_params::widen_loop_params(&mut ctx.func, &ctx.cfg, &ctx.domtree);
     }
     if passes.widen_loads || passes.loop_passes {
         ctx.verify_if(isa).map_err(failed)?;
