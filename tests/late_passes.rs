@@ -52,6 +52,14 @@ const MODULE: &str = r#"(module
             (local.set $i (i32.add (local.get $i) (i32.const 2)))
             (br_if $next (i32.ne (local.get $j) (i32.const -2))))
         (i32.add (i32.mul (local.get $n) (i32.const 1000)) (local.get $i)))
+    ;; A loop's i32 address parameter used as an address: widened to i64.
+    (func (export "walk") (param $p i32) (param $n i32) (result i32)
+        (local $s i32)
+        (loop $next
+            (local.set $s (i32.add (i32.mul (local.get $s) (i32.const 3)) (i32.load8_u (local.get $p))))
+            (local.set $p (i32.add (local.get $p) (i32.const 4096)))
+            (br_if $next (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+        (local.get $s))
     ;; A loop bound `n & 0x7fe` invariant in the loop, `n` used after it.
     (func (export "pairs") (param $n i32) (result i32)
         (local $k i32) (local $s i32)
@@ -91,6 +99,9 @@ fn results(engine: &Engine) -> Vec<String> {
     for start in [-10, -2] {
         call("wrap", &[Val::I32(start)]);
     }
+    for (p, n) in [(0, 16), (0, 17), (5, 3), (-8192, 3), (-4096, 2)] {
+        call("walk", &[Val::I32(p), Val::I32(n)]);
+    }
     for n in [0, 1, 2, 3, 100, 0x7ff, -1, 0x12345] {
         call("pairs", &[Val::I32(n)]);
     }
@@ -116,5 +127,10 @@ fn late_passes_change_no_result() {
         assert_eq!(with[7], "scan[I32(-1), I32(-1)] = I32(-3)");
         assert_eq!(with[12], "wrap[I32(-10)] = I32(5000)");
         assert_eq!(with[13], "wrap[I32(-2)] = I32(1000)");
+        // Only address 0 (0xf0) of the 16 is non-zero: 0xf0 * 3^15.
+        let walked = 0xf0u32.wrapping_mul(3u32.pow(15)) as i32;
+        assert_eq!(with[14], format!("walk[I32(0), I32(16)] = I32({walked})"));
+        assert!(with[15].ends_with("trap Some(MemoryOutOfBounds)"), "{}", with[15]);
+        assert!(with[17].ends_with("trap Some(MemoryOutOfBounds)"), "{}", with[17]);
     }
 }

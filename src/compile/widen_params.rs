@@ -46,46 +46,34 @@ pub fn widen_loop_params(func: &mut Function, cfg: &ControlFlowGraph, domtree: &
     if extended.is_empty() {
         return;
     }
-    let mut widened: Vec<(Value, Value)> = Vec::new();
-    for &(_, p) in &extended {
-        if widened.iter().any(|(old, _)| *old == p) {
-            continue;
-        }
-        if let Some(wide) = widen(func, cfg, domtree, p) {
-            widened.push((p, wide));
-        }
-    }
-    if widened.is_empty() {
-        return;
-    }
+    // One extension per parameter is widened: it becomes the parameter.
+    // Common subexpressions are merged already, so a second one is rare;
+    // it stays, reading the `ireduce` (no longer a parameter, so `widen`
+    // leaves it).
     for (extend, p) in extended {
-        if let Some(&(_, wide)) = widened.iter().find(|(old, _)| *old == p) {
-            let result = func.dfg.first_result(extend);
-            func.layout.remove_inst(extend);
-            func.dfg.clear_results(extend);
-            func.dfg.change_to_alias(result, wide);
-        }
+        widen(func, cfg, domtree, p, extend);
     }
-    // Lowering does not resolve aliases.
-    func.dfg.resolve_all_aliases();
 }
 
-/// Makes parameter `p` an i64 if its block is a loop header whose back
-/// edges pass it values extended for free; returns the new parameter.
-fn widen(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree, p: Value) -> Option<Value> {
-    let ValueDef::Param(block, index) = func.dfg.value_def(p) else { return None };
+/// Makes parameter `p` an i64, the result of `extend` (a `uextend.i64
+/// p`), if its block is a loop header whose back edges pass it values
+/// extended for free; then `p` is that parameter's `ireduce`. Values
+/// change places rather than become aliases, which lowering would not
+/// resolve and resolving would cost a scan of the function.
+fn widen(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree, p: Value, extend: Inst) {
+    let ValueDef::Param(block, index) = func.dfg.value_def(p) else { return };
     if func.layout.entry_block() == Some(block) {
-        return None;
+        return;
     }
     let mut edges = Vec::new();
     let mut back_edge = false;
     for pred in cfg.pred_iter(block) {
         let back = domtree.dominates(block, pred.block, &func.layout);
         back_edge |= back;
-        let args: Vec<Value> = match &func.dfg.insts[pred.inst] {
+        let args = match &func.dfg.insts[pred.inst] {
             InstructionData::Jump { destination, .. } => vec![*destination],
             InstructionData::Brif { blocks, .. } => blocks.to_vec(),
-            _ => return None,
+            _ => return,
         }
         .into_iter()
         .filter(|call| call.block(&func.dfg.value_lists) == block)
@@ -93,16 +81,28 @@ fn widen(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree, p
             Some(BlockArg::Value(v)) => Some(v),
             _ => None,
         })
-        .collect::<Option<_>>()?;
+        .collect::<Option<Vec<Value>>>();
+        let Some(args) = args else { return };
         if back && !args.iter().all(|a| *a == p || free_extension(func, *a).is_some()) {
-            return None;
+            return;
         }
         edges.push((pred.inst, args));
     }
     if !back_edge {
-        return None;
+        return;
     }
-    let wide = func.dfg.replace_block_param(p, types::I64);
+    // The extension's result takes `p`'s place among the parameters.
+    let wide = func.dfg.first_result(extend);
+    func.layout.remove_inst(extend);
+    func.dfg.clear_results(extend);
+    let params = func.dfg.block_params(block).to_vec();
+    for &v in params[index..].iter().rev() {
+        func.dfg.swap_remove_block_param(v);
+    }
+    func.dfg.attach_block_param(block, wide);
+    for &v in &params[index + 1..] {
+        func.dfg.attach_block_param(block, v);
+    }
     let reduce = func.dfg.make_inst(InstructionData::Unary { opcode: Opcode::Ireduce, arg: wide });
     func.dfg.make_inst_results_reusing(reduce, types::I32, std::iter::once(Some(p)));
     FuncCursor::new(func).at_first_insertion_point(block).insert_inst(reduce);
@@ -135,7 +135,6 @@ fn widen(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree, p
             });
         }
     }
-    Some(wide)
 }
 
 /// How an i32 value is had zero-extended at no cost.
