@@ -151,21 +151,18 @@ enum Extension {
 fn free_extension(func: &Function, v: Value) -> Option<Extension> {
     let ValueDef::Result(def, 0) = func.dfg.value_def(v) else { return None };
     match func.dfg.insts[def] {
-        InstructionData::Binary { opcode, .. }
-            if matches!(
-                opcode,
+        InstructionData::Binary {
+            opcode:
                 Opcode::Iadd
-                    | Opcode::Isub
-                    | Opcode::Imul
-                    | Opcode::Band
-                    | Opcode::Bor
-                    | Opcode::Bxor
-                    | Opcode::Ishl
-                    | Opcode::Ushr
-            ) =>
-        {
-            Some(Extension::Alu)
-        }
+                | Opcode::Isub
+                | Opcode::Imul
+                | Opcode::Band
+                | Opcode::Bor
+                | Opcode::Bxor
+                | Opcode::Ishl
+                | Opcode::Ushr,
+            ..
+        } => Some(Extension::Alu),
         InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => {
             Some(Extension::Constant(imm.bits() & 0xffff_ffff))
         }
