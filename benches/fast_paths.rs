@@ -138,7 +138,7 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
     };
 
     // Code generation: each switch against the default engine, per kernel.
-    let code_switches: [(&str, Engine); 5] = [
+    let code_switches: [(&str, Engine); 7] = [
         (
             "guard pages (vs explicit bounds checks)",
             engine(|c| {
@@ -161,6 +161,18 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
             "inlining (vs none)",
             engine(|c| {
                 c.cranelift_inlining(false);
+            }),
+        ),
+        (
+            "widened loads (vs a movl per extension)",
+            engine(|c| {
+                c.widen_loads(false);
+            }),
+        ),
+        (
+            "loop passes (vs none)",
+            engine(|c| {
+                c.loop_passes(false);
             }),
         ),
         (

@@ -180,6 +180,8 @@ pub struct Config {
     pub(crate) optimize: bool,
     pub(crate) module_analyses: bool,
     pub(crate) inlining: bool,
+    pub(crate) widen_loads: bool,
+    pub(crate) loop_passes: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
     pub(crate) epoch_interruption: bool,
@@ -225,6 +227,8 @@ impl Default for Config {
             optimize: true,
             module_analyses: true,
             inlining: true,
+            widen_loads: true,
+            loop_passes: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
             epoch_interruption: false,
@@ -334,6 +338,26 @@ impl Config {
     /// tables stay read-only to the host either way.
     pub fn module_analyses(&mut self, on: bool) -> &mut Config {
         self.module_analyses = on;
+        self
+    }
+
+    /// Load a 32-, 16- or 8-bit value that is also used zero-extended (as a
+    /// heap or table index) at 64 bits, so that the extension costs no
+    /// instruction (on by default). Off only to measure what that gains.
+    pub fn widen_loads(&mut self, on: bool) -> &mut Config {
+        self.widen_loads = on;
+        self
+    }
+
+    /// A counter that a one-block loop steps by a constant stays in one
+    /// register (on by default): Cranelift's optimiser leaves the old and
+    /// the stepped value both live up to the loop's branch (a test of the
+    /// old value against a constant, or a use after the loop), which costs
+    /// a second register and a copy on every iteration; the test is made
+    /// on the stepped value and the old one recomputed after the loop.
+    /// Off only to measure what that gains.
+    pub fn loop_passes(&mut self, on: bool) -> &mut Config {
+        self.loop_passes = on;
         self
     }
 

@@ -10,7 +10,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 
-use crate::compile::{compile_function, trampoline};
+use crate::compile::{compile_function, trampoline, LatePasses};
 use crate::config::{Config, Regalloc};
 use crate::error::{Error, Result};
 use crate::runtime::vm::code_memory::CodeMemory;
@@ -146,7 +146,7 @@ impl Engine {
         }
         let mut ctx = Context::new();
         ctx.func = trampoline::exit_trampoline(self.isa(), &ty, &mut FunctionBuilderContext::new());
-        let compiled = compile_function(self.isa(), &mut ctx)?;
+        let compiled = compile_function(self.isa(), &mut ctx, LatePasses::NONE)?;
         let code = Arc::new(CodeMemory::new(compiled.body())?);
         let range = code.range();
         profiling::register(
@@ -168,7 +168,7 @@ impl Engine {
         }
         let mut ctx = Context::new();
         ctx.func = trampoline::native_trampoline(self.isa(), params, results, &mut FunctionBuilderContext::new());
-        let compiled = compile_function(self.isa(), &mut ctx)?;
+        let compiled = compile_function(self.isa(), &mut ctx, LatePasses::NONE)?;
         let code = Arc::new(CodeMemory::new(compiled.body())?);
         cache.insert(key, code.clone());
         Ok(code)

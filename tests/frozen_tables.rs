@@ -206,3 +206,39 @@ fn a_frozen_table_left_unfilled_by_a_failed_instantiation_still_traps() {
         assert_eq!(trap.code(), Some(TrapCode::UninitializedElement));
     }
 }
+
+/// A frozen table of this module's own functions calls them with the
+/// caller's VMContext instead of loading theirs; one holding an imported
+/// function must still call it with its own instance's: here `$get`
+/// reads the exporting instance's global (42), `$own` the importer's (7).
+#[test]
+fn an_imported_function_in_a_frozen_table_runs_in_its_own_instance() {
+    for engine in engines() {
+        let mut store = Store::new(&engine, ());
+        let exporter = Module::new(
+            &engine,
+            r#"(module (global $g i32 (i32.const 42)) (memory 1)
+                (func (export "get") (result i32) (i32.add (global.get $g) (i32.load (i32.const 0)))))"#,
+        )
+        .unwrap();
+        let exporter = Instance::new(&mut store, &exporter, &[]).unwrap();
+        let get = exporter.get_func(&store, "get").unwrap();
+        let importer = Module::new(
+            &engine,
+            r#"(module
+                (import "m" "get" (func $get (result i32)))
+                (type $t (func (result i32)))
+                (global $g i32 (i32.const 7))
+                (memory 1) (data (i32.const 0) "\64")
+                (table 2 2 funcref)
+                (elem (i32.const 0) func $get $own)
+                (func $own (result i32) (i32.add (global.get $g) (i32.load (i32.const 0))))
+                (func (export "call") (param i32) (result i32) (call_indirect (type $t) (local.get 0))))"#,
+        )
+        .unwrap();
+        let importer = Instance::new(&mut store, &importer, &[get.into()]).unwrap();
+        let call = importer.get_func(&store, "call").unwrap().typed::<i32, i32>(&store).unwrap();
+        assert_eq!(call.call(&mut store, 0).unwrap(), 42);
+        assert_eq!(call.call(&mut store, 1).unwrap(), 107);
+    }
+}

@@ -57,6 +57,7 @@ use cranelift_frontend::FunctionBuilderContext;
 use wasmparser::FuncValidatorAllocations;
 
 use super::func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE};
+use super::LatePasses;
 use super::{compile_function, parallel_map, translate, CompiledFunction, FunctionText};
 use crate::error::{Error, Result};
 use crate::index::{DefinedFuncIndex, FuncIndex};
@@ -120,7 +121,7 @@ pub(super) fn compile_functions(
         let i = held[k];
         ctx.clear();
         ctx.func = funcs[i].lock().unwrap().take().expect("each function is compiled once");
-        let mut compiled = compile_function(isa, ctx)?;
+        let mut compiled = compile_function(isa, ctx, LatePasses::of(env))?;
         expand_srclocs(&mut compiled.srclocs, &chains[i]);
         Ok(compiled)
     })?;
@@ -193,8 +194,7 @@ pub(super) fn function_texts(
         ctx.clear();
         ctx.set_disasm(true);
         ctx.func = func;
-        compile_function(isa, &mut ctx)?;
-        let asm = ctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
+        let asm = compile_function(isa, &mut ctx, LatePasses::of(env))?.vcode.unwrap_or_default();
         let index = env.info.func_index(DefinedFuncIndex::new(i));
         texts.push(FunctionText { index, clif: ctx.func.display().to_string(), asm });
     }
@@ -252,7 +252,9 @@ fn translate_all(
         *allocs = validator.into_allocations();
         result?;
         match compile {
-            Some((isa, involved)) if !involved[i] => Ok(Translated::Compiled(compile_function(isa, ctx)?)),
+            Some((isa, involved)) if !involved[i] => {
+                Ok(Translated::Compiled(compile_function(isa, ctx, LatePasses::of(env))?))
+            }
             _ => {
                 let func = std::mem::replace(&mut ctx.func, Function::new());
                 let summary = Summary {

@@ -33,6 +33,10 @@ pub struct FrozenTable {
     pub shared_type: Option<FuncType>,
     /// Every slot below the table's size holds a non-null function.
     pub full: bool,
+    /// Every element is a function this module defines (none imported),
+    /// so its VMContext is the caller's own: the table is neither imported
+    /// nor exported, so only this instance's code calls through it.
+    pub own_functions: bool,
 }
 
 /// Tables larger than this are not simulated slot by slot (they may still
@@ -58,6 +62,7 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
     // Segments next: cheaper than the bodies, and most modules stop here.
     let mut slots: HashMap<TableIndex, Vec<Option<FuncType>>> = HashMap::new();
     let mut types: HashMap<TableIndex, Vec<FuncType>> = HashMap::new();
+    let mut foreign: Vec<TableIndex> = Vec::new();
     candidates.retain(|&t| {
         let size = info.tables[t].limits.min;
         let simulate = size <= MAX_SIMULATED_SLOTS;
@@ -71,7 +76,12 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
             let [ConstOp::I32Const(start)] = *offset.ops else { return false };
             for (i, item) in seg.items.iter().enumerate() {
                 let ty = match *item.ops {
-                    [ConstOp::RefFunc(f)] => Some(info.func_type(f)),
+                    [ConstOp::RefFunc(f)] => {
+                        if info.defined_func_index(f).is_none() && !foreign.contains(&t) {
+                            foreign.push(t);
+                        }
+                        Some(info.func_type(f))
+                    }
                     [ConstOp::RefNull] => None,
                     _ => return false,
                 };
@@ -137,7 +147,7 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
             let shared_type = if let [ty] = table_types[..] { Some(ty) } else { None };
             // Segments that overwrite each other may leave fewer types than
             // `types` lists; then the table just keeps its checks.
-            (t, FrozenTable { shared_type, full })
+            (t, FrozenTable { shared_type, full, own_functions: !foreign.contains(&t) })
         })
         .collect()
 }
@@ -186,6 +196,17 @@ mod tests {
         assert_eq!(may_fail, [(0, Some(1), false), (1, Some(1), false)]);
         let mixed = frozen(&format!("(module {FUNCS} (table 2 funcref) (elem (i32.const 0) func $a $c))"));
         assert_eq!(mixed, [(0, None, true)]);
+    }
+
+    #[test]
+    fn tables_holding_an_imported_function_do_not_share_the_callers_context() {
+        let own = |elems: &str| {
+            let wat = format!(r#"(module (import "m" "f" (func $f)) (func $g) (table 2 funcref) {elems})"#);
+            let info = parse(&wat::parse_str(wat).unwrap(), wasmparser::WasmFeatures::default()).unwrap().info;
+            info.frozen_tables.values().map(|f| f.own_functions).collect::<Vec<_>>()
+        };
+        assert_eq!(own("(elem (i32.const 0) func $g $g)"), [true]);
+        assert_eq!(own("(elem (i32.const 0) func $g) (elem (i32.const 1) func $f)"), [false]);
     }
 
     #[test]

@@ -1,8 +1,11 @@
 ;; The inner loop of the matmul kernel as clang writes it for wasm32:
 ;; c[j] += a * b[j] with the addresses kept as i32 values stepped by 8.
-;; Each access zero-extends its i32 address before adding the memory base
-;; (an i32 add may wrap, so the step cannot be folded into a 64-bit
-;; address); with AVX the multiply and add take three operands.
+;; The loop's address parameters are i64 zero extensions of those i32s
+;; (`widen_params`): each iteration's `leal 8(%rdi), %edi` clears the upper
+;; half, so the accesses use them without the `movl` that zero-extended
+;; them on each access; the extension runs once, at the loop entry. The
+;; step stays a 32-bit add (an i32 add may wrap, so it cannot become a
+;; 64-bit one); with AVX the multiply and add take three operands.
 (module
   (memory 1)
   (func $axpy (param $c i32) (param $b i32) (param $n i32) (param $a f64)

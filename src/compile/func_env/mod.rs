@@ -63,6 +63,10 @@ pub struct ModuleEnv<'a> {
     pub analyses: bool,
     /// Inline small callees (see `compile::inline`).
     pub inlining: bool,
+    /// Load values needed zero-extended at 64 bits so (`Config::widen_loads`).
+    pub widen_loads: bool,
+    /// Keep a one-block loop's stepped counter in one register (`Config::loop_passes`).
+    pub loop_passes: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -89,6 +93,8 @@ impl<'a> ModuleEnv<'a> {
             consume_fuel: config.consume_fuel,
             analyses: config.module_analyses,
             inlining: config.inlining,
+            widen_loads: config.widen_loads,
+            loop_passes: config.loop_passes,
         }
     }
 }

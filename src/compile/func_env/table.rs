@@ -169,7 +169,11 @@ impl FuncEnv<'_> {
             code_flags = first_load_flags;
         }
         let code = b.ins().load(POINTER, code_flags, func_ref, VMFuncRef::WASM_CALL);
-        let vmctx = b.ins().load(POINTER, trusted().with_readonly(), func_ref, VMFuncRef::VMCTX);
+        let vmctx = match frozen {
+            // The element's VMContext is this instance's (see `FrozenTable`).
+            Some(f) if f.own_functions => self.vmctx(),
+            _ => b.ins().load(POINTER, trusted().with_readonly(), func_ref, VMFuncRef::VMCTX),
+        };
         Callee::Indirect { code, vmctx }
     }
 }

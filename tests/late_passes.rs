@@ -1,0 +1,136 @@
+//! Our passes between Cranelift's optimiser and its code generator
+//! (`Config::widen_loads`, `Config::loop_passes`) must not change what a
+//! program computes: each case runs with them on and off, in both
+//! bounds-check modes, at the edges they reason about (loaded values with
+//! the top bit set, counters and compared constants that wrap around, a
+//! loop that exits at once).
+
+use cranewasm::*;
+
+const MODULE: &str = r#"(module
+    (memory 1)
+    (data (i32.const 0) "\f0\ff\ff\ff\ff\80\00\00")
+    ;; A loaded i32 used as an i32 and as an address: 0xfffffff0 traps.
+    (func (export "deref") (param $q i32) (result i32)
+        (local $p i32)
+        (local.set $p (i32.load (local.get $q)))
+        (i32.add (local.get $p) (i32.load8_u (local.get $p))))
+    ;; A loaded byte (0xff) and halfword (0x80ff) used as values and as indices.
+    (func (export "narrow") (param $q i32) (result i32)
+        (local $b i32) (local $h i32)
+        (local.set $b (i32.load8_u (local.get $q)))
+        (local.set $h (i32.load16_u offset=4 (local.get $q)))
+        (i32.add (i32.add (local.get $b) (local.get $h))
+                 (i32.add (i32.load8_u (local.get $b)) (i32.load8_u (local.get $h)))))
+    ;; A one-block loop stepping $i before its branch, the old $i live after:
+    ;; from $start, stop when the old value equals $stop (wrapping if need be).
+    (func (export "scan") (param $start i32) (param $stop i32) (result i32)
+        (local $i i32) (local $j i32)
+        (local.set $i (local.get $start))
+        (loop $next
+            (local.set $j (local.get $i))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br_if $next (i32.ne (local.get $j) (local.get $stop))))
+        (i32.add (i32.mul (local.get $j) (i32.const 3)) (local.get $i)))
+    ;; The same, stepping down by 7 in 64 bits.
+    (func (export "scan64") (param $start i64) (param $stop i64) (result i64)
+        (local $i i64) (local $j i64)
+        (local.set $i (local.get $start))
+        (loop $next
+            (local.set $j (local.get $i))
+            (local.set $i (i64.sub (local.get $i) (i64.const 7)))
+            (br_if $next (i64.gt_s (local.get $j) (local.get $stop))))
+        (i64.add (i64.mul (local.get $j) (i64.const 3)) (local.get $i)))
+    ;; Counting the old $i against -2 by steps of 2: the test moved to the
+    ;; stepped value compares with -2 + 2, which wraps to 0.
+    (func (export "wrap") (param $start i32) (result i32)
+        (local $i i32) (local $j i32) (local $n i32)
+        (local.set $i (local.get $start))
+        (loop $next
+            (local.set $j (local.get $i))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))
+            (local.set $i (i32.add (local.get $i) (i32.const 2)))
+            (br_if $next (i32.ne (local.get $j) (i32.const -2))))
+        (i32.add (i32.mul (local.get $n) (i32.const 1000)) (local.get $i)))
+    ;; A loop's i32 address parameter used as an address: widened to i64.
+    (func (export "walk") (param $p i32) (param $n i32) (result i32)
+        (local $s i32)
+        (loop $next
+            (local.set $s (i32.add (i32.mul (local.get $s) (i32.const 3)) (i32.load8_u (local.get $p))))
+            (local.set $p (i32.add (local.get $p) (i32.const 4096)))
+            (br_if $next (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+        (local.get $s))
+    ;; A loop bound `n & 0x7fe` invariant in the loop, `n` used after it.
+    (func (export "pairs") (param $n i32) (result i32)
+        (local $k i32) (local $s i32)
+        (block $done
+            (br_if $done (i32.eqz (i32.and (local.get $n) (i32.const 0x7fe))))
+            (loop $next
+                (local.set $s (i32.add (local.get $s) (i32.xor (local.get $k) (i32.const 0x55))))
+                (local.set $k (i32.add (local.get $k) (i32.const 2)))
+                (br_if $next (i32.lt_u (local.get $k) (i32.and (local.get $n) (i32.const 0x7fe))))))
+        (i32.add (local.get $s) (local.get $n))))"#;
+
+/// What each export gives, as the text of its result or its trap.
+fn results(engine: &Engine) -> Vec<String> {
+    let module = Module::new(engine, MODULE).unwrap();
+    let mut store = Store::new(engine, ());
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    let mut out = Vec::new();
+    let mut call = |name: &str, args: &[Val]| {
+        let f = instance.get_func(&store, name).unwrap();
+        let mut result = [Val::I64(0)];
+        let shown = match f.call(&mut store, args, &mut result) {
+            Ok(()) => format!("{:?}", result[0]),
+            Err(e) => format!("trap {:?}", e.as_trap().and_then(|t| t.code())),
+        };
+        out.push(format!("{name}{args:?} = {shown}"));
+    };
+    call("deref", &[Val::I32(0)]);
+    call("deref", &[Val::I32(4)]);
+    call("narrow", &[Val::I32(0)]);
+    call("narrow", &[Val::I32(4)]);
+    for (start, stop) in [(0, 5), (5, 5), (-3, 2), (-1, -1)] {
+        call("scan", &[Val::I32(start), Val::I32(stop)]);
+    }
+    for (start, stop) in [(100, 0), (0, 0), (i64::MIN + 3, i64::MIN + 100), (-20, -1000)] {
+        call("scan64", &[Val::I64(start), Val::I64(stop)]);
+    }
+    for start in [-10, -2] {
+        call("wrap", &[Val::I32(start)]);
+    }
+    for (p, n) in [(0, 16), (0, 17), (5, 3), (-8192, 3), (-4096, 2)] {
+        call("walk", &[Val::I32(p), Val::I32(n)]);
+    }
+    for n in [0, 1, 2, 3, 100, 0x7ff, -1, 0x12345] {
+        call("pairs", &[Val::I32(n)]);
+    }
+    out
+}
+
+fn engine(mode: BoundsChecks, passes: bool) -> Engine {
+    let mut config = Config::new();
+    config.bounds_checks(mode).widen_loads(passes).loop_passes(passes);
+    Engine::new(&config).unwrap()
+}
+
+#[test]
+fn late_passes_change_no_result() {
+    for mode in [BoundsChecks::GuardPages, BoundsChecks::Explicit] {
+        let with = results(&engine(mode, true));
+        let without = results(&engine(mode, false));
+        assert_eq!(with, without, "{mode:?}");
+        // Spot checks that the cases reach their edges.
+        assert!(with[0].contains("trap Some(MemoryOutOfBounds)"), "{}", with[0]);
+        assert_eq!(with[4], "scan[I32(0), I32(5)] = I32(21)");
+        assert_eq!(with[6], "scan[I32(-3), I32(2)] = I32(9)");
+        assert_eq!(with[7], "scan[I32(-1), I32(-1)] = I32(-3)");
+        assert_eq!(with[12], "wrap[I32(-10)] = I32(5000)");
+        assert_eq!(with[13], "wrap[I32(-2)] = I32(1000)");
+        // Only address 0 (0xf0) of the 16 is non-zero: 0xf0 * 3^15.
+        let walked = 0xf0u32.wrapping_mul(3u32.pow(15)) as i32;
+        assert_eq!(with[14], format!("walk[I32(0), I32(16)] = I32({walked})"));
+        assert!(with[15].ends_with("trap Some(MemoryOutOfBounds)"), "{}", with[15]);
+        assert!(with[17].ends_with("trap Some(MemoryOutOfBounds)"), "{}", with[17]);
+    }
+}
