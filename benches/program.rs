@@ -19,9 +19,7 @@
 //! that has run once (lazily, every function the workload needs is
 //! compiled by then: the steady state).
 //! `INLINING=0` compiles without inlining (`Config::cranelift_inlining`),
-//! and `THREAD_DISPATCH=0` without copies of the interpreter's dispatch
-//! block (`Config::thread_dispatch`), to measure what each gives on a real
-//! program.
+//! to measure what it gives on a real program.
 
 #[allow(dead_code, reason = "the shared helpers serve the other benches")]
 mod support;
@@ -41,8 +39,7 @@ fn main() {
     let reps: usize = rest.first().map_or(1, |r| r.parse().expect("REPS"));
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut config = cranewasm::Config::new();
-    let on = |switch: &str| std::env::var(switch).map_or(true, |v| v != "0");
-    config.cranelift_inlining(on("INLINING")).thread_dispatch(on("THREAD_DISPATCH"));
+    config.cranelift_inlining(std::env::var("INLINING").map_or(true, |v| v != "0"));
     let engine = Engine::new(&config).expect("engine");
 
     let compile = || {

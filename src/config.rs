@@ -182,7 +182,6 @@ pub struct Config {
     pub(crate) inlining: bool,
     pub(crate) widen_loads: bool,
     pub(crate) loop_passes: bool,
-    pub(crate) thread_dispatch: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
     pub(crate) epoch_interruption: bool,
@@ -230,7 +229,6 @@ impl Default for Config {
             inlining: true,
             widen_loads: true,
             loop_passes: true,
-            thread_dispatch: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
             epoch_interruption: false,
@@ -360,17 +358,6 @@ impl Config {
     /// Off only to measure what that gains.
     pub fn loop_passes(&mut self, on: bool) -> &mut Config {
         self.loop_passes = on;
-        self
-    }
-
-    /// Give each handler of an interpreter its own indirect jump (on by
-    /// default): a small block ending in a wide `br_table` that many
-    /// blocks jump to (what clang makes of `goto *table[op]`, which
-    /// WebAssembly lacks) is copied into each of them, so the CPU predicts
-    /// each handler's next one separately, as it does for native code.
-    /// Off only to measure what that gains.
-    pub fn thread_dispatch(&mut self, on: bool) -> &mut Config {
-        self.thread_dispatch = on;
         self
     }
 

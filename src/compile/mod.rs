@@ -13,7 +13,6 @@ pub mod func_env;
 mod inline;
 pub mod lazy;
 mod loop_exits;
-mod thread_dispatch;
 #[cfg(test)]
 mod tests;
 pub mod trampoline;
@@ -200,17 +199,15 @@ pub struct LatePasses {
     pub widen_loads: bool,
     /// [`loop_exits`] (`Config::loop_passes`).
     pub loop_passes: bool,
-    /// [`thread_dispatch`] (`Config::thread_dispatch`).
-    pub thread_dispatch: bool,
 }
 
 impl LatePasses {
     /// None: trampolines, which have neither loads to widen nor loops.
-    pub const NONE: LatePasses = LatePasses { widen_loads: false, loop_passes: false, thread_dispatch: false };
+    pub const NONE: LatePasses = LatePasses { widen_loads: false, loop_passes: false };
 
     /// The passes `env`'s configuration asks for.
     pub fn of(env: &ModuleEnv<'_>) -> LatePasses {
-        LatePasses { widen_loads: env.widen_loads, loop_passes: env.loop_passes, thread_dispatch: env.thread_dispatch }
+        LatePasses { widen_loads: env.widen_loads, loop_passes: env.loop_passes }
     }
 }
 
@@ -235,13 +232,7 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
         widen_loads::widen_extended_loads(&mut ctx.func);
         widen_params::widen_loop_params(&mut ctx.func, &ctx.cfg, &ctx.domtree);
     }
-    // Last: the passes above look for loop headers, which a dispatch
-    // block is until it is copied.
-    if passes.thread_dispatch && thread_dispatch::thread_dispatch(&mut ctx.func, &ctx.cfg) {
-        ctx.compute_cfg();
-        ctx.compute_domtree();
-    }
-    if passes.widen_loads || passes.loop_passes || passes.thread_dispatch {
+    if passes.widen_loads || passes.loop_passes {
         ctx.verify_if(isa).map_err(failed)?;
     }
     let stencil = RegallocScope::with(|regalloc| {

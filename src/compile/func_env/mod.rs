@@ -67,8 +67,6 @@ pub struct ModuleEnv<'a> {
     pub widen_loads: bool,
     /// Keep a one-block loop's stepped counter in one register (`Config::loop_passes`).
     pub loop_passes: bool,
-    /// Copy an interpreter's dispatch block into each handler (`Config::thread_dispatch`).
-    pub thread_dispatch: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -97,7 +95,6 @@ impl<'a> ModuleEnv<'a> {
             inlining: config.inlining,
             widen_loads: config.widen_loads,
             loop_passes: config.loop_passes,
-            thread_dispatch: config.thread_dispatch,
         }
     }
 }
