@@ -138,7 +138,7 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
     };
 
     // Code generation: each switch against the default engine, per kernel.
-    let code_switches: [(&str, Engine); 7] = [
+    let code_switches: [(&str, Engine); 8] = [
         (
             "guard pages (vs explicit bounds checks)",
             engine(|c| {
@@ -173,6 +173,12 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
             "loop passes (vs none)",
             engine(|c| {
                 c.loop_passes(false);
+            }),
+        ),
+        (
+            "address steps in 64 bits (vs 32-bit adds)",
+            engine(|c| {
+                c.address_steps(false);
             }),
         ),
         (

@@ -182,6 +182,7 @@ pub struct Config {
     pub(crate) inlining: bool,
     pub(crate) widen_loads: bool,
     pub(crate) loop_passes: bool,
+    pub(crate) address_steps: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
     pub(crate) epoch_interruption: bool,
@@ -229,6 +230,7 @@ impl Default for Config {
             inlining: true,
             widen_loads: true,
             loop_passes: true,
+            address_steps: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
             epoch_interruption: false,
@@ -358,6 +360,18 @@ impl Config {
     /// Off only to measure what that gains.
     pub fn loop_passes(&mut self, on: bool) -> &mut Config {
         self.loop_passes = on;
+        self
+    }
+
+    /// An address a constant step (below 64 KiB) past one that was just
+    /// accessed is formed in 64 bits, so that the step folds into the
+    /// access's addressing mode and a loop steps its address with one
+    /// 64-bit add (on by default). It relies on memories staying 64 KiB
+    /// short of 4 GiB, which they do whatever this switch says (a memory
+    /// declared with 65536 pages excepted, and then the module is compiled
+    /// without it). Off only to measure what that gains.
+    pub fn address_steps(&mut self, on: bool) -> &mut Config {
+        self.address_steps = on;
         self
     }
 

@@ -1,9 +1,10 @@
 //! Our passes between Cranelift's optimiser and its code generator
-//! (`Config::widen_loads`, `Config::loop_passes`) must not change what a
-//! program computes: each case runs with them on and off, in both
-//! bounds-check modes, at the edges they reason about (loaded values with
-//! the top bit set, counters and compared constants that wrap around, a
-//! loop that exits at once).
+//! (`Config::widen_loads`, `Config::loop_passes`, `Config::address_steps`)
+//! must not change what a program computes: each case runs with them on
+//! and off, in both bounds-check modes, at the edges they reason about
+//! (loaded values with the top bit set, counters and compared constants
+//! that wrap around, a loop that exits at once, a stepped address past the
+//! end of memory).
 
 use cranewasm::*;
 
@@ -69,7 +70,18 @@ const MODULE: &str = r#"(module
                 (local.set $s (i32.add (local.get $s) (i32.xor (local.get $k) (i32.const 0x55))))
                 (local.set $k (i32.add (local.get $k) (i32.const 2)))
                 (br_if $next (i32.lt_u (local.get $k) (i32.and (local.get $n) (i32.const 0x7fe))))))
-        (i32.add (local.get $s) (local.get $n))))"#;
+        (i32.add (local.get $s) (local.get $n)))
+    ;; Two i64s at $p and $p + 8 per iteration, $p stepped by 16: the second
+    ;; address and the step are formed in 64 bits (`address_steps`). The
+    ;; second access traps when $p is the memory's last 8 bytes.
+    (func (export "unrolled") (param $p i32) (param $n i32) (result i64)
+        (local $s i64)
+        (loop $next
+            (local.set $s (i64.add (local.get $s) (i64.load (local.get $p))))
+            (local.set $s (i64.xor (local.get $s) (i64.load (i32.add (local.get $p) (i32.const 8)))))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (br_if $next (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+        (local.get $s)))"#;
 
 /// What each export gives, as the text of its result or its trap.
 fn results(engine: &Engine) -> Vec<String> {
@@ -105,12 +117,15 @@ fn results(engine: &Engine) -> Vec<String> {
     for n in [0, 1, 2, 3, 100, 0x7ff, -1, 0x12345] {
         call("pairs", &[Val::I32(n)]);
     }
+    for (p, n) in [(0, 2), (65536 - 32, 2), (65536 - 24, 2), (65536 - 8, 1), (-8, 1), (-16, 1)] {
+        call("unrolled", &[Val::I32(p), Val::I32(n)]);
+    }
     out
 }
 
 fn engine(mode: BoundsChecks, passes: bool) -> Engine {
     let mut config = Config::new();
-    config.bounds_checks(mode).widen_loads(passes).loop_passes(passes);
+    config.bounds_checks(mode).widen_loads(passes).loop_passes(passes).address_steps(passes);
     Engine::new(&config).unwrap()
 }
 
@@ -132,5 +147,37 @@ fn late_passes_change_no_result() {
         assert_eq!(with[14], format!("walk[I32(0), I32(16)] = I32({walked})"));
         assert!(with[15].ends_with("trap Some(MemoryOutOfBounds)"), "{}", with[15]);
         assert!(with[17].ends_with("trap Some(MemoryOutOfBounds)"), "{}", with[17]);
+        // The data's two i64s (0x80ffffffff_fffffff0 read as 0xfffffff0,
+        // 0x80ff) and zeros; then the last 16 bytes read, the last 8 not.
+        assert_eq!(with[27], format!("unrolled[I32(0), I32(2)] = I64({})", 0xffff_fff0_i64 | (0x80ff << 32)));
+        assert_eq!(with[28], "unrolled[I32(65504), I32(2)] = I64(0)");
+        for trapped in &with[29..] {
+            assert!(trapped.ends_with("trap Some(MemoryOutOfBounds)"), "{trapped}");
+        }
+    }
+}
+
+/// `address_steps` relies on memories stopping 64 KiB short of 4 GiB: one
+/// declared smaller grows to 65535 pages and no further, and one declared
+/// with 65536 pages has them (its module is compiled without the pass).
+#[test]
+fn memories_stop_64_kib_short_of_4_gib() {
+    for mode in [BoundsChecks::GuardPages, BoundsChecks::Explicit] {
+        let engine = engine(mode, true);
+        let mut store = Store::new(&engine, ());
+        let grows = Module::new(&engine, "(module (memory (export \"m\") 1))").unwrap();
+        let memory = Instance::new(&mut store, &grows, &[]).unwrap().get_memory(&store, "m").unwrap();
+        assert_eq!(memory.grow(&mut store, 65534).unwrap(), 1, "{mode:?}");
+        assert!(memory.grow(&mut store, 1).is_err(), "{mode:?}: grew to 4 GiB");
+        assert_eq!(memory.size(&store), 65535);
+        let full = Module::new(
+            &engine,
+            "(module (memory (export \"m\") 65536) (func (export \"last\") (result i32) (i32.load (i32.const -4))))",
+        )
+        .unwrap();
+        let instance = Instance::new(&mut store, &full, &[]).unwrap();
+        assert_eq!(instance.get_memory(&store, "m").unwrap().size(&store), 65536, "{mode:?}");
+        let last = instance.get_func(&store, "last").unwrap().typed::<(), i32>(&store).unwrap();
+        assert_eq!(last.call(&mut store, ()).unwrap(), 0);
     }
 }

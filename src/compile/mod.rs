@@ -9,6 +9,7 @@
 //! With lazy compilation, [`lazy`] compiles each function on its first
 //! call instead.
 
+mod address_steps;
 pub mod func_env;
 mod inline;
 pub mod lazy;
@@ -199,15 +200,17 @@ pub struct LatePasses {
     pub widen_loads: bool,
     /// [`loop_exits`] (`Config::loop_passes`).
     pub loop_passes: bool,
+    /// [`address_steps`] (`Config::address_steps`).
+    pub address_steps: bool,
 }
 
 impl LatePasses {
     /// None: trampolines, which have neither loads to widen nor loops.
-    pub const NONE: LatePasses = LatePasses { widen_loads: false, loop_passes: false };
+    pub const NONE: LatePasses = LatePasses { widen_loads: false, loop_passes: false, address_steps: false };
 
     /// The passes `env`'s configuration asks for.
     pub fn of(env: &ModuleEnv<'_>) -> LatePasses {
-        LatePasses { widen_loads: env.widen_loads, loop_passes: env.loop_passes }
+        LatePasses { widen_loads: env.widen_loads, loop_passes: env.loop_passes, address_steps: env.address_steps }
     }
 }
 
@@ -232,7 +235,11 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
         widen_loads::widen_extended_loads(&mut ctx.func);
         widen_params::widen_loop_params(&mut ctx.func, &ctx.cfg, &ctx.domtree);
     }
-    if passes.widen_loads || passes.loop_passes {
+    // After widening: it steps the 64-bit loop parameters made there.
+    if passes.address_steps {
+        address_steps::fold_address_steps(&mut ctx.func, &ctx.domtree);
+    }
+    if passes.widen_loads || passes.loop_passes || passes.address_steps {
         ctx.verify_if(isa).map_err(failed)?;
     }
     let stencil = RegallocScope::with(|regalloc| {

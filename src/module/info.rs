@@ -122,6 +122,19 @@ impl ModuleInfo {
         GlobalIndex::new(self.num_imported_globals + g.index())
     }
 
+    /// Whether every memory of an instance of this module stays below
+    /// 4 GiB by 64 KiB or more, which `compile::address_steps` relies on:
+    /// a defined memory declared smaller than 4 GiB never grows to it
+    /// (`GROWN_MAX_PAGES`), and an imported one is at most its import's
+    /// maximum. Instantiation refuses a defined memory that the embedder
+    /// made 4 GiB (WAMR's app heap can add pages).
+    pub fn memories_below_4gib(&self) -> bool {
+        self.memories.iter().all(|(m, ty)| match m.index() < self.num_imported_memories {
+            true => ty.limits.max.is_some_and(|max| max < crate::runtime::vm::memory::MAX_PAGES),
+            false => ty.limits.min < crate::runtime::vm::memory::MAX_PAGES,
+        })
+    }
+
     /// The type of whatever `index` names.
     pub fn entity_type(&self, index: EntityIndex) -> ExternType {
         match index {

@@ -4,8 +4,9 @@
 ;; (`widen_params`): each iteration's `leal 8(%rdi), %edi` clears the upper
 ;; half, so the accesses use them without the `movl` that zero-extended
 ;; them on each access; the extension runs once, at the loop entry. The
-;; step stays a 32-bit add (an i32 add may wrap, so it cannot become a
-;; 64-bit one); with AVX the multiply and add take three operands.
+;; step is a 64-bit add: the access at the address proves it far enough
+;; below 4 GiB for the step not to wrap (`address_steps`). With AVX the
+;; multiply and add take three operands.
 (module
   (memory 1)
   (func $axpy (param $c i32) (param $b i32) (param $n i32) (param $a f64)

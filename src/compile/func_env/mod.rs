@@ -67,6 +67,9 @@ pub struct ModuleEnv<'a> {
     pub widen_loads: bool,
     /// Keep a one-block loop's stepped counter in one register (`Config::loop_passes`).
     pub loop_passes: bool,
+    /// Form small steps past accessed addresses in 64 bits
+    /// (`Config::address_steps`, when the module's memories allow it).
+    pub address_steps: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -95,6 +98,7 @@ impl<'a> ModuleEnv<'a> {
             inlining: config.inlining,
             widen_loads: config.widen_loads,
             loop_passes: config.loop_passes,
+            address_steps: config.address_steps && info.memories_below_4gib(),
         }
     }
 }
@@ -180,6 +184,18 @@ fn table_element() -> MemFlagsData {
 /// byte order are added).
 fn heap() -> MemFlagsData {
     MemFlagsData::new().with_alias_region(Some(region(Region::Heap)))
+}
+
+/// Whether `flags` are those of a linear-memory access that traps when out
+/// of bounds (every plain and atomic access: see `heap_access`).
+pub fn is_heap_access(flags: &MemFlagsData) -> bool {
+    flags.alias_region() == Some(region(Region::Heap)) && flags.trap_code().is_some()
+}
+
+/// Whether `flags` are those of a load of the runtime's own state (a
+/// memory's base among them).
+pub fn is_runtime_load(flags: &MemFlagsData) -> bool {
+    flags.alias_region() == Some(region(Region::Runtime))
 }
 
 /// The per-function view of a [`ModuleEnv`], caching what it declares in

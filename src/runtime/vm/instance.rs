@@ -12,7 +12,7 @@ use std::ops::Range;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use super::memory::VMMemory;
+use super::memory::{VMMemory, MAX_PAGES};
 use super::shared_memory::VMSharedMemory;
 use super::stored::Stored;
 use super::table::VMTable;
@@ -425,7 +425,16 @@ unsafe fn fill_vmctx(
     for (i, (m, ty)) in info.memories.iter().skip(info.num_imported_memories).enumerate() {
         let mut memory = Box::new(match shared.get(i).and_then(Option::as_ref) {
             Some(s) => VMMemory::from_shared(s.clone(), store.engine())?,
-            None => store.create_memory(memory_type.map_or(*ty, |f| f(i as u32, *ty)), data.defined_memory_bytes())?,
+            None => {
+                let ty = memory_type.map_or(*ty, |f| f(i as u32, *ty));
+                if ty.limits.min >= MAX_PAGES && info.memories_below_4gib() {
+                    return Err(Error::Resource(format!(
+                        "memory {} would be 4 GiB, but the module's code was compiled for memories below 4 GiB",
+                        m.index()
+                    )));
+                }
+                store.create_memory(ty, data.defined_memory_bytes())?
+            }
         });
         memory.owner = Some(data.index);
         set_memory(data, m, &mut *memory);
