@@ -77,6 +77,9 @@ impl Engine {
         set(&mut flags, "enable_heap_access_spectre_mitigation", "false")?;
         set(&mut flags, "enable_table_access_spectre_mitigation", "false")?;
         set(&mut flags, "unwind_info", "false")?;
+        // Block offsets and edges, to place functions by their loops
+        // (`compile::loop_align`).
+        set(&mut flags, "machine_code_cfg_info", "true")?;
         let isa = cranelift_native::builder()
             .map_err(|e| Error::Unsupported(format!("host not supported by Cranelift: {e}")))?
             .finish(settings::Flags::new(flags))

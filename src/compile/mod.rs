@@ -13,6 +13,7 @@ mod address_steps;
 pub mod func_env;
 mod inline;
 pub mod lazy;
+mod loop_align;
 mod loop_exits;
 #[cfg(test)]
 mod tests;
@@ -81,6 +82,8 @@ pub struct CompiledFunction {
     /// The machine code as text, when the `Context` asked for it
     /// (`set_disasm`, the golden-code tests).
     vcode: Option<String>,
+    /// Offsets of its innermost loops' headers (see [`loop_align`]).
+    loop_heads: Vec<u32>,
 }
 
 impl CompiledFunction {
@@ -284,6 +287,7 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
         relocs,
         traps,
         srclocs,
+        loop_heads: loop_align::innermost_loop_heads(&compiled.bb_edges),
         vcode: compiled.vcode,
     })
 }
@@ -433,6 +437,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
 
     for f in &funcs {
         align(&mut image, f.alignment);
+        image.resize(image.len() + loop_align::start_padding(image.len(), &f.loop_heads), 0);
         let start = image.len() as u32;
         image.extend_from_slice(&f.body);
         locs.push(FunctionLoc { start, len: f.body.len() as u32 });
