@@ -91,11 +91,17 @@ pub struct VMMemoryImport {
 pub struct VMTableDefinition {
     pub base: *mut usize,
     pub length: u32,
+    /// For a frozen table of the module's own functions, all non-null and
+    /// of one type, their code addresses (`VMFuncRef::wasm_call`), element
+    /// by element: `call_indirect` then loads the code in one step
+    /// (`VMTable::freeze_codes`). Null otherwise.
+    pub codes: *const usize,
 }
 
 impl VMTableDefinition {
     pub const BASE: i32 = 0;
     pub const LENGTH: i32 = 8;
+    pub const CODES: i32 = 16;
     /// log2 of the size of an element (a pointer): element `i` is at
     /// `base + (i << ELEMENT_SIZE_LOG2)`.
     pub const ELEMENT_SIZE_LOG2: i64 = 3;

@@ -39,6 +39,17 @@ pub struct FrozenTable {
     pub own_functions: bool,
 }
 
+impl FrozenTable {
+    /// Whether `call_indirect` through the table, for its shared type,
+    /// loads the callee's code address from an array of them made at
+    /// instantiation (`VMTable::freeze_codes`) instead of the funcref's:
+    /// every element is null or this instance's, so the caller's VMContext
+    /// is the callee's, and one type means no signature check.
+    pub fn calls_by_code(&self) -> bool {
+        self.own_functions && self.shared_type.is_some()
+    }
+}
+
 /// Tables larger than this are not simulated slot by slot (they may still
 /// share a type; they are just never called `full`).
 const MAX_SIMULATED_SLOTS: u32 = 1 << 20;

@@ -1,12 +1,14 @@
 ;; call_indirect through frozen tables (module/frozen_tables.rs): defined,
 ;; not exported, never written by any function, filled only by
-;; constant-offset segments, as clang's function-pointer table is. $full's
-;; slots all hold functions of type $t, so a call of type $t needs neither
-;; the signature check nor the null check: bounds check, element, code,
-;; context, call. Calls of another type ($u) keep the signature check.
-;; $holes has a null slot, so its calls of type $t keep the null check,
-;; which with guard pages is the faulting load of the code pointer (at
-;; address 0 for a null funcref) instead of the signature's.
+;; constant-offset segments, as clang's function-pointer table is. Their
+;; elements are all this module's functions (or null) of type $t, so a
+;; call of type $t needs neither the signature check nor the callee's
+;; VMContext: bounds check, then the code address from the table's array
+;; of them (VMTableDefinition::codes, made at instantiation), then the
+;; call. $holes's null slots hold the address of a stub that traps as
+;; "uninitialized element" (runtime/vm/null_call.rs), so its calls need no
+;; null check either. Calls of another type ($u) load the funcref and keep
+;; the signature check.
 (module
   (type $t (func (param i32) (result i32)))
   (type $u (func (param i32 i32) (result i32)))

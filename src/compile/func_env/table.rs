@@ -12,7 +12,12 @@
 //! table (`module::frozen_tables`: never written after instantiation),
 //! whose elements are read-only too, and whose `call_indirect`s skip the
 //! signature check when its elements share the expected type, and the null
-//! check when every slot is filled.
+//! check when every slot is filled. When its elements are besides all this
+//! module's functions (or null), a call of their type loads the code
+//! address alone, from the table's array of them (`VMTableDefinition::
+//! codes`: one dependent load less between the index and the call, which
+//! an interpreter's mispredicted dispatch waits for); a null slot's
+//! address is a stub that traps (`vm::null_call`).
 
 use cranelift_codegen::ir::{condcodes::IntCC, types::I32, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
@@ -46,6 +51,20 @@ impl FuncEnv<'_> {
     /// Address of element `index` of table `t`, trapping with `oob` when
     /// the index is past the end.
     fn table_element_addr(&mut self, b: &mut FunctionBuilder, t: TableIndex, index: Value, oob: TrapCode) -> Value {
+        self.table_slot_addr(b, t, index, oob, VMTableDefinition::BASE)
+    }
+
+    /// Address of slot `index` of the array at field `array` of table `t`'s
+    /// definition (its elements, or a frozen table's code addresses),
+    /// trapping with `oob` when the index is past the end.
+    fn table_slot_addr(
+        &mut self,
+        b: &mut FunctionBuilder,
+        t: TableIndex,
+        index: Value,
+        oob: TrapCode,
+        array: i32,
+    ) -> Value {
         let def = self.table_definition(b, t);
         let base_flags = if let Some(size) = self.fixed_table_size(t) {
             // An index masked (or otherwise bounded) below the size needs
@@ -61,7 +80,7 @@ impl FuncEnv<'_> {
             b.ins().trapnz(out, oob.to_clif());
             trusted()
         };
-        let base = b.ins().load(POINTER, base_flags, def, VMTableDefinition::BASE);
+        let base = b.ins().load(POINTER, base_flags, def, array);
         let index = b.ins().uextend(POINTER, index);
         let offset = b.ins().ishl_imm_u(index, VMTableDefinition::ELEMENT_SIZE_LOG2);
         b.ins().iadd(base, offset)
@@ -133,14 +152,23 @@ impl FuncEnv<'_> {
         t: TableIndex,
         index: Value,
     ) -> Callee {
-        let addr = self.table_element_addr(b, t, index, TrapCode::UndefinedElement);
         let frozen = self.frozen_table(t);
+        let expected_type = self.info().types[ty];
+        if frozen.is_some_and(|f| f.calls_by_code() && f.shared_type == Some(expected_type)) {
+            // Every element is null or one of this instance's functions, of
+            // this type: the code address is all the call needs, from the
+            // table's array of them (`VMTableDefinition::codes`; a null
+            // slot's traps), loaded below the bounds check.
+            let addr = self.table_slot_addr(b, t, index, TrapCode::UndefinedElement, VMTableDefinition::CODES);
+            let code = b.ins().load(POINTER, table_element().with_readonly(), addr, 0);
+            return Callee::Indirect { code, vmctx: self.vmctx() };
+        }
+        let addr = self.table_element_addr(b, t, index, TrapCode::UndefinedElement);
         // Not `can_move` even when frozen: the load must stay below the
         // bounds check.
         let element_flags = if frozen.is_some() { table_element().with_readonly() } else { table_element() };
         let func_ref = b.ins().load(POINTER, element_flags, addr, 0);
         let null = TrapCode::UninitializedElement.to_clif();
-        let expected_type = self.info().types[ty];
         let check_signature = frozen.is_none_or(|f| f.shared_type != Some(expected_type));
         let check_null = frozen.is_none_or(|f| !f.full);
         // With guard pages, faults are traps anyway: the first load from a

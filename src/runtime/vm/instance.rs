@@ -445,6 +445,13 @@ unsafe fn fill_vmctx(
         let mut table = Box::new(store.create_table(*ty, 0)?);
         table.owner = Some(data.index);
         table.read_only = info.frozen_tables.contains_key(&t);
+        if info.frozen_tables.get(&t).is_some_and(|f| f.calls_by_code()) {
+            // Its code array exists before the segments fill it (null
+            // slots trap), so a failed instantiation leaves no dangling
+            // array for the functions it already put in other tables.
+            // SAFETY: a new table's elements are all null.
+            table.freeze_codes();
+        }
         *data.field::<*mut VMTable>(offsets.table(t)) = &mut *table;
         data.tables.push(table);
     }
@@ -574,6 +581,13 @@ unsafe fn initialize(
         let Some(end) = end else { return Err(Trap::from_code(TrapCode::TableOutOfBounds).into()) };
         for (slot, item) in table.elements_mut()[start..end].iter_mut().zip(seg.items.iter()) {
             *slot = data.eval(item).get_ref();
+        }
+    }
+    for (t, frozen) in &info.frozen_tables {
+        if frozen.calls_by_code() {
+            // SAFETY: the segments just applied put null or a `ref.func`
+            // of this instance (`own_functions`) in every slot.
+            (*data.table(*t).as_ptr()).freeze_codes();
         }
     }
     // Memories with an image get it mapped; their segments are in it.

@@ -48,6 +48,7 @@ pub mod limits;
 pub mod memory;
 pub mod memory_image;
 pub mod memory_pool;
+pub mod null_call;
 pub mod parking_lot;
 pub mod profiling;
 pub mod scratch;

@@ -61,7 +61,7 @@ unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, conte
         let uc = &*(context as *const libc::ucontext_t);
         let pc = uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize;
         let fp = uc.uc_mcontext.gregs[libc::REG_RBP as usize] as usize;
-        if let Some(code) = code_registry::trap_at(pc) {
+        if let Some(code) = code_registry::trap_at(pc).or_else(|| super::null_call::trap_at(pc)) {
             state.record_frames(pc, fp, code_registry::is_wasm_pc);
             state.unwind(UnwindReason::Wasm(code));
         }

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::runtime::store::StoreOpaque;
 use crate::trap::TrapCode;
 use crate::types::{Limits, TableType, ValType};
-use crate::vmctx::VMTableDefinition;
+use crate::vmctx::{VMFuncRef, VMTableDefinition};
 
 /// The most elements a table may have, whatever its declared maximum: a
 /// bound on what one `table.grow` can make the host allocate.
@@ -21,6 +21,9 @@ pub const MAX_TABLE_ELEMENTS: u32 = 10_000_000;
 pub struct VMTable {
     pub(crate) definition: VMTableDefinition,
     elements: Vec<usize>,
+    /// The code addresses of a frozen table's functions (see
+    /// `VMTableDefinition::codes`); empty otherwise.
+    codes: Vec<usize>,
     element: ValType,
     max: Option<u32>,
     /// The size the table was created with.
@@ -41,8 +44,9 @@ impl VMTable {
             return Err(Error::Resource(format!("table of {} elements is too large", ty.limits.min)));
         }
         let mut t = VMTable {
-            definition: VMTableDefinition { base: std::ptr::null_mut(), length: 0 },
+            definition: VMTableDefinition { base: std::ptr::null_mut(), length: 0, codes: std::ptr::null() },
             elements: vec![init; ty.limits.min as usize],
+            codes: Vec::new(),
             element: ty.element,
             max: ty.limits.max,
             declared_min: ty.limits.min,
@@ -57,6 +61,28 @@ impl VMTable {
     fn sync(&mut self) {
         self.definition.base = self.elements.as_mut_ptr();
         self.definition.length = self.elements.len() as u32;
+    }
+
+    /// Records the code address of every element, for a frozen table whose
+    /// elements are all null or funcrefs of its module's functions, once
+    /// its segments are applied: nothing changes it after that (compiled
+    /// code relies on it, and the host may not write it: `read_only`).
+    /// A null slot gets the address of a stub that traps as calling null
+    /// does (`null_call`); a lazily compiled function's is its stub, which
+    /// jumps to the code once compiled.
+    ///
+    /// # Safety
+    /// Every non-null element must point at a live `VMFuncRef`.
+    pub unsafe fn freeze_codes(&mut self) {
+        debug_assert!(self.read_only && self.element == ValType::FuncRef);
+        let code = |f: usize| match f {
+            0 => super::null_call::address(),
+            // SAFETY: the caller guarantees each non-null element is a
+            // live funcref.
+            f => unsafe { (*(f as *const VMFuncRef)).wasm_call as usize },
+        };
+        self.codes = self.elements.iter().map(|&f| code(f)).collect();
+        self.definition.codes = self.codes.as_ptr();
     }
 
     pub fn len(&self) -> u32 {
