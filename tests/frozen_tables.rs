@@ -182,6 +182,53 @@ fn heap_accesses_through_bounded_indices_read_the_same_bytes() {
     }
 }
 
+/// A frozen table of the module's own functions of several types (as
+/// Lua's is): calls keep the signature check. The right type calls,
+/// another type traps as a bad signature, a null slot as an uninitialized
+/// element (whatever the call's type), an index past the end as an
+/// undefined one; in both bounds-check modes, with the trap reported in
+/// the calling function.
+#[test]
+fn a_frozen_table_of_several_types_checks_each_call() {
+    let wat = r#"(module
+        (type $t (func (param i32) (result i32)))
+        (type $u (func (param i32 i32) (result i32)))
+        (table $mixed 5 funcref)
+        (elem (table $mixed) (i32.const 1) func $a $two $b)
+        (func $a (param i32) (result i32) (i32.add (local.get 0) (i32.const 1)))
+        (func $b (param i32) (result i32) (i32.mul (local.get 0) (i32.const 3)))
+        (func $two (param i32 i32) (result i32) (i32.sub (local.get 0) (local.get 1)))
+        (func (export "t") (param i32 i32) (result i32)
+            (call_indirect $mixed (type $t) (local.get 1) (local.get 0)))
+        (func (export "u") (param i32 i32) (result i32)
+            (call_indirect $mixed (type $u) (local.get 1) (i32.const 4) (local.get 0))))"#;
+    for engine in engines() {
+        let module = Module::new(&engine, wat).unwrap();
+        let mut store = Store::new(&engine, ());
+        let instance = Instance::new(&mut store, &module, &[]).unwrap();
+        let f =
+            |store: &Store<()>, name| instance.get_func(store, name).unwrap().typed::<(i32, i32), i32>(store).unwrap();
+        let (t, u) = (f(&store, "t"), f(&store, "u"));
+        assert_eq!(t.call(&mut store, (1, 10)).unwrap(), 11);
+        assert_eq!(t.call(&mut store, (3, 10)).unwrap(), 30);
+        assert_eq!(u.call(&mut store, (2, 10)).unwrap(), 6);
+        for (call, slot, want, func_index) in [
+            (t, 2, TrapCode::BadSignature, 3),
+            (u, 1, TrapCode::BadSignature, 4),
+            (u, 3, TrapCode::BadSignature, 4),
+            (t, 0, TrapCode::UninitializedElement, 3),
+            (u, 4, TrapCode::UninitializedElement, 4),
+            (t, 5, TrapCode::UndefinedElement, 3),
+            (u, -1, TrapCode::UndefinedElement, 4),
+        ] {
+            let trap = call.call(&mut store, (slot, 10)).unwrap_err();
+            assert_eq!(trap.code(), Some(want), "slot {slot}");
+            assert_eq!(trap.frames().first().map(|f| f.func_index()), Some(func_index), "slot {slot}");
+        }
+        assert_eq!(t.call(&mut store, (1, 1)).unwrap(), 2, "the store is fine after the traps");
+    }
+}
+
 /// A failed instantiation keeps the segments applied before the failure:
 /// here one puts `$f` in the host's table, the next fails (out of bounds),
 /// so the segment that would fill the frozen table never runs. `$f`, still
