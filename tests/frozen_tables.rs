@@ -38,6 +38,19 @@ fn engines() -> Vec<Engine> {
         .collect()
 }
 
+/// A store holding an instance of the module `wat`, which imports nothing.
+fn instantiate(engine: &Engine, wat: &str) -> (Store<()>, Instance) {
+    let module = Module::new(engine, wat).unwrap();
+    let mut store = Store::new(engine, ());
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    (store, instance)
+}
+
+/// `instance`'s export `name`, an `(i32, i32) -> i32` function.
+fn binary(store: &Store<()>, instance: &Instance, name: &str) -> TypedFunc<(i32, i32), i32> {
+    instance.get_func(store, name).unwrap().typed::<(i32, i32), i32>(store).unwrap()
+}
+
 fn code(r: Result<i32, Trap>) -> Option<TrapCode> {
     r.err().and_then(|t| t.code())
 }
@@ -45,11 +58,8 @@ fn code(r: Result<i32, Trap>) -> Option<TrapCode> {
 #[test]
 fn calls_through_frozen_tables_trap_as_before() {
     for engine in engines() {
-        let module = Module::new(&engine, FROZEN).unwrap();
-        let mut store = Store::new(&engine, ());
-        let instance = Instance::new(&mut store, &module, &[]).unwrap();
-        let f2 =
-            |store: &Store<()>, name| instance.get_func(store, name).unwrap().typed::<(i32, i32), i32>(store).unwrap();
+        let (mut store, instance) = instantiate(&engine, FROZEN);
+        let f2 = |store: &Store<()>, name| binary(store, &instance, name);
         let (full, masked, holes) = (f2(&store, "full"), f2(&store, "full_masked"), f2(&store, "holes"));
         let other = instance.get_func(&store, "full_other_type").unwrap().typed::<i32, i32>(&store).unwrap();
         for (i, want) in [(0, 11), (1, 30), (2, 11), (3, 30)] {
@@ -203,12 +213,8 @@ fn a_frozen_table_of_several_types_checks_each_call() {
         (func (export "u") (param i32 i32) (result i32)
             (call_indirect $mixed (type $u) (local.get 1) (i32.const 4) (local.get 0))))"#;
     for engine in engines() {
-        let module = Module::new(&engine, wat).unwrap();
-        let mut store = Store::new(&engine, ());
-        let instance = Instance::new(&mut store, &module, &[]).unwrap();
-        let f =
-            |store: &Store<()>, name| instance.get_func(store, name).unwrap().typed::<(i32, i32), i32>(store).unwrap();
-        let (t, u) = (f(&store, "t"), f(&store, "u"));
+        let (mut store, instance) = instantiate(&engine, wat);
+        let (t, u) = (binary(&store, &instance, "t"), binary(&store, &instance, "u"));
         assert_eq!(t.call(&mut store, (1, 10)).unwrap(), 11);
         assert_eq!(t.call(&mut store, (3, 10)).unwrap(), 30);
         assert_eq!(u.call(&mut store, (2, 10)).unwrap(), 6);
