@@ -91,10 +91,10 @@ pub struct VMMemoryImport {
 pub struct VMTableDefinition {
     pub base: *mut usize,
     pub length: u32,
-    /// For a frozen table of the module's own functions, all non-null and
-    /// of one type, their code addresses (`VMFuncRef::wasm_call`), element
-    /// by element: `call_indirect` then loads the code in one step
-    /// (`VMTable::freeze_codes`). Null otherwise.
+    /// For a frozen table of the module's own functions of one type (and
+    /// nulls), their code addresses (`VMFuncRef::wasm_call`; a trapping
+    /// stub for null), element by element: `call_indirect` then loads the
+    /// code in one step (`VMTable::freeze_codes`). Null otherwise.
     pub codes: *const usize,
 }
 
@@ -245,6 +245,7 @@ mod tests {
         assert_eq!(offset_of!(VMMemoryDefinition, length) as i32, VMMemoryDefinition::LENGTH);
         assert_eq!(offset_of!(VMTableDefinition, base) as i32, VMTableDefinition::BASE);
         assert_eq!(offset_of!(VMTableDefinition, length) as i32, VMTableDefinition::LENGTH);
+        assert_eq!(offset_of!(VMTableDefinition, codes) as i32, VMTableDefinition::CODES);
         assert_eq!(1 << VMTableDefinition::ELEMENT_SIZE_LOG2, size_of::<usize>());
         assert_eq!(offset_of!(VMStoreContext, last_exit_fp) as i32, VMStoreContext::LAST_EXIT_FP);
         assert_eq!(offset_of!(VMStoreContext, fuel_consumed) as i32, VMStoreContext::FUEL_CONSUMED);

@@ -8,7 +8,9 @@
 //! `(%r8, %r15)`, where native code has `8(%rsi, %rax)`.
 //!
 //! An access that did not trap proves its index small: `x + offset +
-//! size` is at most the memory's length. A memory declared smaller than
+//! size` is at most the memory's length (every index the translator forms
+//! is below 2^33, inside the guard region, so one past the length
+//! faults; with explicit checks, the check traps). A memory declared smaller than
 //! 4 GiB stops growing 64 KiB short of it (`vm::memory::GROWN_MAX_PAGES`),
 //! so when every memory of the module is such a memory (or an import whose
 //! maximum is below 4 GiB: `ModuleInfo::memories_below_4gib`), `x < 2^32 -
@@ -31,7 +33,7 @@ use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::ir::{types, Function, Inst, InstBuilder, InstructionData, Opcode, Value, ValueDef};
 
-use super::func_env::{is_heap_access, is_runtime_load};
+use super::func_env::{is_heap_access, is_readonly_runtime_load};
 
 /// The largest step folded: below the 64 KiB that the module's memories
 /// keep between their largest size and 4 GiB.
@@ -42,7 +44,11 @@ const MAX_STEP: i64 = 0xffff;
 pub fn fold_address_steps(func: &mut Function, domtree: &DominatorTree) {
     // The 64-bit indices of heap accesses, with the accesses.
     let mut accessed: HashMap<Value, Vec<Access>> = HashMap::new();
-    // Per i32 value, the i64 values known to be its zero extension.
+    // Per i32 value `x`, the i64 values that are `zext(x)` if accessed:
+    // its extensions, and the values it is the `ireduce` of (which
+    // `widen_params` and `widen_loads` make of zero extensions). An i64
+    // heap index that was accessed is below 4 GiB, so either way it is
+    // the zero extension of its low half.
     let mut extended: HashMap<Value, Vec<Value>> = HashMap::new();
     // The candidates: `uextend.i64 y` with `y = iadd.i32 x, c`.
     let mut steps: Vec<(Inst, Value, i64)> = Vec::new();
@@ -59,9 +65,7 @@ pub fn fold_address_steps(func: &mut Function, domtree: &DominatorTree) {
                         steps.push((inst, x, c));
                     }
                 }
-                // `widen_params` and `widen_loads` leave i32 values as
-                // `ireduce`s of i64 values that are their zero extension.
-                InstructionData::Unary { opcode: Opcode::Ireduce, arg } if zero_extended(func, arg) => {
+                InstructionData::Unary { opcode: Opcode::Ireduce, arg } if func.dfg.value_type(arg) == types::I64 => {
                     extended.entry(func.dfg.first_result(inst)).or_default().push(arg);
                 }
                 _ => {}
@@ -127,7 +131,9 @@ fn heap_access(func: &Function, inst: Inst) -> Option<Access> {
     let InstructionData::Binary { opcode: Opcode::Iadd, args: [a, b] } = func.dfg.insts[add] else { return None };
     let is_base = |v: Value| match func.dfg.value_def(v) {
         ValueDef::Result(load, 0) => match func.dfg.insts[load] {
-            InstructionData::Load { opcode: Opcode::Load, flags, .. } => is_runtime_load(&func.dfg.mem_flags[flags]),
+            InstructionData::Load { opcode: Opcode::Load, flags, .. } => {
+                is_readonly_runtime_load(&func.dfg.mem_flags[flags])
+            }
             _ => false,
         },
         _ => false,
@@ -161,20 +167,5 @@ fn small_step(func: &Function, y: Value) -> Option<(Value, i64)> {
         (_, Some(c)) => Some((args[0], c)),
         (Some(c), None) => Some((args[1], c)),
         _ => None,
-    }
-}
-
-/// Whether the i64 `v` is known to have its upper half clear: a zero
-/// extension, a zero-extending load, or a block parameter that
-/// `widen_params` made (every edge passes a zero extension).
-fn zero_extended(func: &Function, v: Value) -> bool {
-    match func.dfg.value_def(v) {
-        ValueDef::Result(inst, 0) => matches!(
-            func.dfg.insts[inst],
-            InstructionData::Unary { opcode: Opcode::Uextend, .. }
-                | InstructionData::Load { opcode: Opcode::Uload8 | Opcode::Uload16 | Opcode::Uload32, .. }
-        ),
-        ValueDef::Param(..) => true,
-        _ => false,
     }
 }

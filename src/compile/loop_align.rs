@@ -17,6 +17,8 @@
 //! offsets come from Cranelift's record of the basic blocks and the edges
 //! between them (`machine_code_cfg_info`): a backward edge ends at a loop
 //! header, and a loop is innermost when no other header lies inside it.
+//! Lazily compiled functions are placed one by one as they are compiled
+//! (`lazy`), without this padding.
 
 /// The start offsets (in the function) of the first blocks of its
 /// innermost loops, from `edges`: the function's control-flow edges as

@@ -32,6 +32,13 @@ impl Memory {
         self.0.get(store.as_context().opaque()).declared_ty()
     }
 
+    /// The most pages the memory can grow to: its maximum, and for a
+    /// memory declared smaller than 4 GiB at most 65,535 (see
+    /// `Config::address_steps`).
+    pub fn max_size(&self, store: impl AsContext) -> u32 {
+        self.0.get(store.as_context().opaque()).max_pages()
+    }
+
     /// Current size in 64 KiB pages.
     pub fn size(&self, store: impl AsContext) -> u32 {
         self.0.get(store.as_context().opaque()).pages()

@@ -211,6 +211,8 @@ int main(int argc, char **argv)
     /* The module's own malloc and free serve module_malloc. */
     own = load_wat(OWN_MALLOC);
     i = instantiate_module(own, 8192);
+    CHECK_EQ_INT(wasm_memory_get_max_page_count(wasm_runtime_get_default_memory(i)), 65535,
+                 "no declared maximum: 64 KiB short of 4 GiB, where growth stops");
     a = wasm_runtime_module_malloc(i, 10, NULL);
     b = wasm_runtime_module_malloc(i, 10, NULL);
     CHECK(a == 4096 && b == 4106, "the module's malloc: %llu %llu", (unsigned long long)a, (unsigned long long)b);

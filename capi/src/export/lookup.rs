@@ -317,8 +317,9 @@ pub unsafe extern "C" fn wasm_memory_get_cur_page_count(memory_inst: wasm_memory
     unsafe { with_memory(memory_inst, 0, |i, m| u64::from(m.size(&*i.lock().store()))) }
 }
 
-/// The memory's maximum pages (65536 when it has none; 0 for a bad
-/// handle).
+/// The most pages the memory can grow to, as WAMR's `max_page_count` is
+/// (65535 when it has no maximum: see the README's memory limit; 0 for a
+/// bad handle).
 ///
 /// # Safety
 /// `memory_inst` may be NULL or any pointer.
@@ -326,9 +327,7 @@ pub unsafe extern "C" fn wasm_memory_get_cur_page_count(memory_inst: wasm_memory
 pub unsafe extern "C" fn wasm_memory_get_max_page_count(memory_inst: wasm_memory_inst_t) -> u64 {
     // SAFETY: as the caller promises.
     unsafe {
-        with_memory(memory_inst, 0, |i, m| {
-            u64::from(m.declared_ty(&*i.lock().store()).limits.max.unwrap_or(65536).min(65536))
-        })
+        with_memory(memory_inst, 0, |i, m| u64::from(m.max_size(&*i.lock().store())))
     }
 }
 

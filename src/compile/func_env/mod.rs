@@ -192,10 +192,10 @@ pub fn is_heap_access(flags: &MemFlagsData) -> bool {
     flags.alias_region() == Some(region(Region::Heap)) && flags.trap_code().is_some()
 }
 
-/// Whether `flags` are those of a load of the runtime's own state (a
-/// memory's base among them).
-pub fn is_runtime_load(flags: &MemFlagsData) -> bool {
-    flags.alias_region() == Some(region(Region::Runtime))
+/// Whether `flags` are those of a load of a runtime field that never
+/// changes after instantiation (a memory's base among them).
+pub fn is_readonly_runtime_load(flags: &MemFlagsData) -> bool {
+    flags.alias_region() == Some(region(Region::Runtime)) && flags.readonly()
 }
 
 /// The per-function view of a [`ModuleEnv`], caching what it declares in

@@ -81,7 +81,10 @@ impl VMTable {
             // live funcref.
             f => unsafe { (*(f as *const VMFuncRef)).wasm_call as usize },
         };
-        self.codes = self.elements.iter().map(|&f| code(f)).collect();
+        // Called twice (all nulls at creation, then after the segments):
+        // the second time refills the same buffer.
+        self.codes.clear();
+        self.codes.extend(self.elements.iter().map(|&f| code(f)));
         self.definition.codes = self.codes.as_ptr();
     }
 
