@@ -326,9 +326,7 @@ pub unsafe extern "C" fn wasm_memory_get_cur_page_count(memory_inst: wasm_memory
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_memory_get_max_page_count(memory_inst: wasm_memory_inst_t) -> u64 {
     // SAFETY: as the caller promises.
-    unsafe {
-        with_memory(memory_inst, 0, |i, m| u64::from(m.max_size(&*i.lock().store())))
-    }
+    unsafe { with_memory(memory_inst, 0, |i, m| u64::from(m.max_size(&*i.lock().store()))) }
 }
 
 /// Bytes per page: 65536 (0 for a bad handle).
