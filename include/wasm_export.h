@@ -1024,8 +1024,9 @@ wasm_memory_inst_t wasm_runtime_get_default_memory(wasm_module_inst_t module_ins
 // `memory_inst` may be NULL or any pointer.
 WASM_RUNTIME_API_EXTERN uint64_t wasm_memory_get_cur_page_count(wasm_memory_inst_t memory_inst);
 
-// The memory's maximum pages (65536 when it has none; 0 for a bad
-// handle).
+// The most pages the memory can grow to, as WAMR's `max_page_count` is
+// (65535 when it has no maximum: see the README's memory limit; 0 for a
+// bad handle).
 //
 // # Safety
 // `memory_inst` may be NULL or any pointer.
