@@ -179,11 +179,14 @@ impl Cluster {
             // lock, held here) before it is dropped.
             unsafe { &*(m as *const ModuleInst) }.end_program(&message, exit_code, &frames);
         }
+        // Threads waiting in lib-pthread's natives return, to be stopped.
+        crate::libc_builtin::pthread::wake_waiters();
         true
     }
 
-    /// The main instance's call failed: if wasi-threads threads run, the
-    /// program ends with its exception (they are stopped).
+    /// The main instance's call failed: if threads it spawned run
+    /// (wasi-threads or lib-pthread), the program ends with its exception
+    /// (they are stopped), as WAMR spreads it over the cluster.
     pub fn main_failed(&self, main: &ModuleInst) {
         if *self.threads_running() > 0 {
             self.end(main);
@@ -194,11 +197,14 @@ impl Cluster {
         self.threads.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn thread_started(&self) {
+    /// Counts a thread that runs the program until it calls
+    /// [`Cluster::thread_finished`]: the main instance waits for it when
+    /// the program ended (see [`Cluster::wait_ended_threads`]).
+    pub(crate) fn thread_started(&self) {
         *self.threads_running() += 1;
     }
 
-    fn thread_finished(&self) {
+    pub(crate) fn thread_finished(&self) {
         *self.threads_running() -= 1;
         self.finished.notify_all();
     }
@@ -392,6 +398,17 @@ pub unsafe extern "C" fn wasm_runtime_destroy_spawned_exec_env(exec_env: wasm_ex
     destroy_sub(s.inst as wasm_module_inst_t);
     s.cluster.free_stack(s.slot);
     s.cluster.release();
+}
+
+/// The program (cluster) of a live exec env's instance.
+pub(crate) fn cluster_of(exec_env: wasm_exec_env_t) -> Option<Arc<Cluster>> {
+    exec_env_of(exec_env).map(|i| i.cluster.clone())
+}
+
+/// Whether the program of a live exec env's instance has ended: its
+/// threads are being stopped, and a native should not wait any longer.
+pub(crate) fn program_ended(exec_env: wasm_exec_env_t) -> bool {
+    exec_env_of(exec_env).is_some_and(|i| i.cluster.ended.load(Ordering::Acquire))
 }
 
 /// The instance of a live exec env.

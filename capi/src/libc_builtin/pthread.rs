@@ -12,7 +12,11 @@
 //! in WAMR. They all wait on one lock and condition variable: wasm threads
 //! of these apps are few, and one monitor keeps `pthread_cond_wait`'s
 //! release-and-wait atomic simply. Condition variables may wake spuriously
-//! (a signal wakes every waiter, which POSIX allows). Cancellation,
+//! (a signal wakes every waiter, which POSIX allows). As in WAMR, whose
+//! cluster spreads an exception to every thread, the program ends when
+//! any of its threads traps or exits, the main one included: the others
+//! are stopped, and a wait in these natives then returns -1, so that its
+//! thread stops as it returns to wasm. Cancellation,
 //! `pthread_exit`, thread-specific keys and timed waits are not provided
 //! (their imports stay unlinked, trapping when called).
 
@@ -52,15 +56,34 @@ fn objects() -> MutexGuard<'static, Option<Objects>> {
 }
 
 /// Runs `f` on the objects, waiting (and retrying) while it answers `None`.
-fn wait_until<R>(mut f: impl FnMut(&mut Objects) -> Option<R>) -> R {
+fn wait_until<R>(f: impl FnMut(&mut Objects) -> Option<R>) -> R {
+    wait_or_end(std::ptr::null_mut(), f).expect("no exec env, no program to end")
+}
+
+/// [`wait_until`] for a native of `exec_env`, which stops waiting with
+/// `None` when the exec env's program ends (a thread trapped or exited:
+/// the caller is then stopped as soon as it returns to wasm).
+fn wait_or_end<R>(exec_env: wasm_exec_env_t, mut f: impl FnMut(&mut Objects) -> Option<R>) -> Option<R> {
     let mut g = objects();
     loop {
         if let Some(r) = f(g.get_or_insert_with(Objects::default)) {
             CHANGED.notify_all();
-            return r;
+            return Some(r);
+        }
+        // Checked under the lock that [`wake_waiters`] takes after the
+        // program is marked ended, so that its wake-up is not lost.
+        if !exec_env.is_null() && crate::export::thread_mgr::program_ended(exec_env) {
+            return None;
         }
         g = CHANGED.wait(g).unwrap_or_else(|e| e.into_inner());
     }
+}
+
+/// Wakes every thread waiting in these natives, to look again whether its
+/// program ended.
+pub(crate) fn wake_waiters() {
+    let _g = objects();
+    CHANGED.notify_all();
 }
 
 fn new_handle() -> u32 {
@@ -83,6 +106,15 @@ pub(crate) extern "C" fn pthread_create_wrapper(
     }
     let id = new_handle();
     let env_h = env as usize;
+    // The thread counts as the program's until its instance is gone, so
+    // that a main instance whose program ended is destroyed after it.
+    let Some(cluster) = crate::export::thread_mgr::cluster_of(env) else {
+        // SAFETY: the exec env made above, not handed out.
+        unsafe { crate::export::thread_mgr::wasm_runtime_destroy_spawned_exec_env(env) };
+        return -1;
+    };
+    cluster.thread_started();
+    let for_thread = cluster.clone();
     let started = std::thread::Builder::new().stack_size(8 << 20).spawn(move || {
         crate::export::threads::mark_thread_inited();
         SELF_ID.with(|s| s.set(id));
@@ -102,6 +134,7 @@ pub(crate) extern "C" fn pthread_create_wrapper(
         }
         // SAFETY: the spawned exec env this thread was given.
         unsafe { crate::export::thread_mgr::wasm_runtime_destroy_spawned_exec_env(env) };
+        for_thread.thread_finished();
         argv[0]
     });
     match started {
@@ -120,6 +153,7 @@ pub(crate) extern "C" fn pthread_create_wrapper(
         Err(_) => {
             // SAFETY: the exec env made above, not handed out.
             unsafe { crate::export::thread_mgr::wasm_runtime_destroy_spawned_exec_env(env) };
+            cluster.thread_finished();
             -1
         }
     }
@@ -169,10 +203,11 @@ fn handle_at(p: *const u32) -> u32 {
     unsafe { p.read_unaligned() }
 }
 
-/// `pthread_mutex_lock(mutex)`: waits until it is free.
-pub(crate) extern "C" fn pthread_mutex_lock_wrapper(_e: wasm_exec_env_t, mutex: *mut u32) -> i32 {
+/// `pthread_mutex_lock(mutex)`: waits until it is free (-1 when the
+/// program ends meanwhile).
+pub(crate) extern "C" fn pthread_mutex_lock_wrapper(e: wasm_exec_env_t, mutex: *mut u32) -> i32 {
     let h = handle_at(mutex);
-    wait_until(|o| match o.mutexes.get_mut(&h) {
+    wait_or_end(e, |o| match o.mutexes.get_mut(&h) {
         None => Some(-1),
         Some(true) => None,
         Some(locked) => {
@@ -180,6 +215,7 @@ pub(crate) extern "C" fn pthread_mutex_lock_wrapper(_e: wasm_exec_env_t, mutex: 
             Some(0)
         }
     })
+    .unwrap_or(-1)
 }
 
 /// `pthread_mutex_unlock(mutex)`.
@@ -204,8 +240,8 @@ pub(crate) extern "C" fn pthread_cond_init_wrapper(_e: wasm_exec_env_t, cond: *m
 }
 
 /// `pthread_cond_wait(cond, mutex)`: releases the mutex, waits for a
-/// signal, takes the mutex again.
-pub(crate) extern "C" fn pthread_cond_wait_wrapper(_e: wasm_exec_env_t, cond: *mut u32, mutex: *mut u32) -> i32 {
+/// signal, takes the mutex again (-1 when the program ends meanwhile).
+pub(crate) extern "C" fn pthread_cond_wait_wrapper(e: wasm_exec_env_t, cond: *mut u32, mutex: *mut u32) -> i32 {
     let (c, m) = (handle_at(cond), handle_at(mutex));
     let seen = wait_until(|o| match (o.conds.get(&c).copied(), o.mutexes.get_mut(&m)) {
         (Some(seq), Some(locked)) => {
@@ -215,7 +251,7 @@ pub(crate) extern "C" fn pthread_cond_wait_wrapper(_e: wasm_exec_env_t, cond: *m
         _ => Some(None),
     });
     let Some(seen) = seen else { return -1 };
-    wait_until(|o| {
+    wait_or_end(e, |o| {
         let signalled = o.conds.get(&c).is_none_or(|s| *s != seen);
         match o.mutexes.get_mut(&m) {
             Some(locked) if signalled && !*locked => {
@@ -226,6 +262,7 @@ pub(crate) extern "C" fn pthread_cond_wait_wrapper(_e: wasm_exec_env_t, cond: *m
             _ => None,
         }
     })
+    .unwrap_or(-1)
 }
 
 /// `pthread_cond_signal(cond)` (and `_broadcast`): wakes the waiters.
@@ -267,9 +304,10 @@ pub(crate) extern "C" fn sem_open_wrapper(
     })
 }
 
-/// `sem_wait(sem)`: waits for a positive count and takes one.
-pub(crate) extern "C" fn sem_wait_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 {
-    wait_until(|o| match o.sems.get_mut(&sem) {
+/// `sem_wait(sem)`: waits for a positive count and takes one (-1 when
+/// the program ends meanwhile).
+pub(crate) extern "C" fn sem_wait_wrapper(e: wasm_exec_env_t, sem: u32) -> i32 {
+    wait_or_end(e, |o| match o.sems.get_mut(&sem) {
         None => Some(-1),
         Some(0) => None,
         Some(n) => {
@@ -277,6 +315,7 @@ pub(crate) extern "C" fn sem_wait_wrapper(_e: wasm_exec_env_t, sem: u32) -> i32 
             Some(0)
         }
     })
+    .unwrap_or(-1)
 }
 
 /// `sem_trywait(sem)`: takes one if the count is positive, else -1.
