@@ -4,6 +4,7 @@
 #ifndef EXPORT_TEST_COMMON_H
 #define EXPORT_TEST_COMMON_H
 
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -86,6 +87,20 @@ static const char *capture_end(void)
     unlink(capture_path);
     strcpy(capture_path, "/tmp/cranewasm-capture-XXXXXX");
     return buf;
+}
+
+/* Milliseconds on the monotonic clock. */
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+    nanosleep(&t, NULL);
 }
 
 #endif

@@ -10,7 +10,6 @@
  * writes) with the package queries answering AOT for it. */
 #include <pthread.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include "export_common.h"
 
@@ -23,13 +22,6 @@ static const char *LOOPS =
     "    (loop $l (local.set $n (i32.sub (local.get $n) (i32.const 1)))\n"
     "      (br_if $l (i32.gt_s (local.get $n) (i32.const 0))))\n"
     "    (local.get $n)))";
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 static void *terminate_later(void *inst)
 {

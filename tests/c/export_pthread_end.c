@@ -7,8 +7,6 @@
      wait for it;
    - a child's trap wakes the main thread from pthread_cond_wait, whose
      call then fails with the child's exception. */
-#include <time.h>
-
 #include "export_common.h"
 
 static const char *wat =
@@ -61,19 +59,6 @@ static const char *wat =
     "    (call $start (i32.const 3))\n"
     "    (drop (call $cwait (i32.const 12) (i32.const 8)))\n"
     "    (i32.const 7)))\n";
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
-    nanosleep(&t, NULL);
-}
 
 /* The process's threads, from /proc/self/status. */
 static int thread_count(void)

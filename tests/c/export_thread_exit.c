@@ -5,8 +5,6 @@
    trap's message); the main thread's own proc_exit stops a spawned thread
    that spins in wasm. The process carries on after each (WAMR's
    wasm_cluster_set_exception, not an exit of the process). */
-#include <time.h>
-
 #include "export_common.h"
 
 static const char *wat =
@@ -32,12 +30,6 @@ static const char *wat =
     "    (if (i32.le_s (call $spawn (i32.const 2)) (i32.const 0)) (then unreachable))\n"
     "    (loop $started (br_if $started (i32.eqz (i32.atomic.load (i32.const 4)))))\n"
     "    (call $exit (i32.const 5))))\n";
-
-static void sleep_ms(long ms)
-{
-    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
-    nanosleep(&t, NULL);
-}
 
 /* Calls export `name` of a new instance of `m` with `argc` i32 cells;
    returns the instance, whose call must have failed. */
