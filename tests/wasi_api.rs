@@ -186,3 +186,110 @@ fn a_missing_preopen_is_a_clear_error() {
     let err = WasiCtx::builder().preopened_dir("/no/such/dir/anywhere", "/").build().err().expect("an error");
     assert!(err.to_string().contains("/no/such/dir/anywhere"), "{err}");
 }
+
+/// A guest that waits: `sleep` (a clock subscription of `ns`), `poll_stdin`
+/// (stdin readable, or a clock of `ns`) and `read` (up to 16 bytes of
+/// stdin, whose count it stores at 264); each returns the errno.
+const WAITS: &str = r#"(module
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_read" (func $read (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  ;; A clock subscription at 0 (monotonic, relative); events at 128.
+  (func $clock (param $ns i64)
+    (i64.store (i32.const 0) (i64.const 7))
+    (i32.store8 (i32.const 8) (i32.const 0))
+    (i32.store (i32.const 16) (i32.const 1))
+    (i64.store (i32.const 24) (local.get $ns)))
+  (func (export "sleep") (param $ns i64) (result i32)
+    (call $clock (local.get $ns))
+    (call $poll (i32.const 0) (i32.const 128) (i32.const 1) (i32.const 120)))
+  ;; The clock, then an fd_read subscription of fd 0 at 48.
+  (func (export "poll_stdin") (param $ns i64) (result i32)
+    (call $clock (local.get $ns))
+    (i64.store (i32.const 48) (i64.const 9))
+    (i32.store8 (i32.const 56) (i32.const 1))
+    (i32.store (i32.const 64) (i32.const 0))
+    (call $poll (i32.const 0) (i32.const 128) (i32.const 2) (i32.const 120)))
+  (func (export "read") (result i32)
+    (i32.store (i32.const 256) (i32.const 512))
+    (i32.store (i32.const 260) (i32.const 16))
+    (call $read (i32.const 0) (i32.const 256) (i32.const 1) (i32.const 264))))"#;
+
+/// [`WAITS`] with a host pipe as stdin; the pipe's other end.
+fn waits_setup() -> (Store<WasiCtx>, Instance, std::io::PipeWriter) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    let stdin = std::fs::File::from(std::os::fd::OwnedFd::from(reader));
+    let ctx = WasiCtx::builder().stdio_file(0, stdin).build().unwrap();
+    let (store, instance) = setup(WAITS, ctx);
+    (store, instance, writer)
+}
+
+/// Calls `name` with `args`, interrupting it from another thread after
+/// 100 ms: its error and how long it took.
+fn interrupted_call(
+    store: &mut Store<WasiCtx>,
+    instance: &Instance,
+    name: &str,
+    args: &[cranewasm::Val],
+) -> (Error, std::time::Duration) {
+    let handle = store.interrupt_handle();
+    let func = instance.get_func(&*store, name).unwrap();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        handle.interrupt();
+    });
+    let start = std::time::Instant::now();
+    let mut results = [cranewasm::Val::I32(0)];
+    let err = func.call(&mut *store, args, &mut results).expect_err("the wait must be interrupted");
+    let took = start.elapsed();
+    stopper.join().unwrap();
+    (err, took)
+}
+
+fn assert_interrupted_wait(err: Error, took: std::time::Duration, what: &str) {
+    match &err {
+        Error::Trap(t) => assert_eq!(t.code(), Some(cranewasm::TrapCode::Interrupted), "{what}: {t}"),
+        other => panic!("{what}: expected an interrupt, got {other:?}"),
+    }
+    // It waited for the interrupt (at 100 ms), not for its minute.
+    assert!(took >= std::time::Duration::from_millis(90), "{what} returned early: {took:?}");
+    assert!(took < std::time::Duration::from_secs(20), "{what} was not woken: {took:?}");
+}
+
+#[test]
+fn an_interrupt_ends_a_guest_waiting_in_poll_oneoff_or_fd_read() {
+    let minute = cranewasm::Val::I64(60_000_000_000);
+    let (mut store, instance, writer) = waits_setup();
+    let (err, took) = interrupted_call(&mut store, &instance, "sleep", std::slice::from_ref(&minute));
+    assert_interrupted_wait(err, took, "a sleep");
+    let (err, took) = interrupted_call(&mut store, &instance, "poll_stdin", std::slice::from_ref(&minute));
+    assert_interrupted_wait(err, took, "a poll of stdin");
+    let (err, took) = interrupted_call(&mut store, &instance, "read", &[]);
+    assert_interrupted_wait(err, took, "a read of stdin");
+    drop(writer);
+}
+
+#[test]
+fn interruptible_waits_still_wait_and_read() {
+    use std::io::Write;
+    let (mut store, instance, mut writer) = waits_setup();
+    // An interrupt handle makes the store's waits interruptible ones.
+    let _handle = store.interrupt_handle();
+    let sleep = instance.get_func(&store, "sleep").unwrap().typed::<i64, i32>(&store).unwrap();
+    let start = std::time::Instant::now();
+    assert_eq!(sleep.call(&mut store, 50_000_000).unwrap(), 0);
+    assert!(start.elapsed() >= std::time::Duration::from_millis(50), "slept {:?}", start.elapsed());
+    // A clock of a minute and stdin with data: stdin's event comes at once.
+    writer.write_all(b"hello").unwrap();
+    let poll = instance.get_func(&store, "poll_stdin").unwrap().typed::<i64, i32>(&store).unwrap();
+    assert_eq!(poll.call(&mut store, 60_000_000_000).unwrap(), 0);
+    let memory = instance.get_memory(&store, "memory").unwrap();
+    let word =
+        |store: &Store<WasiCtx>, at: usize| u32::from_le_bytes(memory.data(store)[at..at + 4].try_into().unwrap());
+    assert_eq!(word(&store, 120), 1, "one event");
+    assert_eq!(u64::from_le_bytes(memory.data(&store)[128..136].try_into().unwrap()), 9, "stdin's event");
+    let read = instance.get_func(&store, "read").unwrap().typed::<(), i32>(&store).unwrap();
+    assert_eq!(read.call(&mut store, ()).unwrap(), 0);
+    assert_eq!(word(&store, 264), 5);
+    assert_eq!(&memory.data(&store)[512..517], b"hello");
+}

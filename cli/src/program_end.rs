@@ -3,11 +3,13 @@
 //!
 //! The runtime stops every thread of the program and the main thread's
 //! call returns with the exception, which `load_and_run` reports as for
-//! any call: the exit status, or `Exception: ...` and 1. But a main thread
-//! blocked in a host call (a WASI read on a terminal, a long
-//! `poll_oneoff`) stops only when that call returns, which may be never;
-//! the runtime's `on_program_end` hook then ends the process with the
-//! same output and status, as WAMR's iwasm does.
+//! any call: the exit status, or `Exception: ...` and 1. The stop wakes a
+//! main thread that waits in `poll_oneoff` or in a read of the host's
+//! stdin, but one blocked in another host call (a write to a full pipe, a
+//! socket's `accept`, a native library's function) stops only when that
+//! call returns, which may be never; the runtime's `on_program_end` hook
+//! then ends the process with the same output and status, as WAMR's iwasm
+//! does.
 
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;

@@ -7,6 +7,7 @@
 //! the stack: `fd_write` of a small buffer allocates nothing.
 
 use std::io::{IoSlice, Read, SeekFrom, Write};
+use std::os::fd::AsRawFd;
 
 use cap_fs_ext::SystemTimeSpec;
 use cap_std::fs::MetadataExt;
@@ -16,6 +17,7 @@ use system_interface::fs::{Advice, FdFlags, FileIoExt, GetSetFdFlags};
 use super::ctx::{Entry, Kind, Stream, WasiCtx};
 use super::guest::GuestMemory;
 use super::types::{fdflags, filetype, fstflags, rights, size, whence, Errno, Filestat, WasiResult};
+use crate::runtime::vm::blocking::{self, Polled};
 
 /// Iovecs handed to the host in one call; more are written in a later
 /// call, which POSIX allows (a short write).
@@ -335,12 +337,28 @@ pub fn fd_pwrite(
     mem.write_u32(out, wrote as u32)
 }
 
+/// Waits until the host stream `f` has something to read (or its end),
+/// so that a stop of the guest's call ends a read that would block
+/// (`EINTR`, which the guest never sees: its call traps on return).
+fn wait_readable(f: &std::fs::File) -> WasiResult {
+    let mut fds = [libc::pollfd { fd: f.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+    match blocking::poll(&mut fds, None)? {
+        Polled::Stopped(_) => Err(Errno::Intr),
+        Polled::Ready(_) => Ok(()),
+    }
+}
+
 pub fn fd_read(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, iovs: u32, n: u32, out: u32) -> WasiResult {
     let e = cx.get(fd, rights::FD_READ)?;
     let got = match &e.kind {
         Kind::File(f) => scatter(mem, iovs, n, |buf, _| (&*f).read(buf))?,
         Kind::Dir { .. } => return Err(Errno::Isdir),
-        Kind::Stream(Stream::Host(f)) => scatter(mem, iovs, n, |buf, _| (&*f).read(buf))?,
+        Kind::Stream(Stream::Host(f)) => {
+            if e.stream_flags() & fdflags::NONBLOCK == 0 {
+                wait_readable(f)?;
+            }
+            scatter(mem, iovs, n, |buf, _| (&*f).read(buf))?
+        }
         Kind::Stream(Stream::Read(p)) => scatter(mem, iovs, n, |buf, _| Ok(p.read(buf)))?,
         Kind::Stream(Stream::Write(_)) => return Err(Errno::Badf),
         Kind::Stream(Stream::Null) => {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::ctx::{Kind, Stream, WasiCtx};
 use super::guest::GuestMemory;
 use super::types::{eventtype, rights, size, Errno, WasiResult, EVENT_FD_READWRITE_HANGUP, SUBSCRIPTION_CLOCK_ABSTIME};
+use crate::runtime::vm::blocking::{self, Polled};
 
 /// One event to report.
 struct Event {
@@ -128,16 +129,12 @@ pub fn poll_oneoff(
 
 /// Polls the host streams for up to `wait` (forever when `None`), adding
 /// an event for each that is ready. Returns whether any was; with no
-/// streams it just sleeps.
+/// streams it just sleeps. A stop of the guest's call ends the wait early
+/// (`EINTR`, which the guest never sees: its call traps on return).
 fn wait_host(waiting: &[Waiting], wait: Option<Duration>, ready: &mut Vec<Event>) -> WasiResult<bool> {
-    if waiting.is_empty() {
-        match wait {
-            Some(d) if !d.is_zero() => std::thread::sleep(d),
-            Some(_) => {}
-            // Nothing can ever wake the guest.
-            None => return Err(Errno::Inval),
-        }
-        return Ok(false);
+    if waiting.is_empty() && wait.is_none() {
+        // Nothing can ever wake the guest.
+        return Err(Errno::Inval);
     }
     let mut fds: Vec<libc::pollfd> = waiting
         .iter()
@@ -147,22 +144,9 @@ fn wait_host(waiting: &[Waiting], wait: Option<Duration>, ready: &mut Vec<Event>
             revents: 0,
         })
         .collect();
-    let timeout = match wait {
-        // Rounded up, so a short timeout does not become a busy loop.
-        Some(d) => i32::try_from(d.as_nanos().div_ceil(1_000_000)).unwrap_or(i32::MAX),
-        None => -1,
-    };
-    let n = loop {
-        // SAFETY: `fds` is a valid array of `fds.len()` pollfd records that
-        // lives across the call.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
-        if n >= 0 {
-            break n;
-        }
-        let err = std::io::Error::last_os_error();
-        if err.kind() != std::io::ErrorKind::Interrupted {
-            return Err(err.into());
-        }
+    let n = match blocking::poll(&mut fds, wait)? {
+        Polled::Ready(n) => n,
+        Polled::Stopped(_) => return Err(Errno::Intr),
     };
     for (w, p) in waiting.iter().zip(&fds) {
         if p.revents == 0 {

@@ -141,6 +141,8 @@ impl InterruptState {
         heavy_fence();
         // A thread parked in `memory.atomic.wait` runs no code to signal.
         super::parking_lot::interrupted(self);
+        // Nor does one blocked in a host function that waits.
+        super::blocking::interrupted(self);
         if self.signal() {
             retry_later(self.clone());
         }

@@ -25,7 +25,8 @@
 //!   asks the store's resource limiter there).
 //! - Interruption: [`interrupt`] (a signal that stops compiled code from
 //!   another thread; epoch and fuel checks are compiled code reading
-//!   `VMStoreContext`).
+//!   `VMStoreContext`) and [`blocking`] (host functions that wait, woken
+//!   by a stop).
 //!
 //! - Threads: [`shared_memory`] (memories several stores use at once) and
 //!   [`parking_lot`] (`memory.atomic.wait` and `notify`).
@@ -33,6 +34,7 @@
 //! Later mechanisms belong here too: a code cache's loading of images into
 //! [`code_memory`] sits in `crate::cache`.
 
+pub mod blocking;
 pub mod code_memory;
 pub mod code_registry;
 pub mod entry;

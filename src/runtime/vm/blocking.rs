@@ -1,0 +1,161 @@
+//! Host calls that block, and the stop of their store's call: WASI's
+//! `poll_oneoff` (a guest's `sleep`, or a wait for its stdin) and reads of
+//! the host's streams.
+//!
+//! An interrupt stops compiled code with a signal. It stops a host
+//! function only when that returns, so a guest sleeping for an hour would
+//! keep its call for an hour: an embedder's `interrupt`, or the end of a
+//! program whose other thread exited, would wait as long. Host functions
+//! that block therefore wait with [`poll`]: it polls, next to their fds, an
+//! eventfd that a stop request for their store writes ([`interrupted`],
+//! called by [`InterruptState::request`]), and returns early with the
+//! request's trap code.
+//!
+//! The store is the one whose host function runs innermost on this thread:
+//! `host_call` records it ([`HostCall`]) when the store can be stopped at
+//! all, so other stores pay nothing. No wakeup is lost: a waiter is
+//! counted before it looks at the request, and a requester sets the
+//! request before it looks at the count (both fence), as in the parking
+//! lot.
+
+use std::cell::Cell;
+use std::io;
+use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use super::interrupt::InterruptState;
+use crate::trap::TrapCode;
+
+thread_local! {
+    /// The interruption state of the store whose host function runs
+    /// innermost on this thread, if it has one.
+    static CURRENT: Cell<*const InterruptState> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Marks this thread as running a host function of the store with `state`
+/// until dropped (nested host calls restore the outer one's store).
+pub struct HostCall {
+    outer: *const InterruptState,
+}
+
+impl HostCall {
+    /// `state` must stay alive until the guard is dropped (the store's own
+    /// state, for the duration of one of its host calls).
+    #[inline]
+    pub fn enter(state: &InterruptState) -> HostCall {
+        HostCall { outer: CURRENT.with(|c| c.replace(state)) }
+    }
+}
+
+impl Drop for HostCall {
+    #[inline]
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(self.outer));
+    }
+}
+
+/// Waits registered for a stop request: the store's state (as an address,
+/// only compared) and the eventfd to write.
+static WAITERS: Mutex<Vec<(usize, libc::c_int)>> = Mutex::new(Vec::new());
+/// How many are registered: while none is, a request takes no lock.
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+
+fn waiters() -> MutexGuard<'static, Vec<(usize, libc::c_int)>> {
+    WAITERS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A stop was requested for the store with `state` (after the request was
+/// set and fenced): wakes its host functions waiting in [`poll`].
+pub fn interrupted(state: &InterruptState) {
+    if COUNT.load(Ordering::SeqCst) == 0 {
+        return;
+    }
+    let id = state as *const InterruptState as usize;
+    for (_, fd) in waiters().iter().filter(|(s, _)| *s == id) {
+        // SAFETY: a registered eventfd stays open while registered (under
+        // this lock); writing 8 bytes to it is its protocol.
+        unsafe { libc::write(*fd, (&1u64 as *const u64).cast(), 8) };
+    }
+}
+
+/// How a [`poll`] ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Polled {
+    /// This many of the fds are ready (0: the timeout passed).
+    Ready(usize),
+    /// The store of the host call is asked to stop: its trap code.
+    Stopped(TrapCode),
+}
+
+/// Waits, as `poll(2)` does, until one of `fds` is ready or `timeout`
+/// passes (`None`: no timeout). When this thread runs a host function of
+/// a store that can be stopped, a stop requested before or during the
+/// wait ends it. An `fds` that is empty makes it a sleep.
+pub fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<Polled> {
+    let state = CURRENT.with(Cell::get);
+    if state.is_null() || timeout == Some(Duration::ZERO) {
+        return ppoll(fds, timeout.and_then(|t| Instant::now().checked_add(t))).map(Polled::Ready);
+    }
+    // SAFETY: `HostCall::enter`'s caller keeps the state alive for the
+    // host call this runs in.
+    let state = unsafe { &*state };
+    // SAFETY: a plain system call.
+    let event = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+    if event < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let id = state as *const InterruptState as usize;
+    waiters().push((id, event));
+    COUNT.fetch_add(1, Ordering::SeqCst);
+    fence(Ordering::SeqCst);
+    let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+    let mut all = Vec::with_capacity(fds.len() + 1);
+    all.extend_from_slice(fds);
+    all.push(libc::pollfd { fd: event, events: libc::POLLIN, revents: 0 });
+    let result = loop {
+        if let Some(code) = state.pending() {
+            break Ok(Polled::Stopped(code));
+        }
+        let n = match ppoll(&mut all, deadline) {
+            Ok(n) => n,
+            Err(e) => break Err(e),
+        };
+        if let Some(code) = state.pending() {
+            break Ok(Polled::Stopped(code));
+        }
+        let woken = all[fds.len()].revents != 0;
+        if !woken || n > 1 {
+            fds.copy_from_slice(&all[..fds.len()]);
+            break Ok(Polled::Ready(n - usize::from(woken)));
+        }
+        // Woken for a request withdrawn since: drain the eventfd, wait on.
+        let mut count = 0u64;
+        // SAFETY: our eventfd; reads 8 bytes into `count`.
+        unsafe { libc::read(event, (&mut count as *mut u64).cast(), 8) };
+    };
+    waiters().retain(|(_, fd)| *fd != event);
+    COUNT.fetch_sub(1, Ordering::SeqCst);
+    // SAFETY: our eventfd, no longer registered.
+    unsafe { libc::close(event) };
+    result
+}
+
+/// `ppoll(2)` until `deadline` (none: forever), again after a signal.
+fn ppoll(fds: &mut [libc::pollfd], deadline: Option<Instant>) -> io::Result<usize> {
+    loop {
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        let spec = left.map(|d| libc::timespec { tv_sec: d.as_secs() as libc::time_t, tv_nsec: d.subsec_nanos() as _ });
+        let spec_ptr = spec.as_ref().map_or(std::ptr::null(), |s| s as *const libc::timespec);
+        // SAFETY: `fds` is a valid array of its length, and the timespec
+        // (or null) lives across the call.
+        let n = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, spec_ptr, std::ptr::null()) };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
