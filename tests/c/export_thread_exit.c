@@ -1,6 +1,7 @@
 /* A wasi-threads program ends in one thread, and the embedder lives on:
    a spawned thread's proc_exit(3), or its trap, while the main thread is
-   parked in memory.atomic.wait forever, makes the embedder's call return
+   parked in memory.atomic.wait forever (or, for the exit, sleeps a minute
+   in poll_oneoff), makes the embedder's call return
    with the program's exception ("wasi proc exit" and exit code 3, or the
    trap's message); the main thread's own proc_exit stops a spawned thread
    that spins in wasm. The process carries on after each (WAMR's
@@ -11,6 +12,8 @@ static const char *wat =
     "(module\n"
     "  (import \"wasi_snapshot_preview1\" \"proc_exit\" (func $exit (param i32)))\n"
     "  (import \"wasi\" \"thread-spawn\" (func $spawn (param i32) (result i32)))\n"
+    "  (import \"wasi_snapshot_preview1\" \"poll_oneoff\"\n"
+    "    (func $poll (param i32 i32 i32 i32) (result i32)))\n"
     "  (import \"env\" \"memory\" (memory 1 1 shared))\n"
     /* Cell 0: never changes (the main thread waits on it). Cell 4: the
        spinning thread's counter. */
@@ -24,6 +27,15 @@ static const char *wat =
     "  (func (export \"spawn_and_wait\") (param $mode i32) (result i32)\n"
     "    (if (i32.le_s (call $spawn (local.get $mode)) (i32.const 0)) (then (return (i32.const -1))))\n"
     "    (drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1)))\n"
+    "    (i32.const -2))\n"
+    /* Spawns a thread in `mode`, then sleeps a minute in poll_oneoff (a
+       monotonic clock subscription at 64, its event at 128). */
+    "  (func (export \"spawn_and_sleep\") (param $mode i32) (result i32)\n"
+    "    (if (i32.le_s (call $spawn (local.get $mode)) (i32.const 0)) (then (return (i32.const -1))))\n"
+    "    (i32.store8 (i32.const 72) (i32.const 0))\n"
+    "    (i32.store (i32.const 80) (i32.const 1))\n"
+    "    (i64.store (i32.const 88) (i64.const 60000000000))\n"
+    "    (drop (call $poll (i32.const 64) (i32.const 128) (i32.const 1) (i32.const 192)))\n"
     "    (i32.const -2))\n"
     /* Spawns a spinning thread, lets it start, then exits with 5. */
     "  (func (export \"spawn_and_exit\")\n"
@@ -50,6 +62,7 @@ int main(int argc, char **argv)
     wasm_module_inst_t i;
     uint32_t cells[1];
     uint32_t before, after;
+    double start;
     int tries;
 
     test_init(argc, argv, "export_thread_exit");
@@ -63,6 +76,16 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(wasm_runtime_get_wasi_exit_code(i), 3, "the spawned thread's exit code");
     wasm_runtime_deinstantiate(i);
     printf("after a spawned thread's proc_exit\n");
+
+    /* ... and the main thread sleeping a minute in poll_oneoff. */
+    cells[0] = 0;
+    start = now_ms();
+    i = failing_call(m, "spawn_and_sleep", 1, cells);
+    CHECK_EXCEPTION(i, "Exception: wasi proc exit");
+    CHECK_EQ_INT(wasm_runtime_get_wasi_exit_code(i), 3, "the spawned thread's exit code");
+    CHECK(now_ms() - start < 20000, "the sleeping main thread was woken (%.0f ms)", now_ms() - start);
+    wasm_runtime_deinstantiate(i);
+    printf("after a spawned thread's proc_exit, main sleeping\n");
 
     /* A spawned thread's trap: the main call returns with its message. */
     cells[0] = 1;
