@@ -6,8 +6,8 @@
 //! any call: the exit status, or `Exception: ...` and 1. The stop wakes a
 //! main thread that waits in `poll_oneoff` or in a read of the host's
 //! stdin, but one blocked in another host call (a write to a full pipe, a
-//! socket's `accept`, a native library's function) stops only when that
-//! call returns, which may be never; the runtime's `on_program_end` hook
+//! native library's function) stops only when that call returns, which
+//! may be never; the runtime's `on_program_end` hook
 //! then ends the process with the same output and status, as WAMR's iwasm
 //! does.
 

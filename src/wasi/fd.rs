@@ -354,7 +354,7 @@ pub fn fd_read(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, iovs: u32, 
         Kind::File(f) => scatter(mem, iovs, n, |buf, _| (&*f).read(buf))?,
         Kind::Dir { .. } => return Err(Errno::Isdir),
         Kind::Stream(Stream::Host(f)) => {
-            if e.stream_flags() & fdflags::NONBLOCK == 0 {
+            if e.stream_flags() & fdflags::NONBLOCK == 0 && blocking::stoppable() {
                 wait_readable(f)?;
             }
             scatter(mem, iovs, n, |buf, _| (&*f).read(buf))?

@@ -79,6 +79,13 @@ pub fn interrupted(state: &InterruptState) {
     }
 }
 
+/// Whether a stop could end a [`poll`] of this thread now: it runs a host
+/// function of a store that can be stopped.
+#[inline]
+pub fn stoppable() -> bool {
+    !CURRENT.with(Cell::get).is_null()
+}
+
 /// How a [`poll`] ended.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Polled {
