@@ -1,11 +1,13 @@
 /* A wasi-threads program ends in one thread, and the embedder lives on:
    a spawned thread's proc_exit(3), or its trap, while the main thread is
    parked in memory.atomic.wait forever (or, for the exit, sleeps a minute
-   in poll_oneoff), makes the embedder's call return
-   with the program's exception ("wasi proc exit" and exit code 3, or the
-   trap's message); the main thread's own proc_exit stops a spawned thread
-   that spins in wasm. The process carries on after each (WAMR's
-   wasm_cluster_set_exception, not an exit of the process). */
+   in poll_oneoff), makes the embedder's call return with the program's
+   exception ("wasi proc exit" and exit code 3, or the trap's message).
+   The main thread's own proc_exit stops a spawned thread that spins in
+   wasm, and so does a return from _start, which WAMR takes for exit(0)
+   (wasm_application_execute_main succeeds, status 0). The process carries
+   on after each (WAMR's wasm_cluster_set_exception, not an exit of the
+   process). */
 #include "export_common.h"
 
 static const char *wat =
@@ -37,11 +39,30 @@ static const char *wat =
     "    (i64.store (i32.const 88) (i64.const 60000000000))\n"
     "    (drop (call $poll (i32.const 64) (i32.const 128) (i32.const 1) (i32.const 192)))\n"
     "    (i32.const -2))\n"
-    /* Spawns a spinning thread, lets it start, then exits with 5. */
-    "  (func (export \"spawn_and_exit\")\n"
+    /* Spawns a spinning thread and lets it start. */
+    "  (func $spin_up\n"
     "    (if (i32.le_s (call $spawn (i32.const 2)) (i32.const 0)) (then unreachable))\n"
-    "    (loop $started (br_if $started (i32.eqz (i32.atomic.load (i32.const 4)))))\n"
-    "    (call $exit (i32.const 5))))\n";
+    "    (loop $started (br_if $started (i32.eqz (i32.atomic.load (i32.const 4))))))\n"
+    /* ... then exits with 5, or returns from _start. */
+    "  (func (export \"spawn_and_exit\") (call $spin_up) (call $exit (i32.const 5)))\n"
+    "  (func (export \"_start\") (call $spin_up))\n"
+    "  (func (export \"answer\") (result i32) (i32.const 42)))\n";
+
+/* Waits until the counter at 4 of `i`'s memory stops moving; fails if it
+   never does or never moved. */
+static void check_spinner_stopped(wasm_module_inst_t i)
+{
+    uint32_t before = 0, after = 1;
+    uint8_t *mem = wasm_runtime_addr_app_to_native(i, 0);
+    int tries;
+    CHECK(mem != NULL, "memory 0");
+    for (tries = 0; tries < 100 && before != after; tries++) {
+        before = __atomic_load_n((uint32_t *)(mem + 4), __ATOMIC_SEQ_CST);
+        sleep_ms(20);
+        after = __atomic_load_n((uint32_t *)(mem + 4), __ATOMIC_SEQ_CST);
+    }
+    CHECK(before == after && before > 0, "the spinning thread stopped (counter %u, then %u)", before, after);
+}
 
 /* Calls export `name` of a new instance of `m` with `argc` i32 cells;
    returns the instance, whose call must have failed. */
@@ -61,9 +82,7 @@ int main(int argc, char **argv)
     wasm_module_t m;
     wasm_module_inst_t i;
     uint32_t cells[1];
-    uint32_t before, after;
     double start;
-    int tries;
 
     test_init(argc, argv, "export_thread_exit");
     CHECK(wasm_runtime_init(), "wasm_runtime_init");
@@ -99,20 +118,23 @@ int main(int argc, char **argv)
     i = failing_call(m, "spawn_and_exit", 0, cells);
     CHECK_EXCEPTION(i, "Exception: wasi proc exit");
     CHECK_EQ_INT(wasm_runtime_get_wasi_exit_code(i), 5, "the main thread's exit code");
-    {
-        uint8_t *mem = wasm_runtime_addr_app_to_native(i, 0);
-        CHECK(mem != NULL, "memory 0");
-        for (tries = 0; tries < 100; tries++) {
-            before = __atomic_load_n((uint32_t *)(mem + 4), __ATOMIC_SEQ_CST);
-            sleep_ms(20);
-            after = __atomic_load_n((uint32_t *)(mem + 4), __ATOMIC_SEQ_CST);
-            if (before == after)
-                break;
-        }
-        CHECK(before == after && before > 0, "the spinning thread stopped (counter %u, then %u)", before, after);
-    }
+    check_spinner_stopped(i);
     wasm_runtime_deinstantiate(i);
     printf("after the main thread's proc_exit\n");
+
+    /* A return from _start is exit(0) (WAMR): it stops the spinning thread
+       too, and the program succeeded. */
+    i = instantiate_module(m, 0);
+    CHECK(wasm_application_execute_main(i, 0, NULL), "_start: %s", exception(i));
+    CHECK(wasm_runtime_get_exception(i) == NULL, "no exception after _start, got \"%s\"", exception(i));
+    CHECK_EQ_INT(wasm_runtime_get_wasi_exit_code(i), 0, "the exit code of a return from _start");
+    check_spinner_stopped(i);
+    cells[0] = 0;
+    CHECK(wasm_runtime_call_wasm(wasm_runtime_get_exec_env_singleton(i), wasm_runtime_lookup_function(i, "answer"), 0,
+                                 cells) && cells[0] == 42,
+          "the main instance still runs calls: %s", exception(i));
+    wasm_runtime_deinstantiate(i);
+    printf("after a return from _start\n");
 
     wasm_runtime_unload(m);
     wasm_runtime_destroy();

@@ -200,6 +200,9 @@ pub fn execute_main(inst: &ModuleInst, argv_strings: &[String]) -> Result<Option
     // SAFETY: NULL or a handle just made.
     if let Some(fi) = unsafe { func_inst(start) } {
         let ok = crate::export::call::call_vals(inst, env, fi.func, &fi.ty, &[]).is_some();
+        if ok {
+            inst.cluster.main_returned(inst);
+        }
         if !ok && inst.exception_message().is_some_and(|e| e.contains("wasi proc exit")) {
             inst.set_exception(None);
             return Ok(None);

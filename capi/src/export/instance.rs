@@ -266,7 +266,7 @@ impl ModuleInst {
     }
 
     /// Clears the exception for the client, withdrawing a termination.
-    fn clear_exception(&self) {
+    pub(crate) fn clear_exception(&self) {
         self.terminated.store(false, Ordering::Relaxed);
         self.interrupt.withdraw();
         self.program_frames.lock().unwrap_or_else(|e| e.into_inner()).take();

@@ -193,6 +193,19 @@ impl Cluster {
         }
     }
 
+    /// The main instance's `_start` returned: as WAMR does then, which
+    /// takes the return for `proc_exit(0)` (C's `exit` after `main`), the
+    /// threads still running are stopped (their exception "wasi proc
+    /// exit", status 0), and the main instance is left without exception.
+    pub fn main_returned(&self, main: &ModuleInst) {
+        if *self.threads_running() > 0 {
+            main.wasi_exit_code.store(0, Ordering::Relaxed);
+            main.set_exception(Some("wasi proc exit"));
+            self.end(main);
+            main.clear_exception();
+        }
+    }
+
     fn threads_running(&self) -> std::sync::MutexGuard<'_, u32> {
         self.threads.lock().unwrap_or_else(|e| e.into_inner())
     }
