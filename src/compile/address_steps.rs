@@ -154,14 +154,8 @@ fn is_i32_to_i64(func: &Function, inst: Inst, arg: Value) -> bool {
 fn small_step(func: &Function, y: Value) -> Option<(Value, i64)> {
     let ValueDef::Result(add, 0) = func.dfg.value_def(y) else { return None };
     let InstructionData::Binary { opcode: Opcode::Iadd, args } = func.dfg.insts[add] else { return None };
-    let constant = |v: Value| match func.dfg.value_def(v) {
-        ValueDef::Result(i, 0) => match func.dfg.insts[i] {
-            InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => {
-                Some(imm.bits() as u32 as i64).filter(|c| (0..=MAX_STEP).contains(c))
-            }
-            _ => None,
-        },
-        _ => None,
+    let constant = |v: Value| {
+        super::iconst_bits(&func.dfg, v).map(|bits| bits as u32 as i64).filter(|c| (0..=MAX_STEP).contains(c))
     };
     match (constant(args[0]), constant(args[1])) {
         (_, Some(c)) => Some((args[0], c)),

@@ -139,13 +139,8 @@ fn compare_stepped_value(func: &mut Function, b: Block, p: Value, q: Value, step
     }
 }
 
-/// The immediate of `v` when an `iconst` defines it.
 fn constant(func: &Function, v: Value) -> Option<i64> {
-    let ValueDef::Result(d, _) = func.dfg.value_def(v) else { return None };
-    match func.dfg.insts[d] {
-        InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => Some(imm.bits()),
-        _ => None,
-    }
+    super::iconst_bits(&func.dfg, v)
 }
 
 /// The constant `c` (as a value) when `q` is `iadd p, c` computed in
@@ -156,10 +151,7 @@ fn step_of(func: &Function, b: Block, p: Value, q: Value) -> Option<Value> {
         return None;
     }
     let InstructionData::Binary { opcode: Opcode::Iadd, args } = func.dfg.insts[inst] else { return None };
-    let is_const = |v: Value| {
-        matches!(func.dfg.value_def(v), ValueDef::Result(d, _)
-            if func.dfg.insts[d].opcode() == Opcode::Iconst)
-    };
+    let is_const = |v: Value| constant(func, v).is_some();
     match args {
         [x, c] if x == p && is_const(c) => Some(c),
         [c, x] if x == p && is_const(c) => Some(c),

@@ -29,7 +29,7 @@ use std::sync::Mutex;
 use cranelift_codegen::binemit::Reloc;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::entity::{EntityRef, PrimaryMap};
-use cranelift_codegen::ir::{ExternalName, LibCall};
+use cranelift_codegen::ir::{self, ExternalName, LibCall};
 use cranelift_codegen::isa::TargetIsa;
 use cranelift_codegen::{Context, FinalizedRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
@@ -326,6 +326,15 @@ pub fn compile_module(
 /// `f(scratch, i)` for every `i < n`, on `threads` threads (each with its
 /// own scratch state from `init`). Stops at the first error; the error of
 /// the lowest index is returned.
+/// The immediate of `v` when an `iconst` defines it (its bits, for an i32
+/// in the low half as Cranelift keeps them).
+pub(crate) fn iconst_bits(dfg: &ir::DataFlowGraph, v: ir::Value) -> Option<i64> {
+    match dfg.insts[dfg.value_def(v).inst()?] {
+        ir::InstructionData::UnaryImm { opcode: ir::Opcode::Iconst, imm } => Some(imm.bits()),
+        _ => None,
+    }
+}
+
 pub(crate) fn parallel_map<T: Send, S>(
     n: usize,
     threads: usize,

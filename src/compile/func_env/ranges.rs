@@ -29,13 +29,8 @@ pub(super) fn max_u32(dfg: &DataFlowGraph, v: Value) -> u64 {
 }
 
 fn constant(dfg: &DataFlowGraph, v: Value) -> Option<u64> {
-    let ValueDef::Result(inst, _) = dfg.value_def(v) else { return None };
-    match dfg.insts[inst] {
-        InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } if dfg.value_type(v) == I32 => {
-            Some(imm.bits() as u64 & u64::from(u32::MAX))
-        }
-        _ => None,
-    }
+    let bits = crate::compile::iconst_bits(dfg, v).filter(|_| dfg.value_type(v) == I32)?;
+    Some(bits as u64 & u64::from(u32::MAX))
 }
 
 fn max_at(dfg: &DataFlowGraph, v: Value, depth: u32) -> u64 {

@@ -10,7 +10,7 @@
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
     types::I32,
-    InstBuilder, InstructionData, MemFlagsData, Opcode, Type, Value,
+    InstBuilder, MemFlagsData, Type, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 
@@ -69,10 +69,7 @@ impl Translator<'_, '_> {
     /// the trap.
     pub(super) fn divide(&mut self, f: impl FnOnce(&mut FunctionBuilder<'_>, Value, Value) -> Value) {
         let (x, y) = self.pop2();
-        let constant = self.b.func.dfg.value_def(y).inst().and_then(|i| match self.b.func.dfg.insts[i] {
-            InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => Some(imm.bits()),
-            _ => None,
-        });
+        let constant = crate::compile::iconst_bits(&self.b.func.dfg, y);
         if !matches!(constant, Some(c) if c != 0) {
             self.b.ins().trapz(y, crate::trap::TrapCode::IntegerDivisionByZero.to_clif());
         }
