@@ -4,7 +4,7 @@
    - the main thread's trap stops a child that spins in wasm;
    - it also stops a child waiting in pthread_mutex_lock: the wait ends,
      the child runs no more wasm, and wasm_runtime_deinstantiate does not
-     wait for it;
+     wait for it (WAMR leaves such a child blocked, and waits for it);
    - a child's trap wakes the main thread from pthread_cond_wait, whose
      call then fails with the child's exception. */
 #include "export_common.h"

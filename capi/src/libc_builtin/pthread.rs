@@ -14,9 +14,11 @@
 //! release-and-wait atomic simply. Condition variables may wake spuriously
 //! (a signal wakes every waiter, which POSIX allows). As in WAMR, whose
 //! cluster spreads an exception to every thread, the program ends when
-//! any of its threads traps or exits, the main one included: the others
-//! are stopped, and a wait in these natives then returns -1, so that its
-//! thread stops as it returns to wasm. Cancellation,
+//! any of its threads traps or exits, the main one included, and the
+//! others are stopped. Unlike WAMR, whose natives wait on OS mutexes and
+//! leave such a thread blocked (its main instance's destruction then
+//! waits for it forever), a wait in these natives then returns -1, so
+//! that its thread stops as it returns to wasm. Cancellation,
 //! `pthread_exit`, thread-specific keys and timed waits are not provided
 //! (their imports stay unlinked, trapping when called).
 
