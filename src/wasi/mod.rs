@@ -59,8 +59,10 @@ use crate::module::Module;
 use crate::runtime::caller::Caller;
 use crate::runtime::func::Func;
 use crate::runtime::instance::Instance;
-use crate::runtime::store::AsContextMut;
+use crate::runtime::store::{AsContext, AsContextMut};
 use crate::runtime::typed::WasmTy;
+use crate::runtime::vm::blocking::HostCall;
+use crate::runtime::vm::interrupt::InterruptState;
 use crate::types::{FuncType, ValType};
 use crate::values::ValRaw;
 
@@ -78,6 +80,12 @@ fn with_ctx<T>(
     view: &impl Fn(&mut T) -> &mut WasiCtx,
     f: impl FnOnce(&mut WasiCtx, &mut GuestMemory<'_>) -> WasiResult,
 ) -> Errno {
+    // A wait in `f` is for this store, which a stop may end
+    // (`vm::blocking`), when it can be stopped at all.
+    let interrupt = caller.as_context().opaque().interrupt.as_deref().map(|s| s as *const InterruptState);
+    // SAFETY: the store keeps its interruption state as long as it lives,
+    // which is beyond this host call.
+    let _blocking = interrupt.map(|s| HostCall::enter(unsafe { &*s }));
     let memory = caller.default_memory();
     let mut none: [u8; 0] = [];
     let (data, bytes) = match &memory {

@@ -11,9 +11,9 @@
 //! called by [`InterruptState::request`]), and returns early with the
 //! request's trap code.
 //!
-//! The store is the one whose host function runs innermost on this thread:
-//! `host_call` records it ([`HostCall`]) when the store can be stopped at
-//! all, so other stores pay nothing. No wakeup is lost: a waiter is
+//! The store is the one whose WASI function runs innermost on this thread:
+//! WASI's host functions record it ([`HostCall`]) when the store can be
+//! stopped at all, so other stores, and other host functions, pay nothing. No wakeup is lost: a waiter is
 //! counted before it looks at the request, and a requester sets the
 //! request before it looks at the count (both fence), as in the parking
 //! lot.
@@ -34,7 +34,7 @@ thread_local! {
 }
 
 /// Marks this thread as running a host function of the store with `state`
-/// until dropped (nested host calls restore the outer one's store).
+/// until dropped (a nested one restores the outer one's store).
 pub struct HostCall {
     outer: *const InterruptState,
 }

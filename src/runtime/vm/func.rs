@@ -13,7 +13,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use super::blocking::HostCall;
 use super::code_memory::CodeMemory;
 use super::entry::raise_host_trap;
 use super::instance::CallerVmctx;
@@ -99,13 +98,11 @@ where
     F: Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
 {
     // Interruptible stores learn that their call is in the host, where no
-    // signal can stop it, and check for an interrupt on the way back; a
-    // host function that blocks learns which store to wake for.
+    // signal can stop it, and check for an interrupt on the way back.
     let vm = (*ctx).store_vm;
-    let blocking = (*vm).interrupt.as_ref().map(|interrupt| {
+    if let Some(interrupt) = (*vm).interrupt.as_ref() {
         interrupt.set_in_host(true);
-        HostCall::enter(interrupt)
-    });
+    }
     let result = {
         let host = &*ctx;
         // SAFETY: `create` boxed an `F` for this very `host_call::<T, F>`,
@@ -119,7 +116,6 @@ where
         let caller = Caller::new(store, CallerVmctx::new(caller_vmctx));
         catch_unwind(AssertUnwindSafe(|| f(caller, slots)))
     };
-    drop(blocking);
     let stop = (*vm).interrupt.as_ref().and_then(|i| i.set_in_host(false));
     // Nothing with a destructor is live below: raising jumps over this frame.
     match result {
