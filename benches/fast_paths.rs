@@ -138,7 +138,7 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
     };
 
     // Code generation: each switch against the default engine, per kernel.
-    let code_switches: [(&str, Engine); 8] = [
+    let code_switches: [(&str, Engine); 9] = [
         (
             "guard pages (vs explicit bounds checks)",
             engine(|c| {
@@ -179,6 +179,12 @@ fn rows(wanted: impl Fn(&str, &str) -> bool) -> Vec<Row> {
             "address steps in 64 bits (vs 32-bit adds)",
             engine(|c| {
                 c.address_steps(false);
+            }),
+        ),
+        (
+            "multiplications by constants as lea and shifts (vs imul)",
+            engine(|c| {
+                c.mul_consts(false);
             }),
         ),
         (

@@ -19,7 +19,8 @@
 //! that has run once (lazily, every function the workload needs is
 //! compiled by then: the steady state).
 //! `INLINING=0` compiles without inlining (`Config::cranelift_inlining`),
-//! to measure what it gives on a real program.
+//! and `MULC=0` without `Config::mul_consts`, to measure what each gives
+//! on a real program.
 
 #[allow(dead_code, reason = "the shared helpers serve the other benches")]
 mod support;
@@ -40,6 +41,7 @@ fn main() {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut config = cranewasm::Config::new();
     config.cranelift_inlining(std::env::var("INLINING").map_or(true, |v| v != "0"));
+    config.mul_consts(std::env::var("MULC").map_or(true, |v| v != "0"));
     let engine = Engine::new(&config).expect("engine");
 
     let compile = || {

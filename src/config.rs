@@ -183,6 +183,7 @@ pub struct Config {
     pub(crate) widen_loads: bool,
     pub(crate) loop_passes: bool,
     pub(crate) address_steps: bool,
+    pub(crate) mul_consts: bool,
     pub(crate) regalloc: Regalloc,
     pub(crate) memory_pool_capacity: usize,
     pub(crate) epoch_interruption: bool,
@@ -231,6 +232,7 @@ impl Default for Config {
             widen_loads: true,
             loop_passes: true,
             address_steps: true,
+            mul_consts: true,
             regalloc: Regalloc::Backtracking,
             memory_pool_capacity: 16,
             epoch_interruption: false,
@@ -372,6 +374,15 @@ impl Config {
     /// without it). Off only to measure what that gains.
     pub fn address_steps(&mut self, on: bool) -> &mut Config {
         self.address_steps = on;
+        self
+    }
+
+    /// A multiplication by a constant such as 5, 24 or 31 becomes one or
+    /// two single-cycle instructions (`lea`, a shift, an add), as native
+    /// compilers emit it, instead of a three-cycle `imul` (on by default).
+    /// Off only to measure what that gains.
+    pub fn mul_consts(&mut self, on: bool) -> &mut Config {
+        self.mul_consts = on;
         self
     }
 

@@ -1,5 +1,6 @@
 //! Our passes between Cranelift's optimiser and its code generator
-//! (`Config::widen_loads`, `Config::loop_passes`, `Config::address_steps`)
+//! (`Config::widen_loads`, `Config::loop_passes`, `Config::address_steps`,
+//! `Config::mul_consts`)
 //! must not change what a program computes: each case runs with them on
 //! and off, in both bounds-check modes, at the edges they reason about
 //! (loaded values with the top bit set, counters and compared constants
@@ -125,7 +126,7 @@ fn results(engine: &Engine) -> Vec<String> {
 
 fn engine(mode: BoundsChecks, passes: bool) -> Engine {
     let mut config = Config::new();
-    config.bounds_checks(mode).widen_loads(passes).loop_passes(passes).address_steps(passes);
+    config.bounds_checks(mode).widen_loads(passes).loop_passes(passes).address_steps(passes).mul_consts(passes);
     Engine::new(&config).unwrap()
 }
 
@@ -181,5 +182,58 @@ fn memories_stop_64_kib_short_of_4_gib() {
         assert_eq!((memory.size(&store), memory.max_size(&store)), (65536, 65536), "{mode:?}");
         let last = instance.get_func(&store, "last").unwrap().typed::<(), i32>(&store).unwrap();
         assert_eq!(last.call(&mut store, ()).unwrap(), 0);
+    }
+}
+
+/// Every constant `mul_consts` rewrites (and a few it leaves alone), in
+/// both widths, gives the wrapping product, also at the edges of the
+/// factors; and a product used as an address (24-byte elements) reads
+/// the element's bytes, or traps past the memory.
+#[test]
+fn multiplications_by_constants_keep_their_products() {
+    const CONSTANTS: [u64; 22] =
+        [3, 5, 6, 7, 9, 10, 12, 15, 17, 20, 24, 25, 27, 31, 45, 56, 63, 65, 81, 0x7fff_ffff, 0x8000_0001, 0xffff_ffff];
+    const WIDE: [u64; 3] = [0x8000_0000_0000_0001, 0x7fff_ffff_ffff_ffff, (1 << 40) + 1];
+    let mut wat = String::from("(module (memory 1) (data (i32.const 48) \"\\2a\\00\\00\\00\")\n");
+    for c in CONSTANTS {
+        wat +=
+            &format!("(func (export \"i32_{c}\") (param i32) (result i32) (i32.mul (local.get 0) (i32.const {c})))\n");
+    }
+    for c in CONSTANTS.iter().chain(&WIDE) {
+        wat +=
+            &format!("(func (export \"i64_{c}\") (param i64) (result i64) (i64.mul (i64.const {c}) (local.get 0)))\n");
+    }
+    wat += "(func (export \"node\") (param i32) (result i32) (i32.load (i32.mul (local.get 0) (i32.const 24)))))";
+    let xs: [u64; 8] = [0, 1, 2, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0x1234_5678_9abc_def1, u64::MAX];
+    for mode in [BoundsChecks::GuardPages, BoundsChecks::Explicit] {
+        for on in [true, false] {
+            let mut config = Config::new();
+            config.bounds_checks(mode).mul_consts(on);
+            let engine = Engine::new(&config).unwrap();
+            let module = Module::new(&engine, &wat).unwrap();
+            let mut store = Store::new(&engine, ());
+            let instance = Instance::new(&mut store, &module, &[]).unwrap();
+            for c in CONSTANTS {
+                let f = instance.get_func(&store, &format!("i32_{c}")).unwrap().typed::<i32, i32>(&store).unwrap();
+                for x in xs {
+                    let want = (x as u32).wrapping_mul(c as u32) as i32;
+                    assert_eq!(f.call(&mut store, x as i32).unwrap(), want, "{x:#x} * {c} (i32, {mode:?}, {on})");
+                }
+            }
+            for c in CONSTANTS.iter().chain(&WIDE) {
+                let f = instance.get_func(&store, &format!("i64_{c}")).unwrap().typed::<i64, i64>(&store).unwrap();
+                for x in xs {
+                    let want = x.wrapping_mul(*c) as i64;
+                    assert_eq!(f.call(&mut store, x as i64).unwrap(), want, "{x:#x} * {c} (i64, {mode:?}, {on})");
+                }
+            }
+            let node = instance.get_func(&store, "node").unwrap().typed::<i32, i32>(&store).unwrap();
+            assert_eq!(node.call(&mut store, 2).unwrap(), 42);
+            assert_eq!(node.call(&mut store, 65536 / 24 - 1).unwrap(), 0);
+            // 2731 * 24 is 65544, past the page; 0x0aaa_aaab * 24 wraps to 8.
+            let trap = node.call(&mut store, 65536 / 24 + 1).unwrap_err();
+            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?}");
+            assert_eq!(node.call(&mut store, 0x0aaa_aaab).unwrap(), 0, "{mode:?}");
+        }
     }
 }

@@ -15,6 +15,7 @@ mod inline;
 pub mod lazy;
 mod loop_align;
 mod loop_exits;
+mod mul_consts;
 #[cfg(test)]
 mod tests;
 pub mod trampoline;
@@ -205,15 +206,23 @@ pub struct LatePasses {
     pub loop_passes: bool,
     /// [`address_steps`] (`Config::address_steps`).
     pub address_steps: bool,
+    /// [`mul_consts`] (`Config::mul_consts`).
+    pub mul_consts: bool,
 }
 
 impl LatePasses {
     /// None: trampolines, which have neither loads to widen nor loops.
-    pub const NONE: LatePasses = LatePasses { widen_loads: false, loop_passes: false, address_steps: false };
+    pub const NONE: LatePasses =
+        LatePasses { widen_loads: false, loop_passes: false, address_steps: false, mul_consts: false };
 
     /// The passes `env`'s configuration asks for.
     pub fn of(env: &ModuleEnv<'_>) -> LatePasses {
-        LatePasses { widen_loads: env.widen_loads, loop_passes: env.loop_passes, address_steps: env.address_steps }
+        LatePasses {
+            widen_loads: env.widen_loads,
+            loop_passes: env.loop_passes,
+            address_steps: env.address_steps,
+            mul_consts: env.mul_consts,
+        }
     }
 }
 
@@ -242,7 +251,10 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
     if passes.address_steps {
         address_steps::fold_address_steps(&mut ctx.func, &ctx.domtree);
     }
-    if passes.widen_loads || passes.loop_passes || passes.address_steps {
+    if passes.mul_consts {
+        mul_consts::reduce_multiplications(&mut ctx.func);
+    }
+    if passes.widen_loads || passes.loop_passes || passes.address_steps || passes.mul_consts {
         ctx.verify_if(isa).map_err(failed)?;
     }
     let stencil = RegallocScope::with(|regalloc| {
@@ -323,9 +335,6 @@ pub fn compile_module(
     link(isa, env, funcs)
 }
 
-/// `f(scratch, i)` for every `i < n`, on `threads` threads (each with its
-/// own scratch state from `init`). Stops at the first error; the error of
-/// the lowest index is returned.
 /// The immediate of `v` when an `iconst` defines it (its bits, for an i32
 /// in the low half as Cranelift keeps them).
 pub(crate) fn iconst_bits(dfg: &ir::DataFlowGraph, v: ir::Value) -> Option<i64> {
@@ -335,6 +344,9 @@ pub(crate) fn iconst_bits(dfg: &ir::DataFlowGraph, v: ir::Value) -> Option<i64> 
     }
 }
 
+/// `f(scratch, i)` for every `i < n`, on `threads` threads (each with its
+/// own scratch state from `init`). Stops at the first error; the error of
+/// the lowest index is returned.
 pub(crate) fn parallel_map<T: Send, S>(
     n: usize,
     threads: usize,

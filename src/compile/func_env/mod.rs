@@ -70,6 +70,8 @@ pub struct ModuleEnv<'a> {
     /// Form small steps past accessed addresses in 64 bits
     /// (`Config::address_steps`, when the module's memories allow it).
     pub address_steps: bool,
+    /// Multiply by small constants with `lea` and shifts (`Config::mul_consts`).
+    pub mul_consts: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -99,6 +101,7 @@ impl<'a> ModuleEnv<'a> {
             widen_loads: config.widen_loads,
             loop_passes: config.loop_passes,
             address_steps: config.address_steps && info.memories_below_4gib(),
+            mul_consts: config.mul_consts,
         }
     }
 }
