@@ -2,8 +2,8 @@
 # usage: awk -f table.awk results/ours.txt results/wasmtime.txt results/native.txt
 # Each line: RESULT <case> <value> <unit> <check>; a case measured several
 # times (one line per round) shows the median. Kernels and overhead cases get
-# geometric means; a real program's compile and run cases (NAME:compile,
-# NAME:run) stand alone. Exits 1 if two lines of a case,
+# geometric means; a real program's cases (NAME:compile, NAME:run,
+# NAME:rerun...) stand alone. Exits 1 if two lines of a case,
 # in any columns, report different check values.
 
 $1 == "RESULT" {
@@ -42,7 +42,7 @@ END {
   group = ""
   for (i = 1; i <= ncases; i++) {
     c = order[i]
-    g = (c ~ /^kernel:/) ? "kernels" : (c ~ /:(compile|run)$/) ? "program" : "overhead"
+    g = (c ~ /^kernel:/) ? "kernels" : (c ~ /:/) ? "program" : "overhead"
     if (group != "" && g != group && group != "program") geomeans(group)
     group = g
     o = median(samples[c, "ours"]); w = median(samples[c, "wasmtime"]); n = median(samples[c, "native"])
