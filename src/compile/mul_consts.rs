@@ -72,27 +72,40 @@ pub fn reduce_multiplications(func: &mut Function) {
         let loc = func.srcloc(inst);
         let mut pos = FuncCursor::new(func).at_inst(inst).with_srcloc(loc);
         let ty = pos.func.dfg.ctrl_typevar(inst);
-        let (operand, last) = match second {
-            Some(second) => (emit(&mut pos, ty, x, first), second),
-            None => (x, first),
+        let operand = match second {
+            Some(_) => {
+                let (amount, shifted) = prepare(&mut pos, ty, first, x);
+                finish(pos.ins(), first, x, amount, shifted)
+            }
+            None => x,
         };
         // The last step replaces the `imul` in place, so the product stays
         // the value that its uses read.
-        let (Step::AddShifted(k) | Step::SubFromShifted(k) | Step::Shift(k)) = last;
-        let amount = pos.ins().iconst(ty, i64::from(k));
-        match last {
-            Step::AddShifted(_) => {
-                let shifted = pos.ins().ishl(operand, amount);
-                pos.func.replace(inst).iadd(operand, shifted);
-            }
-            Step::SubFromShifted(_) => {
-                let shifted = pos.ins().ishl(operand, amount);
-                pos.func.replace(inst).isub(shifted, operand);
-            }
-            Step::Shift(_) => {
-                pos.func.replace(inst).ishl(operand, amount);
-            }
-        }
+        let last = second.unwrap_or(first);
+        let (amount, shifted) = prepare(&mut pos, ty, last, operand);
+        finish(pos.func.replace(inst), last, operand, amount, shifted);
+    }
+}
+
+/// Inserts before the cursor what `step` of `x` needs besides its last
+/// instruction: the shift amount `k`, and `x << k` for the steps that
+/// combine it with `x` (`x` itself for a plain shift).
+fn prepare(pos: &mut FuncCursor, ty: Type, step: Step, x: Value) -> (Value, Value) {
+    let (Step::AddShifted(k) | Step::SubFromShifted(k) | Step::Shift(k)) = step;
+    let amount = pos.ins().iconst(ty, i64::from(k));
+    match step {
+        Step::Shift(_) => (amount, x),
+        _ => (amount, pos.ins().ishl(x, amount)),
+    }
+}
+
+/// The last instruction of `step` of `x`, built by `ins`: inserted, or
+/// replacing the `imul` in place.
+fn finish<'f>(ins: impl InstBuilder<'f>, step: Step, x: Value, amount: Value, shifted: Value) -> Value {
+    match step {
+        Step::AddShifted(_) => ins.iadd(x, shifted),
+        Step::SubFromShifted(_) => ins.isub(shifted, x),
+        Step::Shift(_) => ins.ishl(x, amount),
     }
 }
 
@@ -139,18 +152,6 @@ fn decompose(c: u64, bits: u32) -> Option<Steps> {
         return Some((Step::SubFromShifted(k), None));
     }
     None
-}
-
-/// Inserts `step` of `x` before the cursor, returning its value.
-fn emit(pos: &mut FuncCursor, ty: Type, x: Value, step: Step) -> Value {
-    let (Step::AddShifted(k) | Step::SubFromShifted(k) | Step::Shift(k)) = step;
-    let amount = pos.ins().iconst(ty, i64::from(k));
-    let shifted = pos.ins().ishl(x, amount);
-    match step {
-        Step::AddShifted(_) => pos.ins().iadd(x, shifted),
-        Step::SubFromShifted(_) => pos.ins().isub(shifted, x),
-        Step::Shift(_) => shifted,
-    }
 }
 
 #[cfg(test)]
