@@ -32,31 +32,18 @@
 
 #![warn(missing_docs)]
 
-mod builtins;
 mod cache;
 mod compile;
-mod config;
-mod engine;
-mod error;
-mod index;
-mod linker;
-mod module;
+mod environ;
 mod runtime;
-mod trap;
-mod types;
-mod values;
-mod vmctx;
 #[cfg(feature = "wasi")]
 pub mod wasi;
 
-// The translator still names code memory by its old path: `crate::code_memory`.
-use runtime::vm::code_memory;
-
-pub use config::{BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECKS_ENV, PROFILER_ENV};
-pub use engine::Engine;
-pub use error::{Error, LinkError, Result};
-pub use linker::Linker;
-pub use module::Module;
+pub use environ::config::{BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECKS_ENV, PROFILER_ENV};
+pub use runtime::engine::Engine;
+pub use environ::error::{Error, LinkError, Result};
+pub use runtime::linker::Linker;
+pub use runtime::module::Module;
 pub use runtime::caller::Caller;
 pub use runtime::extern_::Extern;
 pub use runtime::externref::ExternRef;
@@ -75,11 +62,12 @@ pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreCont
 pub use runtime::store_claim::{ClaimGuard, StoreClaim};
 pub use runtime::table::Table;
 pub use runtime::typed::{HostResult, IntoFunc, TypedFunc, WasmList, WasmTy};
-pub use trap::{FrameInfo, Trap, TrapCode};
-pub use types::{
+pub use environ::trap::{FrameInfo, Trap, TrapCode};
+pub use environ::types::{
     ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType,
 };
-pub use values::{Val, ValRaw, V128};
+pub use environ::val_raw::{ValRaw, V128};
+pub use runtime::values::Val;
 
 /// The checksum of a compiled-module file's bytes (all but its last 8),
 /// for tests that damage files and make the checksum match again. Not a

@@ -1,7 +1,7 @@
 //! Little-endian fixed-width fields, and a reader whose every read is
 //! bounds-checked: a damaged file gives an error, never a panic.
 
-use crate::error::{Error, Result};
+use crate::environ::error::{Error, Result};
 
 /// Appends fields to a byte buffer.
 #[derive(Default)]

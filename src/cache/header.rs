@@ -3,9 +3,9 @@
 //! setting that changes generated code. The file records them as named
 //! values; loading compares them one by one and says which differs.
 
-use crate::config::BoundsChecks;
-use crate::engine::Engine;
-use crate::error::{Error, Result};
+use crate::environ::config::BoundsChecks;
+use crate::runtime::engine::Engine;
+use crate::environ::error::{Error, Result};
 
 /// The first bytes of every compiled-code file. The CR LF catches files
 /// mangled by text-mode transfers, as PNG's magic does.

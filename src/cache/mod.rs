@@ -43,12 +43,12 @@ use std::sync::Arc;
 use cranelift_codegen::entity::PrimaryMap;
 
 use crate::compile::{patch_image, CompiledModule, FunctionLoc, ImageReloc, ProcessAddress, LIBCALLS};
-use crate::engine::Engine;
-use crate::error::{Error, Result};
-use crate::index::{DefinedFuncIndex, TypeIndex};
-use crate::module::{Module, WasmBytes};
+use crate::runtime::engine::Engine;
+use crate::environ::error::{Error, Result};
+use crate::environ::index::{DefinedFuncIndex, TypeIndex};
+use crate::runtime::module::{Module, WasmBytes};
 use crate::runtime::vm::code_memory::CodeMemory;
-use crate::trap::TrapCode;
+use crate::environ::trap::TrapCode;
 pub use checksum::checksum;
 use codec::{damaged, Reader, Writer};
 pub use mapped::MappedFile;

@@ -59,10 +59,10 @@ use wasmparser::FuncValidatorAllocations;
 use super::func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE};
 use super::LatePasses;
 use super::{compile_function, parallel_map, translate, CompiledFunction, FunctionText};
-use crate::error::{Error, Result};
-use crate::index::{DefinedFuncIndex, FuncIndex};
-use crate::module::info::ModuleInfo;
-use crate::module::parse::FunctionBodyData;
+use crate::environ::error::{Error, Result};
+use crate::environ::index::{DefinedFuncIndex, FuncIndex};
+use crate::environ::module_info::ModuleInfo;
+use crate::environ::parse::FunctionBodyData;
 
 /// Largest callee inlined, in translated (unoptimised) CLIF instructions:
 /// accessors, small arithmetic helpers, short loops.

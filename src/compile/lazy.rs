@@ -60,16 +60,16 @@ use wasmparser::{BinaryReader, FuncToValidate, FunctionBody, ValidatorResources,
 
 use super::func_env::ModuleEnv;
 use super::{entry_trampolines, patch_image, resolve_relocs, translate_and_compile, CompiledModule, FunctionLoc};
-use crate::engine::Engine;
-use crate::error::{Error, Result};
-use crate::index::*;
-use crate::module::info::ModuleInfo;
-use crate::module::parse::FunctionBodyData;
+use crate::runtime::engine::Engine;
+use crate::environ::error::{Error, Result};
+use crate::environ::index::*;
+use crate::environ::module_info::ModuleInfo;
+use crate::environ::parse::FunctionBodyData;
 use crate::runtime::vm::lazy_code::LazyRegion;
 use crate::runtime::vm::lazy_stub::{self, STUB_SIZE};
 use crate::runtime::vm::profiling;
-use crate::trap::TrapCode;
-use crate::vmctx::VMOffsets;
+use crate::environ::trap::TrapCode;
+use crate::environ::vmctx::VMOffsets;
 
 /// Offset of the first stub: the 8 bytes before hold the trampoline's
 /// address, which the stubs jump through (the runtime's code is too far
@@ -272,7 +272,7 @@ impl LazyCode {
 
     fn tell_profiler(&self, d: DefinedFuncIndex, info: &ModuleInfo, addr: usize, len: usize) {
         let profiler = self.engine.config().profiler;
-        if profiler == crate::config::Profiler::None {
+        if profiler == crate::environ::config::Profiler::None {
             return;
         }
         let name = profiling::function_name(info, info.func_index(d));

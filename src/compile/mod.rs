@@ -36,13 +36,13 @@ use cranelift_codegen::{Context, FinalizedRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
 use wasmparser::FuncValidatorAllocations;
 
-use crate::code_memory::CodeMemory;
-use crate::error::{Error, Result};
-use crate::index::*;
-use crate::module::info::ModuleInfo;
-use crate::module::parse::FunctionBodyData;
-use crate::trap::TrapCode;
-use crate::types::FuncType;
+use crate::runtime::vm::code_memory::CodeMemory;
+use crate::environ::error::{Error, Result};
+use crate::environ::index::*;
+use crate::environ::module_info::ModuleInfo;
+use crate::environ::parse::FunctionBodyData;
+use crate::environ::trap::TrapCode;
+use crate::environ::types::FuncType;
 use func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE, SIGNATURE_NAMESPACE};
 
 /// Where a relocation points.

@@ -10,10 +10,10 @@ use wasmparser::WasmFeatures;
 
 use super::compile_module;
 use super::func_env::ModuleEnv;
-use crate::engine::Engine;
-use crate::error::Error;
-use crate::module::parse;
-use crate::vmctx::VMOffsets;
+use crate::runtime::engine::Engine;
+use crate::environ::error::Error;
+use crate::environ::parse;
+use crate::environ::vmctx::VMOffsets;
 
 /// Compiles `wat` with the default proposals plus `extra`.
 fn compile(wat: &str, extra: WasmFeatures) -> Result<(), Error> {

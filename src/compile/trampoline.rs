@@ -23,9 +23,9 @@ use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
 use super::func_env::{ir_type, wasm_signature, POINTER};
-use crate::types::{FuncType, ValType};
-use crate::values::ValRaw;
-use crate::vmctx::{host_ctx, VMStoreContext};
+use crate::environ::types::{FuncType, ValType};
+use crate::environ::val_raw::ValRaw;
+use crate::environ::vmctx::{host_ctx, VMStoreContext};
 
 const SLOT: i32 = std::mem::size_of::<ValRaw>() as i32;
 

@@ -7,8 +7,8 @@ use super::memory::Memory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreContextMut, StoreInner};
 use super::vm::instance::CallerVmctx;
 use super::vm::stored::Stored;
-use crate::engine::Engine;
-use crate::index::MemoryIndex;
+use crate::runtime::engine::Engine;
+use crate::environ::index::MemoryIndex;
 
 /// The store (and, when wasm made the call, the calling instance) of a host
 /// function call.

@@ -5,7 +5,7 @@ use super::global::Global;
 use super::memory::Memory;
 use super::store::{AsContext, StoreId, StoreOpaque};
 use super::table::Table;
-use crate::types::ExternType;
+use crate::environ::types::ExternType;
 
 /// A function, global, table or memory of a store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -8,11 +8,12 @@ use super::vm::entry;
 use super::vm::func::VMHostFunc;
 use super::vm::scratch::with_scratch;
 use super::vm::stored::Stored;
-use crate::error::{Error, Result};
-use crate::trap::{Trap, TrapCode};
-use crate::types::FuncType;
-use crate::values::{Val, ValRaw};
-use crate::vmctx::VMFuncRef;
+use crate::environ::error::{Error, Result};
+use crate::environ::trap::{Trap, TrapCode};
+use crate::environ::types::FuncType;
+use crate::environ::val_raw::ValRaw;
+use crate::runtime::values::Val;
+use crate::environ::vmctx::VMFuncRef;
 
 /// A function in a store: defined by a wasm instance or by the host.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -3,10 +3,10 @@
 
 use super::store::{AsContext, AsContextMut};
 use super::vm::stored::Stored;
-use crate::error::{Error, Result};
-use crate::types::{GlobalType, Mutability};
-use crate::values::Val;
-use crate::vmctx::VMGlobal;
+use crate::environ::error::{Error, Result};
+use crate::environ::types::{GlobalType, Mutability};
+use crate::runtime::values::Val;
+use crate::environ::vmctx::VMGlobal;
 
 /// A global in a store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

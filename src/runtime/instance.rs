@@ -11,11 +11,11 @@ use super::shared_memory::SharedMemory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreId, StoreOpaque};
 use super::table::Table;
 use super::vm::instance::{self as vm_instance, VMInstance};
-use crate::engine::Engine;
-use crate::error::{Error, LinkError, Result};
-use crate::index::{EntityIndex, GlobalIndex, MemoryIndex, TableIndex};
-use crate::module::Module;
-use crate::types::{ExternType, MemoryType};
+use crate::runtime::engine::Engine;
+use crate::environ::error::{Error, LinkError, Result};
+use crate::environ::index::{EntityIndex, GlobalIndex, MemoryIndex, TableIndex};
+use crate::runtime::module::Module;
+use crate::environ::types::{ExternType, MemoryType};
 
 /// An instance of a module in a store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

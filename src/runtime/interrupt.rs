@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::store::{forward_to_opaque, StoreOpaque};
 use super::vm::interrupt::{self, InterruptState};
-use crate::error::{Error, Result};
+use crate::environ::error::{Error, Result};
 
 /// Stops the calls of one store from any thread: what WAMR's
 /// `wasm_runtime_terminate` does. Cheap to clone, `Send` and `Sync`, and
@@ -32,7 +32,7 @@ impl InterruptHandle {
     ///
     /// Returns at once; it does not wait for the call to stop.
     pub fn interrupt(&self) {
-        self.state.request(crate::trap::TrapCode::Interrupted);
+        self.state.request(crate::environ::trap::TrapCode::Interrupted);
     }
 
     /// Withdraws an interruption no call has used up yet, so that the
@@ -40,7 +40,7 @@ impl InterruptHandle {
     /// exception means. A stop already under way in a running call may
     /// still land.
     pub fn withdraw(&self) {
-        self.state.withdraw(crate::trap::TrapCode::Interrupted);
+        self.state.withdraw(crate::environ::trap::TrapCode::Interrupted);
     }
 }
 

@@ -14,7 +14,7 @@
 
 use super::instance::Instance;
 use super::store::{forward_to_opaque, StoreOpaque};
-use crate::types::MemoryType;
+use crate::environ::types::MemoryType;
 
 /// A memory about to grow (or be created, from `current` 0), as a
 /// [`ResourceLimiter`] sees it. Sizes are in bytes.

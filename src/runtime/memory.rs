@@ -5,8 +5,8 @@ use super::store::{AsContext, AsContextMut, StoreContext, StoreContextMut};
 use super::vm::limits::GrowSite;
 use super::vm::memory::VMMemory;
 use super::vm::stored::Stored;
-use crate::error::{Error, Result};
-use crate::types::MemoryType;
+use crate::environ::error::{Error, Result};
+use crate::environ::types::MemoryType;
 
 /// A linear memory in a store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

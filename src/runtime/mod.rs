@@ -9,6 +9,7 @@
 //! machinery of calls and traps live in [`vm`], where the unsafe code is.
 
 pub mod caller;
+pub mod engine;
 pub mod extern_;
 pub mod externref;
 pub mod func;
@@ -16,11 +17,14 @@ pub mod global;
 pub mod instance;
 pub mod interrupt;
 pub mod limits;
+pub mod linker;
 pub mod memory;
+pub mod module;
 pub mod native;
 pub mod shared_memory;
 pub mod store;
 pub mod store_claim;
 pub mod table;
 pub mod typed;
+pub mod values;
 pub mod vm;

@@ -22,10 +22,10 @@ use super::vm::memory::VMMemory;
 use super::vm::parking_lot;
 use super::vm::shared_memory::VMSharedMemory;
 use super::vm::stored::Stored;
-use crate::engine::Engine;
-use crate::error::{Error, Result};
-use crate::trap::{Trap, TrapCode};
-use crate::types::MemoryType;
+use crate::runtime::engine::Engine;
+use crate::environ::error::{Error, Result};
+use crate::environ::trap::{Trap, TrapCode};
+use crate::environ::types::MemoryType;
 
 pub use super::vm::parking_lot::WaitResult;
 

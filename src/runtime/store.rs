@@ -23,8 +23,8 @@ use super::vm::interrupt::InterruptState;
 use super::vm::limits::Limits;
 use super::vm::memory::VMMemory;
 use super::vm::table::VMTable;
-use crate::engine::Engine;
-use crate::vmctx::{VMGlobal, VMStoreContext};
+use crate::runtime::engine::Engine;
+use crate::environ::vmctx::{VMGlobal, VMStoreContext};
 
 /// Unique id of a store (never reused in a process).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

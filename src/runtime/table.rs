@@ -4,10 +4,10 @@
 use super::store::{AsContext, AsContextMut};
 use super::vm::stored::Stored;
 use super::vm::table::VMTable;
-use crate::error::{Error, Result};
-use crate::trap::TrapCode;
-use crate::types::TableType;
-use crate::values::Val;
+use crate::environ::error::{Error, Result};
+use crate::environ::trap::TrapCode;
+use crate::environ::types::TableType;
+use crate::runtime::values::Val;
 
 /// A table in a store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

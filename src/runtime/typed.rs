@@ -8,10 +8,10 @@ use super::caller::Caller;
 use super::func::Func;
 use super::store::{AsContext, AsContextMut};
 use super::vm::scratch::with_scratch;
-use crate::error::{Error, Result};
-use crate::trap::Trap;
-use crate::types::{FuncType, ValType};
-use crate::values::{ValRaw, V128};
+use crate::environ::error::{Error, Result};
+use crate::environ::trap::Trap;
+use crate::environ::types::{FuncType, ValType};
+use crate::environ::val_raw::{ValRaw, V128};
 
 /// A Rust type that is a WebAssembly value type.
 pub trait WasmTy: Copy + Send + Sync + 'static {

@@ -14,7 +14,7 @@ use cap_std::fs::{Dir, File};
 
 use super::pipe::{ReadPipe, WritePipe};
 use super::types::{filetype, rights, Errno, WasiResult};
-use crate::error::{Error, Result};
+use crate::environ::error::{Error, Result};
 
 /// What an fd refers to.
 pub(crate) enum Kind {

@@ -5,7 +5,7 @@
 use super::ctx::WasiCtx;
 use super::guest::GuestMemory;
 use super::types::{Errno, WasiResult};
-use crate::trap::Trap;
+use crate::environ::trap::Trap;
 
 /// The trap that carries the guest's exit status out of every wasm frame.
 /// WASI's status is a `u32`; hosts keep the low 8 bits, as a process's

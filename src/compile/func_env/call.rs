@@ -15,10 +15,10 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::FunctionBuilder;
 
 use super::{readonly, wasm_signature, FuncEnv, FUNC_NAMESPACE, POINTER, SIGNATURE_NAMESPACE};
-use crate::builtins::{AbiType, Builtin};
-use crate::index::{FuncIndex, TableIndex, TypeIndex};
-use crate::types::FuncType;
-use crate::vmctx::{header, VMFuncRef};
+use crate::environ::builtins::{AbiType, Builtin};
+use crate::environ::index::{FuncIndex, TableIndex, TypeIndex};
+use crate::environ::types::FuncType;
+use crate::environ::vmctx::{header, VMFuncRef};
 
 /// How to call a function.
 pub(super) enum Callee {

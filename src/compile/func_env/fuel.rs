@@ -16,8 +16,8 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use wasmparser::Operator;
 
 use super::{trusted, FuncEnv};
-use crate::trap::TrapCode;
-use crate::vmctx::{header, VMStoreContext};
+use crate::environ::trap::TrapCode;
+use crate::environ::vmctx::{header, VMStoreContext};
 
 /// What a function's fuel counting keeps while it is translated.
 #[derive(Default)]

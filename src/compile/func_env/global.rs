@@ -5,8 +5,8 @@ use cranelift_codegen::ir::{InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
 use super::{ir_type, readonly, trusted, FuncEnv};
-use crate::index::GlobalIndex;
-use crate::types::Mutability;
+use crate::environ::index::GlobalIndex;
+use crate::environ::types::Mutability;
 
 impl FuncEnv<'_> {
     /// Address of the storage of global `g`.

@@ -23,11 +23,11 @@ use cranelift_frontend::FunctionBuilder;
 
 use super::call::index_arg;
 use super::{heap, ranges, trusted, FuncEnv, POINTER};
-use crate::builtins::Builtin;
-use crate::config::BoundsChecks;
-use crate::index::{DataIndex, MemoryIndex};
-use crate::trap::TrapCode;
-use crate::vmctx::VMMemoryDefinition;
+use crate::environ::builtins::Builtin;
+use crate::environ::config::BoundsChecks;
+use crate::environ::index::{DataIndex, MemoryIndex};
+use crate::environ::trap::TrapCode;
+use crate::environ::vmctx::VMMemoryDefinition;
 
 /// log2 of the wasm page size (64 KiB).
 const WASM_PAGE_SIZE_LOG2: i64 = 16;

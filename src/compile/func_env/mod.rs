@@ -33,11 +33,11 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
 
 pub use self::memory::HeapAccess;
-use crate::config::BoundsChecks;
-use crate::index::{FuncIndex, TypeIndex};
-use crate::module::info::ModuleInfo;
-use crate::types::{FuncType, ValType};
-use crate::vmctx::{header, VMOffsets};
+use crate::environ::config::BoundsChecks;
+use crate::environ::index::{FuncIndex, TypeIndex};
+use crate::environ::module_info::ModuleInfo;
+use crate::environ::types::{FuncType, ValType};
+use crate::environ::vmctx::{header, VMOffsets};
 
 /// Pointer-sized integer type of the host.
 pub const POINTER: ir::Type = types::I64;

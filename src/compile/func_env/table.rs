@@ -24,12 +24,12 @@ use cranelift_frontend::FunctionBuilder;
 
 use super::call::{index_arg, Callee};
 use super::{ranges, readonly, table_element, trusted, FuncEnv, POINTER};
-use crate::builtins::Builtin;
-use crate::config::BoundsChecks;
-use crate::index::{ElemIndex, TableIndex, TypeIndex};
-use crate::module::frozen_tables::FrozenTable;
-use crate::trap::TrapCode;
-use crate::vmctx::{VMFuncRef, VMTableDefinition};
+use crate::environ::builtins::Builtin;
+use crate::environ::config::BoundsChecks;
+use crate::environ::index::{ElemIndex, TableIndex, TypeIndex};
+use crate::environ::frozen_tables::FrozenTable;
+use crate::environ::trap::TrapCode;
+use crate::environ::vmctx::{VMFuncRef, VMTableDefinition};
 
 impl FuncEnv<'_> {
     /// What compiled code may assume of table `t` if it is frozen.

@@ -19,8 +19,8 @@ use wasmparser::MemArg;
 
 use super::Translator;
 use crate::compile::func_env::HeapAccess;
-use crate::error::Result;
-use crate::trap::TrapCode;
+use crate::environ::error::Result;
+use crate::environ::trap::TrapCode;
 
 /// The integer type of an access of `size` bytes.
 fn access_type(size: u32) -> Type {

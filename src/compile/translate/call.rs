@@ -7,7 +7,7 @@
 use cranelift_codegen::ir::Inst;
 
 use super::Translator;
-use crate::index::{FuncIndex, TableIndex, TypeIndex};
+use crate::environ::index::{FuncIndex, TableIndex, TypeIndex};
 
 impl Translator<'_, '_> {
     /// `call` (or `return_call` when `tail`).

@@ -14,9 +14,9 @@ use wasmparser::{BlockType, BrTable, Operator};
 
 use super::Translator;
 use crate::compile::func_env::ir_type;
-use crate::error::Result;
-use crate::index::TypeIndex;
-use crate::types::ValType;
+use crate::environ::error::Result;
+use crate::environ::index::TypeIndex;
+use crate::environ::types::ValType;
 
 /// What kind of construct a control frame is.
 enum FrameKind {

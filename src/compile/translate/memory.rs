@@ -7,8 +7,8 @@ use wasmparser::{MemArg, MemArgTarget};
 
 use super::Translator;
 use crate::compile::func_env::HeapAccess;
-use crate::error::{Error, Result};
-use crate::index::{DataIndex, MemoryIndex};
+use crate::environ::error::{Error, Result};
+use crate::environ::index::{DataIndex, MemoryIndex};
 
 /// How a load reads its bytes into its result type.
 #[derive(Copy, Clone)]

@@ -63,10 +63,10 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use wasmparser::{FuncValidator, FunctionBody, ValidatorResources, VisitOperator};
 
 use super::func_env::{ir_type, wasm_signature, FuncEnv};
-use crate::error::{Error, Result};
-use crate::index::FuncIndex;
-use crate::trap::TrapCode;
-use crate::types::{FuncType, ValType};
+use crate::environ::error::{Error, Result};
+use crate::environ::index::FuncIndex;
+use crate::environ::trap::TrapCode;
+use crate::environ::types::{FuncType, ValType};
 use control::Frame;
 
 pub struct Translator<'a, 'f> {

@@ -71,7 +71,7 @@ impl Translator<'_, '_> {
         let (x, y) = self.pop2();
         let constant = crate::compile::iconst_bits(&self.b.func.dfg, y);
         if !matches!(constant, Some(c) if c != 0) {
-            self.b.ins().trapz(y, crate::trap::TrapCode::IntegerDivisionByZero.to_clif());
+            self.b.ins().trapz(y, crate::environ::trap::TrapCode::IntegerDivisionByZero.to_clif());
         }
         let v = f(&mut self.b, x, y);
         self.push1(v)

@@ -2,7 +2,7 @@
 //! whatever the function environment makes of it (a pointer, null as 0).
 
 use super::Translator;
-use crate::index::FuncIndex;
+use crate::environ::index::FuncIndex;
 
 impl Translator<'_, '_> {
     pub(super) fn ref_null(&mut self) {

@@ -3,7 +3,7 @@
 //! environment's; this file moves operands.
 
 use super::Translator;
-use crate::index::{ElemIndex, TableIndex};
+use crate::environ::index::{ElemIndex, TableIndex};
 
 impl Translator<'_, '_> {
     pub(super) fn table_get(&mut self, t: TableIndex) {

@@ -4,7 +4,7 @@
 use cranelift_codegen::ir::Value;
 
 use super::Translator;
-use crate::index::GlobalIndex;
+use crate::environ::index::GlobalIndex;
 
 impl Translator<'_, '_> {
     pub(super) fn local_get(&mut self, local: u32) {

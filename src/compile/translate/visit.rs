@@ -23,9 +23,9 @@ use wasmparser::{
 
 use super::memory::Load;
 use super::Translator;
-use crate::error::Result;
-use crate::index::{DataIndex, ElemIndex, FuncIndex, GlobalIndex, MemoryIndex, TableIndex, TypeIndex};
-use crate::trap::TrapCode;
+use crate::environ::error::Result;
+use crate::environ::index::{DataIndex, ElemIndex, FuncIndex, GlobalIndex, MemoryIndex, TableIndex, TypeIndex};
+use crate::environ::trap::TrapCode;
 
 impl<'a> VisitOperator<'a> for Translator<'_, '_> {
     type Output = Result<()>;

@@ -25,7 +25,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::interrupt::InterruptState;
-use crate::trap::TrapCode;
+use crate::environ::trap::TrapCode;
 
 thread_local! {
     /// The interruption state of the store whose host function runs

@@ -11,7 +11,7 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::ptr;
 
-use crate::error::{Error, Result};
+use crate::environ::error::{Error, Result};
 
 /// An immutable, executable image of code.
 pub struct CodeMemory {

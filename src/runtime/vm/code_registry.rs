@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-use crate::module::ModuleCode;
-use crate::trap::TrapCode;
+use crate::runtime::module::ModuleCode;
+use crate::environ::trap::TrapCode;
 
 /// Code images by end address, so a range query finds the candidate image.
 static REGISTRY: RwLock<BTreeMap<usize, Arc<ModuleCode>>> = RwLock::new(BTreeMap::new());

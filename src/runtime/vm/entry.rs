@@ -9,9 +9,9 @@ use super::stored::Stored;
 use super::thread;
 use super::unwind::{self, UnwindReason, Unwound};
 use crate::runtime::store::StoreOpaque;
-use crate::trap::{FrameInfo, Trap, TrapCode};
-use crate::values::ValRaw;
-use crate::vmctx::{VMFuncRef, VMStoreContext};
+use crate::environ::trap::{FrameInfo, Trap, TrapCode};
+use crate::environ::val_raw::ValRaw;
+use crate::environ::vmctx::{VMFuncRef, VMStoreContext};
 
 /// Calls `func` from the host through its `array_call` entry, with
 /// arguments and results in `values`. Panics when `func` is not of `store`.
@@ -46,7 +46,7 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
         // A plain load: a caller that skipped claiming cannot run on a
         // store another thread has claimed (see `StoreClaim`).
         if (*store).claim.held_by_another(thread::token_of(thread)) {
-            return Err(Trap::new(crate::error::STORE_BUSY));
+            return Err(Trap::new(crate::environ::error::STORE_BUSY));
         }
         signals::ensure_alt_stack(thread);
         (*store).publish_stack_limit(stack::limit_from_here(thread, (*store).max_wasm_stack));
@@ -113,7 +113,7 @@ fn symbolize(pcs: &[usize], all_returns: bool) -> Vec<FrameInfo> {
         let defined = defined.as_u32() as usize;
         let frame = |defined: usize, module_offset: usize| {
             let func_index = (code.info.num_imported_funcs + defined) as u32;
-            let func = crate::index::FuncIndex::from_u32(func_index);
+            let func = crate::environ::index::FuncIndex::from_u32(func_index);
             FrameInfo {
                 func_index,
                 func_name: code.info.func_names.get(&func).cloned(),

@@ -18,13 +18,13 @@ use super::entry::raise_host_trap;
 use super::instance::CallerVmctx;
 use super::stored::Stored;
 use super::unwind::{raise, UnwindReason};
-use crate::error::Result;
+use crate::environ::error::Result;
 use crate::runtime::caller::Caller;
 use crate::runtime::store::{StoreInner, StoreOpaque};
-use crate::trap::Trap;
-use crate::types::FuncType;
-use crate::values::ValRaw;
-use crate::vmctx::{VMContext, VMFuncRef, VMStoreContext, HOST_CONTEXT_MAGIC};
+use crate::environ::trap::Trap;
+use crate::environ::types::FuncType;
+use crate::environ::val_raw::ValRaw;
+use crate::environ::vmctx::{VMContext, VMFuncRef, VMStoreContext, HOST_CONTEXT_MAGIC};
 
 impl VMFuncRef {
     /// The function's signature.
@@ -38,7 +38,7 @@ type HostCallFn = unsafe extern "C" fn(*mut VMHostFunc, *mut VMContext, *mut Val
 
 /// A host function's context. Its `VMFuncRef` names it as the "vmctx", so
 /// the exit trampoline finds `host_call` and the store at fixed offsets
-/// (see [`crate::vmctx::host_ctx`]).
+/// (see [`crate::environ::vmctx::host_ctx`]).
 #[repr(C)]
 pub(crate) struct VMHostFunc {
     magic: u32,

@@ -7,9 +7,9 @@
 
 use super::stored::StoreOwned;
 use crate::runtime::store::StoreOpaque;
-use crate::types::ValType;
-use crate::values::ValRaw;
-use crate::vmctx::VMGlobal;
+use crate::environ::types::ValType;
+use crate::environ::val_raw::ValRaw;
+use crate::environ::vmctx::VMGlobal;
 
 impl VMGlobal {
     /// The stored value, as a raw value of type `ty`.

@@ -40,7 +40,7 @@ use std::{mem, ptr};
 use super::code_registry;
 use super::thread::ThreadState;
 use super::unwind::{self, UnwindReason};
-use crate::trap::TrapCode;
+use crate::environ::trap::TrapCode;
 
 /// The signal that interrupts compiled code. SIGURG: ignored by default,
 /// used by no C library and rarely by programs (Go preempts goroutines with

@@ -22,7 +22,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::code_memory::CodeMemory;
-use crate::error::{Error, Result};
+use crate::environ::error::{Error, Result};
 
 /// The writable side of a region of `len` bytes, executable at `rx` (that
 /// view is a [`CodeMemory`] of its own, which unmaps it).

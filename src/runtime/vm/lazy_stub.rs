@@ -33,7 +33,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use super::code_registry;
 use super::stack;
 use super::unwind::{self, UnwindReason};
-use crate::trap::{Trap, TrapCode};
+use crate::environ::trap::{Trap, TrapCode};
 
 pub const STUB_SIZE: usize = 16;
 
@@ -153,7 +153,7 @@ fn compile_for_stub(stub: usize) -> Result<usize, UnwindReason> {
     }
     let compile = || {
         let result = catch_unwind(AssertUnwindSafe(|| lazy.compile(d, &code.info)));
-        result.unwrap_or_else(|_| Err(crate::error::Error::Unsupported("the compiler panicked".into())))
+        result.unwrap_or_else(|_| Err(crate::environ::error::Error::Unsupported("the compiler panicked".into())))
     };
     let result = if stack::remaining_here() >= COMPILE_STACK {
         compile()

@@ -4,7 +4,7 @@
 //!
 //! Each takes the calling instance's VMContext first. The bulk operations
 //! return nonzero when out of bounds and the compiled caller traps with
-//! [`Builtin::trap_code`](crate::builtins::Builtin), so the trap's
+//! [`Builtin::trap_code`](crate::environ::builtins::Builtin), so the trap's
 //! backtrace starts at a wasm pc like any other trap. The only unwinding
 //! here is [`stop_if_interrupted`]'s.
 //!
@@ -19,11 +19,11 @@ use super::memory::VMMemory;
 use super::parking_lot;
 use super::table::VMTable;
 use super::unwind::{raise, UnwindReason};
-use crate::builtins::BuiltinFunctions;
-use crate::index::*;
+use crate::environ::builtins::BuiltinFunctions;
+use crate::environ::index::*;
 use crate::runtime::store::StoreOpaque;
-use crate::trap::TrapCode;
-use crate::vmctx::{header, VMContext, VMStoreContext};
+use crate::environ::trap::TrapCode;
+use crate::environ::vmctx::{header, VMContext, VMStoreContext};
 
 pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     memory_grow,

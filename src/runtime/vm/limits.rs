@@ -5,14 +5,14 @@
 use super::instance::VMInstance;
 use super::memory::{VMMemory, WASM_PAGE_SIZE};
 use super::table::VMTable;
-use crate::error::{Error, Result};
-use crate::module::info::ModuleInfo;
+use crate::environ::error::{Error, Result};
+use crate::environ::module_info::ModuleInfo;
 use crate::runtime::instance::Instance;
 use crate::runtime::limits::{
     GrowFailureCallback, GrowFailureReason, MemoryGrowFailure, MemoryGrowth, ResourceLimiter,
 };
 use crate::runtime::store::StoreOpaque;
-use crate::types::{MemoryType, TableType};
+use crate::environ::types::{MemoryType, TableType};
 
 /// What a store counts, and what limits it.
 #[derive(Default)]

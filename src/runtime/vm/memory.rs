@@ -16,12 +16,12 @@ use super::memory_image::MemoryImage;
 use super::memory_pool::{MemoryPool, Reservation};
 use super::shared_memory::VMSharedMemory;
 use super::stored::StoreOwned;
-use crate::config::BoundsChecks;
-use crate::engine::Engine;
-use crate::error::{Error, Result};
+use crate::environ::config::BoundsChecks;
+use crate::runtime::engine::Engine;
+use crate::environ::error::{Error, Result};
 use crate::runtime::store::StoreOpaque;
-use crate::types::MemoryType;
-use crate::vmctx::VMMemoryDefinition;
+use crate::environ::types::MemoryType;
+use crate::environ::vmctx::VMMemoryDefinition;
 
 pub const WASM_PAGE_SIZE: usize = 65536;
 /// Pages addressable with a 32-bit index.

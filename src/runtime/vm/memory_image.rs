@@ -1,7 +1,7 @@
 //! Copy-on-write images of a memory's initial contents.
 //!
 //! A module whose data segments fill the same bytes in every instance (see
-//! [`crate::module::image`]) gets, once, a memfd holding those bytes. An
+//! [`crate::runtime::module::image`]) gets, once, a memfd holding those bytes. An
 //! instance's memory then maps the file privately over the image's span of
 //! its reservation instead of copying the segments: one `mmap`, whatever
 //! the amount of data, and the pages are shared with the page cache until
@@ -14,8 +14,8 @@ use std::ops::Range;
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::FileExt;
 
-use crate::error::{Error, Result};
-use crate::module::image::ImageLayout;
+use crate::environ::error::{Error, Result};
+use crate::environ::data_image::ImageLayout;
 
 /// A memory's initial contents in a memfd, and where they go.
 #[derive(Debug)]

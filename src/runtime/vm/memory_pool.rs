@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use super::memory_image::MemoryImage;
-use crate::error::{Error, Result};
+use crate::environ::error::{Error, Result};
 
 /// An address range reserved for one memory, the first `accessible` bytes
 /// readable and writable (and zero until written, except where a memory

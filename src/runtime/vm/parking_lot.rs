@@ -28,7 +28,7 @@ use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 use super::interrupt::InterruptState;
-use crate::trap::TrapCode;
+use crate::environ::trap::TrapCode;
 
 /// How a wait ended; the discriminant is the value wasm gets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -11,10 +11,10 @@ use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::sync::Mutex;
 
-use crate::config::Profiler;
-use crate::index::FuncIndex;
-use crate::module::info::ModuleInfo;
-use crate::module::ModuleCode;
+use crate::environ::config::Profiler;
+use crate::environ::index::FuncIndex;
+use crate::environ::module_info::ModuleInfo;
+use crate::runtime::module::ModuleCode;
 
 /// One symbol: address, size in bytes, name.
 pub type Symbol = (usize, usize, String);

@@ -14,11 +14,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::memory::{max_pages, LinearStorage, WASM_PAGE_SIZE};
-use crate::config::BoundsChecks;
-use crate::engine::Engine;
-use crate::error::Result;
-use crate::types::MemoryType;
-use crate::vmctx::VMMemoryDefinition;
+use crate::environ::config::BoundsChecks;
+use crate::runtime::engine::Engine;
+use crate::environ::error::Result;
+use crate::environ::types::MemoryType;
+use crate::environ::vmctx::VMMemoryDefinition;
 
 /// [`VMMemoryDefinition`] with an atomic length: the same layout, so
 /// compiled code reads it as a definition (an aligned 8-byte load, atomic

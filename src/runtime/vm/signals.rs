@@ -113,7 +113,7 @@ impl Drop for AltStack {
             let disable = libc::stack_t { ss_sp: ptr::null_mut(), ss_flags: libc::SS_DISABLE, ss_size: 0 };
             libc::sigaltstack(&disable, ptr::null_mut());
             if self.valgrind_id != 0 {
-                crate::config::valgrind_request(VG_USERREQ_STACK_DEREGISTER, [self.valgrind_id, 0, 0, 0, 0]);
+                crate::environ::config::valgrind_request(VG_USERREQ_STACK_DEREGISTER, [self.valgrind_id, 0, 0, 0, 0]);
             }
             libc::munmap(self.mapping, self.size);
         }
@@ -185,7 +185,7 @@ fn install_alt_stack(thread: &ThreadState) {
         // undefined stack ("uninitialised value" in every frame above).
         let low = stack.ss_sp as u64;
         let valgrind_id =
-            crate::config::valgrind_request(VG_USERREQ_STACK_REGISTER, [low, low + ALT_STACK_SIZE as u64, 0, 0, 0]);
+            crate::environ::config::valgrind_request(VG_USERREQ_STACK_REGISTER, [low, low + ALT_STACK_SIZE as u64, 0, 0, 0]);
         ALT_STACK.with(|s| s.set(Some(AltStackBox(AltStack { mapping, size, valgrind_id }))));
         thread.alt_stack_ready.set(true);
     }

@@ -64,7 +64,7 @@ pub fn limit_from_here(thread: &ThreadState, max_wasm_stack: usize) -> usize {
     // same limit and the store need not rewrite its instances' copies (see
     // `StoreOpaque::publish_stack_limit`); wasm gets at most a page more.
     let wanted = here.saturating_sub(max_wasm_stack) & !(LIMIT_GRANULE - 1);
-    if floor < here || !crate::config::running_on_valgrind() {
+    if floor < here || !crate::environ::config::running_on_valgrind() {
         wanted.max(floor)
     } else {
         wanted

@@ -20,7 +20,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ptr::NonNull;
 
-use crate::error::{Error, Result};
+use crate::environ::error::{Error, Result};
 use crate::runtime::store::{StoreId, StoreOpaque};
 
 /// An object of type `T` owned by the store with id `store`.

@@ -6,11 +6,11 @@
 //! that instances point at is updated in place.
 
 use super::stored::StoreOwned;
-use crate::error::{Error, Result};
+use crate::environ::error::{Error, Result};
 use crate::runtime::store::StoreOpaque;
-use crate::trap::TrapCode;
-use crate::types::{Limits, TableType, ValType};
-use crate::vmctx::{VMFuncRef, VMTableDefinition};
+use crate::environ::trap::TrapCode;
+use crate::environ::types::{Limits, TableType, ValType};
+use crate::environ::vmctx::{VMFuncRef, VMTableDefinition};
 
 /// The most elements a table may have, whatever its declared maximum: a
 /// bound on what one `table.grow` can make the host allocate.

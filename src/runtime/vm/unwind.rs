@@ -20,8 +20,8 @@ use std::ptr;
 
 use super::thread::{self, ThreadState};
 
-use crate::trap::{Trap, TrapCode};
-use crate::vmctx::VMStoreContext;
+use crate::environ::trap::{Trap, TrapCode};
+use crate::environ::vmctx::VMStoreContext;
 
 /// Callee-saved registers, stack pointer and resume address of a
 /// [`catch_traps`] activation.

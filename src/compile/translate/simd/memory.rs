@@ -8,7 +8,7 @@ use wasmparser::MemArg;
 
 use super::Translator;
 use crate::compile::func_env::HeapAccess;
-use crate::error::Result;
+use crate::environ::error::Result;
 
 /// A Cranelift load that widens 8 bytes into a full vector.
 type ExtendLoad = fn(&mut FunctionBuilder<'_>, MemFlagsData, Value, i32) -> Value;

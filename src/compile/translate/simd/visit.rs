@@ -13,7 +13,7 @@ use wasmparser::{MemArg, VisitSimdOperator, V128};
 use super::conversions::{self, Half};
 use super::relaxed;
 use super::Translator;
-use crate::error::Result;
+use crate::environ::error::Result;
 
 impl VisitSimdOperator<'_> for Translator<'_, '_> {
     operators! { t =>

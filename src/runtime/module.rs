@@ -1,10 +1,5 @@
 //! Modules: validated and compiled WebAssembly, ready to instantiate.
 
-pub mod frozen_tables;
-pub mod image;
-pub mod info;
-pub mod parse;
-
 use std::sync::{Arc, OnceLock};
 
 use std::ops::Range;
@@ -12,15 +7,16 @@ use std::ops::Range;
 use crate::cache::MappedFile;
 use crate::compile::func_env::ModuleEnv;
 use crate::compile::{compile_module, CompiledModule};
-use crate::config::Profiler;
-use crate::engine::Engine;
-use crate::error::{Error, Result};
-use crate::index::MemoryIndex;
+use crate::environ::config::Profiler;
+use crate::runtime::engine::Engine;
+use crate::environ::error::{Error, Result};
+use crate::environ::index::MemoryIndex;
 use crate::runtime::vm::memory_image::MemoryImage;
 use crate::runtime::vm::{code_registry, profiling};
-use crate::types::{ExportType, ImportType};
-use crate::vmctx::VMOffsets;
-use info::ModuleInfo;
+use crate::environ::types::{ExportType, ImportType};
+use crate::environ::vmctx::VMOffsets;
+use crate::environ::module_info::ModuleInfo;
+use crate::environ::{data_image as image, parse};
 
 /// A compiled module. Cheap to clone; shared by all its instances and safe
 /// to send to other threads (and stores of the same engine).

@@ -21,9 +21,9 @@
 //!      defined functions             [VMFuncRef]
 //! ```
 
-use crate::index::*;
-use crate::module::info::ModuleInfo;
-use crate::values::ValRaw;
+use crate::environ::index::*;
+use crate::environ::module_info::ModuleInfo;
+use crate::environ::val_raw::ValRaw;
 use cranelift_codegen::entity::EntityRef;
 
 /// Opaque marker for a pointer to a VMContext block.
@@ -55,7 +55,7 @@ pub struct VMFuncRef {
     /// which `call_indirect` compares.
     pub sig: usize,
     /// The signature, for the runtime (a small id is not an address).
-    pub ty: crate::types::FuncType,
+    pub ty: crate::environ::types::FuncType,
 }
 
 impl VMFuncRef {

@@ -11,14 +11,14 @@ use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 
 use crate::compile::{compile_function, trampoline, LatePasses};
-use crate::config::{Config, Regalloc};
-use crate::error::{Error, Result};
+use crate::environ::config::{Config, Regalloc};
+use crate::environ::error::{Error, Result};
 use crate::runtime::vm::code_memory::CodeMemory;
 use crate::runtime::vm::interrupt::EpochWatch;
 use crate::runtime::vm::memory_pool::MemoryPool;
 use crate::runtime::vm::profiling;
 use crate::runtime::vm::signals;
-use crate::types::{FuncType, ValType};
+use crate::environ::types::{FuncType, ValType};
 
 /// A compilation environment. Cheap to clone (a reference count); modules
 /// and stores keep their engine alive.

@@ -510,7 +510,7 @@ mod tests {
         if !wrapper.is_empty() {
             cmd.arg(&exe);
         }
-        cmd.args(["--exact", "config::tests::report_default_bounds_checks", "--ignored", "--nocapture"]);
+        cmd.args(["--exact", "environ::config::tests::report_default_bounds_checks", "--ignored", "--nocapture"]);
         cmd.env_remove(BOUNDS_CHECKS_ENV);
         if let Some(v) = value {
             cmd.env(BOUNDS_CHECKS_ENV, v);

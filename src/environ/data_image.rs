@@ -11,8 +11,8 @@
 
 use std::ops::Range;
 
-use super::info::{ConstExpr, ConstOp, DataMode, ModuleInfo};
-use crate::index::MemoryIndex;
+use super::module_info::{ConstExpr, ConstOp, DataMode, ModuleInfo};
+use crate::environ::index::MemoryIndex;
 use crate::runtime::vm::memory::WASM_PAGE_SIZE;
 
 /// Below this many bytes of data, copying is cheaper than mapping (one
@@ -84,7 +84,7 @@ fn constant(expr: &ConstExpr) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::module::parse::parse;
+    use crate::environ::parse::parse;
 
     fn info(wat: &str) -> ModuleInfo {
         let wasm = wat::parse_str(wat).unwrap();

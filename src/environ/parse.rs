@@ -8,10 +8,10 @@ use wasmparser::{
     Parser, Payload, TypeRef, ValidPayload, Validator, ValidatorResources,
 };
 
-use super::info::*;
-use crate::error::{Error, Result};
-use crate::index::*;
-use crate::types::*;
+use super::module_info::*;
+use crate::environ::error::{Error, Result};
+use crate::environ::index::*;
+use crate::environ::types::*;
 
 /// A function body still to be validated and compiled.
 pub struct FunctionBodyData<'a> {

@@ -7,8 +7,8 @@
 
 use std::fmt;
 
-use crate::trap::Trap;
-use crate::types::{ExternType, ImportType};
+use crate::environ::trap::Trap;
+use crate::environ::types::{ExternType, ImportType};
 
 /// Why loading, linking, instantiating or calling failed.
 #[derive(Debug)]

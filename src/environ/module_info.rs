@@ -6,8 +6,8 @@ use std::ops::Range;
 
 use cranelift_codegen::entity::{EntityRef, PrimaryMap};
 
-use crate::index::*;
-use crate::types::*;
+use crate::environ::index::*;
+use crate::environ::types::*;
 
 /// One import, in import order.
 #[derive(Clone, Debug)]

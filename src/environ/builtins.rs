@@ -7,7 +7,7 @@
 //! [`Builtin`]; the runtime fills in [`BuiltinFunctions`], whose field types
 //! come from the same list, so the two cannot disagree.
 
-use crate::vmctx::VMContext;
+use crate::environ::vmctx::VMContext;
 
 /// Parameter and result types of builtins, as the ABI passes them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -103,8 +103,8 @@ declare_builtins! {
 impl Builtin {
     /// The trap compiled code raises when this builtin returns nonzero;
     /// `None` for builtins whose result is a value.
-    pub fn trap_code(self) -> Option<crate::trap::TrapCode> {
-        use crate::trap::TrapCode::*;
+    pub fn trap_code(self) -> Option<crate::environ::trap::TrapCode> {
+        use crate::environ::trap::TrapCode::*;
         match self {
             Builtin::memory_fill | Builtin::memory_copy | Builtin::memory_init => Some(MemoryOutOfBounds),
             Builtin::table_fill | Builtin::table_copy | Builtin::table_init => Some(TableOutOfBounds),

@@ -21,9 +21,9 @@ use std::collections::HashMap;
 use cranelift_codegen::entity::EntityRef;
 use wasmparser::{FunctionBody, Operator};
 
-use super::info::{ConstOp, ElemMode, ModuleInfo};
-use crate::index::{EntityIndex, TableIndex};
-use crate::types::{FuncType, ValType};
+use super::module_info::{ConstOp, ElemMode, ModuleInfo};
+use crate::environ::index::{EntityIndex, TableIndex};
+use crate::environ::types::{FuncType, ValType};
 
 /// What compiled code may assume of a table that never changes.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -165,7 +165,7 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
 
 #[cfg(test)]
 mod tests {
-    use crate::module::parse::parse;
+    use crate::environ::parse::parse;
 
     fn frozen(wat: &str) -> Vec<(u32, Option<usize>, bool)> {
         let wasm = wat::parse_str(wat).unwrap();

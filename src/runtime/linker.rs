@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use crate::error::{LinkError, Result};
-use crate::module::Module;
+use crate::environ::error::{LinkError, Result};
+use crate::runtime::module::Module;
 use crate::runtime::extern_::Extern;
 use crate::runtime::instance::Instance;
 use crate::runtime::store::{AsContext, AsContextMut};
