@@ -40,11 +40,14 @@ mod runtime;
 pub mod wasi;
 
 pub use environ::config::{BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECKS_ENV, PROFILER_ENV};
-pub use runtime::engine::Engine;
 pub use environ::error::{Error, LinkError, Result};
-pub use runtime::linker::Linker;
-pub use runtime::module::Module;
+pub use environ::trap::{FrameInfo, Trap, TrapCode};
+pub use environ::types::{
+    ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType,
+};
+pub use environ::val_raw::{ValRaw, V128};
 pub use runtime::caller::Caller;
+pub use runtime::engine::Engine;
 pub use runtime::extern_::Extern;
 pub use runtime::externref::ExternRef;
 pub use runtime::func::Func;
@@ -55,19 +58,16 @@ pub use runtime::limits::{
     GrowFailureReason, InstanceLimits, MemoryGrowFailure, MemoryGrowth, ResourceLimiter, StoreLimits,
     StoreLimitsBuilder,
 };
+pub use runtime::linker::Linker;
 pub use runtime::memory::Memory;
+pub use runtime::module::Module;
 pub use runtime::native::NativeCall;
 pub use runtime::shared_memory::{SharedMemory, WaitResult};
 pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreContextMut, StoreOpaque};
-pub use runtime::store_claim::{ClaimGuard, StoreClaim};
 pub use runtime::table::Table;
 pub use runtime::typed::{HostResult, IntoFunc, TypedFunc, WasmList, WasmTy};
-pub use environ::trap::{FrameInfo, Trap, TrapCode};
-pub use environ::types::{
-    ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType,
-};
-pub use environ::val_raw::{ValRaw, V128};
 pub use runtime::values::Val;
+pub use runtime::vm::store_claim::{ClaimGuard, StoreClaim};
 
 /// The checksum of a compiled-module file's bytes (all but its last 8),
 /// for tests that damage files and make the checksum match again. Not a

@@ -3,8 +3,6 @@
 //! setting that changes generated code. The file records them as named
 //! values; loading compares them one by one and says which differs.
 
-use crate::environ::config::BoundsChecks;
-use crate::runtime::engine::Engine;
 use crate::environ::error::{Error, Result};
 
 /// The first bytes of every compiled-code file. The CR LF catches files
@@ -23,40 +21,11 @@ pub const FORMAT_VERSION: u32 = 3;
 /// and the host lacks refuse the file.
 const CPU_FEATURE_PREFIX: &str = "cpu.has_";
 
-/// The named values a file compiled by `engine` records.
-pub fn fingerprint(engine: &Engine) -> Vec<(String, String)> {
-    let config = engine.config();
-    let isa = engine.isa();
-    let mut out = vec![
-        ("cranewasm".to_string(), env!("CARGO_PKG_VERSION").to_string()),
-        ("target".to_string(), isa.triple().to_string()),
-    ];
-    for v in isa.isa_flags() {
-        let text = v.to_string();
-        let value = text.split_once('=').map_or(text.as_str(), |(_, v)| v).to_string();
-        out.push((format!("cpu.{}", v.name), value));
-    }
-    for v in isa.flags().iter() {
-        let text = v.to_string();
-        let value = text.split_once('=').map_or(text.as_str(), |(_, v)| v).to_string();
-        out.push((format!("cranelift.{}", v.name), value));
-    }
-    let bounds = match config.bounds_checks {
-        BoundsChecks::GuardPages => "guard-pages",
-        BoundsChecks::Explicit => "explicit",
-    };
-    out.push(("bounds checks".into(), bounds.into()));
-    out.push(("fuel".into(), config.consume_fuel.to_string()));
-    out.push(("wasm features".into(), format!("{:#x}", config.wasm_features().bits())));
-    out
-}
-
-/// Checks a file's recorded values against `engine`'s, naming the first
-/// that differs.
-pub fn check(recorded: &[(String, String)], engine: &Engine) -> Result<()> {
-    let ours = fingerprint(engine);
+/// Checks a file's recorded values against `ours` (the loading engine's
+/// fingerprint), naming the first that differs.
+pub fn check(recorded: &[(String, String)], ours: &[(String, String)]) -> Result<()> {
     let refuse = |why: String| Err(Error::Invalid { message: format!("compiled module refused: {why}"), offset: 0 });
-    for (key, value) in &ours {
+    for (key, value) in ours {
         let theirs = recorded.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         match theirs {
             Some(v) if v == value => {}

@@ -34,76 +34,51 @@
 mod checksum;
 mod codec;
 pub(crate) mod header;
-mod mapped;
 
-use std::fs::File;
-use std::path::Path;
-use std::sync::Arc;
+use std::ops::Range;
 
-use cranelift_codegen::entity::PrimaryMap;
+use cranelift_entity::PrimaryMap;
 
-use crate::compile::{patch_image, CompiledModule, FunctionLoc, ImageReloc, ProcessAddress, LIBCALLS};
-use crate::runtime::engine::Engine;
-use crate::environ::error::{Error, Result};
-use crate::environ::index::{DefinedFuncIndex, TypeIndex};
-use crate::runtime::module::{Module, WasmBytes};
-use crate::runtime::vm::code_memory::CodeMemory;
+use crate::environ::compiled::{CodeTables, FunctionLoc, ImageReloc, LibCall, ProcessAddress};
+use crate::environ::error::Result;
+use crate::environ::index::TypeIndex;
 use crate::environ::trap::TrapCode;
 pub use checksum::checksum;
 use codec::{damaged, Reader, Writer};
-pub use mapped::MappedFile;
 
 /// Alignment of the code in the file: the page size of the hosts we run
 /// on, so that the code can be mapped from the file as it is.
-const CODE_ALIGN: usize = 4096;
+pub const CODE_ALIGN: usize = 4096;
 
 /// Whether `bytes` start with a compiled-code file's magic number.
 pub fn is_serialized(bytes: &[u8]) -> bool {
     bytes.starts_with(header::MAGIC)
 }
 
-/// The compiled-code file of `module`.
-///
-/// A lazily compiled module is compiled in full first: a file of stubs
-/// and some functions would need the lazy machinery again on load, for
-/// nothing. Should that compilation fail (a function the code generator
-/// cannot handle, which lazily would trap when called), the result is
-/// empty, which [`deserialize`] refuses.
-pub fn serialize(module: &Module) -> Vec<u8> {
-    let eager;
-    let compiled = match module.code().compiled.lazy {
-        None => &module.code().compiled,
-        Some(_) => match Module::compile_eagerly(module.engine(), module.wasm()) {
-            Ok((_, c)) => {
-                eager = c;
-                &eager
-            }
-            Err(_) => return Vec::new(),
-        },
-    };
+/// The compiled-code file of a module: its code image `code`, described
+/// by `tables`, its binary `wasm`, and the `fingerprint` of the engine
+/// that compiled it (`Engine::fingerprint`), which loading compares.
+pub fn serialize(fingerprint: &[(String, String)], tables: &CodeTables, wasm: &[u8], code: &[u8]) -> Vec<u8> {
     let mut w = Writer::default();
     w.bytes.extend_from_slice(header::MAGIC);
     w.u32(header::FORMAT_VERSION);
     w.u32(0);
     let length_at = w.bytes.len();
     w.u64(0);
-    let fingerprint = header::fingerprint(module.engine());
     w.len(fingerprint.len());
-    for (k, v) in &fingerprint {
+    for (k, v) in fingerprint {
         w.str(k);
         w.str(v);
     }
     let mut meta = Writer::default();
-    write_metadata(&mut meta, compiled);
+    write_metadata(&mut meta, tables);
     w.len(meta.bytes.len());
     w.bytes.extend_from_slice(&meta.bytes);
     let offsets_at = w.bytes.len();
     w.bytes.resize(offsets_at + 32, 0);
-    let wasm = module.wasm();
     let wasm_at = w.bytes.len();
     w.bytes.extend_from_slice(wasm);
     w.align(CODE_ALIGN);
-    let code = compiled.code.bytes();
     let code_at = w.bytes.len();
     w.bytes.extend_from_slice(code);
     let total = w.bytes.len() + 8;
@@ -118,7 +93,7 @@ pub fn serialize(module: &Module) -> Vec<u8> {
 
 /// The code's tables: functions, entry trampolines, trap sites, source
 /// locations and the relocations to redo in this process.
-fn write_metadata(w: &mut Writer, c: &CompiledModule) {
+fn write_metadata(w: &mut Writer, c: &CodeTables) {
     w.len(c.funcs.len());
     for (d, loc) in c.funcs.iter() {
         w.u32(loc.start);
@@ -139,7 +114,7 @@ fn write_metadata(w: &mut Writer, c: &CompiledModule) {
     for r in &c.relocs {
         w.u32(r.offset);
         let (kind, index) = match r.target {
-            ProcessAddress::LibCall(l) => (0, LIBCALLS.iter().position(|x| *x == l).expect("listed") as u32),
+            ProcessAddress::LibCall(l) => (0, LibCall::ALL.iter().position(|x| *x == l).expect("listed") as u32),
             ProcessAddress::Signature(t) => (1, t.as_u32()),
         };
         w.u8(kind);
@@ -150,15 +125,7 @@ fn write_metadata(w: &mut Writer, c: &CompiledModule) {
 /// The tables of [`write_metadata`], checked against each other and
 /// against a code image of `code_len` bytes (a relocation's target is
 /// checked when it is applied).
-struct Metadata {
-    funcs: PrimaryMap<DefinedFuncIndex, FunctionLoc>,
-    entry_trampolines: PrimaryMap<DefinedFuncIndex, u32>,
-    traps: Vec<(u32, TrapCode)>,
-    srclocs: Vec<(u32, u32)>,
-    relocs: Vec<ImageReloc>,
-}
-
-fn read_metadata(bytes: &[u8], code_len: usize) -> Result<Metadata> {
+fn read_metadata(bytes: &[u8], code_len: usize) -> Result<CodeTables> {
     let mut r = Reader::new(bytes, 0, "metadata");
     let in_code = |offset: u32, len: u32, what: &str| match (offset as usize).checked_add(len as usize) {
         Some(end) if end <= code_len => Ok(()),
@@ -191,7 +158,9 @@ fn read_metadata(bytes: &[u8], code_len: usize) -> Result<Metadata> {
     for _ in 0..r.count(9)? {
         let offset = r.u32()?;
         let target = match (r.u8()?, r.u32()?) {
-            (0, l) => ProcessAddress::LibCall(*LIBCALLS.get(l as usize).ok_or_else(|| damaged("a helper is unknown"))?),
+            (0, l) => {
+                ProcessAddress::LibCall(*LibCall::ALL.get(l as usize).ok_or_else(|| damaged("a helper is unknown"))?)
+            }
             (1, t) => ProcessAddress::Signature(TypeIndex::from_u32(t)),
             _ => return Err(damaged("a relocation is of an unknown kind")),
         };
@@ -203,21 +172,23 @@ fn read_metadata(bytes: &[u8], code_len: usize) -> Result<Metadata> {
     if !traps.is_sorted_by_key(|t| t.0) || !srclocs.is_sorted_by_key(|s| s.0) {
         return Err(damaged("its trap or source tables are out of order"));
     }
-    Ok(Metadata { funcs, entry_trampolines, traps, srclocs, relocs })
+    Ok(CodeTables { funcs, entry_trampolines, traps, srclocs, relocs })
 }
 
 /// Where the parts of a checked file are.
-struct Parts<'a> {
-    metadata: Metadata,
-    wasm: std::ops::Range<usize>,
-    code: std::ops::Range<usize>,
-    #[allow(dead_code, reason = "ties the ranges to the bytes they index")]
-    bytes: &'a [u8],
+pub struct Parts {
+    /// The tables of its code image.
+    pub tables: CodeTables,
+    /// The module's binary.
+    pub wasm: Range<usize>,
+    /// The code image, at a multiple of [`CODE_ALIGN`] in the file.
+    pub code: Range<usize>,
 }
 
-/// Checks a whole file (header, checksum, compatibility with `engine`,
-/// metadata) and says where its parts are.
-fn check<'a>(engine: &Engine, bytes: &'a [u8]) -> Result<Parts<'a>> {
+/// Checks a whole file (header, checksum, compatibility with the engine
+/// whose fingerprint is `fingerprint`, metadata) and says where its parts
+/// are.
+pub fn check(bytes: &[u8], fingerprint: &[(String, String)]) -> Result<Parts> {
     if bytes.starts_with(b"\0asm") {
         return Err(damaged("it is a WebAssembly binary, not a compiled module: compile it with Module::new"));
     }
@@ -246,7 +217,7 @@ fn check<'a>(engine: &Engine, bytes: &'a [u8]) -> Result<Parts<'a>> {
     for _ in 0..r.count(8)? {
         recorded.push((r.str()?.to_string(), r.str()?.to_string()));
     }
-    header::check(&recorded, engine)?;
+    header::check(&recorded, fingerprint)?;
     let meta_len = r.count(1)?;
     let meta = r.bytes(meta_len)?;
     let mut field = || -> Result<usize> { usize::try_from(r.u64()?).map_err(|_| damaged("an offset is out of range")) };
@@ -257,59 +228,6 @@ fn check<'a>(engine: &Engine, bytes: &'a [u8]) -> Result<Parts<'a>> {
     };
     let wasm = range(wasm_at, wasm_len, "module binary")?;
     let code = range(code_at, code_len, "code")?;
-    let metadata = read_metadata(meta, code.len())?;
-    Ok(Parts { metadata, wasm, code, bytes })
-}
-
-/// The compiled module of checked `parts`, its code made by `map_code`
-/// from the code's range in the file and a patch to apply.
-fn load(
-    engine: &Engine,
-    parts: Parts<'_>,
-    wasm: WasmBytes,
-    map_code: impl FnOnce(std::ops::Range<usize>, &dyn Fn(&mut [u8]) -> Result<()>) -> Result<CodeMemory>,
-) -> Result<Module> {
-    let Parts { metadata, code, .. } = parts;
-    Module::from_compiled(engine, wasm, |info| {
-        if metadata.funcs.len() != info.num_defined_funcs() {
-            let (n, m) = (metadata.funcs.len(), info.num_defined_funcs());
-            return Err(damaged(format_args!("its code has {n} functions, its module {m}")));
-        }
-        let code = map_code(code, &|image: &mut [u8]| patch_image(image, &metadata.relocs, info))?;
-        let Metadata { funcs, entry_trampolines, traps, srclocs, relocs } = metadata;
-        Ok(CompiledModule { code, funcs, entry_trampolines, traps, srclocs, relocs, lazy: None })
-    })
-}
-
-/// A module from the bytes of a compiled-code file, its code copied into
-/// fresh pages.
-///
-/// # Safety
-/// The bytes must come from [`serialize`] (see the module documentation).
-pub unsafe fn deserialize(engine: &Engine, bytes: &[u8]) -> Result<Module> {
-    let parts = check(engine, bytes)?;
-    let wasm = WasmBytes::Owned(bytes[parts.wasm.clone()].into());
-    load(engine, parts, wasm, |code, patch| CodeMemory::with_patch(&bytes[code], patch))
-}
-
-/// A module from a compiled-code file, mapped rather than read: the code
-/// pages that need no relocation, and the module's binary, stay shared
-/// with the page cache.
-///
-/// # Safety
-/// As for [`deserialize`]; and the file must not change while the module
-/// lives.
-pub unsafe fn deserialize_file(engine: &Engine, path: &Path) -> Result<Module> {
-    let open_error = |e: std::io::Error| Error::Resource(format!("cannot read {}: {e}", path.display()));
-    let file = File::open(path).map_err(open_error)?;
-    let map = Arc::new(MappedFile::new(&file).map_err(open_error)?);
-    let parts = check(engine, map.bytes())?;
-    let wasm = WasmBytes::Mapped(map.clone(), parts.wasm.clone());
-    load(engine, parts, wasm, |code, patch| {
-        if code.start.is_multiple_of(region::page::size()) {
-            CodeMemory::map_file(&file, code.start as u64, code.len(), patch)
-        } else {
-            CodeMemory::with_patch(&map.bytes()[code], patch)
-        }
-    })
+    let tables = read_metadata(meta, code.len())?;
+    Ok(Parts { tables, wasm, code })
 }

@@ -11,7 +11,7 @@
 //! size` is at most the memory's length (every index the translator forms
 //! is below 2^33, inside the guard region, so one past the length
 //! faults; with explicit checks, the check traps). A memory declared smaller than
-//! 4 GiB stops growing 64 KiB short of it (`vm::memory::GROWN_MAX_PAGES`),
+//! 4 GiB stops growing 64 KiB short of it (`environ::types::GROWN_MAX_PAGES`),
 //! so when every memory of the module is such a memory (or an import whose
 //! maximum is below 4 GiB: `ModuleInfo::memories_below_4gib`), `x < 2^32 -
 //! 65536` after an access at `x`, and `x + c` cannot wrap for a step `c`

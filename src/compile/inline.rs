@@ -122,7 +122,7 @@ pub(super) fn compile_functions(
         ctx.clear();
         ctx.func = funcs[i].lock().unwrap().take().expect("each function is compiled once");
         let mut compiled = compile_function(isa, ctx, LatePasses::of(env))?;
-        expand_srclocs(&mut compiled.srclocs, &chains[i]);
+        expand_srclocs(&mut compiled.code.srclocs, &chains[i]);
         Ok(compiled)
     })?;
     for (i, c) in held.into_iter().zip(compiled) {

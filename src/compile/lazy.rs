@@ -1,93 +1,36 @@
-//! Lazy compilation ([`Config::lazy_compilation`](crate::Config::lazy_compilation)):
-//! a function is compiled on its first call.
+//! Lazy compilation, the compiler's side: what a module needs to compile
+//! one function at a time, on the function's first call.
 //!
-//! At load, every function body is validated (an invalid module is refused
-//! then, as in eager mode), one code region is reserved for the module
-//! ([`LazyRegion`]: a memfd mapped executable and, elsewhere, writable) and
-//! laid out as
-//!
-//! ```text
-//! [address of the lazy trampoline][stub 0][stub 1]...[entry trampolines][functions, as compiled ->]
-//! ```
-//!
-//! Every defined function has a 16-byte stub at a fixed place, and the
-//! stub is what the rest of the module knows as the function: funcrefs
-//! (and so tables, exports and other instances' imports of it) and the
-//! direct calls of functions compiled before it point there. A stub loads
-//! its own address and jumps to the lazy trampoline (`lazy_stub`), which
-//! saves the argument registers and calls [`LazyCode::compile`]: the
-//! function is translated and compiled (re-validated on the way, as eager
-//! compilation does), copied to the end of the region through the
-//! writable view, its trap sites and source locations recorded where
-//! trap lookup and backtraces find them, and only then published: its
-//! offset stored, and the stub's first 8 bytes replaced in one aligned
-//! store by a `jmp` to the code. The trampoline then jumps to the code
-//! with the original arguments. Direct calls in a function compiled later
-//! go straight to the code of callees already compiled, so once the
-//! workload's functions are compiled a call costs at most one extra direct
-//! `jmp` (through a stub), none for most direct calls.
-//!
-//! Threads: each function has its own lock, so one thread compiles it
-//! while others calling it wait; different functions compile in parallel.
-//! Placement and the metadata share one `RwLock`, read by trap lookup and
-//! backtraces (never from a thread that holds it: the writers run no wasm
-//! and do not fault).
-//!
-//! A function that cannot be compiled (Cranelift refuses it, the region is
-//! full) traps where it is called, with the reason; nothing is published
-//! and the next call tries again. Compiling runs on the calling thread,
-//! possibly deep in a wasm recursion: with less than eager compilation's
-//! thread stack left it moves to a helper thread (`lazy_stub`), so a
-//! deep first call never overflows the host stack.
-//!
-//! Other features: the compiled-code cache serialises a lazy module by
-//! compiling it in full (`cache::serialize`), because a file of half a
-//! module would need the lazy machinery on load for no gain; the interrupt
-//! signal and backtraces treat the whole region as wasm code, so lazily
-//! placed code is stopped and symbolised like any; the perf map or jitdump
-//! gets one record per function as it is compiled (perf itself ignores
-//! perf maps for memfd-backed code, so only jitdump names lazy code in
-//! `perf report`).
+//! At load every body is validated (an invalid module is refused then, as
+//! in eager mode) and its place in the binary recorded; [`LazyFunctions`]
+//! keeps the binary and the validator's resources. The runtime lays out
+//! the stubs and places each function's code as it is compiled
+//! (`runtime::vm::lazy`).
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, RwLock};
+use std::sync::Arc;
 
-use cranelift_codegen::entity::{EntityRef, PrimaryMap};
+use cranelift_codegen::entity::EntityRef;
+
+use cranelift_codegen::isa::TargetIsa;
 use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 use wasmparser::{BinaryReader, FuncToValidate, FunctionBody, ValidatorResources, WasmFeatures};
 
 use super::func_env::ModuleEnv;
-use super::{entry_trampolines, patch_image, resolve_relocs, translate_and_compile, CompiledModule, FunctionLoc};
-use crate::runtime::engine::Engine;
-use crate::environ::error::{Error, Result};
+use super::translate_and_compile;
+use crate::environ::compiled::FunctionCode;
+use crate::environ::config::Config;
+use crate::environ::error::Result;
 use crate::environ::index::*;
 use crate::environ::module_info::ModuleInfo;
 use crate::environ::parse::FunctionBodyData;
-use crate::runtime::vm::lazy_code::LazyRegion;
-use crate::runtime::vm::lazy_stub::{self, STUB_SIZE};
-use crate::runtime::vm::profiling;
-use crate::environ::trap::TrapCode;
 use crate::environ::vmctx::VMOffsets;
 
-/// Offset of the first stub: the 8 bytes before hold the trampoline's
-/// address, which the stubs jump through (the runtime's code is too far
-/// from the region for a `rel32`).
-const STUBS_AT: usize = 16;
-
-/// Reserved code bytes per byte of function bodies, beyond a fixed
-/// allowance: Cranelift's x86-64 code is a few times the size of the wasm;
-/// only the pages written cost memory.
-const CODE_PER_BODY_BYTE: usize = 64;
-const CODE_ALLOWANCE: usize = 32 << 20;
-/// At most this much is reserved: direct calls in the region are `rel32`.
-const MAX_REGION: usize = 1 << 30;
-
 /// What a lazy module needs to compile its functions later.
-pub struct LazyCode {
-    region: LazyRegion,
-    engine: Engine,
+pub struct LazyFunctions {
+    isa: Arc<dyn TargetIsa>,
+    config: Config,
     offsets: VMOffsets,
     /// The module's binary; `bodies` are ranges of it.
     wasm: Box<[u8]>,
@@ -96,127 +39,54 @@ pub struct LazyCode {
     validators: Vec<(u32, u32)>,
     resources: ValidatorResources,
     features: WasmFeatures,
-    /// Offset of each defined function's code in the region; 0 until it is
-    /// compiled (0 holds the trampoline's address, never code).
-    code: Vec<AtomicU32>,
-    /// Held while a function is compiled, so it is compiled once.
-    compiling: Vec<Mutex<()>>,
-    placed: RwLock<Placed>,
-    /// Bytes laid out at load: stubs and entry trampolines.
-    laid_out: usize,
 }
 
-/// The functions compiled so far, by increasing offset.
-struct Placed {
-    end: usize,
-    funcs: Vec<PlacedFunc>,
-}
-
-struct PlacedFunc {
-    loc: FunctionLoc,
-    index: DefinedFuncIndex,
-    /// Trap sites and source locations, at offsets in the region.
-    traps: Box<[(u32, TrapCode)]>,
-    srclocs: Box<[(u32, u32)]>,
-}
-
-/// Validates every body of a module and lays out its stubs and entry
-/// trampolines; compiles no function. `Ok(None)` when this host cannot
-/// map code lazily (the caller compiles eagerly).
-pub fn compile_module_lazy(
-    engine: &Engine,
-    env: &ModuleEnv<'_>,
-    wasm: &[u8],
-    bodies: Vec<FunctionBodyData<'_>>,
-) -> Result<Option<CompiledModule>> {
-    let info = env.info;
-    let features = engine.config().wasm_features();
-    let mut ranges = Vec::with_capacity(bodies.len());
-    let mut validators = Vec::with_capacity(bodies.len());
-    let mut resources = None;
-    let mut allocs = wasmparser::FuncValidatorAllocations::default();
-    for b in bodies {
-        let r = b.body.range();
-        ranges.push(r.start as usize..r.end as usize);
-        validators.push((b.validator.index, b.validator.ty));
-        resources.get_or_insert_with(|| b.validator.resources.clone());
-        let mut v = b.validator.into_validator(allocs);
-        v.validate(&b.body)?;
-        allocs = v.into_allocations();
-    }
-    let Some(resources) = resources else { return Ok(None) };
-
-    let n = ranges.len();
-    let body_bytes: usize = ranges.iter().map(|r| r.len()).sum();
-    let size = (CODE_ALLOWANCE + body_bytes.saturating_mul(CODE_PER_BODY_BYTE)).min(MAX_REGION);
-    let Ok((code, region)) = LazyRegion::new(size) else { return Ok(None) };
-
-    let mut image = vec![0u8; STUBS_AT + n * STUB_SIZE];
-    image[..8].copy_from_slice(&lazy_stub::trampoline_address().to_le_bytes());
-    let mut funcs = PrimaryMap::new();
-    for i in 0..n {
-        let at = STUBS_AT + i * STUB_SIZE;
-        image[at..at + STUB_SIZE].copy_from_slice(&lazy_stub::stub(at, 0));
-        funcs.push(FunctionLoc { start: at as u32, len: STUB_SIZE as u32 });
-    }
-    let mut relocs = Vec::new();
-    let entry_trampolines = entry_trampolines(engine.isa(), env, &mut image, &mut relocs, &|d| funcs[d].start)?;
-    patch_image(&mut image, &relocs, info)?;
-    if image.len() > region.len() {
-        return Err(Error::Resource("lazy code region too small for the stubs".into()));
-    }
-    // SAFETY: the region is fresh; nothing runs in it before the module
-    // is returned.
-    unsafe { region.write(0, &image) };
-
-    let lazy = LazyCode {
-        region,
-        engine: engine.clone(),
-        offsets: VMOffsets::new(info),
-        wasm: wasm.into(),
-        bodies: ranges,
-        validators,
-        resources,
-        features,
-        code: (0..n).map(|_| AtomicU32::new(0)).collect(),
-        compiling: (0..n).map(|_| Mutex::new(())).collect(),
-        placed: RwLock::new(Placed { end: image.len(), funcs: Vec::new() }),
-        laid_out: image.len(),
-    };
-    Ok(Some(CompiledModule {
-        code,
-        funcs,
-        entry_trampolines,
-        traps: Vec::new(),
-        srclocs: Vec::new(),
-        relocs: Vec::new(),
-        lazy: Some(Box::new(lazy)),
-    }))
-}
-
-impl LazyCode {
-    /// The defined function whose stub is at `offset`, if one is.
-    pub fn stub_function(&self, offset: usize) -> Option<DefinedFuncIndex> {
-        let i = offset.checked_sub(STUBS_AT)?;
-        (i.is_multiple_of(STUB_SIZE) && i / STUB_SIZE < self.bodies.len()).then(|| DefinedFuncIndex::new(i / STUB_SIZE))
-    }
-
-    /// The address of `d`'s code, once compiled.
-    pub fn compiled(&self, d: DefinedFuncIndex) -> Option<usize> {
-        match self.code[d.index()].load(Ordering::Acquire) {
-            0 => None,
-            offset => Some(self.region.base() as usize + offset as usize),
+impl LazyFunctions {
+    /// Validates every body of a module; `Ok(None)` when it defines no
+    /// function.
+    pub fn new(
+        isa: Arc<dyn TargetIsa>,
+        config: &Config,
+        info: &ModuleInfo,
+        wasm: &[u8],
+        bodies: Vec<FunctionBodyData<'_>>,
+    ) -> Result<Option<LazyFunctions>> {
+        let mut ranges = Vec::with_capacity(bodies.len());
+        let mut validators = Vec::with_capacity(bodies.len());
+        let mut resources = None;
+        let mut allocs = wasmparser::FuncValidatorAllocations::default();
+        for b in bodies {
+            let r = b.body.range();
+            ranges.push(r.start as usize..r.end as usize);
+            validators.push((b.validator.index, b.validator.ty));
+            resources.get_or_insert_with(|| b.validator.resources.clone());
+            let mut v = b.validator.into_validator(allocs);
+            v.validate(&b.body)?;
+            allocs = v.into_allocations();
         }
+        let Some(resources) = resources else { return Ok(None) };
+        Ok(Some(LazyFunctions {
+            isa,
+            config: config.clone(),
+            offsets: VMOffsets::new(info),
+            wasm: wasm.into(),
+            bodies: ranges,
+            validators,
+            resources,
+            features: config.wasm_features(),
+        }))
     }
 
-    /// Compiles `d` (of the module described by `info`) unless another
-    /// thread did, and returns the address of its code.
-    pub fn compile(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<usize> {
-        let _once = self.compiling[d.index()].lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(addr) = self.compiled(d) {
-            return Ok(addr);
-        }
-        let env = ModuleEnv::new(&self.engine, info, &self.offsets);
+    /// Bytes of all function bodies, which size the code region.
+    pub fn body_bytes(&self) -> usize {
+        self.bodies.iter().map(|r| r.len()).sum()
+    }
+
+    /// Translates and compiles defined function `d` of the module `info`
+    /// describes (validating it again on the way, as eager compilation
+    /// does).
+    pub fn compile(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<FunctionCode> {
+        let env = ModuleEnv::new(&self.config, &*self.isa, info, &self.offsets);
         let range = self.bodies[d.index()].clone();
         let reader = BinaryReader::new_features(&self.wasm[range.clone()], range.start as u64, self.features);
         let (index, ty) = self.validators[d.index()];
@@ -224,94 +94,7 @@ impl LazyCode {
         let data = FunctionBodyData { validator, body: FunctionBody::new(reader) };
         let (mut fctx, mut ctx) = (FunctionBuilderContext::new(), Context::new());
         let mut allocs = Default::default();
-        let f =
-            translate_and_compile(self.engine.isa(), &env, d.index(), data, &mut allocs, &mut fctx, &mut ctx, false)?;
-
-        let start = {
-            let mut placed = self.placed.write().unwrap_or_else(|e| e.into_inner());
-            let start = placed.end.next_multiple_of(f.alignment.max(16) as usize);
-            if start + f.body.len() > self.region.len() {
-                return Err(Error::Resource(format!("lazy code region of {} bytes is full", self.region.len())));
-            }
-            let start32 = start as u32;
-            let mut body = f.body.clone();
-            // Callees compiled already are called directly, the others
-            // through their stubs.
-            let callee = |c: DefinedFuncIndex| match self.code[c.index()].load(Ordering::Acquire) {
-                0 => (STUBS_AT + c.index() * STUB_SIZE) as u32,
-                offset => offset,
-            };
-            let mut relocs = Vec::new();
-            resolve_relocs(&mut body, start32, &f.relocs, info, &callee, &mut relocs)?;
-            for r in &mut relocs {
-                r.offset -= start32;
-            }
-            patch_image(&mut body, &relocs, info)?;
-            // SAFETY: `start..` lies past every function placed so far and
-            // no stub or call leads there yet; the write lock keeps other
-            // compilations out of it.
-            unsafe { self.region.write(start, &body) };
-            placed.end = start + body.len();
-            placed.funcs.push(PlacedFunc {
-                loc: FunctionLoc { start: start32, len: body.len() as u32 },
-                index: d,
-                traps: f.traps.iter().map(|(o, c)| (start32 + o, *c)).collect(),
-                srclocs: f.srclocs.iter().map(|(o, l)| (start32 + o, *l)).collect(),
-            });
-            start
-        };
-        self.code[d.index()].store(start as u32, Ordering::Release);
-        let stub = STUBS_AT + d.index() * STUB_SIZE;
-        // SAFETY: the stub and its patched form are both correct from
-        // every instruction boundary (see `lazy_stub::stub`).
-        unsafe { self.region.patch_u64(stub, lazy_stub::stub(stub, start)[..8].try_into().expect("8 bytes")) };
-        let addr = self.region.base() as usize + start;
-        self.tell_profiler(d, info, addr, f.body.len());
-        Ok(addr)
+        let f = translate_and_compile(&*self.isa, &env, d.index(), data, &mut allocs, &mut fctx, &mut ctx, false)?;
+        Ok(f.code)
     }
-
-    fn tell_profiler(&self, d: DefinedFuncIndex, info: &ModuleInfo, addr: usize, len: usize) {
-        let profiler = self.engine.config().profiler;
-        if profiler == crate::environ::config::Profiler::None {
-            return;
-        }
-        let name = profiling::function_name(info, info.func_index(d));
-        // SAFETY: the function's code was written above and is never
-        // written again.
-        let code = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
-        profiling::register(profiler, code, &[(addr, len, name)]);
-    }
-
-    /// The function whose code holds `offset` and the wasm offsets of the
-    /// source location there (see [`CompiledModule::frame_at`](super::CompiledModule::frame_at)).
-    pub fn frame_at(&self, offset: u32) -> Option<(DefinedFuncIndex, Vec<u32>)> {
-        let placed = self.placed.read().unwrap_or_else(|e| e.into_inner());
-        let f = placed_at(&placed.funcs, offset)?;
-        Some((f.index, super::source_chain(&f.srclocs, offset)))
-    }
-
-    /// The trap recorded for the instruction at `offset`, if it is a trap
-    /// site.
-    pub fn trap_at(&self, offset: u32) -> Option<TrapCode> {
-        let placed = self.placed.read().unwrap_or_else(|e| e.into_inner());
-        let traps = &placed_at(&placed.funcs, offset)?.traps;
-        traps.binary_search_by_key(&offset, |(o, _)| *o).ok().map(|i| traps[i].1)
-    }
-
-    /// Bytes of the stubs and entry trampolines laid out at load.
-    pub fn laid_out_len(&self) -> usize {
-        self.laid_out
-    }
-
-    /// How many functions have been compiled.
-    pub fn compiled_count(&self) -> usize {
-        self.placed.read().unwrap_or_else(|e| e.into_inner()).funcs.len()
-    }
-}
-
-/// The placed function containing `offset`.
-fn placed_at(funcs: &[PlacedFunc], offset: u32) -> Option<&PlacedFunc> {
-    let i = funcs.partition_point(|f| f.loc.start <= offset).checked_sub(1)?;
-    let f = &funcs[i];
-    (offset < f.loc.start + f.loc.len).then_some(f)
 }

@@ -18,8 +18,9 @@ mod loop_exits;
 mod mul_consts;
 #[cfg(test)]
 mod tests;
-pub mod trampoline;
+mod trampoline;
 mod translate;
+mod trap_codes;
 mod widen_loads;
 mod widen_params;
 
@@ -30,127 +31,31 @@ use std::sync::Mutex;
 use cranelift_codegen::binemit::Reloc;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::entity::{EntityRef, PrimaryMap};
-use cranelift_codegen::ir::{self, ExternalName, LibCall};
+use cranelift_codegen::ir::{self, ExternalName};
 use cranelift_codegen::isa::TargetIsa;
 use cranelift_codegen::{Context, FinalizedRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
 use wasmparser::FuncValidatorAllocations;
 
-use crate::runtime::vm::code_memory::CodeMemory;
+use crate::environ::compiled::{
+    resolve_relocs, CodeTables, CompiledImage, FuncReloc, FunctionCode, FunctionLoc, ImageReloc, LibCall,
+    ProcessAddress, RelocKind, RelocTarget,
+};
 use crate::environ::error::{Error, Result};
 use crate::environ::index::*;
-use crate::environ::module_info::ModuleInfo;
 use crate::environ::parse::FunctionBodyData;
-use crate::environ::trap::TrapCode;
-use crate::environ::types::FuncType;
+use crate::environ::types::{FuncType, ValType};
 use func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE, SIGNATURE_NAMESPACE};
 
-/// Where a relocation points.
-#[derive(Copy, Clone, Debug)]
-enum RelocTarget {
-    Func(FuncIndex),
-    Process(ProcessAddress),
-}
-
-/// An address that differs from process to process, which compiled code
-/// holds as a 64-bit constant.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ProcessAddress {
-    /// A floating-point helper (see [`LIBCALLS`]).
-    LibCall(LibCall),
-    /// The id of a signature of the module (`FuncType::sig_id`).
-    Signature(TypeIndex),
-}
-
-/// A place in a module's code image holding a [`ProcessAddress`]: filled
-/// in when the module is linked, and again when it is loaded from the
-/// compiled-code cache.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct ImageReloc {
-    /// Offset of the 8 bytes in the image.
-    pub offset: u32,
-    pub target: ProcessAddress,
-}
-
-/// Machine code of one function, before linking.
+/// Machine code of one function before linking, with what only the
+/// compiler's own users need.
 pub struct CompiledFunction {
-    body: Vec<u8>,
-    alignment: u32,
-    relocs: Vec<(u32, Reloc, RelocTarget, i64)>,
-    traps: Vec<(u32, TrapCode)>,
-    /// `(code offset, wasm byte offset)` at which each source range starts.
-    srclocs: Vec<(u32, u32)>,
+    pub code: FunctionCode,
     /// The machine code as text, when the `Context` asked for it
     /// (`set_disasm`, the golden-code tests).
     vcode: Option<String>,
     /// Offsets of its innermost loops' headers (see [`loop_align`]).
     loop_heads: Vec<u32>,
-}
-
-impl CompiledFunction {
-    /// Machine code of a function that needs no linking (a trampoline).
-    pub fn body(&self) -> &[u8] {
-        debug_assert!(self.relocs.is_empty(), "standalone code cannot have relocations");
-        &self.body
-    }
-}
-
-/// Location of a function in a module's code image.
-#[derive(Copy, Clone, Debug)]
-pub struct FunctionLoc {
-    pub start: u32,
-    pub len: u32,
-}
-
-/// A module's linked, executable code and what is known about it.
-pub struct CompiledModule {
-    pub code: CodeMemory,
-    pub funcs: PrimaryMap<DefinedFuncIndex, FunctionLoc>,
-    /// Offset of the entry trampoline of each defined function's signature.
-    pub entry_trampolines: PrimaryMap<DefinedFuncIndex, u32>,
-    /// Trap sites, sorted by code offset.
-    pub traps: Vec<(u32, TrapCode)>,
-    /// Source locations, sorted by code offset.
-    pub srclocs: Vec<(u32, u32)>,
-    /// The addresses of this process in the image.
-    pub relocs: Vec<ImageReloc>,
-    /// For a lazily compiled module, what compiles its functions (`funcs`
-    /// are then their stubs, and `traps` and `srclocs` are empty: the
-    /// functions' own are kept in here).
-    pub lazy: Option<Box<lazy::LazyCode>>,
-}
-
-impl CompiledModule {
-    /// The trap recorded for the instruction at `offset` in the code, if
-    /// it is a trap site.
-    pub fn trap_at(&self, offset: u32) -> Option<TrapCode> {
-        if let Some(lazy) = &self.lazy {
-            return lazy.trap_at(offset);
-        }
-        self.traps.binary_search_by_key(&offset, |(o, _)| *o).ok().map(|i| self.traps[i].1)
-    }
-
-    /// The defined function whose code holds `offset`, and the wasm
-    /// offsets of the source location there: empty if there is none, one
-    /// for code of that function, several (outermost call site first) for
-    /// code inlined into it (see `inline`).
-    pub fn frame_at(&self, offset: u32) -> Option<(DefinedFuncIndex, Vec<u32>)> {
-        if let Some(lazy) = &self.lazy {
-            return lazy.frame_at(offset);
-        }
-        let (d, _) = self.funcs.iter().find(|(_, f)| f.start <= offset && offset < f.start + f.len)?;
-        Some((d, source_chain(&self.srclocs, offset)))
-    }
-}
-
-/// The wasm offsets of the source range holding code `offset` in
-/// `srclocs` (sorted by code offset): the entries that start where the
-/// last one at or before `offset` starts, which are one inline chain.
-fn source_chain(srclocs: &[(u32, u32)], offset: u32) -> Vec<u32> {
-    let end = srclocs.partition_point(|(o, _)| *o <= offset);
-    let Some(&(at, _)) = end.checked_sub(1).map(|i| &srclocs[i]) else { return Vec::new() };
-    let start = srclocs[..end].iter().rposition(|(o, _)| *o != at).map_or(0, |p| p + 1);
-    srclocs[start..end].iter().map(|&(_, l)| l).collect()
 }
 
 thread_local! {
@@ -274,16 +179,22 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
                 other => return Err(Error::unsupported(format_args!("external name namespace {other}"), None)),
             },
             FinalizedRelocTarget::ExternalName(ExternalName::LibCall(l)) => {
-                RelocTarget::Process(ProcessAddress::LibCall(*l))
+                RelocTarget::Process(ProcessAddress::LibCall(libcall(*l)?))
             }
             other => return Err(Error::unsupported(format_args!("relocation target {other:?}"), None)),
         };
-        relocs.push((r.offset, r.kind, target, r.addend));
+        let kind = match r.kind {
+            Reloc::X86CallPCRel4 | Reloc::X86PCRel4 | Reloc::X86CallPLTRel4 => RelocKind::PcRel32,
+            Reloc::Abs8 => RelocKind::Abs8,
+            Reloc::Arm64Call => RelocKind::Arm64Call,
+            other => return Err(Error::unsupported(format_args!("relocation {other:?} to {target:?}"), None)),
+        };
+        relocs.push(FuncReloc { offset: r.offset, kind, target, addend: r.addend });
     }
     let traps = buffer
         .traps()
         .iter()
-        .map(|t| (t.offset, TrapCode::from_clif(t.code).unwrap_or(TrapCode::Unreachable)))
+        .map(|t| (t.offset, trap_codes::from_clif(t.code).unwrap_or(crate::environ::trap::TrapCode::Unreachable)))
         .collect();
     // Empty ranges cover no code; without them, two entries share a code
     // offset only where they are one inline chain (see `inline`).
@@ -294,14 +205,30 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
         .map(|s| (s.start, s.loc.bits()))
         .collect();
     Ok(CompiledFunction {
-        body: buffer.data().to_vec(),
-        alignment: buffer.alignment,
-        relocs,
-        traps,
-        srclocs,
+        code: FunctionCode { body: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps, srclocs },
         loop_heads: loop_align::innermost_loop_heads(&compiled.bb_edges),
         vcode: compiled.vcode,
     })
+}
+
+/// The machine code of a function that needs no linking (a trampoline).
+fn standalone(isa: &dyn TargetIsa, func: ir::Function) -> Result<Vec<u8>> {
+    let mut ctx = Context::for_function(func);
+    let code = compile_function(isa, &mut ctx, LatePasses::NONE)?.code;
+    debug_assert!(code.relocs.is_empty(), "standalone code cannot have relocations");
+    Ok(code.body)
+}
+
+/// The machine code of the wasm→host trampoline of signature `ty` (see
+/// [`trampoline::exit_trampoline`]).
+pub fn exit_trampoline(isa: &dyn TargetIsa, ty: &FuncType) -> Result<Vec<u8>> {
+    standalone(isa, trampoline::exit_trampoline(isa, ty, &mut FunctionBuilderContext::new()))
+}
+
+/// The machine code of the host→C trampoline for a C function of `params`
+/// and `results` (see [`trampoline::native_trampoline`]).
+pub fn native_trampoline(isa: &dyn TargetIsa, params: &[ValType], results: &[ValType]) -> Result<Vec<u8>> {
+    standalone(isa, trampoline::native_trampoline(isa, params, results, &mut FunctionBuilderContext::new()))
 }
 
 /// Function bodies below this total size are compiled on the calling
@@ -314,7 +241,7 @@ pub fn compile_module(
     env: &ModuleEnv<'_>,
     bodies: Vec<FunctionBodyData<'_>>,
     parallel: bool,
-) -> Result<CompiledModule> {
+) -> Result<CompiledImage> {
     let total: usize = bodies.iter().map(|b| (b.body.range().end - b.body.range().start) as usize).sum();
     let threads = if parallel && total >= PARALLEL_THRESHOLD_BYTES {
         std::thread::available_parallelism().map_or(1, |n| n.get()).min(bodies.len())
@@ -446,40 +373,46 @@ pub fn function_texts(
     Ok(texts)
 }
 
-/// Lays out functions and entry trampolines in one image and resolves
-/// relocations.
-fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) -> Result<CompiledModule> {
+/// Lays out functions and entry trampolines in one image and resolves the
+/// calls between them; the process addresses are left for the runtime to
+/// write when it loads the image.
+fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) -> Result<CompiledImage> {
     let mut image = Vec::new();
     let mut relocs = Vec::new();
     let mut locs = PrimaryMap::<DefinedFuncIndex, FunctionLoc>::new();
     let mut traps = Vec::new();
     let mut srclocs = Vec::new();
-    let align = |image: &mut Vec<u8>, a: u32| image.resize(image.len().next_multiple_of(a.max(16) as usize), 0);
-
     for f in &funcs {
-        align(&mut image, f.alignment);
-        image.resize(image.len() + loop_align::start_padding(image.len(), &f.loop_heads), 0);
+        align(&mut image, f.code.alignment);
+        if env.loop_align {
+            image.resize(image.len() + loop_align::start_padding(image.len(), &f.loop_heads), 0);
+        }
         let start = image.len() as u32;
-        image.extend_from_slice(&f.body);
-        locs.push(FunctionLoc { start, len: f.body.len() as u32 });
-        traps.extend(f.traps.iter().map(|(o, c)| (start + o, *c)));
-        srclocs.extend(f.srclocs.iter().map(|(o, l)| (start + o, *l)));
+        image.extend_from_slice(&f.code.body);
+        locs.push(FunctionLoc { start, len: f.code.body.len() as u32 });
+        traps.extend(f.code.traps.iter().map(|(o, c)| (start + o, *c)));
+        srclocs.extend(f.code.srclocs.iter().map(|(o, l)| (start + o, *l)));
     }
 
     let entry_trampolines = entry_trampolines(isa, env, &mut image, &mut relocs, &|d| locs[d].start)?;
+    let defined = |f| env.info.defined_func_index(f);
     for (f, loc) in funcs.iter().zip(locs.values()) {
         let body = &mut image[loc.start as usize..(loc.start + loc.len) as usize];
-        resolve_relocs(body, loc.start, &f.relocs, env.info, &|d| locs[d].start, &mut relocs)?;
+        resolve_relocs(body, loc.start, &f.code.relocs, &defined, &|d| locs[d].start, &mut relocs)?;
     }
-    patch_image(&mut image, &relocs, env.info)?;
-    let code = CodeMemory::new(&image)?;
-    Ok(CompiledModule { code, funcs: locs, entry_trampolines, traps, srclocs, relocs, lazy: None })
+    let tables = CodeTables { funcs: locs, entry_trampolines, traps, srclocs, relocs };
+    Ok(CompiledImage { image, tables })
+}
+
+/// Pads `image` to a multiple of `alignment` (at least 16 bytes).
+pub fn align(image: &mut Vec<u8>, alignment: u32) {
+    image.resize(image.len().next_multiple_of(alignment.max(16) as usize), 0);
 }
 
 /// Appends one entry trampoline per distinct signature of a defined
 /// function to `image` (whose defined function `d` starts at `callee(d)`)
 /// and returns each defined function's.
-fn entry_trampolines(
+pub fn entry_trampolines(
     isa: &dyn TargetIsa,
     env: &ModuleEnv<'_>,
     image: &mut Vec<u8>,
@@ -497,11 +430,12 @@ fn entry_trampolines(
             None => {
                 ctx.clear();
                 ctx.func = trampoline::entry_trampoline(isa, &ty, &mut fctx);
-                let t = compile_function(isa, &mut ctx, LatePasses::NONE)?;
-                image.resize(image.len().next_multiple_of(t.alignment.max(16) as usize), 0);
+                let t = compile_function(isa, &mut ctx, LatePasses::NONE)?.code;
+                align(image, t.alignment);
                 let o = image.len() as u32;
                 image.extend_from_slice(&t.body);
-                resolve_relocs(&mut image[o as usize..], o, &t.relocs, env.info, callee, relocs)?;
+                let defined = |f| env.info.defined_func_index(f);
+                resolve_relocs(&mut image[o as usize..], o, &t.relocs, &defined, callee, relocs)?;
                 by_type.insert(ty, o);
                 o
             }
@@ -511,119 +445,19 @@ fn entry_trampolines(
     Ok(entry_trampolines)
 }
 
-/// Patches the calls between the module's functions in `body`, the code
-/// of a function placed at `func_start` (callee `d` at `callee(d)`), and
-/// adds its other relocations to `out`.
-fn resolve_relocs(
-    body: &mut [u8],
-    func_start: u32,
-    relocs: &[(u32, Reloc, RelocTarget, i64)],
-    info: &ModuleInfo,
-    callee: &dyn Fn(DefinedFuncIndex) -> u32,
-    out: &mut Vec<ImageReloc>,
-) -> Result<()> {
-    for &(offset, kind, target, addend) in relocs {
-        let at = (func_start + offset) as usize;
-        match (kind, target) {
-            (Reloc::X86CallPCRel4 | Reloc::X86PCRel4 | Reloc::X86CallPLTRel4, RelocTarget::Func(f)) => {
-                // Direct calls only ever target defined functions: imports
-                // are called through the VMContext.
-                let d = info
-                    .defined_func_index(f)
-                    .ok_or_else(|| Error::unsupported(format_args!("direct call to import {f:?}"), None))?;
-                let delta = callee(d) as i64 + addend - at as i64;
-                let delta = i32::try_from(delta).map_err(|_| Error::unsupported("code image too large", None))?;
-                body[offset as usize..offset as usize + 4].copy_from_slice(&delta.to_le_bytes());
-            }
-            (Reloc::Abs8, RelocTarget::Process(target)) if addend == 0 => {
-                out.push(ImageReloc { offset: at as u32, target });
-            }
-            (kind, target) => return Err(Error::unsupported(format_args!("relocation {kind:?} to {target:?}"), None)),
-        }
-    }
-    Ok(())
-}
-
-/// Writes this process's addresses into `image` where `relocs` say. Fails
-/// on a relocation outside the image or naming something the module does
-/// not have.
-pub fn patch_image(image: &mut [u8], relocs: &[ImageReloc], info: &ModuleInfo) -> Result<()> {
-    for r in relocs {
-        let addr = match r.target {
-            ProcessAddress::LibCall(l) => libcall_address(l)?,
-            ProcessAddress::Signature(t) => match info.types.get(t) {
-                Some(ty) => ty.sig_id(),
-                None => return Err(Error::unsupported(format_args!("relocation to signature {t:?}"), None)),
-            },
-        };
-        let at = r.offset as usize;
-        let slot = at.checked_add(8).and_then(|end| image.get_mut(at..end));
-        let slot =
-            slot.ok_or_else(|| Error::unsupported(format_args!("relocation at {at:#x} outside the code"), None))?;
-        slot.copy_from_slice(&(addr as u64).to_le_bytes());
-    }
-    Ok(())
-}
-
-/// The floating-point helpers compiled code may call, in a fixed order: a
-/// helper's position is its number in serialized modules.
-pub const LIBCALLS: [LibCall; 10] = [
-    LibCall::CeilF32,
-    LibCall::CeilF64,
-    LibCall::FloorF32,
-    LibCall::FloorF64,
-    LibCall::TruncF32,
-    LibCall::TruncF64,
-    LibCall::NearestF32,
-    LibCall::NearestF64,
-    LibCall::FmaF32,
-    LibCall::FmaF64,
-];
-
-/// Floating-point helpers Cranelift calls on hosts without the matching
-/// instructions (SSE4.1 rounding, FMA).
-fn libcall_address(l: LibCall) -> Result<usize> {
-    extern "C" fn ceilf32(x: f32) -> f32 {
-        x.ceil()
-    }
-    extern "C" fn ceilf64(x: f64) -> f64 {
-        x.ceil()
-    }
-    extern "C" fn floorf32(x: f32) -> f32 {
-        x.floor()
-    }
-    extern "C" fn floorf64(x: f64) -> f64 {
-        x.floor()
-    }
-    extern "C" fn truncf32(x: f32) -> f32 {
-        x.trunc()
-    }
-    extern "C" fn truncf64(x: f64) -> f64 {
-        x.trunc()
-    }
-    extern "C" fn nearestf32(x: f32) -> f32 {
-        x.round_ties_even()
-    }
-    extern "C" fn nearestf64(x: f64) -> f64 {
-        x.round_ties_even()
-    }
-    extern "C" fn fmaf32(a: f32, b: f32, c: f32) -> f32 {
-        a.mul_add(b, c)
-    }
-    extern "C" fn fmaf64(a: f64, b: f64, c: f64) -> f64 {
-        a.mul_add(b, c)
-    }
+/// Our name for a floating-point helper Cranelift calls.
+fn libcall(l: ir::LibCall) -> Result<LibCall> {
     Ok(match l {
-        LibCall::CeilF32 => ceilf32 as *const () as usize,
-        LibCall::CeilF64 => ceilf64 as *const () as usize,
-        LibCall::FloorF32 => floorf32 as *const () as usize,
-        LibCall::FloorF64 => floorf64 as *const () as usize,
-        LibCall::TruncF32 => truncf32 as *const () as usize,
-        LibCall::TruncF64 => truncf64 as *const () as usize,
-        LibCall::NearestF32 => nearestf32 as *const () as usize,
-        LibCall::NearestF64 => nearestf64 as *const () as usize,
-        LibCall::FmaF32 => fmaf32 as *const () as usize,
-        LibCall::FmaF64 => fmaf64 as *const () as usize,
+        ir::LibCall::CeilF32 => LibCall::CeilF32,
+        ir::LibCall::CeilF64 => LibCall::CeilF64,
+        ir::LibCall::FloorF32 => LibCall::FloorF32,
+        ir::LibCall::FloorF64 => LibCall::FloorF64,
+        ir::LibCall::TruncF32 => LibCall::TruncF32,
+        ir::LibCall::TruncF64 => LibCall::TruncF64,
+        ir::LibCall::NearestF32 => LibCall::NearestF32,
+        ir::LibCall::NearestF64 => LibCall::NearestF64,
+        ir::LibCall::FmaF32 => LibCall::FmaF32,
+        ir::LibCall::FmaF64 => LibCall::FmaF64,
         other => return Err(Error::unsupported(format_args!("libcall {other}"), None)),
     })
 }

@@ -10,10 +10,10 @@ use wasmparser::WasmFeatures;
 
 use super::compile_module;
 use super::func_env::ModuleEnv;
-use crate::runtime::engine::Engine;
 use crate::environ::error::Error;
 use crate::environ::parse;
 use crate::environ::vmctx::VMOffsets;
+use crate::runtime::engine::Engine;
 
 /// Compiles `wat` with the default proposals plus `extra`.
 fn compile(wat: &str, extra: WasmFeatures) -> Result<(), Error> {
@@ -21,7 +21,7 @@ fn compile(wat: &str, extra: WasmFeatures) -> Result<(), Error> {
     let bytes = wat::parse_str(wat).expect("test module parses");
     let parsed = parse::parse(&bytes, engine.config().wasm_features() | extra)?;
     let offsets = VMOffsets::new(&parsed.info);
-    let env = ModuleEnv::new(&engine, &parsed.info, &offsets);
+    let env = ModuleEnv::new(engine.config(), engine.isa(), &parsed.info, &offsets);
     compile_module(engine.isa(), &env, parsed.bodies, false).map(|_| ())
 }
 

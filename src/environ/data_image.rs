@@ -12,8 +12,8 @@
 use std::ops::Range;
 
 use super::module_info::{ConstExpr, ConstOp, DataMode, ModuleInfo};
+use super::types::WASM_PAGE_SIZE;
 use crate::environ::index::MemoryIndex;
-use crate::runtime::vm::memory::WASM_PAGE_SIZE;
 
 /// Below this many bytes of data, copying is cheaper than mapping (one
 /// `mmap` to map and one to unmap, each a few microseconds, against

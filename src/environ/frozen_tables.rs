@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use cranelift_codegen::entity::EntityRef;
+use cranelift_entity::EntityRef;
 use wasmparser::{FunctionBody, Operator};
 
 use super::module_info::{ConstOp, ElemMode, ModuleInfo};

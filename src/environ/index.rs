@@ -4,7 +4,7 @@
 //! the classic translator bug, so each space gets its own type. "Defined"
 //! indices count only the entities a module defines itself, after its imports.
 
-use cranelift_codegen::entity::entity_impl;
+use cranelift_entity::entity_impl;
 
 macro_rules! indices {
     ($($(#[$doc:meta])* $name:ident = $prefix:literal;)*) => {$(

@@ -14,6 +14,7 @@
 //! them builds on this, and `tests/layers.rs` keeps it so.
 
 pub mod builtins;
+pub mod compiled;
 pub mod config;
 pub mod data_image;
 pub mod error;

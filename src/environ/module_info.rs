@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use cranelift_codegen::entity::{EntityRef, PrimaryMap};
+use cranelift_entity::{EntityRef, PrimaryMap};
 
 use crate::environ::index::*;
 use crate::environ::types::*;
@@ -130,8 +130,8 @@ impl ModuleInfo {
     /// made 4 GiB (WAMR's app heap can add pages).
     pub fn memories_below_4gib(&self) -> bool {
         self.memories.iter().all(|(m, ty)| match m.index() < self.num_imported_memories {
-            true => ty.limits.max.is_some_and(|max| max < crate::runtime::vm::memory::MAX_PAGES),
-            false => ty.limits.min < crate::runtime::vm::memory::MAX_PAGES,
+            true => ty.limits.max.is_some_and(|max| max < MAX_PAGES),
+            false => ty.limits.min < MAX_PAGES,
         })
     }
 

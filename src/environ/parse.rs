@@ -2,7 +2,7 @@
 //! over the sections. Function bodies are only located here; they are
 //! validated as they are translated, on the compile threads.
 
-use cranelift_codegen::entity::EntityRef;
+use cranelift_entity::EntityRef;
 use wasmparser::{
     BinaryReaderError, Chunk, ElementItems, ElementKind, FuncToValidate, FunctionBody, KnownCustom, Name, Operator,
     Parser, Payload, TypeRef, ValidPayload, Validator, ValidatorResources,

@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use cranelift_codegen::ir::TrapCode as ClifTrapCode;
-
 /// The reasons WebAssembly code traps. The messages are the spec's wording.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TrapCode {
@@ -71,7 +69,7 @@ impl TrapCode {
 
     /// Every trap code, in a fixed order: a code's position is its number
     /// in serialized modules.
-    pub(crate) const ALL: [TrapCode; 16] = [
+    pub const ALL: [TrapCode; 16] = [
         TrapCode::StackOverflow,
         TrapCode::MemoryOutOfBounds,
         TrapCode::TableOutOfBounds,
@@ -89,49 +87,6 @@ impl TrapCode {
         TrapCode::HeapMisaligned,
         TrapCode::AtomicWaitNonSharedMemory,
     ];
-
-    const USER: [TrapCode; 11] = [
-        TrapCode::Unreachable,
-        TrapCode::TableOutOfBounds,
-        TrapCode::UndefinedElement,
-        TrapCode::UninitializedElement,
-        TrapCode::BadSignature,
-        TrapCode::UnlinkedFunction,
-        TrapCode::HeapMisaligned,
-        TrapCode::AtomicWaitNonSharedMemory,
-        TrapCode::Interrupted,
-        TrapCode::OutOfFuel,
-        TrapCode::EpochDeadline,
-    ];
-
-    /// The Cranelift trap code compiled code uses for this trap.
-    pub(crate) fn to_clif(self) -> ClifTrapCode {
-        match self {
-            TrapCode::StackOverflow => ClifTrapCode::STACK_OVERFLOW,
-            TrapCode::MemoryOutOfBounds => ClifTrapCode::HEAP_OUT_OF_BOUNDS,
-            TrapCode::IntegerOverflow => ClifTrapCode::INTEGER_OVERFLOW,
-            TrapCode::IntegerDivisionByZero => ClifTrapCode::INTEGER_DIVISION_BY_ZERO,
-            TrapCode::BadConversionToInteger => ClifTrapCode::BAD_CONVERSION_TO_INTEGER,
-            user => {
-                let i = Self::USER.iter().position(|c| *c == user).expect("every other code is a user code");
-                ClifTrapCode::unwrap_user(i as u8 + 1)
-            }
-        }
-    }
-
-    pub(crate) fn from_clif(code: ClifTrapCode) -> Option<TrapCode> {
-        Some(match code {
-            ClifTrapCode::STACK_OVERFLOW => TrapCode::StackOverflow,
-            ClifTrapCode::HEAP_OUT_OF_BOUNDS => TrapCode::MemoryOutOfBounds,
-            ClifTrapCode::INTEGER_OVERFLOW => TrapCode::IntegerOverflow,
-            ClifTrapCode::INTEGER_DIVISION_BY_ZERO => TrapCode::IntegerDivisionByZero,
-            ClifTrapCode::BAD_CONVERSION_TO_INTEGER => TrapCode::BadConversionToInteger,
-            other => {
-                let user = Self::USER.iter().position(|c| c.to_clif() == other)?;
-                Self::USER[user]
-            }
-        })
-    }
 }
 
 impl fmt::Display for TrapCode {
@@ -250,15 +205,3 @@ impl fmt::Display for Trap {
 }
 
 impl std::error::Error for Trap {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cranelift_codes_round_trip() {
-        for code in TrapCode::ALL {
-            assert_eq!(TrapCode::from_clif(code.to_clif()), Some(code));
-        }
-    }
-}

@@ -341,6 +341,26 @@ impl MemoryType {
     }
 }
 
+/// Bytes in a WebAssembly page.
+pub const WASM_PAGE_SIZE: usize = 65536;
+/// Pages addressable with a 32-bit index.
+pub const MAX_PAGES: u32 = 65536;
+/// The most pages a memory declared smaller than 4 GiB grows to: it stops
+/// 64 KiB short, so that compiled code may step an index it has accessed
+/// by less than 64 KiB without a 32-bit wrap (`compile::address_steps`).
+/// The spec lets `memory.grow` fail; a memory declared with 65536 pages
+/// has them.
+pub const GROWN_MAX_PAGES: u32 = MAX_PAGES - 1;
+/// The largest size memories of type `ty` may grow to, in pages (see
+/// [`GROWN_MAX_PAGES`]).
+pub fn max_pages(ty: &MemoryType) -> u32 {
+    let declared = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
+    match ty.limits.min >= MAX_PAGES {
+        true => declared,
+        false => declared.min(GROWN_MAX_PAGES),
+    }
+}
+
 /// The type of anything a module imports or exports.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ExternType {

@@ -24,7 +24,7 @@
 use crate::environ::index::*;
 use crate::environ::module_info::ModuleInfo;
 use crate::environ::val_raw::ValRaw;
-use cranelift_codegen::entity::EntityRef;
+use cranelift_entity::EntityRef;
 
 /// Opaque marker for a pointer to a VMContext block.
 #[repr(C)]
@@ -129,11 +129,13 @@ pub struct VMStoreContext {
     pub fuel_consumed: i64,
     /// The store's interruption state, null until an interrupt handle or
     /// an epoch deadline needed it (read by the runtime and its signal
-    /// handler, not by compiled code).
-    pub interrupt: *const crate::runtime::vm::interrupt::InterruptState,
-    /// The store itself, for builtins that need more than this context
-    /// (the resource limiter of `memory.grow`).
-    pub store: *mut crate::runtime::store::StoreOpaque,
+    /// handler, not by compiled code). Opaque here: the runtime's
+    /// `InterruptState`, which only the runtime reads.
+    pub interrupt: *const (),
+    /// The store itself (the runtime's `StoreOpaque`, opaque here), for
+    /// builtins that need more than this context (the resource limiter of
+    /// `memory.grow`).
+    pub store: *mut (),
 }
 
 impl VMStoreContext {

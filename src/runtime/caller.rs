@@ -7,8 +7,8 @@ use super::memory::Memory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreContextMut, StoreInner};
 use super::vm::instance::CallerVmctx;
 use super::vm::stored::Stored;
-use crate::runtime::engine::Engine;
 use crate::environ::index::MemoryIndex;
+use crate::runtime::engine::Engine;
 
 /// The store (and, when wasm made the call, the calling instance) of a host
 /// function call.
@@ -54,7 +54,8 @@ impl<'a, T> Caller<'a, T> {
 
     /// The calling instance, when the call came from wasm.
     pub fn instance(&self) -> Option<Instance> {
-        self.caller.instance()
+        let index = self.caller.instance_index()?;
+        Some(Instance { store: self.store.opaque.id(), index })
     }
 
     /// The calling instance's memory 0 (defined or imported), found without
@@ -63,7 +64,7 @@ impl<'a, T> Caller<'a, T> {
     /// the call or the instance has no memory.
     pub fn default_memory(&self) -> Option<Memory> {
         let data = self.caller.instance_data()?;
-        if data.module.info().memories.is_empty() {
+        if data.info().memories.is_empty() {
             return None;
         }
         let ptr = data.memory(MemoryIndex::from_u32(0));

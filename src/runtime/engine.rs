@@ -7,18 +7,16 @@ use std::sync::{Arc, Mutex};
 
 use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
-use cranelift_codegen::Context;
-use cranelift_frontend::FunctionBuilderContext;
 
-use crate::compile::{compile_function, trampoline, LatePasses};
-use crate::environ::config::{Config, Regalloc};
+use crate::compile;
+use crate::environ::config::{BoundsChecks, Config, Regalloc};
 use crate::environ::error::{Error, Result};
+use crate::environ::types::{FuncType, ValType};
 use crate::runtime::vm::code_memory::CodeMemory;
 use crate::runtime::vm::interrupt::EpochWatch;
 use crate::runtime::vm::memory_pool::MemoryPool;
 use crate::runtime::vm::profiling;
 use crate::runtime::vm::signals;
-use crate::environ::types::{FuncType, ValType};
 
 /// A compilation environment. Cheap to clone (a reference count); modules
 /// and stores keep their engine alive.
@@ -107,6 +105,42 @@ impl Engine {
         &*self.inner.isa
     }
 
+    /// The code generator, shared (lazily compiled modules keep it).
+    pub(crate) fn shared_isa(&self) -> OwnedTargetIsa {
+        self.inner.isa.clone()
+    }
+
+    /// What code compiled by this engine depends on, as named values: the
+    /// runtime version, the target and its CPU features, and every setting
+    /// that changes generated code. A compiled-code file records them, and
+    /// loading it compares them one by one (`cache::header::check`).
+    pub(crate) fn fingerprint(&self) -> Vec<(String, String)> {
+        let config = self.config();
+        let isa = self.isa();
+        let mut out = vec![
+            ("cranewasm".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+            ("target".to_string(), isa.triple().to_string()),
+        ];
+        for v in isa.isa_flags() {
+            let text = v.to_string();
+            let value = text.split_once('=').map_or(text.as_str(), |(_, v)| v).to_string();
+            out.push((format!("cpu.{}", v.name), value));
+        }
+        for v in isa.flags().iter() {
+            let text = v.to_string();
+            let value = text.split_once('=').map_or(text.as_str(), |(_, v)| v).to_string();
+            out.push((format!("cranelift.{}", v.name), value));
+        }
+        let bounds = match config.bounds_checks {
+            BoundsChecks::GuardPages => "guard-pages",
+            BoundsChecks::Explicit => "explicit",
+        };
+        out.push(("bounds checks".into(), bounds.into()));
+        out.push(("fuel".into(), config.consume_fuel.to_string()));
+        out.push(("wasm features".into(), format!("{:#x}", config.wasm_features().bits())));
+        out
+    }
+
     /// Whether two handles name the same engine.
     pub fn same(a: &Engine, b: &Engine) -> bool {
         Arc::ptr_eq(&a.inner, &b.inner)
@@ -147,10 +181,7 @@ impl Engine {
         if let Some(t) = cache.get(&ty) {
             return Ok(t.clone());
         }
-        let mut ctx = Context::new();
-        ctx.func = trampoline::exit_trampoline(self.isa(), &ty, &mut FunctionBuilderContext::new());
-        let compiled = compile_function(self.isa(), &mut ctx, LatePasses::NONE)?;
-        let code = Arc::new(CodeMemory::new(compiled.body())?);
+        let code = Arc::new(CodeMemory::new(&compile::exit_trampoline(self.isa(), &ty)?)?);
         let range = code.range();
         profiling::register(
             self.config().profiler,
@@ -169,10 +200,7 @@ impl Engine {
         if let Some(t) = cache.get(&key) {
             return Ok(t.clone());
         }
-        let mut ctx = Context::new();
-        ctx.func = trampoline::native_trampoline(self.isa(), params, results, &mut FunctionBuilderContext::new());
-        let compiled = compile_function(self.isa(), &mut ctx, LatePasses::NONE)?;
-        let code = Arc::new(CodeMemory::new(compiled.body())?);
+        let code = Arc::new(CodeMemory::new(&compile::native_trampoline(self.isa(), params, results)?)?);
         cache.insert(key, code.clone());
         Ok(code)
     }

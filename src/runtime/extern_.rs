@@ -5,6 +5,8 @@ use super::global::Global;
 use super::memory::Memory;
 use super::store::{AsContext, StoreId, StoreOpaque};
 use super::table::Table;
+use super::vm::export::VMExtern;
+use super::vm::stored::Stored;
 use crate::environ::types::ExternType;
 
 /// A function, global, table or memory of a store.
@@ -21,6 +23,34 @@ pub enum Extern {
 }
 
 impl Extern {
+    /// The entity as the internals hold it.
+    pub(crate) fn to_vm(&self) -> VMExtern {
+        match self {
+            Extern::Func(f) => VMExtern::Func(f.0.as_non_null()),
+            Extern::Global(g) => VMExtern::Global { storage: g.storage.as_non_null(), ty: g.ty, owner: g.owner },
+            Extern::Table(t) => VMExtern::Table(t.0.as_non_null()),
+            Extern::Memory(m) => VMExtern::Memory(m.0.as_non_null()),
+        }
+    }
+
+    /// The handle of an entity of store `store`, as the internals give it.
+    pub(crate) fn from_vm(store: StoreId, e: VMExtern) -> Extern {
+        // SAFETY (each `new_unchecked`): the internals give entities of the
+        // store they are asked about, which live as long as it (or, for an
+        // instance's, until the instance is released, whose contract
+        // forbids using its handles after).
+        unsafe {
+            match e {
+                VMExtern::Func(f) => Extern::Func(Func(Stored::new_unchecked(store, f))),
+                VMExtern::Global { storage, ty, owner } => {
+                    Extern::Global(Global { storage: Stored::new_unchecked(store, storage), ty, owner })
+                }
+                VMExtern::Table(t) => Extern::Table(Table(Stored::new_unchecked(store, t))),
+                VMExtern::Memory(m) => Extern::Memory(Memory(Stored::new_unchecked(store, m))),
+            }
+        }
+    }
+
     /// The current type of the entity (tables and memories report their
     /// current size as minimum).
     pub fn ty(&self, store: impl AsContext) -> ExternType {

@@ -3,17 +3,18 @@
 //! [`vm::func`](super::vm::func).
 
 use super::caller::Caller;
-use super::store::{AsContext, AsContextMut, StoreContextMut, StoreOpaque};
+use super::store::{AsContext, AsContextMut, StoreContextMut, StoreInner, StoreOpaque};
 use super::vm::entry;
 use super::vm::func::VMHostFunc;
+use super::vm::instance::CallerVmctx;
 use super::vm::scratch::with_scratch;
 use super::vm::stored::Stored;
 use crate::environ::error::{Error, Result};
 use crate::environ::trap::{Trap, TrapCode};
 use crate::environ::types::FuncType;
 use crate::environ::val_raw::ValRaw;
-use crate::runtime::values::Val;
 use crate::environ::vmctx::VMFuncRef;
+use crate::runtime::values::Val;
 
 /// A function in a store: defined by a wasm instance or by the host.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -57,7 +58,14 @@ impl Func {
     where
         F: Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
     {
-        Ok(Func(VMHostFunc::create(store.0, ty, f)?))
+        let run = move |store: *mut StoreOpaque, caller: CallerVmctx, slots: &mut [ValRaw]| {
+            // SAFETY: a host function only ever runs in the store that
+            // created it, a `StoreInner<T>` (`repr(C)`, starting with its
+            // `StoreOpaque`), which no one else borrows during the call.
+            let store = unsafe { &mut *store.cast::<StoreInner<T>>() };
+            f(Caller::new(store, caller), slots)
+        };
+        Ok(Func(VMHostFunc::create(&mut store.0.opaque, ty, run)?))
     }
 
     /// A function that traps with "failed to call unlinked function" when

@@ -5,8 +5,8 @@ use super::store::{AsContext, AsContextMut};
 use super::vm::stored::Stored;
 use crate::environ::error::{Error, Result};
 use crate::environ::types::{GlobalType, Mutability};
-use crate::runtime::values::Val;
 use crate::environ::vmctx::VMGlobal;
+use crate::runtime::values::Val;
 
 /// A global in a store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -11,11 +11,11 @@ use super::shared_memory::SharedMemory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreId, StoreOpaque};
 use super::table::Table;
 use super::vm::instance::{self as vm_instance, VMInstance};
-use crate::runtime::engine::Engine;
 use crate::environ::error::{Error, LinkError, Result};
 use crate::environ::index::{EntityIndex, GlobalIndex, MemoryIndex, TableIndex};
-use crate::runtime::module::Module;
 use crate::environ::types::{ExternType, MemoryType};
+use crate::runtime::engine::Engine;
+use crate::runtime::module::Module;
 
 /// An instance of a module in a store.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -55,8 +55,8 @@ impl Instance {
         let store = cx.opaque();
         check_imports(store, module, imports)?;
         match limits.max_memory_pages.filter(|p| *p != 0) {
-            None => vm_instance::instantiate(store, module, imports, None, &[]),
-            Some(_) => vm_instance::instantiate(store, module, imports, Some(&|_, ty| limits.memory_type(ty)), &[]),
+            None => instantiate(store, module, imports, None, &[]),
+            Some(_) => instantiate(store, module, imports, Some(&|_, ty| limits.memory_type(ty)), &[]),
         }
     }
 
@@ -76,7 +76,7 @@ impl Instance {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         check_imports(store, module, imports)?;
-        vm_instance::instantiate(store, module, imports, Some(&memory_type), &[])
+        instantiate(store, module, imports, Some(&memory_type), &[])
     }
 
     /// As [`Instance::new`], with the shared memories the module defines
@@ -111,7 +111,7 @@ impl Instance {
             }
         }
         let shared: Vec<_> = shared.iter().map(|s| s.as_ref().map(|s| s.0.clone())).collect();
-        vm_instance::instantiate(store, module, imports, None, &shared)
+        instantiate(store, module, imports, None, &shared)
     }
 
     pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> &'a VMInstance {
@@ -146,21 +146,22 @@ impl Instance {
 
     /// The module this is an instance of.
     pub fn module<'a, T: 'a>(&self, store: impl Into<StoreContext<'a, T>>) -> &'a Module {
-        &self.data(store.into().into_opaque()).module
+        let module = self.data(store.into().into_opaque()).module.as_any().downcast_ref();
+        module.expect("instances are made of `Module`s")
     }
 
     /// The export called `name`.
     pub fn get_export(&self, store: impl AsContext, name: &str) -> Option<Extern> {
         let cx = store.as_context();
         let data = self.data(cx.opaque());
-        data.module.info().export(name).map(|i| data.export(i))
+        data.info().export(name).map(|i| Extern::from_vm(self.store, data.export(i)))
     }
 
     /// All exports, in the module's order.
     pub fn exports(&self, store: impl AsContext) -> Vec<(String, Extern)> {
         let cx = store.as_context();
         let data = self.data(cx.opaque());
-        data.module.info().exports.iter().map(|(n, i)| (n.clone(), data.export(*i))).collect()
+        data.info().exports.iter().map(|(n, i)| (n.clone(), Extern::from_vm(self.store, data.export(*i)))).collect()
     }
 
     /// Memory `index` of the instance (imported ones first, as in the
@@ -168,8 +169,11 @@ impl Instance {
     pub fn memory(&self, store: impl AsContext, index: u32) -> Option<Memory> {
         let cx = store.as_context();
         let data = self.data(cx.opaque());
-        (index < data.module.info().memories.len() as u32)
-            .then(|| data.export(EntityIndex::Memory(MemoryIndex::from_u32(index))).into_memory())
+        (index < data.info().memories.len() as u32)
+            .then(|| {
+                Extern::from_vm(self.store, data.export(EntityIndex::Memory(MemoryIndex::from_u32(index))))
+                    .into_memory()
+            })
             .flatten()
     }
 
@@ -179,8 +183,10 @@ impl Instance {
     pub fn table(&self, store: impl AsContext, index: u32) -> Option<Table> {
         let cx = store.as_context();
         let data = self.data(cx.opaque());
-        (index < data.module.info().tables.len() as u32)
-            .then(|| data.export(EntityIndex::Table(TableIndex::from_u32(index))).into_table())
+        (index < data.info().tables.len() as u32)
+            .then(|| {
+                Extern::from_vm(self.store, data.export(EntityIndex::Table(TableIndex::from_u32(index)))).into_table()
+            })
             .flatten()
     }
 
@@ -190,8 +196,11 @@ impl Instance {
     pub fn global(&self, store: impl AsContext, index: u32) -> Option<Global> {
         let cx = store.as_context();
         let data = self.data(cx.opaque());
-        (index < data.module.info().globals.len() as u32)
-            .then(|| data.export(EntityIndex::Global(GlobalIndex::from_u32(index))).into_global())
+        (index < data.info().globals.len() as u32)
+            .then(|| {
+                Extern::from_vm(self.store, data.export(EntityIndex::Global(GlobalIndex::from_u32(index))))
+                    .into_global()
+            })
             .flatten()
     }
 
@@ -211,6 +220,20 @@ impl Instance {
     pub fn get_table(&self, store: impl AsContext, name: &str) -> Option<Table> {
         self.get_export(store, name)?.into_table()
     }
+}
+
+/// Instantiates `module` in `store` with `imports`, which
+/// [`check_imports`] accepted.
+fn instantiate(
+    store: &mut StoreOpaque,
+    module: &Module,
+    imports: &[Extern],
+    memory_type: vm_instance::MemoryTypeFn<'_>,
+    shared: &[Option<std::sync::Arc<crate::runtime::vm::shared_memory::VMSharedMemory>>],
+) -> Result<Instance> {
+    let imports: Vec<_> = imports.iter().map(Extern::to_vm).collect();
+    let index = vm_instance::instantiate(store, Box::new(module.clone()), &imports, memory_type, shared)?;
+    Ok(Instance { store: store.id(), index })
 }
 
 /// Checks that `imports` can instantiate `module` in `store`: same engine,

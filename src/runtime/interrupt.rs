@@ -64,7 +64,7 @@ impl StoreOpaque {
         if self.interrupt.is_none() {
             interrupt::install_handler();
             let s = Arc::new(InterruptState::default());
-            self.vm.interrupt = Arc::as_ptr(&s);
+            self.vm.interrupt = Arc::as_ptr(&s).cast();
             self.interrupt = Some(s);
         }
         self.interrupt.as_ref().expect("just made")

@@ -14,55 +14,9 @@
 
 use super::instance::Instance;
 use super::store::{forward_to_opaque, StoreOpaque};
+use super::vm::limits::GrowFailure;
+pub use super::vm::limits::{GrowFailureReason, MemoryGrowth, ResourceLimiter};
 use crate::environ::types::MemoryType;
-
-/// A memory about to grow (or be created, from `current` 0), as a
-/// [`ResourceLimiter`] sees it. Sizes are in bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct MemoryGrowth {
-    /// The memory's size now.
-    pub current: usize,
-    /// Its size after the growth.
-    pub desired: usize,
-    /// Its declared maximum, if any.
-    pub maximum: Option<usize>,
-    /// The size of all memories of the instance that defines this one (or
-    /// of this memory alone, for one the host created), now.
-    pub instance_total: usize,
-    /// The size of all the store's memories now.
-    pub store_total: usize,
-}
-
-/// Decides whether a store may grow or create memories and tables, and how
-/// many instances, memories and tables it may hold. Set with
-/// [`Store::set_limiter`](crate::Store::set_limiter).
-pub trait ResourceLimiter: Send {
-    /// Whether the memory may grow as `growth` says. Refusing makes
-    /// `memory.grow` return -1 (and [`Memory::grow`](crate::Memory::grow)
-    /// fail); refusing a creation fails the instantiation.
-    fn memory_growing(&mut self, growth: &MemoryGrowth) -> bool;
-
-    /// Whether a table may grow from `current` to `desired` elements
-    /// (`current` 0: a creation). `maximum` is its declared maximum.
-    fn table_growing(&mut self, current: u32, desired: u32, maximum: Option<u32>) -> bool;
-
-    /// The most instances the store may hold at once.
-    fn instances(&self) -> usize {
-        usize::MAX
-    }
-
-    /// The most memories (defined by instances or created by the host) the
-    /// store may hold at once.
-    fn memories(&self) -> usize {
-        usize::MAX
-    }
-
-    /// The most tables the store may hold at once.
-    fn tables(&self) -> usize {
-        usize::MAX
-    }
-}
 
 /// A ready-made [`ResourceLimiter`] with fixed caps; build it with
 /// [`StoreLimits::builder`]. Every cap is absent unless set.
@@ -196,18 +150,6 @@ impl InstanceLimits {
     }
 }
 
-/// Why a memory could not grow.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum GrowFailureReason {
-    /// The growth would pass the memory's maximum (declared, or lowered
-    /// with [`InstanceLimits::max_memory_pages`](crate::InstanceLimits)).
-    MaximumReached,
-    /// The store's [`ResourceLimiter`] refused it.
-    LimitReached,
-    /// The host could not provide the memory.
-    HostRefused,
-}
-
 /// A memory growth that failed: what a store's
 /// [`on_memory_grow_failure`](crate::Store::on_memory_grow_failure) callback gets.
 #[derive(Clone, Debug)]
@@ -227,9 +169,6 @@ pub struct MemoryGrowFailure {
     pub reason: GrowFailureReason,
 }
 
-/// The callback of [`Store::on_memory_grow_failure`](crate::Store::on_memory_grow_failure).
-pub(crate) type GrowFailureCallback = Box<dyn FnMut(&MemoryGrowFailure) + Send>;
-
 impl StoreOpaque {
     /// Puts the store's memories, tables and instances under `limiter`,
     /// replacing any earlier one. What already exists stays as it is.
@@ -241,8 +180,17 @@ impl StoreOpaque {
     /// `memory.grow` or from [`Memory::grow`](crate::Memory::grow), before
     /// the failure is returned. `f` runs in the middle of the guest's call:
     /// it must not call into the store.
-    pub fn on_memory_grow_failure(&mut self, f: impl FnMut(&MemoryGrowFailure) + Send + 'static) {
-        self.limits.on_grow_failure = Some(Box::new(f));
+    pub fn on_memory_grow_failure(&mut self, mut f: impl FnMut(&MemoryGrowFailure) + Send + 'static) {
+        let store = self.id();
+        self.limits.on_grow_failure = Some(Box::new(move |g: &GrowFailure| {
+            f(&MemoryGrowFailure {
+                delta_pages: g.delta_pages,
+                current_bytes: g.current_bytes,
+                memory_index: g.memory_index,
+                instance: g.instance.map(|index| Instance { store, index }),
+                reason: g.reason,
+            })
+        }));
     }
 
     /// The bytes of all memories of the store.

@@ -3,9 +3,9 @@
 use std::collections::HashMap;
 
 use crate::environ::error::{LinkError, Result};
-use crate::runtime::module::Module;
 use crate::runtime::extern_::Extern;
 use crate::runtime::instance::Instance;
+use crate::runtime::module::Module;
 use crate::runtime::store::{AsContext, AsContextMut};
 
 /// A set of named definitions that modules can import.

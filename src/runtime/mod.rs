@@ -23,7 +23,6 @@ pub mod module;
 pub mod native;
 pub mod shared_memory;
 pub mod store;
-pub mod store_claim;
 pub mod table;
 pub mod typed;
 pub mod values;

@@ -15,10 +15,10 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use super::vm::code_memory::CodeMemory;
-use crate::runtime::engine::Engine;
 use crate::environ::error::Result;
 use crate::environ::types::ValType;
 use crate::environ::val_raw::ValRaw;
+use crate::runtime::engine::Engine;
 
 /// How the compiled trampoline is called: `(func, first, values)`.
 type TrampolineFn = unsafe extern "C" fn(*const c_void, *mut c_void, *mut ValRaw);

@@ -22,10 +22,10 @@ use super::vm::memory::VMMemory;
 use super::vm::parking_lot;
 use super::vm::shared_memory::VMSharedMemory;
 use super::vm::stored::Stored;
-use crate::runtime::engine::Engine;
 use crate::environ::error::{Error, Result};
 use crate::environ::trap::{Trap, TrapCode};
 use crate::environ::types::MemoryType;
+use crate::runtime::engine::Engine;
 
 pub use super::vm::parking_lot::WaitResult;
 
@@ -60,7 +60,7 @@ impl SharedMemory {
 
     /// Current size in 64 KiB pages.
     pub fn size(&self) -> u32 {
-        (self.0.byte_size() / super::vm::memory::WASM_PAGE_SIZE) as u32
+        (self.0.byte_size() / crate::environ::types::WASM_PAGE_SIZE) as u32
     }
 
     /// Current size in bytes. It only ever grows.

@@ -12,131 +12,13 @@
 //! that; clients without it claim the store, see [`StoreClaim`]).
 //! Distinct stores run on distinct threads freely.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::store_claim::StoreClaim;
-use super::vm::externref::VMExternData;
-use super::vm::func::VMHostFunc;
-use super::vm::instance::VMInstance;
-use super::vm::interrupt::InterruptState;
 use super::vm::limits::Limits;
-use super::vm::memory::VMMemory;
-use super::vm::table::VMTable;
+pub use super::vm::store::{StoreId, StoreOpaque};
+use super::vm::store_claim::StoreClaim;
+use crate::environ::vmctx::VMStoreContext;
 use crate::runtime::engine::Engine;
-use crate::environ::vmctx::{VMGlobal, VMStoreContext};
-
-/// Unique id of a store (never reused in a process).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct StoreId(u64);
-
-impl StoreId {
-    fn next() -> StoreId {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        StoreId(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-}
-
-/// The part of a store that does not depend on the embedder's data type.
-#[allow(
-    clippy::vec_box,
-    reason = "JIT code and handles hold pointers to these objects, so they must not move when the Vec grows"
-)]
-pub struct StoreOpaque {
-    id: StoreId,
-    engine: Engine,
-    pub(crate) vm: Box<VMStoreContext>,
-    /// Instances by index; `None` once released and freed (until the slot
-    /// is reused, see `free_slots`).
-    pub(crate) instances: Vec<Option<Box<VMInstance>>>,
-    /// Released instances whose freeing waits for the running call to end.
-    pub(crate) deferred_frees: Vec<usize>,
-    /// Indices in `instances` whose instance was freed, for reuse.
-    pub(crate) free_slots: Vec<usize>,
-    pub(crate) host_funcs: Vec<Box<VMHostFunc>>,
-    pub(crate) memories: Vec<Box<VMMemory>>,
-    pub(crate) tables: Vec<Box<VMTable>>,
-    pub(crate) globals: Vec<Box<VMGlobal>>,
-    pub(crate) externrefs: Vec<Box<VMExternData>>,
-    /// Calls from the host into wasm currently running on this store.
-    pub(crate) active_calls: usize,
-    /// The engine's `max_wasm_stack`, kept here for the call path.
-    pub(crate) max_wasm_stack: usize,
-    /// Which thread uses the store, for clients that cannot show it with
-    /// `&mut` (see [`StoreClaim`]).
-    pub(crate) claim: Arc<StoreClaim>,
-    /// Interruption state, made with the first interrupt handle; `vm`
-    /// points at it.
-    pub(crate) interrupt: Option<Arc<InterruptState>>,
-    /// What the store holds, and its resource limiter.
-    pub(crate) limits: Limits,
-}
-
-// SAFETY: the raw pointers inside a store's objects (VMContexts, memory and
-// table definitions, host function contexts, funcrefs) all point at objects
-// the same store owns, or at engine-wide code that is immutable and shared.
-// Nothing in it is tied to a thread: moving the store moves all of that
-// together. It is deliberately not `Sync`: all access to its objects, through
-// handles or compiled code, needs `&`/`&mut StoreOpaque` on one thread.
-unsafe impl Send for StoreOpaque {}
-
-impl StoreOpaque {
-    /// The store's unique id.
-    pub fn id(&self) -> StoreId {
-        self.id
-    }
-
-    /// The engine the store was created with.
-    pub fn engine(&self) -> &Engine {
-        &self.engine
-    }
-
-    /// Panics unless an object of store `id` is used with this store: the
-    /// check of accessors without an error path, like wasmtime's handles.
-    #[inline]
-    pub(crate) fn assert_owns(&self, id: StoreId) {
-        assert_eq!(id, self.id, "object used with a store it does not belong to");
-    }
-
-    /// Number of instances alive in this store.
-    pub fn instance_count(&self) -> usize {
-        self.limits.instance_count()
-    }
-
-    /// The store's claim (see [`StoreClaim`]).
-    pub fn claim(&self) -> Arc<StoreClaim> {
-        self.claim.clone()
-    }
-
-    /// Makes `limit` the stack limit of the store's compiled code: the
-    /// store context's and every live instance's copy, which prologues
-    /// read (one load from their own VMContext instead of two through the
-    /// store context). Writing every instance costs O(instances), so only
-    /// a limit that differs from the current one is written: a host that
-    /// calls in from the same depth (the usual loop) pays one compare.
-    /// Called only on an outermost entry, so no compiled code of the store
-    /// runs meanwhile.
-    #[inline]
-    pub(crate) fn publish_stack_limit(&mut self, limit: usize) {
-        if self.vm.stack_limit != limit {
-            self.publish_new_stack_limit(limit);
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn publish_new_stack_limit(&mut self, limit: usize) {
-        self.vm.stack_limit = limit;
-        for instance in self.instances.iter().flatten() {
-            instance.set_stack_limit(limit);
-        }
-    }
-
-    /// The instance at `index`.
-    pub(crate) fn instance(&self, index: usize) -> &VMInstance {
-        self.instances[index].as_deref().expect("use of an instance that was released")
-    }
-}
 
 /// A store holding embedder data of type `T`, available to host functions.
 pub struct Store<T> {
@@ -180,7 +62,7 @@ impl<T> Store<T> {
         };
         let mut inner = Box::new(StoreInner { opaque, data });
         // The box gives the store the address builtins reach it at.
-        inner.opaque.vm.store = &mut inner.opaque;
+        inner.opaque.vm.store = (&mut inner.opaque as *mut StoreOpaque).cast();
         Store { inner }
     }
 

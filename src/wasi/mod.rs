@@ -54,17 +54,17 @@ pub use pipe::{ReadPipe, WritePipe};
 pub use types::{Errno, WasiResult};
 
 use crate::environ::error::{Error, Result};
-use crate::runtime::linker::Linker;
-use crate::runtime::module::Module;
+use crate::environ::types::{FuncType, ValType};
+use crate::environ::val_raw::ValRaw;
 use crate::runtime::caller::Caller;
 use crate::runtime::func::Func;
 use crate::runtime::instance::Instance;
+use crate::runtime::linker::Linker;
+use crate::runtime::module::Module;
 use crate::runtime::store::{AsContext, AsContextMut};
 use crate::runtime::typed::WasmTy;
 use crate::runtime::vm::blocking::HostCall;
 use crate::runtime::vm::interrupt::InterruptState;
-use crate::environ::types::{FuncType, ValType};
-use crate::environ::val_raw::ValRaw;
 
 /// The module name WASI preview 1 functions are imported from.
 pub const MODULE: &str = "wasi_snapshot_preview1";

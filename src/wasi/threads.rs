@@ -34,17 +34,17 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crate::environ::error::{Error, Result};
-use crate::runtime::linker::Linker;
-use crate::runtime::module::Module;
+use crate::environ::trap::Trap;
+use crate::environ::types::{ExternType, FuncType, ValType};
+use crate::environ::val_raw::ValRaw;
 use crate::runtime::caller::Caller;
 use crate::runtime::func::Func;
 use crate::runtime::instance::Instance;
 use crate::runtime::interrupt::InterruptHandle;
+use crate::runtime::linker::Linker;
+use crate::runtime::module::Module;
 use crate::runtime::shared_memory::SharedMemory;
 use crate::runtime::store::{AsContextMut, Store};
-use crate::environ::trap::Trap;
-use crate::environ::types::{ExternType, FuncType, ValType};
-use crate::environ::val_raw::ValRaw;
 
 /// The module name `thread-spawn` is imported from.
 pub const MODULE: &str = "wasi";

@@ -7,6 +7,7 @@
 //! VMContext as the callee's; anything else is called through a
 //! `VMFuncRef`, which carries the code pointer and the callee's VMContext.
 
+use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::entity::EntityRef;
 use cranelift_codegen::ir::{
     self, immediates::Imm64, types, AbiParam, ExtFuncData, ExternalName, FuncRef, GlobalValueData, Inst, InstBuilder,

@@ -11,6 +11,7 @@
 //!
 //! (Interrupts and epoch deadlines need no code: see `runtime::vm::interrupt`.)
 
+use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{condcodes::IntCC, types::I64, InstBuilder, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use wasmparser::Operator;

@@ -14,6 +14,7 @@
 //! addresses and checks hold, and `memory.size` reads the length with an
 //! atomic load that no optimisation may merge with an earlier one.
 
+use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{
     condcodes::IntCC,
     types::{I32, I64},

@@ -33,7 +33,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
 
 pub use self::memory::HeapAccess;
-use crate::environ::config::BoundsChecks;
+use crate::environ::config::{BoundsChecks, Config};
 use crate::environ::index::{FuncIndex, TypeIndex};
 use crate::environ::module_info::ModuleInfo;
 use crate::environ::types::{FuncType, ValType};
@@ -72,23 +72,26 @@ pub struct ModuleEnv<'a> {
     pub address_steps: bool,
     /// Multiply by small constants with `lea` and shifts (`Config::mul_consts`).
     pub mul_consts: bool,
+    /// Place each function so its inner loops start early in a cache line
+    /// (`compile::loop_align`).
+    pub loop_align: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
-    /// The environment of a module compiled by `engine`.
-    pub fn new(engine: &crate::Engine, info: &'a ModuleInfo, offsets: &'a VMOffsets) -> ModuleEnv<'a> {
-        ModuleEnv::for_isa(engine, engine.isa(), info, offsets)
-    }
-
-    /// The environment of a module compiled with `engine`'s settings for
-    /// another target, `isa` (the golden-code tests' fixed CPU).
-    pub fn for_isa(
-        engine: &crate::Engine,
+    /// The environment of a module compiled with the settings `config`
+    /// for target `isa`.
+    ///
+    /// The late passes that rewrite code into x86-64 idioms (widened
+    /// loads, 64-bit address steps, `lea` multiplications, loop placement
+    /// in 64-byte lines) were tuned on x86-64 and measured only there: on
+    /// another target they stay off, whatever the configuration says.
+    pub fn new(
+        config: &Config,
         isa: &dyn cranelift_codegen::isa::TargetIsa,
         info: &'a ModuleInfo,
         offsets: &'a VMOffsets,
     ) -> ModuleEnv<'a> {
-        let config = engine.config();
+        let x86 = isa.name() == "x64";
         ModuleEnv {
             info,
             offsets,
@@ -98,10 +101,11 @@ impl<'a> ModuleEnv<'a> {
             consume_fuel: config.consume_fuel,
             analyses: config.module_analyses,
             inlining: config.inlining,
-            widen_loads: config.widen_loads,
+            widen_loads: config.widen_loads && x86,
             loop_passes: config.loop_passes,
-            address_steps: config.address_steps && info.memories_below_4gib(),
-            mul_consts: config.mul_consts,
+            address_steps: config.address_steps && x86 && info.memories_below_4gib(),
+            mul_consts: config.mul_consts && x86,
+            loop_align: x86,
         }
     }
 }

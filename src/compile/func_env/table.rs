@@ -19,6 +19,7 @@
 //! an interpreter's mispredicted dispatch waits for); a null slot's
 //! address is a stub that traps (`vm::null_call`).
 
+use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{condcodes::IntCC, types::I32, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
@@ -26,8 +27,8 @@ use super::call::{index_arg, Callee};
 use super::{ranges, readonly, table_element, trusted, FuncEnv, POINTER};
 use crate::environ::builtins::Builtin;
 use crate::environ::config::BoundsChecks;
-use crate::environ::index::{ElemIndex, TableIndex, TypeIndex};
 use crate::environ::frozen_tables::FrozenTable;
+use crate::environ::index::{ElemIndex, TableIndex, TypeIndex};
 use crate::environ::trap::TrapCode;
 use crate::environ::vmctx::{VMFuncRef, VMTableDefinition};
 

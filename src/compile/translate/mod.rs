@@ -58,6 +58,7 @@ mod table;
 mod variables;
 mod visit;
 
+use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{self, types, InstBuilder, SourceLoc, UserFuncName, Value};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use wasmparser::{FuncValidator, FunctionBody, ValidatorResources, VisitOperator};

@@ -7,6 +7,7 @@
 //! and signed-zero rules, trapping float-to-int conversions), so most
 //! operators map to one instruction; divisions get an explicit zero check.
 
+use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
     types::I32,

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-use crate::runtime::module::ModuleCode;
+use super::module_code::ModuleCode;
 use crate::environ::trap::TrapCode;
 
 /// Code images by end address, so a range query finds the candidate image.

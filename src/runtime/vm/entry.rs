@@ -5,10 +5,10 @@ use super::code_registry;
 use super::interrupt;
 use super::signals;
 use super::stack;
+use super::store::StoreOpaque;
 use super::stored::Stored;
 use super::thread;
 use super::unwind::{self, UnwindReason, Unwound};
-use crate::runtime::store::StoreOpaque;
 use crate::environ::trap::{FrameInfo, Trap, TrapCode};
 use crate::environ::val_raw::ValRaw;
 use crate::environ::vmctx::{VMFuncRef, VMStoreContext};
@@ -53,7 +53,7 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     }
     // Only stores with an interrupt handle pay for interruption.
     let entered =
-        (*vm).interrupt.as_ref().map(|i| interrupt::enter(i, outermost, thread, || (*store).engine().epoch_counter()));
+        interrupt::of_store(vm).map(|i| interrupt::enter(i, outermost, thread, || (*store).engine().epoch_counter()));
     let result = if let Some((_, Some(code))) = entered {
         Err(Unwound { reason: UnwindReason::Wasm(code), pcs: Vec::new() })
     } else {
@@ -63,7 +63,7 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
         result
     };
     if let Some((e, _)) = entered {
-        interrupt::leave(&*(*vm).interrupt, e, || trap_code(&result));
+        interrupt::leave(interrupt::of_store(vm).expect("entered"), e, || trap_code(&result));
     }
     // The limit stays set after the call: every entry sets it before any
     // compiled code runs, and leaving it avoids rewriting every instance's

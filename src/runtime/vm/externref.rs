@@ -4,8 +4,8 @@
 
 use std::any::Any;
 
+use super::store::StoreOpaque;
 use super::stored::StoreOwned;
-use crate::runtime::store::StoreOpaque;
 
 /// Host data behind an `externref`. It lives as long as its store: the
 /// runtime does not trace references held by wasm code.

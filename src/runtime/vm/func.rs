@@ -16,11 +16,10 @@ use std::sync::Arc;
 use super::code_memory::CodeMemory;
 use super::entry::raise_host_trap;
 use super::instance::CallerVmctx;
+use super::store::StoreOpaque;
 use super::stored::Stored;
 use super::unwind::{raise, UnwindReason};
 use crate::environ::error::Result;
-use crate::runtime::caller::Caller;
-use crate::runtime::store::{StoreInner, StoreOpaque};
 use crate::environ::trap::Trap;
 use crate::environ::types::FuncType;
 use crate::environ::val_raw::ValRaw;
@@ -35,6 +34,19 @@ impl VMFuncRef {
 
 /// How a host function is called: `(context, caller_vmctx, values)`.
 type HostCallFn = unsafe extern "C" fn(*mut VMHostFunc, *mut VMContext, *mut ValRaw);
+
+/// What a host function runs: given its store, its caller and the value
+/// slots (parameters in, results out). The runtime's `Func` wraps the
+/// embedder's closure into one, which makes the `Caller` the embedder
+/// sees from the store pointer.
+pub(crate) trait HostClosure:
+    Fn(*mut StoreOpaque, CallerVmctx, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static
+{
+}
+impl<F> HostClosure for F where
+    F: Fn(*mut StoreOpaque, CallerVmctx, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static
+{
+}
 
 /// A host function's context. Its `VMFuncRef` names it as the "vmctx", so
 /// the exit trampoline finds `host_call` and the store at fixed offsets
@@ -55,68 +67,63 @@ pub(crate) struct VMHostFunc {
 }
 
 impl VMHostFunc {
-    /// A host function of type `ty` running `f`, owned by the store.
-    pub(crate) fn create<T: 'static, F>(inner: &mut StoreInner<T>, ty: FuncType, f: F) -> Result<Stored<VMFuncRef>>
-    where
-        F: Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
-    {
-        let trampoline = inner.opaque.engine().exit_trampoline(ty)?;
-        let store_ptr: *mut StoreInner<T> = inner;
+    /// A host function of type `ty` running `f`, owned by `store`.
+    pub(crate) fn create<F: HostClosure>(store: &mut StoreOpaque, ty: FuncType, f: F) -> Result<Stored<VMFuncRef>> {
+        let trampoline = store.engine().exit_trampoline(ty)?;
+        let store_ptr: *mut StoreOpaque = store;
         let mut host = Box::new(VMHostFunc {
             magic: HOST_CONTEXT_MAGIC,
-            host_call: host_call::<T, F>,
-            store_vm: &mut *inner.opaque.vm,
+            host_call: host_call::<F>,
+            store_vm: &mut *store.vm,
             func_ref: VMFuncRef {
                 wasm_call: trampoline.base(),
-                array_call: host_array_call::<T, F>,
+                array_call: host_array_call::<F>,
                 vmctx: std::ptr::null_mut(),
                 sig: ty.sig_id(),
                 ty,
             },
-            store: store_ptr.cast(),
+            store: store_ptr,
             ty,
             _trampoline: Some(trampoline),
             closure: Box::new(f),
         });
         host.func_ref.vmctx = (&mut *host as *mut VMHostFunc).cast();
         let func_ref = NonNull::from(&host.func_ref);
-        inner.opaque.host_funcs.push(host);
+        store.host_funcs.push(host);
         // SAFETY: the funcref is part of a box the store owns until it is
         // dropped.
-        Ok(unsafe { Stored::new_unchecked(inner.opaque.id(), func_ref) })
+        Ok(unsafe { Stored::new_unchecked(store.id(), func_ref) })
     }
 }
 
 /// Runs a host function for wasm (through the exit trampoline).
 ///
 /// # Safety
-/// `ctx` must be the `VMHostFunc` of a `VMHostFunc::create::<T, F>` of a
+/// `ctx` must be the `VMHostFunc` of a `VMHostFunc::create::<F>` of a
 /// live store, `caller_vmctx` null or the calling instance's VMContext, and
 /// `values` must hold `max(params, results)` slots of its signature.
-unsafe extern "C" fn host_call<T: 'static, F>(ctx: *mut VMHostFunc, caller_vmctx: *mut VMContext, values: *mut ValRaw)
-where
-    F: Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
-{
+unsafe extern "C" fn host_call<F: HostClosure>(
+    ctx: *mut VMHostFunc,
+    caller_vmctx: *mut VMContext,
+    values: *mut ValRaw,
+) {
     // Interruptible stores learn that their call is in the host, where no
     // signal can stop it, and check for an interrupt on the way back.
     let vm = (*ctx).store_vm;
-    if let Some(interrupt) = (*vm).interrupt.as_ref() {
+    if let Some(interrupt) = super::interrupt::of_store(vm) {
         interrupt.set_in_host(true);
     }
     let result = {
         let host = &*ctx;
-        // SAFETY: `create` boxed an `F` for this very `host_call::<T, F>`,
+        // SAFETY: `create` boxed an `F` for this very `host_call::<F>`,
         // so the cast is exact (no `downcast` type check on every call).
         let f: &F = &*(&*host.closure as *const (dyn std::any::Any + Send + Sync) as *const F);
-        // SAFETY: a host function only ever runs in the store that created
-        // it, whose `StoreInner<T>` starts with the `StoreOpaque`.
-        let store = &mut *host.store.cast::<StoreInner<T>>();
         let n = host.ty.params().len().max(host.ty.results().len());
         let slots = std::slice::from_raw_parts_mut(values, n);
-        let caller = Caller::new(store, CallerVmctx::new(caller_vmctx));
-        catch_unwind(AssertUnwindSafe(|| f(caller, slots)))
+        let caller = CallerVmctx::new(caller_vmctx);
+        catch_unwind(AssertUnwindSafe(|| f(host.store, caller, slots)))
     };
-    let stop = (*vm).interrupt.as_ref().and_then(|i| i.set_in_host(false));
+    let stop = super::interrupt::of_store(vm).and_then(|i| i.set_in_host(false));
     // Nothing with a destructor is live below: raising jumps over this frame.
     match result {
         Ok(Ok(())) if stop.is_some() => raise_host_trap(&*(*ctx).store, Trap::from(stop.expect("checked"))),
@@ -130,19 +137,17 @@ where
 ///
 /// # Safety
 /// As for [`host_call`], with `vmctx` the `VMHostFunc`.
-unsafe extern "C" fn host_array_call<T: 'static, F>(
+unsafe extern "C" fn host_array_call<F: HostClosure>(
     vmctx: *mut VMContext,
     caller_vmctx: *mut VMContext,
     _code: *const u8,
     values: *mut ValRaw,
-) where
-    F: Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
-{
+) {
     let ctx: *mut VMHostFunc = vmctx.cast();
     // No wasm frames lead here: a trap must not walk stale ones.
     let vm = (*ctx).store_vm;
     let saved = (*vm).last_exit_fp;
     (*vm).last_exit_fp = 0;
-    host_call::<T, F>(ctx, caller_vmctx, values);
+    host_call::<F>(ctx, caller_vmctx, values);
     (*vm).last_exit_fp = saved;
 }

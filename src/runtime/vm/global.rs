@@ -5,8 +5,8 @@
 //! creates it, in a box of the store's; either way compiled code and
 //! handles reach it by address.
 
+use super::store::StoreOpaque;
 use super::stored::StoreOwned;
-use crate::runtime::store::StoreOpaque;
 use crate::environ::types::ValType;
 use crate::environ::val_raw::ValRaw;
 use crate::environ::vmctx::VMGlobal;

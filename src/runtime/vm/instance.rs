@@ -12,23 +12,20 @@ use std::ops::Range;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use super::memory::{VMMemory, MAX_PAGES};
+use super::export::VMExtern;
+use super::memory::VMMemory;
+use super::memory_image::MemoryImage;
+use super::module_code::ModuleCode;
 use super::shared_memory::VMSharedMemory;
+use super::store::{StoreId, StoreOpaque};
 use super::stored::Stored;
 use super::table::VMTable;
 use crate::environ::builtins::BuiltinFunctions;
 use crate::environ::error::{Error, Result};
 use crate::environ::index::*;
 use crate::environ::module_info::{ConstExpr, ConstOp, DataMode, ElemMode, ModuleInfo};
-use crate::runtime::module::Module;
-use crate::runtime::extern_::Extern;
-use crate::runtime::func::Func;
-use crate::runtime::global::Global;
-use crate::runtime::instance::Instance;
-use crate::runtime::memory::Memory;
-use crate::runtime::store::{StoreId, StoreOpaque};
-use crate::runtime::table::Table;
 use crate::environ::trap::{Trap, TrapCode};
+use crate::environ::types::MAX_PAGES;
 use crate::environ::types::{ExternType, MemoryType, ValType};
 use crate::environ::val_raw::ValRaw;
 use crate::environ::vmctx::*;
@@ -47,13 +44,28 @@ impl Drop for VMContextBox {
     }
 }
 
+/// What an instance needs of its module, which it keeps alive: the
+/// runtime's `Module` provides it.
+pub(crate) trait InstanceModule: Send + Sync {
+    /// The module's declarations and compiled code.
+    fn code(&self) -> &Arc<ModuleCode>;
+    /// The VMContext layout of its instances.
+    fn offsets(&self) -> &VMOffsets;
+    /// The module's binary, where data segments are.
+    fn wasm(&self) -> &[u8];
+    /// The copy-on-write image of each defined memory, where it has one.
+    fn memory_images(&self) -> &[Option<MemoryImage>];
+    /// The module itself, for the safe side to give back.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
 /// An instance as its store owns it.
 #[allow(
     clippy::vec_box,
     reason = "JIT code and handles hold pointers to these objects, so they must not move when the Vec grows"
 )]
 pub(crate) struct VMInstance {
-    pub(crate) module: Module,
+    pub(crate) module: Box<dyn InstanceModule>,
     store: StoreId,
     index: usize,
     vmctx: VMContextBox,
@@ -89,10 +101,6 @@ impl VMInstance {
         self.index
     }
 
-    pub(crate) fn handle(&self) -> Instance {
-        Instance { store: self.store, index: self.index }
-    }
-
     /// The instance whose VMContext is `vmctx`, or `None` when `vmctx` is a
     /// host function's context.
     ///
@@ -116,8 +124,8 @@ impl VMInstance {
         &mut **(vmctx as *mut u8).add(header::INSTANCE as usize).cast::<*mut VMInstance>()
     }
 
-    fn info(&self) -> &ModuleInfo {
-        self.module.info()
+    pub(crate) fn info(&self) -> &ModuleInfo {
+        &self.module.code().info
     }
 
     /// Bytes of the memories this instance defines.
@@ -194,32 +202,27 @@ impl VMInstance {
         unsafe { NonNull::new_unchecked(*self.field::<*mut VMTableDefinition>(self.module.offsets().table(t))).cast() }
     }
 
-    /// Function `f` of this instance, as a handle.
-    pub(crate) fn func(&self, f: FuncIndex) -> Func {
-        // SAFETY: funcrefs live in this instance's VMContext or, imported,
-        // in the store's host functions or other instances, which this one
-        // keeps alive (see `importers`); all belong to this instance's store.
-        Func(unsafe { Stored::new_unchecked(self.store, self.func_ref(f)) })
+    /// Function `f` of this instance: defined here, or imported (from the
+    /// store's host functions or other instances, which this one keeps
+    /// alive, see `importers`), all of this instance's store.
+    pub(crate) fn func(&self, f: FuncIndex) -> Stored<VMFuncRef> {
+        // SAFETY: as this function's documentation says.
+        unsafe { Stored::new_unchecked(self.store, self.func_ref(f)) }
     }
 
-    /// The entity `index` of this instance (an export), as a handle.
-    pub(crate) fn export(&self, index: EntityIndex) -> Extern {
-        let store = self.store;
-        // SAFETY (for each `new_unchecked`): as in `func`, for the memories,
-        // tables and globals this instance defines or imports.
-        unsafe {
-            match index {
-                EntityIndex::Func(f) => Extern::Func(self.func(f)),
-                EntityIndex::Memory(m) => Extern::Memory(Memory(Stored::new_unchecked(store, self.memory(m)))),
-                EntityIndex::Table(t) => Extern::Table(Table(Stored::new_unchecked(store, self.table(t)))),
-                EntityIndex::Global(g) => {
-                    let owner = match self.info().defined_global_index(g) {
-                        Some(_) => Some(self.index),
-                        None => self.imported_global_owners[g.index()],
-                    };
-                    let storage = Stored::new_unchecked(store, self.global_ptr(g));
-                    Extern::Global(Global { storage, ty: self.info().globals[g], owner })
-                }
+    /// The entity `index` of this instance (an export): one this instance
+    /// defines or imports, of its store.
+    pub(crate) fn export(&self, index: EntityIndex) -> VMExtern {
+        match index {
+            EntityIndex::Func(f) => VMExtern::Func(self.func_ref(f)),
+            EntityIndex::Memory(m) => VMExtern::Memory(self.memory(m)),
+            EntityIndex::Table(t) => VMExtern::Table(self.table(t)),
+            EntityIndex::Global(g) => {
+                let owner = match self.info().defined_global_index(g) {
+                    Some(_) => Some(self.index),
+                    None => self.imported_global_owners[g.index()],
+                };
+                VMExtern::Global { storage: self.global_ptr(g), ty: self.info().globals[g], owner }
             }
         }
     }
@@ -279,14 +282,10 @@ impl CallerVmctx {
         CallerVmctx(vmctx)
     }
 
-    /// The calling instance, if wasm of an instance made the call.
-    pub(crate) fn instance(self) -> Option<Instance> {
-        if self.0.is_null() {
-            return None;
-        }
-        // SAFETY: a non-null caller context is live while its call runs
-        // (see `new`).
-        self.instance_data().map(VMInstance::handle)
+    /// The calling instance's index in its store, if wasm of an instance
+    /// made the call.
+    pub(crate) fn instance_index(self) -> Option<usize> {
+        self.instance_data().map(VMInstance::index)
     }
 
     /// The calling instance's data, if wasm of an instance made the call.
@@ -304,17 +303,19 @@ impl CallerVmctx {
 /// VMContext, applies its segments and runs its start function.
 ///
 /// `imports` must belong to `store` and match the module's import types, in
-/// its import order (see [`Instance::new`], which checks them).
-/// `memory_type` gives the type each memory the module defines is created
-/// with, from its index among them and its declared type.
+/// its import order (`Instance::new` checks them). `memory_type` gives the
+/// type each memory the module defines is created with, from its index
+/// among them and its declared type. Returns the instance's index in the
+/// store.
 pub(crate) fn instantiate(
     store: &mut StoreOpaque,
-    module: &Module,
-    imports: &[Extern],
+    module: Box<dyn InstanceModule>,
+    imports: &[VMExtern],
     memory_type: MemoryTypeFn<'_>,
     shared: &[Option<Arc<VMSharedMemory>>],
-) -> Result<Instance> {
-    let info = module.info();
+) -> Result<usize> {
+    let code = module.code().clone();
+    let info = &code.info;
     store.check_instantiation(info)?;
     let offsets = module.offsets();
     let layout = Layout::from_size_align(offsets.size().max(16) as usize, 16).expect("sane VMContext size");
@@ -324,19 +325,21 @@ pub(crate) fn instantiate(
     // Slots of freed instances are reused, so a long-lived store that
     // instantiates and releases forever stays the size of its peak.
     let index = store.free_slots.pop().unwrap_or(store.instances.len());
-    let imports_from: Vec<usize> = imports.iter().filter_map(|e| owner_of(store, e)).collect();
+    // SAFETY: imports are live entities of `store`, as the caller promises.
+    let imports_from: Vec<usize> = imports.iter().filter_map(|e| unsafe { owner_of(store, e) }).collect();
     for owner in &imports_from {
         store.instances[*owner].as_mut().expect("imports come from live instances").importers += 1;
     }
     let imported_global_owners = imports
         .iter()
         .filter_map(|e| match e {
-            Extern::Global(g) => Some(g.owner),
+            VMExtern::Global { owner, .. } => Some(*owner),
             _ => None,
         })
         .collect();
+    let pinned = may_leak_func_refs(info);
     let slot = Some(Box::new(VMInstance {
-        module: module.clone(),
+        module,
         store: store.id(),
         index,
         vmctx: VMContextBox { ptr, layout },
@@ -346,7 +349,7 @@ pub(crate) fn instantiate(
         imports_from,
         imported_global_owners,
         importers: 0,
-        pinned: may_leak_func_refs(info),
+        pinned,
         released: false,
         elems: Vec::new(),
         datas: Vec::new(),
@@ -371,17 +374,17 @@ pub(crate) fn instantiate(
         try_free(store, index);
         return Err(e);
     }
-    Ok(Instance { store: store.id(), index })
+    Ok(index)
 }
 
 /// Decides the type of each memory an instance defines (see
-/// [`Instance::new_with_memory_types`]); `None` keeps the declared ones.
+/// `Instance::new_with_memory_types`); `None` keeps the declared ones.
 pub(crate) type MemoryTypeFn<'a> = Option<&'a dyn Fn(u32, MemoryType) -> MemoryType>;
 
 static BUILTINS: BuiltinFunctions = super::libcalls::BUILTINS;
 
 /// Writes the VMContext of a new instance: imports, own memories (of the
-/// types `memory_type` gives, see [`Instance::new_with_memory_types`]),
+/// types `memory_type` gives, see `Instance::new_with_memory_types`),
 /// tables, globals and function references.
 ///
 /// # Safety
@@ -391,13 +394,13 @@ static BUILTINS: BuiltinFunctions = super::libcalls::BUILTINS;
 unsafe fn fill_vmctx(
     store: &mut StoreOpaque,
     data: &mut VMInstance,
-    imports: &[Extern],
+    imports: &[VMExtern],
     memory_type: MemoryTypeFn<'_>,
     shared: &[Option<Arc<VMSharedMemory>>],
 ) -> Result<()> {
-    let module = data.module.clone();
-    let info = module.info();
-    let offsets = module.offsets();
+    let code = data.module.code().clone();
+    let info = &code.info;
+    let offsets = data.module.offsets().clone();
     *data.field::<u32>(header::MAGIC as u32) = VMCONTEXT_MAGIC;
     *data.field::<*const BuiltinFunctions>(header::BUILTINS as u32) = &BUILTINS;
     *data.field::<*mut VMStoreContext>(header::STORE as u32) = &mut *store.vm;
@@ -408,15 +411,15 @@ unsafe fn fill_vmctx(
 
     for (import, given) in info.imports.iter().zip(imports) {
         match (import.index, given) {
-            (EntityIndex::Func(f), Extern::Func(func)) => {
-                *data.field::<*mut VMFuncRef>(offsets.imported_func(f)) = func.0.as_ptr();
+            (EntityIndex::Func(f), VMExtern::Func(func)) => {
+                *data.field::<*mut VMFuncRef>(offsets.imported_func(f)) = func.as_ptr();
             }
-            (EntityIndex::Global(g), Extern::Global(global)) => {
-                *data.field::<*mut VMGlobal>(offsets.imported_global(g)) = global.storage.as_ptr();
+            (EntityIndex::Global(g), VMExtern::Global { storage, .. }) => {
+                *data.field::<*mut VMGlobal>(offsets.imported_global(g)) = storage.as_ptr();
             }
-            (EntityIndex::Memory(m), Extern::Memory(memory)) => set_memory(data, m, memory.0.as_ptr()),
-            (EntityIndex::Table(t), Extern::Table(table)) => {
-                *data.field::<*mut VMTable>(offsets.table(t)) = table.0.as_ptr();
+            (EntityIndex::Memory(m), VMExtern::Memory(memory)) => set_memory(data, m, memory.as_ptr()),
+            (EntityIndex::Table(t), VMExtern::Table(table)) => {
+                *data.field::<*mut VMTable>(offsets.table(t)) = table.as_ptr();
             }
             _ => unreachable!("import kinds were checked"),
         }
@@ -456,11 +459,11 @@ unsafe fn fill_vmctx(
         data.tables.push(table);
     }
 
-    let code = &module.code().compiled;
-    let base = code.code.base();
-    for (d, loc) in code.funcs.iter() {
+    let compiled = &code.compiled;
+    let base = compiled.code.base();
+    for (d, loc) in compiled.tables.funcs.iter() {
         let f = info.func_index(d);
-        let array_call = base.add(code.entry_trampolines[d] as usize);
+        let array_call = base.add(compiled.tables.entry_trampolines[d] as usize);
         *data.field::<VMFuncRef>(offsets.defined_func(d)) = VMFuncRef {
             wasm_call: base.add(loc.start as usize),
             // SAFETY: the entry trampoline was compiled with the ArrayCallFn
@@ -499,14 +502,20 @@ unsafe fn fill_vmctx(
 
 /// The instance that owns an entity given as an import, if an instance
 /// does (host-created entities belong to the store).
-fn owner_of(store: &StoreOpaque, e: &Extern) -> Option<usize> {
-    match e {
-        // SAFETY: the funcref is live (it belongs to `store`), and its vmctx
-        // is an instance's or a host function's.
-        Extern::Func(f) => unsafe { VMInstance::of_context(f.0.get(store).vmctx) }.map(|i| i.index),
-        Extern::Memory(m) => m.0.get(store).owner,
-        Extern::Table(t) => t.0.get(store).owner,
-        Extern::Global(g) => g.owner,
+///
+/// # Safety
+/// `e` must be a live entity of `store`.
+unsafe fn owner_of(store: &StoreOpaque, e: &VMExtern) -> Option<usize> {
+    let _ = store;
+    // SAFETY (each arm): `e` is live, as the caller promises; a funcref's
+    // vmctx is an instance's or a host function's.
+    unsafe {
+        match e {
+            VMExtern::Func(f) => VMInstance::of_context(f.as_ref().vmctx).map(|i| i.index),
+            VMExtern::Memory(m) => m.as_ref().owner,
+            VMExtern::Table(t) => t.as_ref().owner,
+            VMExtern::Global { owner, .. } => *owner,
+        }
     }
 }
 
@@ -555,8 +564,8 @@ pub(crate) fn try_free(store: &mut StoreOpaque, index: usize) {
 /// that outlives the instance.
 unsafe fn set_memory(data: &mut VMInstance, m: MemoryIndex, memory: *mut VMMemory) {
     debug_assert_eq!(data.memory_objects.len(), m.index());
-    let offsets = data.module.offsets();
     let def = (*memory).definition_ptr();
+    let offsets = data.module.offsets();
     *data.field::<VMMemoryImport>(offsets.memory_base(m)) = VMMemoryImport { base: (*def).base, definition: def };
     data.memory_objects.push(NonNull::new_unchecked(memory));
 }
@@ -571,8 +580,8 @@ unsafe fn initialize(
     data: &mut VMInstance,
     shared: &[Option<Arc<VMSharedMemory>>],
 ) -> Result<()> {
-    let module = data.module.clone();
-    let info = module.info();
+    let code = data.module.code().clone();
+    let info = &code.info;
     for seg in info.elems.values() {
         let ElemMode::Active { table, offset } = &seg.mode else { continue };
         let start = data.eval(offset).get_i32() as u32 as usize;
@@ -591,6 +600,9 @@ unsafe fn initialize(
         }
     }
     // Memories with an image get it mapped; their segments are in it.
+    // SAFETY (of the lifetime): the module outlives this call, as `data`
+    // keeps it.
+    let module: &dyn InstanceModule = &*(&*data.module as *const dyn InstanceModule);
     let images = module.memory_images();
     for (d, image) in images.iter().enumerate() {
         if let Some(image) = image {
@@ -617,7 +629,7 @@ unsafe fn initialize(
     }
     if let Some(start) = info.start {
         let mut none = [ValRaw::default(); 1];
-        data.func(start).call_raw(store, none.as_mut_ptr())?;
+        super::entry::call(store, data.func(start), none.as_mut_ptr())?;
     }
     Ok(())
 }

@@ -85,6 +85,19 @@ fn light_fence() {
 /// own code is not kept busy in the handler.
 const RETRY: Duration = Duration::from_micros(50);
 
+/// The interruption state that store context `vm` points at, if the store
+/// has one.
+///
+/// # Safety
+/// `vm` must be a live store context, whose `interrupt` is null or the
+/// address of the store's `InterruptState` (which lives as long as the
+/// store).
+#[inline]
+pub(crate) unsafe fn of_store<'a>(vm: *const crate::environ::vmctx::VMStoreContext) -> Option<&'a InterruptState> {
+    // SAFETY: as the caller promises.
+    unsafe { (*vm).interrupt.cast::<InterruptState>().as_ref() }
+}
+
 /// A store's interruption state, shared by the store, its interrupt
 /// handles (which may outlive it) and the engine's [`EpochWatch`].
 pub struct InterruptState {
@@ -387,7 +400,7 @@ static mut PREVIOUS: mem::MaybeUninit<libc::sigaction> = mem::MaybeUninit::unini
 /// Called by the kernel only, on the signalled thread.
 unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     let Some(activation) = unwind::current() else { return forward(sig, info, context) };
-    let Some(code) = (*activation.vm).interrupt.as_ref().and_then(InterruptState::pending) else {
+    let Some(code) = of_store(activation.vm).and_then(InterruptState::pending) else {
         return forward(sig, info, context);
     };
     let uc = &*(context as *const libc::ucontext_t);

@@ -14,14 +14,15 @@
 use cranelift_codegen::entity::EntityRef;
 
 use super::instance::VMInstance;
+use super::interrupt;
 use super::limits::GrowSite;
 use super::memory::VMMemory;
 use super::parking_lot;
+use super::store::StoreOpaque;
 use super::table::VMTable;
 use super::unwind::{raise, UnwindReason};
 use crate::environ::builtins::BuiltinFunctions;
 use crate::environ::index::*;
-use crate::runtime::store::StoreOpaque;
 use crate::environ::trap::TrapCode;
 use crate::environ::vmctx::{header, VMContext, VMStoreContext};
 
@@ -46,7 +47,7 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
 /// # Safety
 /// As for [`instance`].
 unsafe fn store(vmctx: *mut VMContext) -> *mut StoreOpaque {
-    (*store_context(vmctx)).store
+    (*store_context(vmctx)).store.cast()
 }
 
 /// The store context of the instance owning `vmctx`.
@@ -69,7 +70,7 @@ unsafe fn store_context(vmctx: *mut VMContext) -> *const VMStoreContext {
 /// the calling builtin must own nothing with a destructor yet.
 #[inline]
 unsafe fn stop_if_interrupted(vmctx: *mut VMContext) {
-    if let Some(code) = (*store_context(vmctx)).interrupt.as_ref().and_then(|i| i.pending()) {
+    if let Some(code) = interrupt::of_store(store_context(vmctx)).and_then(|i| i.pending()) {
         raise(UnwindReason::Wasm(code));
     }
 }
@@ -265,7 +266,7 @@ unsafe extern "C" fn memory_atomic_wait64(vmctx: *mut VMContext, mem: u32, addr:
 /// calling otherwise), so it stays mapped while any store using it lives,
 /// and this thread's store is in use.
 unsafe fn wait<T: parking_lot::Cell>(vmctx: *mut VMContext, mem: u32, addr: u64, expected: T, ns: u64) -> u32 {
-    let stop = (*store_context(vmctx)).interrupt.as_ref();
+    let stop = interrupt::of_store(store_context(vmctx));
     match parking_lot::wait_or_stop(cell(vmctx, mem, addr), expected, timeout(ns), stop) {
         Ok(r) => r as u32,
         // Nothing with a destructor is live here.

@@ -3,16 +3,88 @@
 //! instantiation, the builtins and the host API ask before they allocate.
 
 use super::instance::VMInstance;
-use super::memory::{VMMemory, WASM_PAGE_SIZE};
+use super::memory::VMMemory;
+use super::store::StoreOpaque;
 use super::table::VMTable;
 use crate::environ::error::{Error, Result};
 use crate::environ::module_info::ModuleInfo;
-use crate::runtime::instance::Instance;
-use crate::runtime::limits::{
-    GrowFailureCallback, GrowFailureReason, MemoryGrowFailure, MemoryGrowth, ResourceLimiter,
-};
-use crate::runtime::store::StoreOpaque;
+use crate::environ::types::WASM_PAGE_SIZE;
 use crate::environ::types::{MemoryType, TableType};
+
+/// A memory about to grow (or be created, from `current` 0), as a
+/// [`ResourceLimiter`] sees it. Sizes are in bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MemoryGrowth {
+    /// The memory's size now.
+    pub current: usize,
+    /// Its size after the growth.
+    pub desired: usize,
+    /// Its declared maximum, if any.
+    pub maximum: Option<usize>,
+    /// The size of all memories of the instance that defines this one (or
+    /// of this memory alone, for one the host created), now.
+    pub instance_total: usize,
+    /// The size of all the store's memories now.
+    pub store_total: usize,
+}
+
+/// Decides whether a store may grow or create memories and tables, and how
+/// many instances, memories and tables it may hold. Set with
+/// [`Store::set_limiter`](crate::Store::set_limiter).
+pub trait ResourceLimiter: Send {
+    /// Whether the memory may grow as `growth` says. Refusing makes
+    /// `memory.grow` return -1 (and [`Memory::grow`](crate::Memory::grow)
+    /// fail); refusing a creation fails the instantiation.
+    fn memory_growing(&mut self, growth: &MemoryGrowth) -> bool;
+
+    /// Whether a table may grow from `current` to `desired` elements
+    /// (`current` 0: a creation). `maximum` is its declared maximum.
+    fn table_growing(&mut self, current: u32, desired: u32, maximum: Option<u32>) -> bool;
+
+    /// The most instances the store may hold at once.
+    fn instances(&self) -> usize {
+        usize::MAX
+    }
+
+    /// The most memories (defined by instances or created by the host) the
+    /// store may hold at once.
+    fn memories(&self) -> usize {
+        usize::MAX
+    }
+
+    /// The most tables the store may hold at once.
+    fn tables(&self) -> usize {
+        usize::MAX
+    }
+}
+
+/// Why a memory could not grow.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GrowFailureReason {
+    /// The growth would pass the memory's maximum (declared, or lowered
+    /// with [`InstanceLimits::max_memory_pages`](crate::InstanceLimits)).
+    MaximumReached,
+    /// The store's [`ResourceLimiter`] refused it.
+    LimitReached,
+    /// The host could not provide the memory.
+    HostRefused,
+}
+
+/// A memory growth that failed, as the store's callback gets it (the
+/// public `MemoryGrowFailure` names the instance by handle).
+pub(crate) struct GrowFailure {
+    pub delta_pages: u64,
+    pub current_bytes: usize,
+    pub memory_index: Option<u32>,
+    /// The index in the store of the instance it concerns.
+    pub instance: Option<usize>,
+    pub reason: GrowFailureReason,
+}
+
+/// What the store calls when a memory fails to grow (see
+/// [`Store::on_memory_grow_failure`](crate::Store::on_memory_grow_failure)).
+pub(crate) type GrowFailureCallback = Box<dyn FnMut(&GrowFailure) + Send>;
 
 /// What a store counts, and what limits it.
 #[derive(Default)]
@@ -153,13 +225,12 @@ impl StoreOpaque {
                 }
             }
         };
-        let store = self.id();
         if let Some(callback) = &mut self.limits.on_grow_failure {
-            callback(&MemoryGrowFailure {
+            callback(&GrowFailure {
                 delta_pages: delta.into(),
                 current_bytes: current,
                 memory_index: site.memory_index,
-                instance: site.instance.map(|index| Instance { store, index }),
+                instance: site.instance,
                 reason,
             });
         }

@@ -15,35 +15,16 @@ use std::sync::Arc;
 use super::memory_image::MemoryImage;
 use super::memory_pool::{MemoryPool, Reservation};
 use super::shared_memory::VMSharedMemory;
+use super::store::StoreOpaque;
 use super::stored::StoreOwned;
 use crate::environ::config::BoundsChecks;
-use crate::runtime::engine::Engine;
 use crate::environ::error::{Error, Result};
-use crate::runtime::store::StoreOpaque;
-use crate::environ::types::MemoryType;
+use crate::environ::types::{max_pages, MemoryType, WASM_PAGE_SIZE};
 use crate::environ::vmctx::VMMemoryDefinition;
+use crate::runtime::engine::Engine;
 
-pub const WASM_PAGE_SIZE: usize = 65536;
-/// Pages addressable with a 32-bit index.
-pub const MAX_PAGES: u32 = 65536;
-/// The most pages a memory declared smaller than 4 GiB grows to: it stops
-/// 64 KiB short, so that compiled code may step an index it has accessed
-/// by less than 64 KiB without a 32-bit wrap (`compile::address_steps`).
-/// The spec lets `memory.grow` fail; a memory declared with 65536 pages
-/// has them.
-pub const GROWN_MAX_PAGES: u32 = MAX_PAGES - 1;
 /// Reservation with guard pages: 4 GiB of index space, 4 GiB of offsets.
 const GUARDED_RESERVATION: usize = 8 << 30;
-
-/// The largest size memories of type `ty` may grow to, in pages (see
-/// [`GROWN_MAX_PAGES`]).
-pub fn max_pages(ty: &MemoryType) -> u32 {
-    let declared = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
-    match ty.limits.min >= MAX_PAGES {
-        true => declared,
-        false => declared.min(GROWN_MAX_PAGES),
-    }
-}
 
 /// A reservation whose first bytes are accessible: the storage of local
 /// and shared memories alike. It goes back to the engine's pool (guarded

@@ -14,8 +14,8 @@ use std::ops::Range;
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::FileExt;
 
-use crate::environ::error::{Error, Result};
 use crate::environ::data_image::ImageLayout;
+use crate::environ::error::{Error, Result};
 
 /// A memory's initial contents in a memfd, and where they go.
 #[derive(Debug)]

@@ -37,5 +37,6 @@ pub fn address() -> usize {
 
 /// The trap of a fault at `pc`, if it is the stub's `ud2`.
 pub fn trap_at(pc: usize) -> Option<crate::environ::trap::TrapCode> {
-    (pc == cranewasm_null_call_trap as *const () as usize).then_some(crate::environ::trap::TrapCode::UninitializedElement)
+    (pc == cranewasm_null_call_trap as *const () as usize)
+        .then_some(crate::environ::trap::TrapCode::UninitializedElement)
 }

@@ -11,10 +11,10 @@ use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::sync::Mutex;
 
+use super::module_code::ModuleCode;
 use crate::environ::config::Profiler;
 use crate::environ::index::FuncIndex;
 use crate::environ::module_info::ModuleInfo;
-use crate::runtime::module::ModuleCode;
 
 /// One symbol: address, size in bytes, name.
 pub type Symbol = (usize, usize, String);
@@ -25,6 +25,7 @@ pub fn module_symbols(code: &ModuleCode) -> Vec<Symbol> {
     let compiled = &code.compiled;
     let base = compiled.code.base() as usize;
     let mut symbols: Vec<Symbol> = compiled
+        .tables
         .funcs
         .iter()
         .map(|(d, loc)| {
@@ -38,7 +39,7 @@ pub fn module_symbols(code: &ModuleCode) -> Vec<Symbol> {
         .collect();
     // Trampolines are shared by the functions of a signature; each sits
     // between the end of one item and the start of the next.
-    let mut starts: Vec<u32> = compiled.entry_trampolines.values().copied().collect();
+    let mut starts: Vec<u32> = compiled.tables.entry_trampolines.values().copied().collect();
     starts.sort_unstable();
     starts.dedup();
     let mut ends: Vec<usize> =

@@ -13,12 +13,13 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::memory::{max_pages, LinearStorage, WASM_PAGE_SIZE};
+use super::memory::LinearStorage;
 use crate::environ::config::BoundsChecks;
-use crate::runtime::engine::Engine;
 use crate::environ::error::Result;
 use crate::environ::types::MemoryType;
+use crate::environ::types::{max_pages, WASM_PAGE_SIZE};
 use crate::environ::vmctx::VMMemoryDefinition;
+use crate::runtime::engine::Engine;
 
 /// [`VMMemoryDefinition`] with an atomic length: the same layout, so
 /// compiled code reads it as a definition (an aligned 8-byte load, atomic

@@ -184,8 +184,10 @@ fn install_alt_stack(thread: &ThreadState) {
         // growing, and valgrind took the thread's live frames for fresh,
         // undefined stack ("uninitialised value" in every frame above).
         let low = stack.ss_sp as u64;
-        let valgrind_id =
-            crate::environ::config::valgrind_request(VG_USERREQ_STACK_REGISTER, [low, low + ALT_STACK_SIZE as u64, 0, 0, 0]);
+        let valgrind_id = crate::environ::config::valgrind_request(
+            VG_USERREQ_STACK_REGISTER,
+            [low, low + ALT_STACK_SIZE as u64, 0, 0, 0],
+        );
         ALT_STACK.with(|s| s.set(Some(AltStackBox(AltStack { mapping, size, valgrind_id }))));
         thread.alt_stack_ready.set(true);
     }

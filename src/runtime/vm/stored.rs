@@ -20,8 +20,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ptr::NonNull;
 
+use super::store::{StoreId, StoreOpaque};
 use crate::environ::error::{Error, Result};
-use crate::runtime::store::{StoreId, StoreOpaque};
 
 /// An object of type `T` owned by the store with id `store`.
 pub(crate) struct Stored<T> {
@@ -124,6 +124,12 @@ impl<T> Stored<T> {
     #[inline]
     pub(crate) fn as_ptr(&self) -> *mut T {
         self.ptr.as_ptr()
+    }
+
+    /// As [`as_ptr`](Self::as_ptr), never null.
+    #[inline]
+    pub(crate) fn as_non_null(&self) -> NonNull<T> {
+        self.ptr
     }
 }
 

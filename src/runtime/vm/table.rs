@@ -5,9 +5,9 @@
 //! code reads them directly. Growing may move the elements; the definition
 //! that instances point at is updated in place.
 
+use super::store::StoreOpaque;
 use super::stored::StoreOwned;
 use crate::environ::error::{Error, Result};
-use crate::runtime::store::StoreOpaque;
 use crate::environ::trap::TrapCode;
 use crate::environ::types::{Limits, TableType, ValType};
 use crate::environ::vmctx::{VMFuncRef, VMTableDefinition};

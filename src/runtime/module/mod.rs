@@ -1,22 +1,29 @@
 //! Modules: validated and compiled WebAssembly, ready to instantiate.
+//!
+//! A module is made by compiling a binary ([`compile`], the one part of the
+//! runtime that calls the compiler) or by loading a compiled-code file
+//! ([`serialize`]); either way it ends as code in executable pages plus the
+//! module's declarations, registered where traps and backtraces find it.
 
-use std::sync::{Arc, OnceLock};
+mod compile;
+mod serialize;
 
 use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
-use crate::cache::MappedFile;
-use crate::compile::func_env::ModuleEnv;
-use crate::compile::{compile_module, CompiledModule};
 use crate::environ::config::Profiler;
-use crate::runtime::engine::Engine;
 use crate::environ::error::{Error, Result};
 use crate::environ::index::MemoryIndex;
-use crate::runtime::vm::memory_image::MemoryImage;
-use crate::runtime::vm::{code_registry, profiling};
+use crate::environ::module_info::ModuleInfo;
 use crate::environ::types::{ExportType, ImportType};
 use crate::environ::vmctx::VMOffsets;
-use crate::environ::module_info::ModuleInfo;
 use crate::environ::{data_image as image, parse};
+use crate::runtime::engine::Engine;
+use crate::runtime::vm::instance::InstanceModule;
+use crate::runtime::vm::mapped_file::MappedFile;
+use crate::runtime::vm::memory_image::MemoryImage;
+use crate::runtime::vm::module_code::{CompiledModule, ModuleCode};
+use crate::runtime::vm::{code_registry, profiling};
 
 /// A compiled module. Cheap to clone; shared by all its instances and safe
 /// to send to other threads (and stores of the same engine).
@@ -54,14 +61,6 @@ impl std::ops::Deref for WasmBytes {
     }
 }
 
-/// What compiled code and its metadata the runtime looks up by address.
-pub struct ModuleCode {
-    pub info: ModuleInfo,
-    pub compiled: CompiledModule,
-    /// Byte offset of each defined function's body in the binary.
-    pub body_offsets: Vec<u32>,
-}
-
 impl Drop for ModuleInner {
     fn drop(&mut self) {
         code_registry::unregister(&self.code);
@@ -69,7 +68,7 @@ impl Drop for ModuleInner {
 }
 
 /// Text (when the `wat` feature is on) or binary to binary.
-fn to_binary(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
+pub(crate) fn to_binary(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
     #[cfg(feature = "wat")]
     if !bytes.starts_with(b"\0asm") {
         if let Ok(text) = std::str::from_utf8(bytes) {
@@ -87,32 +86,8 @@ impl Module {
     /// [`Error::Invalid`] with wasmparser's message and the byte offset.
     pub fn new(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<Module> {
         let wasm = to_binary(bytes.as_ref())?.into_owned().into_boxed_slice();
-        let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
-        let info = parsed.info;
-        let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
-        let offsets = VMOffsets::new(&info);
-        let env = ModuleEnv::new(engine, &info, &offsets);
-        let compiled = if engine.config().lazy_compilation {
-            match crate::compile::lazy::compile_module_lazy(engine, &env, &wasm, parsed.bodies)? {
-                Some(compiled) => compiled,
-                // No lazy region on this host (or nothing to compile):
-                // compile it all, validated again on the way.
-                None => Module::compile_eagerly(engine, &wasm)?.1,
-            }
-        } else {
-            compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?
-        };
+        let (info, body_offsets, compiled) = compile::compile(engine, &wasm)?;
         Ok(Module::assemble(engine, WasmBytes::Owned(wasm), info, body_offsets, compiled))
-    }
-
-    /// Parses and compiles every function of `wasm`, whatever the engine's
-    /// [`lazy_compilation`](crate::Config::lazy_compilation) says.
-    pub(crate) fn compile_eagerly(engine: &Engine, wasm: &[u8]) -> Result<(ModuleInfo, CompiledModule)> {
-        let parsed = parse::parse(wasm, engine.config().wasm_features())?;
-        let offsets = VMOffsets::new(&parsed.info);
-        let env = ModuleEnv::new(engine, &parsed.info, &offsets);
-        let compiled = compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?;
-        Ok((parsed.info, compiled))
     }
 
     /// A module whose code was compiled earlier: parses (and validates)
@@ -154,100 +129,6 @@ impl Module {
             }),
         }
     }
-
-    /// The code of every function `bytes` defines, as text: the optimised
-    /// Cranelift IR and the machine code, for the golden-code tests
-    /// (`tests/disas`). The code is generated with `engine`'s settings for
-    /// a fixed CPU, x86-64-v3 (AVX, AVX2, BMI2, LZCNT, FMA), whatever the host,
-    /// so the text is the same on every machine; signature ids, which are
-    /// addresses, are written `sigid(type N)`. Not for embedders.
-    #[doc(hidden)]
-    pub fn code_text(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<String> {
-        use cranelift_codegen::settings::Configurable;
-        let unsupported = |e: &dyn std::fmt::Display| Error::Unsupported(format!("x86-64 code generator: {e}"));
-        let mut builder = cranelift_codegen::isa::lookup_by_name("x86_64").map_err(|e| unsupported(&e))?;
-        // Cranelift's x86-64-v3 preset leaves plain AVX out, which every
-        // v3 CPU has and cranelift-native turns on.
-        for flag in ["x86-64-v3", "has_avx"] {
-            builder.enable(flag).map_err(|e| unsupported(&e))?;
-        }
-        let isa = builder.finish(engine.isa().flags().clone()).map_err(|e| unsupported(&e))?;
-        let wasm = to_binary(bytes.as_ref())?;
-        let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
-        let offsets = VMOffsets::new(&parsed.info);
-        let env = ModuleEnv::for_isa(engine, &*isa, &parsed.info, &offsets);
-        let mut out = String::new();
-        for f in crate::compile::function_texts(&*isa, &env, parsed.bodies)? {
-            let name = parsed.info.func_names.get(&f.index).map_or(String::new(), |n| format!(" ${n}"));
-            out += &format!(";; function {}{name}\n\n{}\n;; machine code\n{}\n", f.index.as_u32(), f.clif, f.asm);
-        }
-        // Longest first, so no id is replaced inside a longer one.
-        let mut ids: Vec<(String, String)> =
-            parsed.info.types.iter().flat_map(|(t, ty)| sig_id_spellings(ty.sig_id(), t.as_u32())).collect();
-        ids.sort_by_key(|(text, _)| std::cmp::Reverse(text.len()));
-        for (text, name) in ids {
-            out = out.replace(&text, &name);
-        }
-        Ok(out)
-    }
-
-    /// Checks that `bytes` are a valid module, without compiling it.
-    pub fn validate(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<()> {
-        let wasm = to_binary(bytes.as_ref())?;
-        let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
-        let mut allocs = wasmparser::FuncValidatorAllocations::default();
-        for body in parsed.bodies {
-            let mut v = body.validator.into_validator(allocs);
-            v.validate(&body.body)?;
-            allocs = v.into_allocations();
-        }
-        Ok(())
-    }
-
-    /// The module's compiled code and metadata, as a file that
-    /// [`Module::deserialize`] or [`Module::deserialize_file`] loads
-    /// without compiling, in an engine with the same settings on a
-    /// compatible host (the file records the runtime version, target, CPU
-    /// features and code-generation settings, and a checksum).
-    pub fn serialize(&self) -> Vec<u8> {
-        crate::cache::serialize(self)
-    }
-
-    /// Loads a module from [`Module::serialize`]'s output, without
-    /// compiling. A file made by another runtime version or format, for
-    /// another target, CPU or engine setting, or damaged or truncated, is
-    /// refused with [`Error::Invalid`] saying why.
-    ///
-    /// # Safety
-    /// This runs the machine code in `bytes`. The checks catch accidents,
-    /// not forgeries: pass only bytes that [`Module::serialize`] made and
-    /// nobody could change since, as with wasmtime's `Module::deserialize`.
-    pub unsafe fn deserialize(engine: &Engine, bytes: &[u8]) -> Result<Module> {
-        crate::cache::deserialize(engine, bytes)
-    }
-
-    /// As [`Module::deserialize`], from a file (`iwasm compile`'s output,
-    /// say), which is mapped rather than read: code that needs no
-    /// relocation is shared with the page cache and other processes.
-    ///
-    /// # Safety
-    /// As for [`Module::deserialize`]; and the file must not be changed or
-    /// truncated while the module (or an instance of it) lives.
-    pub unsafe fn deserialize_file(engine: &Engine, path: impl AsRef<std::path::Path>) -> Result<Module> {
-        crate::cache::deserialize_file(engine, path.as_ref())
-    }
-
-    /// Whether `bytes` start like [`Module::serialize`]'s output (rather
-    /// than a WebAssembly binary or text), to choose between
-    /// [`Module::deserialize`] and [`Module::new`].
-    pub fn is_serialized(bytes: &[u8]) -> bool {
-        crate::cache::is_serialized(bytes)
-    }
-
-    /// The format version [`Module::serialize`] writes and
-    /// [`Module::deserialize`] accepts (bumped whenever the layout of the
-    /// file or of the code's view of the runtime changes).
-    pub const SERIALIZED_FORMAT_VERSION: u32 = crate::cache::header::FORMAT_VERSION;
 
     /// The module's imports, in order.
     pub fn imports(&self) -> impl ExactSizeIterator<Item = ImportType> + '_ {
@@ -355,15 +236,22 @@ impl Module {
     }
 }
 
-/// How a signature id may be written in Cranelift's IR and disassembly
-/// (decimal, hexadecimal, with Cranelift's `_` every four digits), each with
-/// what `code_text` writes instead.
-fn sig_id_spellings(id: usize, ty: u32) -> Vec<(String, String)> {
-    let hex = format!("{id:x}");
-    let grouped: Vec<String> =
-        hex.as_bytes().rchunks(4).rev().map(|c| String::from_utf8_lossy(c).into_owned()).collect();
-    let name = format!("sigid(type {ty})");
-    vec![(format!("0x{}", grouped.join("_")), name.clone()), (format!("0x{hex}"), name.clone()), (id.to_string(), name)]
+impl InstanceModule for Module {
+    fn code(&self) -> &Arc<ModuleCode> {
+        Module::code(self)
+    }
+    fn offsets(&self) -> &VMOffsets {
+        Module::offsets(self)
+    }
+    fn wasm(&self) -> &[u8] {
+        Module::wasm(self)
+    }
+    fn memory_images(&self) -> &[Option<MemoryImage>] {
+        Module::memory_images(self)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 impl std::fmt::Debug for Module {

@@ -17,7 +17,7 @@
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::vm::thread;
+use super::thread;
 use crate::environ::error::{Error, Result};
 
 /// The claim on one store: free, or held by one thread (any number of

@@ -1,0 +1,299 @@
+//! Lazy compilation ([`Config::lazy_compilation`](crate::Config::lazy_compilation)),
+//! the runtime's side: a function is compiled on its first call.
+//!
+//! At load, every function body is validated (an invalid module is refused
+//! then, as in eager mode), one code region is reserved for the module
+//! ([`LazyRegion`]: a memfd mapped executable and, elsewhere, writable) and
+//! laid out as
+//!
+//! ```text
+//! [address of the lazy trampoline][stub 0][stub 1]...[entry trampolines][functions, as compiled ->]
+//! ```
+//!
+//! Every defined function has a 16-byte stub at a fixed place, and the
+//! stub is what the rest of the module knows as the function: funcrefs
+//! (and so tables, exports and other instances' imports of it) and the
+//! direct calls of functions compiled before it point there. A stub loads
+//! its own address and jumps to the lazy trampoline (`lazy_stub`), which
+//! saves the argument registers and calls [`LazyCode::compile`]: the
+//! compiler the module was made with ([`LazyCompiler`], `compile::lazy`)
+//! translates and compiles the function (re-validated on the way, as eager
+//! compilation does), copied to the end of the region through the
+//! writable view, its trap sites and source locations recorded where
+//! trap lookup and backtraces find them, and only then published: its
+//! offset stored, and the stub's first 8 bytes replaced in one aligned
+//! store by a `jmp` to the code. The trampoline then jumps to the code
+//! with the original arguments. Direct calls in a function compiled later
+//! go straight to the code of callees already compiled, so once the
+//! workload's functions are compiled a call costs at most one extra direct
+//! `jmp` (through a stub), none for most direct calls.
+//!
+//! Threads: each function has its own lock, so one thread compiles it
+//! while others calling it wait; different functions compile in parallel.
+//! Placement and the metadata share one `RwLock`, read by trap lookup and
+//! backtraces (never from a thread that holds it: the writers run no wasm
+//! and do not fault).
+//!
+//! A function that cannot be compiled (Cranelift refuses it, the region is
+//! full) traps where it is called, with the reason; nothing is published
+//! and the next call tries again. Compiling runs on the calling thread,
+//! possibly deep in a wasm recursion: with less than eager compilation's
+//! thread stack left it moves to a helper thread (`lazy_stub`), so a
+//! deep first call never overflows the host stack.
+//!
+//! Other features: the compiled-code cache serialises a lazy module by
+//! compiling it in full (`cache::serialize`), because a file of half a
+//! module would need the lazy machinery on load for no gain; the interrupt
+//! signal and backtraces treat the whole region as wasm code, so lazily
+//! placed code is stopped and symbolised like any; the perf map or jitdump
+//! gets one record per function as it is compiled (perf itself ignores
+//! perf maps for memfd-backed code, so only jitdump names lazy code in
+//! `perf report`).
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, RwLock};
+
+use cranelift_entity::{EntityRef, PrimaryMap};
+
+use super::code_memory::CodeMemory;
+use super::lazy_code::LazyRegion;
+use super::lazy_stub::{self, STUB_SIZE};
+use super::link::patch_image;
+use super::profiling;
+use crate::environ::compiled::{
+    resolve_relocs, source_chain, trap_at, CodeTables, FunctionCode, FunctionLoc, ImageReloc,
+};
+use crate::environ::config::Profiler;
+use crate::environ::error::{Error, Result};
+use crate::environ::index::*;
+use crate::environ::module_info::ModuleInfo;
+use crate::environ::trap::TrapCode;
+
+/// Offset of the first stub: the 8 bytes before hold the trampoline's
+/// address, which the stubs jump through (the runtime's code is too far
+/// from the region for a `rel32`).
+const STUBS_AT: usize = 16;
+
+/// Reserved code bytes per byte of function bodies, beyond a fixed
+/// allowance: Cranelift's x86-64 code is a few times the size of the wasm;
+/// only the pages written cost memory.
+const CODE_PER_BODY_BYTE: usize = 64;
+const CODE_ALLOWANCE: usize = 32 << 20;
+/// At most this much is reserved: direct calls in the region are `rel32`.
+const MAX_REGION: usize = 1 << 30;
+
+/// What compiles one function of a lazily compiled module (the compiler
+/// of the engine that loaded it, `compile::lazy::LazyFunctions`).
+pub trait LazyCompiler: Send + Sync {
+    /// The code of defined function `d` of the module `info` describes,
+    /// validated on the way.
+    fn compile(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<FunctionCode>;
+}
+
+/// What a lazy module needs to compile its functions later.
+pub struct LazyCode {
+    region: LazyRegion,
+    compiler: Box<dyn LazyCompiler>,
+    profiler: Profiler,
+    /// Offset of each defined function's code in the region; 0 until it is
+    /// compiled (0 holds the trampoline's address, never code).
+    code: Vec<AtomicU32>,
+    /// Held while a function is compiled, so it is compiled once.
+    compiling: Vec<Mutex<()>>,
+    placed: RwLock<Placed>,
+    /// Bytes laid out at load: stubs and entry trampolines.
+    laid_out: usize,
+}
+
+/// The functions compiled so far, by increasing offset.
+struct Placed {
+    end: usize,
+    funcs: Vec<PlacedFunc>,
+}
+
+struct PlacedFunc {
+    loc: FunctionLoc,
+    index: DefinedFuncIndex,
+    /// Trap sites and source locations, at offsets in the region.
+    traps: Box<[(u32, TrapCode)]>,
+    srclocs: Box<[(u32, u32)]>,
+}
+
+/// A lazy module's code region being laid out: stubs first, then what
+/// [`LazyLayout::finish`] is given.
+pub struct LazyLayout {
+    code: CodeMemory,
+    region: LazyRegion,
+    /// The image of the region's start: the trampoline's address, the
+    /// stubs, then the entry trampolines the caller appends.
+    pub image: Vec<u8>,
+    funcs: PrimaryMap<DefinedFuncIndex, FunctionLoc>,
+}
+
+impl LazyLayout {
+    /// Reserves the region of a module of `n` defined functions with
+    /// `body_bytes` bytes of bodies, and lays out their stubs. `None` when
+    /// this host cannot map code lazily (the caller compiles eagerly).
+    pub fn new(n: usize, body_bytes: usize) -> Option<LazyLayout> {
+        let size = (CODE_ALLOWANCE + body_bytes.saturating_mul(CODE_PER_BODY_BYTE)).min(MAX_REGION);
+        let (code, region) = LazyRegion::new(size).ok()?;
+        let mut image = vec![0u8; STUBS_AT + n * STUB_SIZE];
+        image[..8].copy_from_slice(&lazy_stub::trampoline_address().to_le_bytes());
+        let mut funcs = PrimaryMap::new();
+        for i in 0..n {
+            let at = STUBS_AT + i * STUB_SIZE;
+            image[at..at + STUB_SIZE].copy_from_slice(&lazy_stub::stub(at, 0));
+            funcs.push(FunctionLoc { start: at as u32, len: STUB_SIZE as u32 });
+        }
+        Some(LazyLayout { code, region, image, funcs })
+    }
+
+    /// Where defined function `d` is called: its stub.
+    pub fn stub(&self, d: DefinedFuncIndex) -> u32 {
+        self.funcs[d].start
+    }
+
+    /// Writes the laid-out image (with this process's addresses at
+    /// `relocs`) to the region; the module's functions are its stubs, and
+    /// `compiler` compiles them on their first call.
+    pub fn finish(
+        mut self,
+        entry_trampolines: PrimaryMap<DefinedFuncIndex, u32>,
+        relocs: &[ImageReloc],
+        info: &ModuleInfo,
+        compiler: Box<dyn LazyCompiler>,
+        profiler: Profiler,
+    ) -> Result<(CodeMemory, CodeTables, LazyCode)> {
+        patch_image(&mut self.image, relocs, info)?;
+        if self.image.len() > self.region.len() {
+            return Err(Error::Resource("lazy code region too small for the stubs".into()));
+        }
+        // SAFETY: the region is fresh; nothing runs in it before the module
+        // is returned.
+        unsafe { self.region.write(0, &self.image) };
+        let n = self.funcs.len();
+        let lazy = LazyCode {
+            region: self.region,
+            compiler,
+            profiler,
+            code: (0..n).map(|_| AtomicU32::new(0)).collect(),
+            compiling: (0..n).map(|_| Mutex::new(())).collect(),
+            placed: RwLock::new(Placed { end: self.image.len(), funcs: Vec::new() }),
+            laid_out: self.image.len(),
+        };
+        let tables = CodeTables { funcs: self.funcs, entry_trampolines, ..CodeTables::default() };
+        Ok((self.code, tables, lazy))
+    }
+}
+impl LazyCode {
+    /// The defined function whose stub is at `offset`, if one is.
+    pub fn stub_function(&self, offset: usize) -> Option<DefinedFuncIndex> {
+        let i = offset.checked_sub(STUBS_AT)?;
+        (i.is_multiple_of(STUB_SIZE) && i / STUB_SIZE < self.code.len()).then(|| DefinedFuncIndex::new(i / STUB_SIZE))
+    }
+
+    /// The address of `d`'s code, once compiled.
+    pub fn compiled(&self, d: DefinedFuncIndex) -> Option<usize> {
+        match self.code[d.index()].load(Ordering::Acquire) {
+            0 => None,
+            offset => Some(self.region.base() as usize + offset as usize),
+        }
+    }
+
+    /// Compiles `d` (of the module described by `info`) unless another
+    /// thread did, and returns the address of its code.
+    pub fn compile(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<usize> {
+        let _once = self.compiling[d.index()].lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(addr) = self.compiled(d) {
+            return Ok(addr);
+        }
+        let f = self.compiler.compile(d, info)?;
+
+        let start = {
+            let mut placed = self.placed.write().unwrap_or_else(|e| e.into_inner());
+            let start = placed.end.next_multiple_of(f.alignment.max(16) as usize);
+            if start + f.body.len() > self.region.len() {
+                return Err(Error::Resource(format!("lazy code region of {} bytes is full", self.region.len())));
+            }
+            let start32 = start as u32;
+            let mut body = f.body.clone();
+            // Callees compiled already are called directly, the others
+            // through their stubs.
+            let callee = |c: DefinedFuncIndex| match self.code[c.index()].load(Ordering::Acquire) {
+                0 => (STUBS_AT + c.index() * STUB_SIZE) as u32,
+                offset => offset,
+            };
+            let mut relocs = Vec::new();
+            let defined = |f| info.defined_func_index(f);
+            resolve_relocs(&mut body, start32, &f.relocs, &defined, &callee, &mut relocs)?;
+            for r in &mut relocs {
+                r.offset -= start32;
+            }
+            patch_image(&mut body, &relocs, info)?;
+            // SAFETY: `start..` lies past every function placed so far and
+            // no stub or call leads there yet; the write lock keeps other
+            // compilations out of it.
+            unsafe { self.region.write(start, &body) };
+            placed.end = start + body.len();
+            placed.funcs.push(PlacedFunc {
+                loc: FunctionLoc { start: start32, len: body.len() as u32 },
+                index: d,
+                traps: f.traps.iter().map(|(o, c)| (start32 + o, *c)).collect(),
+                srclocs: f.srclocs.iter().map(|(o, l)| (start32 + o, *l)).collect(),
+            });
+            start
+        };
+        self.code[d.index()].store(start as u32, Ordering::Release);
+        let stub = STUBS_AT + d.index() * STUB_SIZE;
+        // SAFETY: the stub and its patched form are both correct from
+        // every instruction boundary (see `lazy_stub::stub`).
+        unsafe { self.region.patch_u64(stub, lazy_stub::stub(stub, start)[..8].try_into().expect("8 bytes")) };
+        let addr = self.region.base() as usize + start;
+        self.tell_profiler(d, info, addr, f.body.len());
+        Ok(addr)
+    }
+
+    fn tell_profiler(&self, d: DefinedFuncIndex, info: &ModuleInfo, addr: usize, len: usize) {
+        let profiler = self.profiler;
+        if profiler == Profiler::None {
+            return;
+        }
+        let name = profiling::function_name(info, info.func_index(d));
+        // SAFETY: the function's code was written above and is never
+        // written again.
+        let code = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+        profiling::register(profiler, code, &[(addr, len, name)]);
+    }
+
+    /// The function whose code holds `offset` and the wasm offsets of the
+    /// source location there (see [`CodeTables::frame_at`]).
+    pub fn frame_at(&self, offset: u32) -> Option<(DefinedFuncIndex, Vec<u32>)> {
+        let placed = self.placed.read().unwrap_or_else(|e| e.into_inner());
+        let f = placed_at(&placed.funcs, offset)?;
+        Some((f.index, source_chain(&f.srclocs, offset)))
+    }
+
+    /// The trap recorded for the instruction at `offset`, if it is a trap
+    /// site.
+    pub fn trap_at(&self, offset: u32) -> Option<TrapCode> {
+        let placed = self.placed.read().unwrap_or_else(|e| e.into_inner());
+        trap_at(&placed_at(&placed.funcs, offset)?.traps, offset)
+    }
+
+    /// Bytes of the stubs and entry trampolines laid out at load.
+    pub fn laid_out_len(&self) -> usize {
+        self.laid_out
+    }
+
+    /// How many functions have been compiled.
+    pub fn compiled_count(&self) -> usize {
+        self.placed.read().unwrap_or_else(|e| e.into_inner()).funcs.len()
+    }
+}
+
+/// The placed function containing `offset`.
+fn placed_at(funcs: &[PlacedFunc], offset: u32) -> Option<&PlacedFunc> {
+    let i = funcs.partition_point(|f| f.loc.start <= offset).checked_sub(1)?;
+    let f = &funcs[i];
+    (offset < f.loc.start + f.loc.len).then_some(f)
+}

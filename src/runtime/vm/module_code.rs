@@ -1,0 +1,50 @@
+//! A module's code as the runtime holds it: executable pages, the tables
+//! that describe them, and for a lazily compiled module what compiles the
+//! rest. The code registry, trap lookup, backtraces, profiling and
+//! instantiation all read it; the compiler never sees it.
+
+use super::code_memory::CodeMemory;
+use super::lazy::LazyCode;
+use crate::environ::compiled::CodeTables;
+use crate::environ::index::DefinedFuncIndex;
+use crate::environ::module_info::ModuleInfo;
+use crate::environ::trap::TrapCode;
+
+/// A module's linked, executable code and what is known about it.
+pub struct CompiledModule {
+    pub code: CodeMemory,
+    /// Functions, entry trampolines, trap sites, source locations and the
+    /// process addresses written into `code`. For a lazily compiled module
+    /// `funcs` are the stubs, and the functions' own traps and source
+    /// locations are kept in `lazy`.
+    pub tables: CodeTables,
+    pub lazy: Option<Box<LazyCode>>,
+}
+
+impl CompiledModule {
+    /// The trap recorded for the instruction at `offset` in the code, if
+    /// it is a trap site.
+    pub fn trap_at(&self, offset: u32) -> Option<TrapCode> {
+        match &self.lazy {
+            Some(lazy) => lazy.trap_at(offset),
+            None => self.tables.trap_at(offset),
+        }
+    }
+
+    /// The defined function whose code holds `offset`, and the wasm
+    /// offsets of the source location there (see [`CodeTables::frame_at`]).
+    pub fn frame_at(&self, offset: u32) -> Option<(DefinedFuncIndex, Vec<u32>)> {
+        match &self.lazy {
+            Some(lazy) => lazy.frame_at(offset),
+            None => self.tables.frame_at(offset),
+        }
+    }
+}
+
+/// What compiled code and its metadata the runtime looks up by address.
+pub struct ModuleCode {
+    pub info: ModuleInfo,
+    pub compiled: CompiledModule,
+    /// Byte offset of each defined function's body in the binary.
+    pub body_offsets: Vec<u32>,
+}
