@@ -69,6 +69,15 @@ pub use runtime::typed::{HostResult, IntoFunc, TypedFunc, WasmList, WasmTy};
 pub use runtime::values::Val;
 pub use runtime::vm::store_claim::{ClaimGuard, StoreClaim};
 
+/// What the C library (`cranewasm-capi`) needs of the machine and the OS
+/// beyond the embedding API: the entry of C variadic functions and the
+/// calling thread's stack bounds. Not a stable API.
+#[doc(hidden)]
+pub mod __sys {
+    pub use crate::runtime::vm::arch::{c_variadic_entry, VaArgs};
+    pub use crate::runtime::vm::os::{thread_stack, ThreadStack};
+}
+
 /// The checksum of a compiled-module file's bytes (all but its last 8),
 /// for tests that damage files and make the checksum match again. Not a
 /// stable API.

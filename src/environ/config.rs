@@ -51,64 +51,13 @@ fn from_environment<T: Copy>(var: &str, choices: &[(&str, T)], unset: impl FnOnc
 }
 
 impl BoundsChecks {
-    /// The mode [`BOUNDS_CHECKS_ENV`] asks for, or, when it is unset, explicit
-    /// checks under valgrind and guard pages otherwise.
-    fn from_environment() -> Result<BoundsChecks, String> {
-        let choices = [("explicit", BoundsChecks::Explicit), ("guard-pages", BoundsChecks::GuardPages)];
-        from_environment(BOUNDS_CHECKS_ENV, &choices, || match running_on_valgrind() {
-            true => BoundsChecks::Explicit,
-            false => BoundsChecks::GuardPages,
-        })
+    /// The mode [`BOUNDS_CHECKS_ENV`] asks for; `None` when it is unset,
+    /// which leaves the choice to the engine (explicit checks under
+    /// valgrind, guard pages otherwise).
+    fn from_environment() -> Result<Option<BoundsChecks>, String> {
+        let choices = [("explicit", Some(BoundsChecks::Explicit)), ("guard-pages", Some(BoundsChecks::GuardPages))];
+        from_environment(BOUNDS_CHECKS_ENV, &choices, || None)
     }
-}
-
-/// Whether the process runs under valgrind: its `RUNNING_ON_VALGRIND`
-/// client request, which valgrind answers with its nesting depth.
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn running_on_valgrind() -> bool {
-    const VG_USERREQ_RUNNING_ON_VALGRIND: u64 = 0x1001;
-    valgrind_request(VG_USERREQ_RUNNING_ON_VALGRIND, [0; 5]) != 0
-}
-
-/// Valgrind's client request `request` with `args`: its answer, or 0 when
-/// not under valgrind. Natively the sequence below changes nothing (the
-/// four rotations of `rdi` add up to 128 bits, and `xchg rbx, rbx` is a
-/// no-op), so `rdx` keeps the 0 it was given; valgrind recognises the
-/// sequence, performs the request and puts its answer in `rdx` instead.
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn valgrind_request(request: u64, args: [u64; 5]) -> u64 {
-    let words: [u64; 6] = [request, args[0], args[1], args[2], args[3], args[4]];
-    let answer: u64;
-    // SAFETY: the instructions only rotate `rdi` back to its value and
-    // exchange `rbx` with itself; valgrind, if present, reads the six words
-    // of `words` (alive and initialised for the whole block) and writes
-    // only `rdx`. Flags are clobbered, which asm! assumes by default.
-    unsafe {
-        std::arch::asm!(
-            "rol rdi, 3",
-            "rol rdi, 13",
-            "rol rdi, 61",
-            "rol rdi, 51",
-            "xchg rbx, rbx",
-            inout("rdx") 0u64 => answer,
-            in("rax") words.as_ptr(),
-            inout("rdi") 0u64 => _,
-            options(nostack, readonly),
-        );
-    }
-    answer
-}
-
-/// Without the client request on this architecture, set
-/// [`BOUNDS_CHECKS_ENV`] to get explicit checks under valgrind.
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn running_on_valgrind() -> bool {
-    false
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn valgrind_request(_request: u64, _args: [u64; 5]) -> u64 {
-    0
 }
 
 /// Which profiler learns the names and addresses of compiled functions.
@@ -169,6 +118,10 @@ pub struct Config {
     pub(crate) multi_memory: bool,
     pub(crate) threads: bool,
     pub(crate) bounds_checks: BoundsChecks,
+    /// Whether neither [`Config::bounds_checks`] nor [`BOUNDS_CHECKS_ENV`]
+    /// chose the mode: the engine then picks explicit checks under
+    /// valgrind (see [`BoundsChecks`]).
+    pub(crate) bounds_checks_unchosen: bool,
     /// Why [`BOUNDS_CHECKS_ENV`] could not be used, until
     /// [`Config::bounds_checks`] makes it irrelevant; [`Engine::new`]
     /// reports it.
@@ -201,9 +154,9 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Config {
-        let (bounds_checks, bounds_checks_env_error) = match BoundsChecks::from_environment() {
+        let (chosen, bounds_checks_env_error) = match BoundsChecks::from_environment() {
             Ok(mode) => (mode, None),
-            Err(e) => (BoundsChecks::GuardPages, Some(e)),
+            Err(e) => (None, Some(e)),
         };
         let (lazy_compilation, lazy_env_error) =
             match from_environment(LAZY_ENV, &[("1", true), ("0", false)], || false) {
@@ -222,7 +175,8 @@ impl Default for Config {
             extended_const: true,
             multi_memory: true,
             threads: true,
-            bounds_checks,
+            bounds_checks: chosen.unwrap_or(BoundsChecks::GuardPages),
+            bounds_checks_unchosen: chosen.is_none(),
             bounds_checks_env_error,
             max_wasm_stack: 1 << 20,
             parallel_compilation: true,
@@ -304,6 +258,7 @@ impl Config {
     /// over what the environment chose.
     pub fn bounds_checks(&mut self, mode: BoundsChecks) -> &mut Config {
         self.bounds_checks = mode;
+        self.bounds_checks_unchosen = false;
         self.bounds_checks_env_error = None;
         self
     }
@@ -525,11 +480,13 @@ mod tests {
     #[ignore = "run in a child process by the tests below"]
     fn report_default_bounds_checks() {
         let config = Config::default();
-        let engine = crate::Engine::new(&config).map(|_| ()).map_err(|e| e.to_string());
+        let engine = crate::Engine::new(&config);
+        let mode = engine.as_ref().map_or(config.bounds_checks, |e| e.config().bounds_checks);
+        let engine = engine.map(|_| ()).map_err(|e| e.to_string());
         let mut chosen = Config::default();
         chosen.bounds_checks(BoundsChecks::GuardPages);
         let overridden = crate::Engine::new(&chosen).is_ok();
-        println!("default: {:?}, engine: {engine:?}, explicit choice works: {overridden}", config.bounds_checks);
+        println!("default: {mode:?}, engine: {engine:?}, explicit choice works: {overridden}");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::runtime::vm::code_memory::CodeMemory;
 use crate::runtime::vm::interrupt::EpochWatch;
 use crate::runtime::vm::memory_pool::MemoryPool;
 use crate::runtime::vm::profiling;
-use crate::runtime::vm::signals;
+use crate::runtime::vm::{arch, signals};
 
 /// A compilation environment. Cheap to clone (a reference count); modules
 /// and stores keep their engine alive.
@@ -83,13 +83,20 @@ impl Engine {
             .finish(settings::Flags::new(flags))
             .map_err(|e| Error::Unsupported(format!("cannot configure Cranelift: {e}")))?;
         signals::install_handlers();
+        let mut config = config.clone();
+        // Under valgrind an out-of-bounds access to a guard page would be
+        // reported before it becomes the trap: check bounds instead,
+        // unless the embedder or the environment chose.
+        if config.bounds_checks_unchosen && arch::running_on_valgrind() {
+            config.bounds_checks = BoundsChecks::Explicit;
+        }
         Ok(Engine {
             inner: Arc::new(EngineInner {
-                config: config.clone(),
                 isa,
                 exit_trampolines: Mutex::default(),
                 native_trampolines: Mutex::default(),
                 memory_pool: Arc::new(MemoryPool::new(config.memory_pool_capacity)),
+                config,
                 epoch: AtomicU64::new(0),
                 epoch_watch: EpochWatch::default(),
             }),

@@ -17,6 +17,7 @@
 
 use std::ffi::c_char;
 
+use cranewasm::__sys::VaArgs;
 use cranewasm::{AsContextMut, Func, FuncType, Trap, V128, Val, ValRaw, ValType};
 
 use crate::c_api::val::wasm_val_t;
@@ -400,71 +401,23 @@ unsafe fn finish_vals(
     true
 }
 
-/// The variadic arguments of `wasm_runtime_call_wasm_v`, as the x86-64
-/// System V convention passes them: the six integer registers and eight
-/// vector registers the entry stub saved, then the caller's stack.
-struct VaArgs {
-    regs: *const u64,
-    stack: *const u64,
-    gp: usize,
-    fp: usize,
-    spill: usize,
-}
-
-impl VaArgs {
-    /// The next integer-class argument.
-    ///
-    /// # Safety
-    /// The caller must have passed one.
-    unsafe fn int(&mut self) -> u64 {
-        // SAFETY: saved registers, then the caller's stack arguments
-        // (caller).
-        unsafe {
-            if self.gp < 6 {
-                self.gp += 1;
-                *self.regs.add(self.gp - 1)
-            } else {
-                self.spill += 1;
-                *self.stack.add(self.spill - 1)
-            }
-        }
-    }
-
-    /// The next floating-point argument (a `double`; a `float` is
-    /// promoted).
-    ///
-    /// # Safety
-    /// As for [`VaArgs::int`].
-    unsafe fn double(&mut self) -> f64 {
-        // SAFETY: as for `int`; vector registers are saved after the six
-        // integer ones.
-        unsafe {
-            if self.fp < 8 {
-                self.fp += 1;
-                f64::from_bits(*self.regs.add(6 + self.fp - 1))
-            } else {
-                self.spill += 1;
-                f64::from_bits(*self.stack.add(self.spill - 1))
-            }
-        }
-    }
-}
-
-/// `wasm_runtime_call_wasm_v` once its arguments are saved: `regs` holds
-/// rdi, rsi, rdx, rcx, r8, r9, then xmm0..xmm7 (low 8 bytes each);
-/// `stack` points at the caller's stack arguments.
+/// `wasm_runtime_call_wasm_v` once its arguments are saved (see
+/// `cranewasm::__sys::VaArgs`): five fixed integer-class arguments, then
+/// one per parameter.
 ///
 /// # Safety
 /// Called by the entry stub only, with what the client passed.
 unsafe extern "C" fn call_wasm_v_saved(regs: *const u64, stack: *const u64) -> bool {
-    // SAFETY: the stub saved all six integer registers.
+    // SAFETY: the stub's saved arguments, five of them fixed.
+    let mut va = unsafe { VaArgs::new(regs, stack, 5) };
+    // SAFETY: the client passed the five fixed arguments.
     let (exec_env, function, num_results, results, num_args) = unsafe {
         (
-            *regs as wasm_exec_env_t,
-            *regs.add(1) as wasm_function_inst_t,
-            *regs.add(2) as u32,
-            *regs.add(3) as *mut wasm_val_t,
-            *regs.add(4) as u32,
+            va.fixed(0) as wasm_exec_env_t,
+            va.fixed(1) as wasm_function_inst_t,
+            va.fixed(2) as u32,
+            va.fixed(3) as *mut wasm_val_t,
+            va.fixed(4) as u32,
         )
     };
     let Some((inst, _, func, ty)) = resolve(exec_env, function) else { return false };
@@ -475,7 +428,6 @@ unsafe extern "C" fn call_wasm_v_saved(regs: *const u64, stack: *const u64) -> b
     if results.is_null() && num_results > 0 {
         return false;
     }
-    let mut va = VaArgs { regs, stack, gp: 5, fp: 0, spill: 0 };
     let mut params = Vec::with_capacity(ty.params().len());
     for t in ty.params() {
         // SAFETY: the client passed one argument per parameter, of the
@@ -500,46 +452,20 @@ unsafe extern "C" fn call_wasm_v_saved(regs: *const u64, stack: *const u64) -> b
     unsafe { finish_vals(inst, exec_env as usize, func, &ty, &params, results) }
 }
 
-/// Calls `function` with `num_args` variadic arguments of its parameter
-/// types (i32 as `int32_t`, i64 as `int64_t`, f32 and f64 as `double`,
-/// externref as a pointer), writing its results to `results`.
-///
-/// Rust cannot define a variadic function, so this is a small stub that
-/// saves the argument registers and hands them, with the caller's stack
-/// arguments, to [`call_wasm_v_saved`]. Declared in the header by hand:
-/// `bool wasm_runtime_call_wasm_v(wasm_exec_env_t, wasm_function_inst_t,
-/// uint32_t num_results, wasm_val_t results[], uint32_t num_args, ...)`.
-///
-/// # Safety
-/// As for `wasm_runtime_call_wasm_a`, with the arguments passed as above.
-#[unsafe(naked)]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_call_wasm_v() {
-    std::arch::naked_asm!(
-        "push rbp",
-        "mov rbp, rsp",
-        "sub rsp, 112",
-        "mov [rsp], rdi",
-        "mov [rsp + 8], rsi",
-        "mov [rsp + 16], rdx",
-        "mov [rsp + 24], rcx",
-        "mov [rsp + 32], r8",
-        "mov [rsp + 40], r9",
-        "movsd [rsp + 48], xmm0",
-        "movsd [rsp + 56], xmm1",
-        "movsd [rsp + 64], xmm2",
-        "movsd [rsp + 72], xmm3",
-        "movsd [rsp + 80], xmm4",
-        "movsd [rsp + 88], xmm5",
-        "movsd [rsp + 96], xmm6",
-        "movsd [rsp + 104], xmm7",
-        "mov rdi, rsp",
-        "lea rsi, [rbp + 16]",
-        "call {saved}",
-        "leave",
-        "ret",
-        saved = sym call_wasm_v_saved,
-    )
+cranewasm::__sys::c_variadic_entry! {
+    /// Calls `function` with `num_args` variadic arguments of its parameter
+    /// types (i32 as `int32_t`, i64 as `int64_t`, f32 and f64 as `double`,
+    /// externref as a pointer), writing its results to `results`.
+    ///
+    /// Rust cannot define a variadic function, so this is a stub from the
+    /// core's `arch` layer that saves the argument registers and hands them
+    /// to [`call_wasm_v_saved`]. Declared in the header by hand:
+    /// `bool wasm_runtime_call_wasm_v(wasm_exec_env_t, wasm_function_inst_t,
+    /// uint32_t num_results, wasm_val_t results[], uint32_t num_args, ...)`.
+    ///
+    /// # Safety
+    /// As for `wasm_runtime_call_wasm_a`, with the arguments passed as above.
+    pub fn wasm_runtime_call_wasm_v => call_wasm_v_saved
 }
 
 /// Calls element `element_index` of the instance's table 0 with arguments

@@ -59,16 +59,8 @@ pub extern "C" fn wasm_runtime_thread_env_inited() -> bool {
 fn stack_low() -> usize {
     STACK_LOW.with(|s| {
         if s.get() == 0 {
-            // SAFETY: attribute queries on the calling thread, into locals.
-            unsafe {
-                let mut attr: libc::pthread_attr_t = std::mem::zeroed();
-                if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) == 0 {
-                    let (mut addr, mut size) = (std::ptr::null_mut(), 0usize);
-                    if libc::pthread_attr_getstack(&attr, &mut addr, &mut size) == 0 {
-                        s.set(addr as usize);
-                    }
-                    libc::pthread_attr_destroy(&mut attr);
-                }
+            if let Some(stack) = cranewasm::__sys::thread_stack() {
+                s.set(stack.low);
             }
         }
         s.get()

@@ -20,11 +20,13 @@
 
 use std::cell::Cell;
 use std::io;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::interrupt::InterruptState;
+use super::os;
 use crate::environ::trap::TrapCode;
 
 thread_local! {
@@ -73,9 +75,8 @@ pub fn interrupted(state: &InterruptState) {
     }
     let id = state as *const InterruptState as usize;
     for (_, fd) in waiters().iter().filter(|(s, _)| *s == id) {
-        // SAFETY: a registered eventfd stays open while registered (under
-        // this lock); writing 8 bytes to it is its protocol.
-        unsafe { libc::write(*fd, (&1u64 as *const u64).cast(), 8) };
+        // A registered eventfd stays open while registered (under this lock).
+        os::event_signal(*fd);
     }
 }
 
@@ -106,16 +107,13 @@ pub fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<P
     }
     let state = CURRENT.with(Cell::get);
     if state.is_null() || timeout == Some(Duration::ZERO) {
-        return ppoll(fds, timeout.and_then(|t| Instant::now().checked_add(t))).map(Polled::Ready);
+        return os::ppoll(fds, timeout.and_then(|t| Instant::now().checked_add(t))).map(Polled::Ready);
     }
     // SAFETY: `HostCall::enter`'s caller keeps the state alive for the
     // host call this runs in.
     let state = unsafe { &*state };
-    // SAFETY: a plain system call.
-    let event = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-    if event < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let event_fd = os::event()?;
+    let event = event_fd.as_raw_fd();
     let id = state as *const InterruptState as usize;
     waiters().push((id, event));
     COUNT.fetch_add(1, Ordering::SeqCst);
@@ -128,7 +126,7 @@ pub fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<P
         if let Some(code) = state.pending() {
             break Ok(Polled::Stopped(code));
         }
-        let n = match ppoll(&mut all, deadline) {
+        let n = match os::ppoll(&mut all, deadline) {
             Ok(n) => n,
             Err(e) => break Err(e),
         };
@@ -141,32 +139,11 @@ pub fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<P
             break Ok(Polled::Ready(n - usize::from(woken)));
         }
         // Woken for a request withdrawn since: drain the eventfd, wait on.
-        let mut count = 0u64;
-        // SAFETY: our eventfd; reads 8 bytes into `count`.
-        unsafe { libc::read(event, (&mut count as *mut u64).cast(), 8) };
+        os::event_clear(event);
     };
     waiters().retain(|(_, fd)| *fd != event);
     COUNT.fetch_sub(1, Ordering::SeqCst);
-    // SAFETY: our eventfd, no longer registered.
-    unsafe { libc::close(event) };
+    // Closed only now, no longer registered.
+    drop(event_fd);
     result
-}
-
-/// `ppoll(2)` until `deadline` (none: forever), again after a signal.
-fn ppoll(fds: &mut [libc::pollfd], deadline: Option<Instant>) -> io::Result<usize> {
-    loop {
-        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        let spec = left.map(|d| libc::timespec { tv_sec: d.as_secs() as libc::time_t, tv_nsec: d.subsec_nanos() as _ });
-        let spec_ptr = spec.as_ref().map_or(std::ptr::null(), |s| s as *const libc::timespec);
-        // SAFETY: `fds` is a valid array of its length, and the timespec
-        // (or null) lives across the call.
-        let n = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, spec_ptr, std::ptr::null()) };
-        if n >= 0 {
-            return Ok(n as usize);
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(err);
-        }
-    }
 }

@@ -38,6 +38,7 @@ use std::time::Duration;
 use std::{mem, ptr};
 
 use super::code_registry;
+use super::os;
 use super::thread::ThreadState;
 use super::unwind::{self, UnwindReason};
 use crate::environ::trap::TrapCode;
@@ -53,16 +54,13 @@ pub const SIGNAL: libc::c_int = libc::SIGURG;
 /// compiler fence: set once, before the first interruption state exists.
 static ASYMMETRIC_FENCES: AtomicBool = AtomicBool::new(false);
 
-const MEMBARRIER_CMD_PRIVATE_EXPEDITED: libc::c_int = 1 << 3;
-const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_int = 1 << 4;
-
 /// The requester's side of the handshake with [`enter`]: after it, the
 /// requester sees the thread a call published before the fence, or that
 /// call sees what the requester stored before it.
 fn heavy_fence() {
     if ASYMMETRIC_FENCES.load(Relaxed) {
-        // SAFETY: a plain system call; registered in `install_handler`.
-        unsafe { libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) };
+        // Registered in `install_handler`.
+        os::process_fence();
     } else {
         fence(SeqCst);
     }
@@ -185,9 +183,9 @@ impl InterruptState {
     fn signal(&self) -> bool {
         let thread = self.thread.load(Relaxed);
         if thread != 0 && !self.in_host.load(Relaxed) {
-            // SAFETY: a plain system call; a stale id fails or reaches a
-            // thread that ignores the signal (see `thread`).
-            unsafe { libc::syscall(libc::SYS_tgkill, process_id(), thread, SIGNAL) };
+            // A stale id fails or reaches a thread that ignores the signal
+            // (see `thread`).
+            os::signal_thread(thread, SIGNAL);
         }
         thread != 0
     }
@@ -356,13 +354,6 @@ pub fn leave(state: &InterruptState, entered: Entered, stopped: impl FnOnce() ->
     }
 }
 
-/// This process's id, for `tgkill`.
-fn process_id() -> libc::pid_t {
-    static PID: OnceLock<libc::pid_t> = OnceLock::new();
-    // SAFETY: getpid has no preconditions.
-    *PID.get_or_init(|| unsafe { libc::getpid() })
-}
-
 /// Installs the handler of [`SIGNAL`], once per process, before the first
 /// interrupt handle exists.
 pub fn install_handler() {
@@ -371,7 +362,7 @@ pub fn install_handler() {
     // own; `PREVIOUS` is written only here, before the handler can run.
     INSTALL.call_once(|| unsafe {
         // Without membarrier (old kernels, valgrind), entries fence.
-        let registered = libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+        let registered = os::register_process_fence();
         ASYMMETRIC_FENCES.store(registered, Relaxed);
         let mut action: libc::sigaction = mem::zeroed();
         // Not NODEFER: the helper thread re-signals every few tens of
@@ -403,9 +394,7 @@ unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, conte
     let Some(code) = of_store(activation.vm).and_then(InterruptState::pending) else {
         return forward(sig, info, context);
     };
-    let uc = &*(context as *const libc::ucontext_t);
-    let pc = uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize;
-    let fp = uc.uc_mcontext.gregs[libc::REG_RBP as usize] as usize;
+    let (pc, fp) = super::arch::context_pc_fp(context);
     // Only compiled code can be left at any instruction. If the registry is
     // locked this thread may hold the lock: try again later.
     if code_registry::try_is_wasm_pc(pc) == Some(true) {
@@ -480,8 +469,7 @@ fn retry_later(state: Arc<InterruptState>) {
 /// [`RETRY`]), and it signals with the list's lock released, so that a
 /// requester adding a state never waits behind a system call.
 fn retry(pending: &Pending) -> ! {
-    // SAFETY: a plain prctl on this thread; failing leaves the default slack.
-    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+    os::fine_timer_slack();
     let mut to_signal: Vec<Arc<InterruptState>> = Vec::new();
     loop {
         {

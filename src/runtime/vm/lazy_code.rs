@@ -18,6 +18,7 @@
 //!
 //! [`code_memory`]: super::code_memory
 
+use std::os::fd::AsRawFd;
 use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -54,16 +55,15 @@ impl LazyRegion {
         // the mappings keep the memory alive; the executable view is handed
         // whole to the one `CodeMemory` that unmaps it.
         unsafe {
-            let fd = libc::memfd_create(c"cranewasm-lazy-code".as_ptr(), libc::MFD_CLOEXEC);
-            if fd < 0 {
-                return Err(os_error("cannot create lazy code memory"));
-            }
+            let file = super::os::memfd(c"cranewasm-lazy-code")
+                .map_err(|e| Error::Resource(format!("cannot create lazy code memory: {e}")))?;
+            let fd = file.as_raw_fd();
             let map = |prot| libc::mmap(ptr::null_mut(), len, prot, libc::MAP_SHARED, fd, 0);
             let sized = libc::ftruncate(fd, len as libc::off_t) == 0;
             let rx = if sized { map(libc::PROT_READ | libc::PROT_EXEC) } else { libc::MAP_FAILED };
             let rw = if rx != libc::MAP_FAILED { map(libc::PROT_READ | libc::PROT_WRITE) } else { libc::MAP_FAILED };
             let error = os_error("cannot map lazy code memory");
-            libc::close(fd);
+            drop(file);
             if rw == libc::MAP_FAILED {
                 if rx != libc::MAP_FAILED {
                     libc::munmap(rx, len);

@@ -11,7 +11,7 @@
 
 use std::fs::File;
 use std::ops::Range;
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 
 use crate::environ::data_image::ImageLayout;
@@ -31,14 +31,7 @@ impl MemoryImage {
     /// memory is initialised by copying instead.
     pub fn new(layout: &ImageLayout, wasm: &[u8]) -> Result<MemoryImage> {
         let err = |what: &str, e: std::io::Error| Error::Resource(format!("memory image: {what}: {e}"));
-        // SAFETY: a NUL-terminated name and valid flags; the call only
-        // creates a file descriptor, which we own from here on.
-        let fd = unsafe { libc::memfd_create(c"cranewasm-memory-image".as_ptr(), libc::MFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(err("memfd_create", std::io::Error::last_os_error()));
-        }
-        // SAFETY: `fd` is a new descriptor owned by nobody else.
-        let file = unsafe { File::from_raw_fd(fd) };
+        let file = File::from(super::os::memfd(c"cranewasm-memory-image").map_err(|e| err("memfd_create", e))?);
         let len = layout.span.len();
         file.set_len(len as u64).map_err(|e| err("set size", e))?;
         for (start, range) in &layout.segments {

@@ -34,6 +34,7 @@
 //! Later mechanisms belong here too: a code cache's loading of images into
 //! [`code_memory`] sits in `crate::cache`.
 
+pub mod arch;
 pub mod blocking;
 pub mod code_memory;
 pub mod code_registry;
@@ -56,6 +57,7 @@ pub mod memory_image;
 pub mod memory_pool;
 pub mod module_code;
 pub mod null_call;
+pub mod os;
 pub mod parking_lot;
 pub mod profiling;
 pub mod scratch;

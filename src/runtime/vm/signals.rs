@@ -58,9 +58,7 @@ pub fn install_handlers() {
 /// fault on the faulting thread.
 unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     if let Some(state) = unwind::current() {
-        let uc = &*(context as *const libc::ucontext_t);
-        let pc = uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize;
-        let fp = uc.uc_mcontext.gregs[libc::REG_RBP as usize] as usize;
+        let (pc, fp) = super::arch::context_pc_fp(context);
         if let Some(code) = code_registry::trap_at(pc).or_else(|| super::null_call::trap_at(pc)) {
             state.record_frames(pc, fp, code_registry::is_wasm_pc);
             state.unwind(UnwindReason::Wasm(code));
@@ -113,7 +111,7 @@ impl Drop for AltStack {
             let disable = libc::stack_t { ss_sp: ptr::null_mut(), ss_flags: libc::SS_DISABLE, ss_size: 0 };
             libc::sigaltstack(&disable, ptr::null_mut());
             if self.valgrind_id != 0 {
-                crate::environ::config::valgrind_request(VG_USERREQ_STACK_DEREGISTER, [self.valgrind_id, 0, 0, 0, 0]);
+                super::arch::valgrind_request(VG_USERREQ_STACK_DEREGISTER, [self.valgrind_id, 0, 0, 0, 0]);
             }
             libc::munmap(self.mapping, self.size);
         }
@@ -184,10 +182,8 @@ fn install_alt_stack(thread: &ThreadState) {
         // growing, and valgrind took the thread's live frames for fresh,
         // undefined stack ("uninitialised value" in every frame above).
         let low = stack.ss_sp as u64;
-        let valgrind_id = crate::environ::config::valgrind_request(
-            VG_USERREQ_STACK_REGISTER,
-            [low, low + ALT_STACK_SIZE as u64, 0, 0, 0],
-        );
+        let valgrind_id =
+            super::arch::valgrind_request(VG_USERREQ_STACK_REGISTER, [low, low + ALT_STACK_SIZE as u64, 0, 0, 0]);
         ALT_STACK.with(|s| s.set(Some(AltStackBox(AltStack { mapping, size, valgrind_id }))));
         thread.alt_stack_ready.set(true);
     }

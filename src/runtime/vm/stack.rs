@@ -24,20 +24,7 @@ fn stack_low(thread: &ThreadState) -> usize {
 
 #[cold]
 fn query_stack_low() -> Option<usize> {
-    // SAFETY: plain libc queries on the current thread with owned storage.
-    unsafe {
-        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
-        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
-            return None;
-        }
-        let mut addr = std::ptr::null_mut();
-        let mut size = 0;
-        let ok = libc::pthread_attr_getstack(&attr, &mut addr, &mut size) == 0;
-        let mut guard = 0;
-        libc::pthread_attr_getguardsize(&attr, &mut guard);
-        libc::pthread_attr_destroy(&mut attr);
-        ok.then_some(addr as usize + guard)
-    }
+    super::os::thread_stack().map(|s| s.low + s.guard)
 }
 
 /// The stack limit for a call entering wasm here: `max_wasm_stack` below
@@ -64,7 +51,7 @@ pub fn limit_from_here(thread: &ThreadState, max_wasm_stack: usize) -> usize {
     // same limit and the store need not rewrite its instances' copies (see
     // `StoreOpaque::publish_stack_limit`); wasm gets at most a page more.
     let wanted = here.saturating_sub(max_wasm_stack) & !(LIMIT_GRANULE - 1);
-    if floor < here || !crate::environ::config::running_on_valgrind() {
+    if floor < here || !super::arch::running_on_valgrind() {
         wanted.max(floor)
     } else {
         wanted

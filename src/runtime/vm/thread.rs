@@ -24,8 +24,7 @@ impl ThreadState {
     pub fn tid(&self) -> i32 {
         match self.tid.get() {
             0 => {
-                // SAFETY: gettid has no preconditions.
-                let tid = unsafe { libc::gettid() };
+                let tid = super::os::thread_id();
                 self.tid.set(tid);
                 tid
             }

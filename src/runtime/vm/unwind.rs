@@ -1,8 +1,8 @@
 //! Leaving compiled code early: the one place the runtime jumps over frames.
 //!
 //! A call into wasm runs under [`catch_traps`], which saves the host's
-//! callee-saved registers and stack pointer in a jump buffer (a tiny
-//! assembly routine, because Rust has no sound `setjmp`). A trap — a fault
+//! callee-saved registers and stack pointer in a jump buffer
+//! ([`arch::try_call`], because Rust has no sound `setjmp`). A trap — a fault
 //! recognised by the signal handler, a trap returned by a host function, a
 //! builtin finding an out-of-bounds segment — records its reason in the
 //! thread's [`CallThreadState`] and [`raise`]s, restoring those registers so
@@ -18,72 +18,11 @@ use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
 use std::ptr;
 
+use super::arch::{self, JmpBuf};
 use super::thread::{self, ThreadState};
 
 use crate::environ::trap::{Trap, TrapCode};
 use crate::environ::vmctx::VMStoreContext;
-
-/// Callee-saved registers, stack pointer and resume address of a
-/// [`catch_traps`] activation.
-#[repr(C)]
-struct JmpBuf([usize; 8]);
-
-#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-std::arch::global_asm!(
-    ".text",
-    ".globl cranewasm_try_call",
-    ".hidden cranewasm_try_call",
-    ".type cranewasm_try_call,@function",
-    ".p2align 4",
-    // (buf: *mut JmpBuf, body: extern "C" fn(*mut u8), data: *mut u8) -> u32
-    "cranewasm_try_call:",
-    ".cfi_startproc",
-    "mov [rdi], rbx",
-    "mov [rdi + 8], rbp",
-    "mov [rdi + 16], r12",
-    "mov [rdi + 24], r13",
-    "mov [rdi + 32], r14",
-    "mov [rdi + 40], r15",
-    "lea rax, [rsp + 8]",
-    "mov [rdi + 48], rax",
-    "mov rax, [rsp]",
-    "mov [rdi + 56], rax",
-    "sub rsp, 8",
-    ".cfi_adjust_cfa_offset 8",
-    "mov rdi, rdx",
-    "call rsi",
-    "add rsp, 8",
-    ".cfi_adjust_cfa_offset -8",
-    "xor eax, eax",
-    "ret",
-    ".cfi_endproc",
-    ".size cranewasm_try_call, . - cranewasm_try_call",
-    "",
-    ".globl cranewasm_unwind",
-    ".hidden cranewasm_unwind",
-    ".type cranewasm_unwind,@function",
-    ".p2align 4",
-    // (buf: *const JmpBuf) -> !: returns 1 from the matching try_call.
-    "cranewasm_unwind:",
-    "mov rbx, [rdi]",
-    "mov rbp, [rdi + 8]",
-    "mov r12, [rdi + 16]",
-    "mov r13, [rdi + 24]",
-    "mov r14, [rdi + 32]",
-    "mov r15, [rdi + 40]",
-    "mov rsp, [rdi + 48]",
-    "mov eax, 1",
-    "jmp qword ptr [rdi + 56]",
-    ".size cranewasm_unwind, . - cranewasm_unwind",
-);
-
-#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
-compile_error!("cranewasm's trap unwinding is implemented for x86_64 Linux only");
-
-extern "C" {
-    fn cranewasm_try_call(buf: *mut JmpBuf, body: unsafe extern "C" fn(*mut u8), data: *mut u8) -> u32;
-    fn cranewasm_unwind(buf: *const JmpBuf) -> !;
-}
 
 /// Most return addresses recorded for a trap's backtrace.
 pub const MAX_FRAMES: usize = 64;
@@ -151,7 +90,7 @@ pub unsafe fn catch_traps<F: FnOnce()>(
     }
     let marker = 0u8;
     let state = CallThreadState {
-        // Filled in by `cranewasm_try_call` before anything reads it.
+        // Filled in by `arch::try_call` before anything reads it.
         jmp_buf: UnsafeCell::new(MaybeUninit::uninit()),
         reason: UnsafeCell::new(None),
         // Only written when a trap records frames: not worth zeroing per call.
@@ -164,7 +103,7 @@ pub unsafe fn catch_traps<F: FnOnce()>(
     thread.current.set(&state);
     let mut body = Some(body);
     let unwound =
-        cranewasm_try_call((*state.jmp_buf.get()).as_mut_ptr(), call::<F>, &mut body as *mut Option<F> as *mut u8);
+        arch::try_call((*state.jmp_buf.get()).as_mut_ptr(), call::<F>, &mut body as *mut Option<F> as *mut u8);
     thread.current.set(state.prev);
     if unwound == 0 {
         return Ok(());
@@ -193,7 +132,7 @@ impl CallThreadState {
         }
         let mut lowest = fp;
         while n < MAX_FRAMES && fp != 0 && fp.is_multiple_of(8) && fp >= lowest && fp < self.stack_top {
-            let ra = *((fp + 8) as *const usize);
+            let ra = *((fp + arch::RETURN_ADDRESS_OFFSET) as *const usize);
             if !is_wasm(ra) {
                 break;
             }
@@ -212,7 +151,7 @@ impl CallThreadState {
     /// `catch_traps` body, from frames that own nothing with a destructor.
     pub unsafe fn unwind(&self, reason: UnwindReason) -> ! {
         ptr::write(self.reason.get(), Some(reason));
-        cranewasm_unwind((*self.jmp_buf.get()).as_ptr())
+        arch::unwind((*self.jmp_buf.get()).as_ptr())
     }
 }
 

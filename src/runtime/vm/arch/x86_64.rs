@@ -1,0 +1,366 @@
+//! x86-64, System V calling convention (Linux).
+
+use std::ffi::c_void;
+
+// ---------------------------------------------------------------------------
+// Traps: the jump buffer (see `unwind`)
+
+/// Callee-saved registers (rbx, rbp, r12-r15), the stack pointer and the
+/// resume address of a [`try_call`] activation.
+#[repr(C)]
+pub struct JmpBuf([usize; 8]);
+
+/// Saves the caller's callee-saved registers, stack pointer and return
+/// address in `buf`, then calls `body(data)`: returns 0 when `body`
+/// returns, 1 when [`unwind`] jumps back through `buf`. Rust has no sound
+/// `setjmp`, hence these few instructions.
+///
+/// # Safety
+/// `buf` must stay valid while `body` runs; frames between here and an
+/// `unwind` must own nothing with a destructor (see `unwind::catch_traps`).
+#[unsafe(naked)]
+pub unsafe extern "C" fn try_call(buf: *mut JmpBuf, body: unsafe extern "C" fn(*mut u8), data: *mut u8) -> u32 {
+    // Naked functions get no call-frame information of their own; this
+    // one says how its stack moves, for debuggers and profilers.
+    std::arch::naked_asm!(
+        ".cfi_startproc",
+        "mov [rdi], rbx",
+        "mov [rdi + 8], rbp",
+        "mov [rdi + 16], r12",
+        "mov [rdi + 24], r13",
+        "mov [rdi + 32], r14",
+        "mov [rdi + 40], r15",
+        "lea rax, [rsp + 8]",
+        "mov [rdi + 48], rax",
+        "mov rax, [rsp]",
+        "mov [rdi + 56], rax",
+        "sub rsp, 8",
+        ".cfi_adjust_cfa_offset 8",
+        "mov rdi, rdx",
+        "call rsi",
+        "add rsp, 8",
+        ".cfi_adjust_cfa_offset -8",
+        "xor eax, eax",
+        "ret",
+        ".cfi_endproc",
+    )
+}
+
+/// Restores what [`try_call`] saved in `buf`, so that it returns 1.
+///
+/// # Safety
+/// `buf` must be the buffer of a `try_call` still running on this thread,
+/// and the frames jumped over must own nothing with a destructor.
+#[unsafe(naked)]
+pub unsafe extern "C" fn unwind(buf: *const JmpBuf) -> ! {
+    std::arch::naked_asm!(
+        "mov rbx, [rdi]",
+        "mov rbp, [rdi + 8]",
+        "mov r12, [rdi + 16]",
+        "mov r13, [rdi + 24]",
+        "mov r14, [rdi + 32]",
+        "mov r15, [rdi + 40]",
+        "mov rsp, [rdi + 48]",
+        "mov eax, 1",
+        "jmp qword ptr [rdi + 56]",
+    )
+}
+
+/// The program counter and frame pointer of a signal's `ucontext_t`.
+///
+/// # Safety
+/// `context` must be the context argument of an `SA_SIGINFO` handler.
+pub unsafe fn context_pc_fp(context: *mut c_void) -> (usize, usize) {
+    // SAFETY: as the caller promises.
+    let uc = unsafe { &*(context as *const libc::ucontext_t) };
+    (uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize, uc.uc_mcontext.gregs[libc::REG_RBP as usize] as usize)
+}
+
+/// The size of a return address on the stack above a frame pointer: a
+/// frame's return address is at `fp + 8`, its caller's frame pointer at
+/// `fp`.
+pub const RETURN_ADDRESS_OFFSET: usize = 8;
+
+// ---------------------------------------------------------------------------
+// The null-call stub (see `null_call`)
+
+/// The code address of a null slot in a frozen table's code array:
+/// `push rbp; mov rbp, rsp; ud2`. The frame it makes leads backtraces to
+/// the return address in the calling function, so the trap is reported at
+/// the `call_indirect`.
+///
+/// # Safety
+/// Only ever called by compiled code, which handles the trap it raises.
+#[unsafe(naked)]
+pub unsafe extern "C" fn null_call() {
+    std::arch::naked_asm!("push rbp", "mov rbp, rsp", "ud2")
+}
+
+/// Offset of [`null_call`]'s trapping instruction from its start.
+pub const NULL_CALL_TRAP_OFFSET: usize = 4;
+
+// ---------------------------------------------------------------------------
+// Lazy compilation (see `lazy_stub`)
+
+/// Bytes per lazy stub.
+pub const LAZY_STUB_SIZE: usize = 16;
+
+/// The bytes of the lazy stub at offset `at` of its region: lazy while
+/// `code` is 0, else jumping to the code at offset `code`.
+///
+/// ```text
+/// at+0:  4c 8d 1d f9 ff ff ff   lea r11, [rip - 7]      ; r11 = the stub's address
+/// at+7:  90                     nop
+/// at+8:  ff 25 <rel32>          jmp [region + 0]        ; the lazy trampoline
+/// at+14: cc cc
+/// ```
+///
+/// Once its function is compiled, bytes 0..8 become, in one aligned 8-byte
+/// store, `e9 <rel32>; 66 90; 90` (`jmp code`, then nops). A thread may be
+/// at any instruction boundary of the old stub when the store lands: at 0
+/// it runs either version whole; at 7 or 8 it finds the same bytes in
+/// both (`90`, then the unchanged `jmp` to the trampoline) with `r11`
+/// already set, and the compiler, finding the function compiled, sends it
+/// to the code. The new version has a boundary at 5 only after its `jmp`,
+/// which never falls through. (x86 keeps instruction fetch coherent with
+/// stores, so no cache maintenance is needed.)
+pub fn lazy_stub(at: usize, code: usize) -> [u8; LAZY_STUB_SIZE] {
+    let mut s = [0xcc; LAZY_STUB_SIZE];
+    if code == 0 {
+        s[..8].copy_from_slice(&[0x4c, 0x8d, 0x1d, 0xf9, 0xff, 0xff, 0xff, 0x90]);
+    } else {
+        let rel = (code as i64 - (at as i64 + 5)) as i32;
+        s[0] = 0xe9;
+        s[1..5].copy_from_slice(&rel.to_le_bytes());
+        s[5..8].copy_from_slice(&[0x66, 0x90, 0x90]);
+    }
+    // The trampoline's address is at offset 0 of the region.
+    let rel = -(at as i64 + 14) as i32;
+    s[8..10].copy_from_slice(&[0xff, 0x25]);
+    s[10..14].copy_from_slice(&rel.to_le_bytes());
+    s
+}
+
+/// Where the stubs jump: entered with the wasm callee's arguments in place,
+/// the stub's address in r11 and the caller's return address on top of
+/// the stack, it saves every register the wasm calling convention
+/// (Cranelift's `tail`: rdi, rsi, rdx, rcx, r8, r9, xmm0-xmm7) passes
+/// arguments in, calls `lazy_stub::lazy_compile(stub, fp)`, restores them
+/// and jumps to the address it returned, so the function runs as if called
+/// directly. It keeps the frame pointer chain, so a trap raised while
+/// compiling records the wasm caller's frames.
+///
+/// # Safety
+/// Only jumped to by a lazy stub.
+#[unsafe(naked)]
+pub unsafe extern "C" fn lazy_trampoline() {
+    std::arch::naked_asm!(
+        // Entered with rsp = 8 mod 16 (a call's return address on top).
+        "push rbp",
+        "mov rbp, rsp",
+        "sub rsp, 176",
+        "mov [rsp], rdi",
+        "mov [rsp + 8], rsi",
+        "mov [rsp + 16], rdx",
+        "mov [rsp + 24], rcx",
+        "mov [rsp + 32], r8",
+        "mov [rsp + 40], r9",
+        "movdqu [rsp + 48], xmm0",
+        "movdqu [rsp + 64], xmm1",
+        "movdqu [rsp + 80], xmm2",
+        "movdqu [rsp + 96], xmm3",
+        "movdqu [rsp + 112], xmm4",
+        "movdqu [rsp + 128], xmm5",
+        "movdqu [rsp + 144], xmm6",
+        "movdqu [rsp + 160], xmm7",
+        "mov rdi, r11",
+        "mov rsi, rbp",
+        "call {compile}",
+        "mov rdi, [rsp]",
+        "mov rsi, [rsp + 8]",
+        "mov rdx, [rsp + 16]",
+        "mov rcx, [rsp + 24]",
+        "mov r8, [rsp + 32]",
+        "mov r9, [rsp + 40]",
+        "movdqu xmm0, [rsp + 48]",
+        "movdqu xmm1, [rsp + 64]",
+        "movdqu xmm2, [rsp + 80]",
+        "movdqu xmm3, [rsp + 96]",
+        "movdqu xmm4, [rsp + 112]",
+        "movdqu xmm5, [rsp + 128]",
+        "movdqu xmm6, [rsp + 144]",
+        "movdqu xmm7, [rsp + 160]",
+        "mov rsp, rbp",
+        "pop rbp",
+        "jmp rax",
+        compile = sym crate::runtime::vm::lazy_stub::lazy_compile,
+    )
+}
+
+// ---------------------------------------------------------------------------
+// Valgrind
+
+/// Valgrind's client request `request` with `args`: its answer, or 0 when
+/// not under valgrind. Natively the sequence below changes nothing (the
+/// four rotations of `rdi` add up to 128 bits, and `xchg rbx, rbx` is a
+/// no-op), so `rdx` keeps the 0 it was given; valgrind recognises the
+/// sequence, performs the request and puts its answer in `rdx` instead.
+pub fn valgrind_request(request: u64, args: [u64; 5]) -> u64 {
+    let words: [u64; 6] = [request, args[0], args[1], args[2], args[3], args[4]];
+    let answer: u64;
+    // SAFETY: the instructions only rotate `rdi` back to its value and
+    // exchange `rbx` with itself; valgrind, if present, reads the six words
+    // of `words` (alive and initialised for the whole block) and writes
+    // only `rdx`. Flags are clobbered, which asm! assumes by default.
+    unsafe {
+        std::arch::asm!(
+            "rol rdi, 3",
+            "rol rdi, 13",
+            "rol rdi, 61",
+            "rol rdi, 51",
+            "xchg rbx, rbx",
+            inout("rdx") 0u64 => answer,
+            in("rax") words.as_ptr(),
+            inout("rdi") 0u64 => _,
+            options(nostack, readonly),
+        );
+    }
+    answer
+}
+
+/// Whether the process runs under valgrind: its `RUNNING_ON_VALGRIND`
+/// client request, which valgrind answers with its nesting depth.
+pub fn running_on_valgrind() -> bool {
+    const VG_USERREQ_RUNNING_ON_VALGRIND: u64 = 0x1001;
+    valgrind_request(VG_USERREQ_RUNNING_ON_VALGRIND, [0; 5]) != 0
+}
+
+// ---------------------------------------------------------------------------
+// C variadic functions (the C API's `wasm_runtime_call_wasm_v`)
+
+/// The arguments of a C variadic function as a [`c_variadic_entry!`]
+/// stub saved them, read in order: System V passes the first six
+/// integer-class arguments in rdi, rsi, rdx, rcx, r8, r9 and the first
+/// eight floating-point ones in xmm0-xmm7, the rest on the stack in order.
+pub struct VaArgs {
+    regs: *const u64,
+    stack: *const u64,
+    gp: usize,
+    fp: usize,
+    spill: usize,
+}
+
+impl VaArgs {
+    /// The arguments after `fixed` integer-class fixed ones, from the
+    /// stub's saved registers `regs` (six integer, then eight vector
+    /// registers' low halves) and the caller's stack arguments `stack`.
+    ///
+    /// # Safety
+    /// `regs` and `stack` must be what a `c_variadic_entry!` stub passed,
+    /// valid while the arguments are read.
+    pub unsafe fn new(regs: *const u64, stack: *const u64, fixed: usize) -> VaArgs {
+        VaArgs { regs, stack, gp: fixed, fp: 0, spill: 0 }
+    }
+
+    /// Fixed integer-class argument `i` (of the first six).
+    ///
+    /// # Safety
+    /// The function must have at least `i + 1` such arguments, `i < 6`.
+    pub unsafe fn fixed(&self, i: usize) -> u64 {
+        debug_assert!(i < 6);
+        // SAFETY: the stub saved all six integer registers.
+        unsafe { *self.regs.add(i) }
+    }
+
+    /// The next integer-class argument.
+    ///
+    /// # Safety
+    /// The caller must have passed one.
+    pub unsafe fn int(&mut self) -> u64 {
+        // SAFETY: saved registers, then the caller's stack arguments
+        // (caller).
+        unsafe {
+            if self.gp < 6 {
+                self.gp += 1;
+                *self.regs.add(self.gp - 1)
+            } else {
+                self.spill += 1;
+                *self.stack.add(self.spill - 1)
+            }
+        }
+    }
+
+    /// The next floating-point argument (a `double`; a `float` is
+    /// promoted).
+    ///
+    /// # Safety
+    /// As for [`VaArgs::int`].
+    pub unsafe fn double(&mut self) -> f64 {
+        // SAFETY: as for `int`; vector registers are saved after the six
+        // integer ones.
+        unsafe {
+            if self.fp < 8 {
+                self.fp += 1;
+                f64::from_bits(*self.regs.add(6 + self.fp - 1))
+            } else {
+                self.spill += 1;
+                f64::from_bits(*self.stack.add(self.spill - 1))
+            }
+        }
+    }
+}
+
+/// Defines `$name`, a C function with variadic arguments: Rust cannot
+/// define one, so it is a stub that saves the argument registers and hands
+/// them, with the caller's stack arguments, to `$saved(regs, stack)`,
+/// which reads them with [`VaArgs`] and whose `bool` result it returns.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __c_variadic_entry {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident => $saved:path) => {
+        $(#[$doc])*
+        #[unsafe(naked)]
+        #[unsafe(no_mangle)]
+        $vis unsafe extern "C" fn $name() {
+            ::std::arch::naked_asm!(
+                "push rbp",
+                "mov rbp, rsp",
+                "sub rsp, 112",
+                "mov [rsp], rdi",
+                "mov [rsp + 8], rsi",
+                "mov [rsp + 16], rdx",
+                "mov [rsp + 24], rcx",
+                "mov [rsp + 32], r8",
+                "mov [rsp + 40], r9",
+                "movsd [rsp + 48], xmm0",
+                "movsd [rsp + 56], xmm1",
+                "movsd [rsp + 64], xmm2",
+                "movsd [rsp + 72], xmm3",
+                "movsd [rsp + 80], xmm4",
+                "movsd [rsp + 88], xmm5",
+                "movsd [rsp + 96], xmm6",
+                "movsd [rsp + 104], xmm7",
+                "mov rdi, rsp",
+                "lea rsi, [rbp + 16]",
+                "call {saved}",
+                "leave",
+                "ret",
+                saved = sym $saved,
+            )
+        }
+    };
+}
+pub use __c_variadic_entry as c_variadic_entry;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_null_call_stub_traps_where_the_handler_looks() {
+        let at = null_call as *const () as usize + NULL_CALL_TRAP_OFFSET;
+        // SAFETY: the stub's code, readable as any code.
+        let bytes = unsafe { std::slice::from_raw_parts(at as *const u8, 2) };
+        assert_eq!(bytes, [0x0f, 0x0b], "ud2");
+    }
+}
