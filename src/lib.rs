@@ -43,7 +43,8 @@ pub use environ::config::{BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECK
 pub use environ::error::{Error, LinkError, Result};
 pub use environ::trap::{FrameInfo, Trap, TrapCode};
 pub use environ::types::{
-    ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType,
+    ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, IndexType, Limits, MemoryType, Mutability,
+    RefType, TableType, TagType, ValType,
 };
 pub use environ::val_raw::{ValRaw, V128};
 pub use runtime::caller::Caller;

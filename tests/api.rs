@@ -311,7 +311,7 @@ fn globals_tables_and_references_from_the_host() {
     let t = instance.get_table(&store, "t").unwrap();
     assert_eq!(t.grow(&mut store, 3, Val::ExternRef(None)).unwrap(), 1);
     assert_eq!(t.size(&store), 4);
-    let small = Table::new(&mut store, TableType::new(ValType::FuncRef, Limits::new(1, Some(2))), Val::FuncRef(None));
+    let small = Table::new(&mut store, TableType::new(RefType::FUNCREF, 1, Some(2)), Val::FuncRef(None));
     assert!(matches!(small.unwrap().grow(&mut store, 2, Val::FuncRef(None)), Err(Error::TableGrow { delta: 2 })));
     assert!(t.set(&mut store, 9, Val::ExternRef(None)).is_err());
     assert!(t.set(&mut store, 0, Val::FuncRef(None)).is_err());

@@ -256,8 +256,7 @@ fn a_frozen_table_left_unfilled_by_a_failed_instantiation_still_traps() {
         )
         .unwrap();
         let mut store = Store::new(&engine, ());
-        let host_table =
-            Table::new(&mut store, TableType::new(ValType::FuncRef, Limits::new(1, None)), Val::FuncRef(None)).unwrap();
+        let host_table = Table::new(&mut store, TableType::new(RefType::FUNCREF, 1, None), Val::FuncRef(None)).unwrap();
         let err = Instance::new(&mut store, &module, &[host_table.into()]).unwrap_err();
         assert!(err.to_string().contains("out of bounds table access"), "{err}");
         let Some(Val::FuncRef(Some(f))) = host_table.get(&store, 0) else { panic!("the first segment was applied") };

@@ -21,8 +21,8 @@ fn memory_types_indices_globals_and_custom_sections() {
 
     let mut store = Store::new(&engine, ());
     let instance = Instance::new_with_memory_types(&mut store, &module, &[], |i, ty| {
-        assert_eq!((i, ty.limits.min, ty.limits.max), (0, 1, Some(2)));
-        MemoryType::new(ty.limits.min + 1, ty.limits.max.map(|m| m + 1))
+        assert_eq!((i, ty.minimum(), ty.maximum()), (0, 1, Some(2)));
+        MemoryType::new(ty.minimum() as u32 + 1, ty.maximum().map(|m| m as u32 + 1))
     })
     .unwrap();
     let memory = instance.memory(&store, 0).expect("memory 0, not exported");

@@ -197,11 +197,10 @@ fn a_table_grow_bomb_is_refused() {
     assert!(rss_after < rss_before + 16 * MIB + 16 * MIB, "RSS grew by {} MiB", (rss_after - rss_before) / MIB);
 
     // The host API is limited the same way.
-    let t =
-        Table::new(&mut store, TableType::new(ValType::FuncRef, Limits::new(10, None)), Val::FuncRef(None)).unwrap();
+    let t = Table::new(&mut store, TableType::new(RefType::FUNCREF, 10, None), Val::FuncRef(None)).unwrap();
     assert!(matches!(t.grow(&mut store, 3_000_000, Val::FuncRef(None)), Err(Error::TableGrow { .. })));
     assert_eq!(t.grow(&mut store, 5, Val::FuncRef(None)).unwrap(), 10);
-    let too_big = TableType::new(ValType::FuncRef, Limits::new(3_000_000, None));
+    let too_big = TableType::new(RefType::FUNCREF, 3_000_000, None);
     assert!(matches!(Table::new(&mut store, too_big, Val::FuncRef(None)), Err(Error::Resource(_))));
 }
 
@@ -239,7 +238,7 @@ fn instance_limits_lower_memory_maximums_as_wamr_does() {
         let mem = instance.get_memory(&store, "mem").unwrap();
         let grow = instance.get_func(&store, "grow_all").unwrap().typed::<(), i32>(&store).unwrap();
         let grown = grow.call(&mut store, ()).unwrap();
-        (mem.ty(&store).limits.max, grown)
+        (mem.ty(&store).maximum(), grown)
     };
     assert_eq!(max_after(InstanceLimits::max_memory_pages(4)), (Some(4), 2));
     // 0 keeps the declared maximum; below the minimum gives the minimum;

@@ -61,7 +61,7 @@ fn calls_c_functions_of_any_signature() {
     // SAFETY: `mix` has exactly this signature; four slots.
     unsafe { call.call(mix as *const c_void, 0x1234 as *mut c_void, v.as_mut_ptr()) };
     assert_eq!(f64::from_bits(v[0].get_f64()), -3.0 + (1u64 << 40) as f64 + 2.5 + 0.25);
-    assert_eq!(v[0].kind_byte(), F64.kind());
+    assert_eq!(v[0].kind_byte(), ValRaw::kind_of(F64));
 
     let params = [I32, I64, I32, I64, I32, I64, I32, I64, F64, F32, F64, F32, F64, F32, F64, F32, F64, F32];
     let call = NativeCall::new(&engine, &params, &[I64]).unwrap();
@@ -107,7 +107,7 @@ fn calls_c_functions_of_any_signature() {
     unsafe { call.call(two_results as *const c_void, std::ptr::null_mut(), v.as_mut_ptr()) };
     assert_eq!(f32::from_bits(v[0].get_f32()), 3.5);
     assert_eq!(v[1].get_i64(), 7000);
-    assert_eq!((v[0].kind_byte(), v[1].kind_byte()), (F32.kind(), I64.kind()));
+    assert_eq!((v[0].kind_byte(), v[1].kind_byte()), (ValRaw::kind_of(F32), ValRaw::kind_of(I64)));
 
     let call = NativeCall::new(&engine, &[I64], &[]).unwrap();
     let mut out = 0u64;

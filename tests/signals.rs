@@ -153,17 +153,43 @@ fn child(name: &str) {
             let (_, call_host) = wasm_parts(&engine, &mut store);
             let _ = call_host.call(&mut store, 1);
         }
+        "host-function-faults-in-a-guard-region" => {
+            // The host's bad pointer lands in a linear memory's guard
+            // region, where wasm code faults on purpose: the fault is still
+            // the host's (its instruction is no trap site), not a trap.
+            let mut config = Config::new();
+            config.bounds_checks(BoundsChecks::GuardPages);
+            let engine = Engine::new(&config).unwrap();
+            let mut store = Store::new(&engine, ());
+            let module = Module::new(
+                &engine,
+                r#"(module (import "host" "poke" (func $poke)) (memory (export "m") 1)
+                    (func (export "run") (call $poke)))"#,
+            )
+            .unwrap();
+            let poke = Func::wrap(&mut store, |caller: Caller<'_, ()>| {
+                let memory = caller.default_memory().expect("the caller's memory");
+                // 1 GiB past the start: inside the reservation, in its guard.
+                let wild = memory.data_ptr(&caller).wrapping_add(1 << 30);
+                // SAFETY: deliberately not: this write must fault.
+                unsafe { ptr::write_volatile(wild, 1) };
+            });
+            let instance = Instance::new(&mut store, &module, &[poke.into()]).unwrap();
+            let run = instance.get_func(&store, "run").unwrap().typed::<(), ()>(&store).unwrap();
+            let _ = run.call(&mut store, ());
+        }
         other => panic!("unknown child scenario {other}"),
     }
     println!("child ok");
 }
 
 /// Expected end of each scenario: success, or death by SIGSEGV.
-const SCENARIOS: [(&str, Option<i32>); 4] = [
+const SCENARIOS: [(&str, Option<i32>); 5] = [
     ("handler-installed-before", None),
     ("handler-installed-after", None),
     ("unhandled-fault-outside-wasm", Some(libc::SIGSEGV)),
     ("unhandled-fault-in-host-function", Some(libc::SIGSEGV)),
+    ("host-function-faults-in-a-guard-region", Some(libc::SIGSEGV)),
 ];
 
 fn main() {

@@ -540,8 +540,7 @@ fn define_spectest(store: &mut Store<()>, linker: &mut Linker) {
         let g = Global::new(&mut *store, GlobalType::new(v.ty(), Mutability::Const), v).unwrap();
         linker.define("spectest", name, g);
     }
-    let table =
-        Table::new(&mut *store, TableType::new(FuncRef, Limits::new(10, Some(20))), Val::FuncRef(None)).unwrap();
+    let table = Table::new(&mut *store, TableType::new(RefType::FUNCREF, 10, Some(20)), Val::FuncRef(None)).unwrap();
     linker.define("spectest", "table", table);
     let memory = Memory::new(&mut *store, MemoryType::new(1, Some(2))).unwrap();
     linker.define("spectest", "memory", memory);

@@ -27,6 +27,7 @@
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod c_api;
+pub mod core;
 pub mod export;
 pub mod handle;
 pub mod libc_builtin;

@@ -425,18 +425,18 @@ pub fn entry_trampolines(
     let mut entry_trampolines = PrimaryMap::new();
     for i in 0..env.info.num_defined_funcs() {
         let ty = env.info.func_type(env.info.func_index(DefinedFuncIndex::new(i)));
-        let offset = match by_type.get(&ty) {
+        let offset = match by_type.get(ty) {
             Some(o) => *o,
             None => {
                 ctx.clear();
-                ctx.func = trampoline::entry_trampoline(isa, &ty, &mut fctx);
+                ctx.func = trampoline::entry_trampoline(isa, ty, &mut fctx);
                 let t = compile_function(isa, &mut ctx, LatePasses::NONE)?.code;
                 align(image, t.alignment);
                 let o = image.len() as u32;
                 image.extend_from_slice(&t.body);
                 let defined = |f| env.info.defined_func_index(f);
                 resolve_relocs(&mut image[o as usize..], o, &t.relocs, &defined, callee, relocs)?;
-                by_type.insert(ty, o);
+                by_type.insert(ty.clone(), o);
                 o
             }
         };

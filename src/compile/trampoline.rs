@@ -49,7 +49,7 @@ fn load_slot(b: &mut FunctionBuilder, base: Value, i: usize, ty: ValType) -> Val
 /// which fills the slot).
 fn store_slot(b: &mut FunctionBuilder, base: Value, i: usize, ty: ValType, v: Value) {
     if ty != ValType::V128 {
-        let kind = b.ins().iconst(types::I8, ty.kind() as i64);
+        let kind = b.ins().iconst(types::I8, ValRaw::kind_of(ty) as i64);
         b.ins().store(slot_flags(), kind, base, i as i32 * SLOT);
     }
     b.ins().store(slot_flags(), v, base, payload_offset(i, ty));
@@ -164,7 +164,7 @@ pub fn native_trampoline(
     }
     for (i, r) in results.iter().enumerate().skip(1) {
         if *r != ValType::V128 {
-            let kind = b.ins().iconst(types::I8, r.kind() as i64);
+            let kind = b.ins().iconst(types::I8, ValRaw::kind_of(*r) as i64);
             b.ins().store(slot_flags(), kind, values, i as i32 * SLOT);
         }
     }

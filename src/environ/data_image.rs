@@ -35,7 +35,7 @@ pub struct ImageLayout {
 /// no segments, too little data to be worth it, or segments whose effect
 /// is not the same for every instance.
 pub fn layout(info: &ModuleInfo, memory: MemoryIndex, page: usize) -> Option<ImageLayout> {
-    let initial = info.memories[memory].limits.min as usize * WASM_PAGE_SIZE;
+    let initial = info.memories[memory].minimum() as usize * WASM_PAGE_SIZE;
     let mut segments = Vec::new();
     let mut data = 0;
     for seg in info.datas.values() {

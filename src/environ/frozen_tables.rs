@@ -23,10 +23,10 @@ use wasmparser::{FunctionBody, Operator};
 
 use super::module_info::{ConstOp, ElemMode, ModuleInfo};
 use crate::environ::index::{EntityIndex, TableIndex};
-use crate::environ::types::{FuncType, ValType};
+use crate::environ::types::{FuncType, RefType};
 
 /// What compiled code may assume of a table that never changes.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FrozenTable {
     /// The type of every non-null element, when they share one (and there
     /// is at least one).
@@ -63,7 +63,7 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
         .iter()
         .skip(info.num_imported_tables)
         .filter(|(t, ty)| {
-            ty.element == ValType::FuncRef && !info.exports.iter().any(|(_, e)| *e == EntityIndex::Table(*t))
+            ty.element() == RefType::FUNCREF && !info.exports.iter().any(|(_, e)| *e == EntityIndex::Table(*t))
         })
         .map(|(t, _)| t)
         .collect();
@@ -75,8 +75,8 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
     let mut types: HashMap<TableIndex, Vec<FuncType>> = HashMap::new();
     let mut foreign: Vec<TableIndex> = Vec::new();
     candidates.retain(|&t| {
-        let size = info.tables[t].limits.min;
-        let simulate = size <= MAX_SIMULATED_SLOTS;
+        let size = info.tables[t].minimum();
+        let simulate = size <= MAX_SIMULATED_SLOTS as u64;
         let table_slots = slots.entry(t).or_insert_with(|| vec![None; if simulate { size as usize } else { 0 }]);
         let table_types = types.entry(t).or_default();
         for seg in info.elems.values() {
@@ -91,14 +91,14 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
                         if info.defined_func_index(f).is_none() && !foreign.contains(&t) {
                             foreign.push(t);
                         }
-                        Some(info.func_type(f))
+                        Some(info.func_type(f).clone())
                     }
                     [ConstOp::RefNull] => None,
                     _ => return false,
                 };
-                if let Some(ty) = ty {
-                    if !table_types.contains(&ty) {
-                        table_types.push(ty);
+                if let Some(ty) = &ty {
+                    if !table_types.contains(ty) {
+                        table_types.push(ty.clone());
                     }
                 }
                 // Out of bounds fails instantiation: no code runs then.
@@ -141,7 +141,7 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
     let no_segment_fails = info.elems.values().all(|seg| match &seg.mode {
         ElemMode::Active { table, offset } => match *offset.ops {
             [ConstOp::I32Const(start)] => {
-                u64::from(start as u32) + seg.items.len() as u64 <= u64::from(info.tables[*table].limits.min)
+                u64::from(start as u32) + seg.items.len() as u64 <= info.tables[*table].minimum()
             }
             _ => false,
         },
@@ -153,9 +153,9 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
             let table_types = &types[&t];
             let table_slots = &slots[&t];
             let full = no_segment_fails
-                && table_slots.len() == info.tables[t].limits.min as usize
+                && table_slots.len() as u64 == info.tables[t].minimum()
                 && table_slots.iter().all(Option::is_some);
-            let shared_type = if let [ty] = table_types[..] { Some(ty) } else { None };
+            let shared_type = if let [ty] = &table_types[..] { Some(ty.clone()) } else { None };
             // Segments that overwrite each other may leave fewer types than
             // `types` lists; then the table just keeps its checks.
             (t, FrozenTable { shared_type, full, own_functions: !foreign.contains(&t) })
@@ -173,7 +173,7 @@ mod tests {
         let mut found: Vec<_> = info
             .frozen_tables
             .iter()
-            .map(|(t, f)| (t.as_u32(), f.shared_type.map(|ty| ty.params().len()), f.full))
+            .map(|(t, f)| (t.as_u32(), f.shared_type.as_ref().map(|ty| ty.params().len()), f.full))
             .collect();
         found.sort_by_key(|f| f.0);
         found

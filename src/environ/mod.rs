@@ -23,6 +23,7 @@ pub mod index;
 pub mod module_info;
 pub mod parse;
 pub mod trap;
+pub mod type_registry;
 pub mod types;
 pub mod val_raw;
 pub mod vmctx;

@@ -72,7 +72,9 @@ pub struct DataSegment {
 /// index space (as the binary format numbers them).
 #[derive(Default, Debug)]
 pub struct ModuleInfo {
-    pub types: PrimaryMap<TypeIndex, FuncType>,
+    /// The type section: every entry, and how they are grouped.
+    pub types: PrimaryMap<TypeIndex, SubType>,
+    pub rec_groups: Vec<RecGroup>,
     pub imports: Vec<Import>,
     pub funcs: PrimaryMap<FuncIndex, TypeIndex>,
     pub tables: PrimaryMap<TableIndex, TableType>,
@@ -98,8 +100,15 @@ pub struct ModuleInfo {
 }
 
 impl ModuleInfo {
-    pub fn func_type(&self, f: FuncIndex) -> FuncType {
-        self.types[self.funcs[f]]
+    /// The signature of function `f`.
+    pub fn func_type(&self, f: FuncIndex) -> &FuncType {
+        self.func_sig(self.funcs[f])
+    }
+
+    /// The function type at index `t` of the type section (validation
+    /// proves the types that functions, calls and tags name are functions).
+    pub fn func_sig(&self, t: TypeIndex) -> &FuncType {
+        self.types[t].as_func().expect("a function type, as validated")
     }
 
     pub fn num_defined_funcs(&self) -> usize {
@@ -130,15 +139,15 @@ impl ModuleInfo {
     /// made 4 GiB (WAMR's app heap can add pages).
     pub fn memories_below_4gib(&self) -> bool {
         self.memories.iter().all(|(m, ty)| match m.index() < self.num_imported_memories {
-            true => ty.limits.max.is_some_and(|max| max < MAX_PAGES),
-            false => ty.limits.min < MAX_PAGES,
+            true => ty.maximum().is_some_and(|max| max < u64::from(MAX_PAGES)),
+            false => ty.minimum() < u64::from(MAX_PAGES),
         })
     }
 
     /// The type of whatever `index` names.
     pub fn entity_type(&self, index: EntityIndex) -> ExternType {
         match index {
-            EntityIndex::Func(f) => ExternType::Func(self.func_type(f)),
+            EntityIndex::Func(f) => ExternType::Func(self.func_type(f).clone()),
             EntityIndex::Table(t) => ExternType::Table(self.tables[t]),
             EntityIndex::Memory(m) => ExternType::Memory(self.memories[m]),
             EntityIndex::Global(g) => ExternType::Global(self.globals[g]),

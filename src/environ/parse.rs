@@ -57,9 +57,13 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                 return Err(Error::unsupported("components", Some(0)));
             }
             Payload::TypeSection(reader) => {
-                for ty in reader.into_iter_err_on_gc_types() {
-                    let ty = ty?;
-                    info.types.push(func_type(&ty)?);
+                for group in reader {
+                    let group = group?;
+                    let start = info.types.len() as u32;
+                    for sub in group.into_types() {
+                        info.types.push(sub_type(&sub, start));
+                    }
+                    info.rec_groups.push(RecGroup { range: start..info.types.len() as u32 });
                 }
             }
             Payload::ImportSection(reader) => {
@@ -72,15 +76,15 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                         }
                         TypeRef::Table(t) => {
                             info.num_imported_tables += 1;
-                            EntityIndex::Table(info.tables.push(table_type(&t, offset)?))
+                            EntityIndex::Table(info.tables.push(table_type(&t)))
                         }
                         TypeRef::Memory(m) => {
                             info.num_imported_memories += 1;
-                            EntityIndex::Memory(info.memories.push(memory_type(&m, offset)?))
+                            EntityIndex::Memory(info.memories.push(memory_type(&m)))
                         }
                         TypeRef::Global(g) => {
                             info.num_imported_globals += 1;
-                            EntityIndex::Global(info.globals.push(global_type(&g, offset)?))
+                            EntityIndex::Global(info.globals.push(global_type(&g)))
                         }
                         TypeRef::Tag(_) => return Err(Error::unsupported("exception tags", Some(offset as usize))),
                     };
@@ -103,20 +107,18 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                     if !matches!(table.init, wasmparser::TableInit::RefNull) {
                         return Err(Error::unsupported("table initialiser expressions", Some(offset as usize)));
                     }
-                    info.tables.push(table_type(&table.ty, offset)?);
+                    info.tables.push(table_type(&table.ty));
                 }
             }
             Payload::MemorySection(reader) => {
-                let offset = reader.range().start;
                 for m in reader {
-                    info.memories.push(memory_type(&m?, offset)?);
+                    info.memories.push(memory_type(&m?));
                 }
             }
             Payload::GlobalSection(reader) => {
-                let offset = reader.range().start;
                 for g in reader {
                     let g = g?;
-                    info.globals.push(global_type(&g.ty, offset)?);
+                    info.globals.push(global_type(&g.ty));
                     info.global_inits.push(const_expr(&g.init_expr)?);
                 }
             }
@@ -193,49 +195,47 @@ pub(crate) fn new_parser(features: wasmparser::WasmFeatures) -> Box<Parser> {
     parser
 }
 
-fn func_type(ty: &wasmparser::FuncType) -> Result<FuncType> {
-    let conv = |tys: &[wasmparser::ValType]| -> Result<Vec<ValType>> {
-        tys.iter()
-            .map(|t| ValType::from_wasmparser(*t).ok_or_else(|| Error::unsupported("typed references", None)))
-            .collect()
-    };
-    Ok(FuncType::new(conv(ty.params())?, conv(ty.results())?))
-}
-
-fn limits32(min: u64, max: Option<u64>, offset: u64) -> Result<Limits> {
-    let fits = |v: u64| u32::try_from(v).map_err(|_| Error::unsupported("64-bit limits", Some(offset as usize)));
-    Ok(Limits::new(fits(min)?, max.map(fits).transpose()?))
-}
-
-fn table_type(t: &wasmparser::TableType, offset: u64) -> Result<TableType> {
-    if t.table64 {
-        return Err(Error::unsupported("64-bit tables", Some(offset as usize)));
-    }
-    let element = ValType::from_ref_type(t.element_type)
-        .ok_or_else(|| Error::unsupported("typed references", Some(offset as usize)))?;
-    Ok(TableType::new(element, limits32(t.initial, t.maximum, offset)?))
-}
-
-fn memory_type(m: &wasmparser::MemoryType, offset: u64) -> Result<MemoryType> {
-    if m.memory64 || m.page_size_log2.is_some() {
-        return Err(Error::unsupported("memory64 or custom page sizes", Some(offset as usize)));
-    }
-    let limits = limits32(m.initial, m.maximum, offset)?;
-    match (m.shared, limits.max) {
-        (false, _) => Ok(MemoryType { limits }),
-        (true, Some(max)) => Ok(MemoryType::shared(limits.min, max)),
-        // The validator rejects this first ("shared memory must have maximum").
-        (true, None) => {
-            Err(Error::Invalid { message: "shared memory must have maximum".into(), offset: offset as usize })
+/// A type section entry; `group_start` is the index of its recursion
+/// group's first type (references within the group are relative to it in
+/// wasmparser's canonical form, module indices in the binary).
+fn sub_type(sub: &wasmparser::SubType, group_start: u32) -> SubType {
+    let _ = group_start;
+    let composite = match &sub.composite_type.inner {
+        wasmparser::CompositeInnerType::Func(f) => CompositeType::Func(FuncType::new(
+            f.params().iter().map(|t| ValType::from_wasmparser(*t)),
+            f.results().iter().map(|t| ValType::from_wasmparser(*t)),
+        )),
+        wasmparser::CompositeInnerType::Struct(s) => {
+            CompositeType::Struct(s.fields.iter().map(|f| FieldType::from_wasmparser(*f)).collect())
         }
+        wasmparser::CompositeInnerType::Array(a) => CompositeType::Array(FieldType::from_wasmparser(a.0)),
+        // Stack switching's continuation types are not in 3.0; the
+        // validator refuses them first.
+        wasmparser::CompositeInnerType::Cont(_) => CompositeType::Struct(Box::new([])),
+    };
+    let supertype = sub.supertype_idxs.first().and_then(|i| i.as_module_index()).map(TypeIndex::from_u32);
+    SubType { is_final: sub.is_final, supertype, composite }
+}
+
+fn table_type(t: &wasmparser::TableType) -> TableType {
+    let element = RefType::from_wasmparser(t.element_type);
+    match t.table64 {
+        false => TableType::new(element, t.initial as u32, t.maximum.map(|m| m as u32)),
+        true => TableType::new64(element, t.initial, t.maximum),
     }
 }
 
-fn global_type(g: &wasmparser::GlobalType, offset: u64) -> Result<GlobalType> {
-    let content = ValType::from_wasmparser(g.content_type)
-        .ok_or_else(|| Error::unsupported("typed references", Some(offset as usize)))?;
+fn memory_type(m: &wasmparser::MemoryType) -> MemoryType {
+    let ty = match m.memory64 {
+        false => MemoryType::new(m.initial as u32, m.maximum.map(|m| m as u32)),
+        true => MemoryType::new64(m.initial, m.maximum),
+    };
+    ty.with_shared(m.shared).with_page_size_log2(m.page_size_log2.map_or(16, |l| l as u8))
+}
+
+fn global_type(g: &wasmparser::GlobalType) -> GlobalType {
     let mutability = if g.mutable { Mutability::Var } else { Mutability::Const };
-    Ok(GlobalType::new(content, mutability))
+    GlobalType::new(ValType::from_wasmparser(g.content_type), mutability)
 }
 
 /// Converts an already-validated constant expression.
@@ -268,17 +268,16 @@ pub fn const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr> {
 }
 
 fn elem_segment(elem: wasmparser::Element<'_>) -> Result<ElemSegment> {
-    let offset = elem.range.start as usize;
     let (_ty, items): (ValType, Vec<ConstExpr>) = match elem.items {
         ElementItems::Functions(funcs) => (
-            ValType::FuncRef,
+            ValType::FUNCREF,
             funcs
                 .into_iter()
                 .map(|f| Ok(ConstExpr { ops: Box::new([ConstOp::RefFunc(FuncIndex::from_u32(f?))]) }))
                 .collect::<Result<_>>()?,
         ),
         ElementItems::Expressions(ty, exprs) => (
-            ValType::from_ref_type(ty).ok_or_else(|| Error::unsupported("typed references", Some(offset)))?,
+            ValType::Ref(RefType::from_wasmparser(ty)),
             exprs.into_iter().map(|e| const_expr(&e?)).collect::<Result<_>>()?,
         ),
     };

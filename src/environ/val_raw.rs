@@ -49,9 +49,26 @@ impl ValRaw {
     /// Offset of scalar payloads within the slot.
     pub const PAYLOAD: usize = 8;
 
+    /// The kind byte a slot of type `ty` carries: the C API's
+    /// `wasm_valkind_t` codes, since the C layer passes `wasm_val_t`
+    /// arrays to compiled code as they are (0-4 for the numbers and
+    /// `v128`, 128 for external and internal references, 129 for
+    /// function references).
+    pub fn kind_of(ty: ValType) -> u8 {
+        match ty {
+            ValType::I32 => 0,
+            ValType::I64 => 1,
+            ValType::F32 => 2,
+            ValType::F64 => 3,
+            ValType::V128 => 4,
+            ValType::Ref(r) if r.is_func() => 129,
+            ValType::Ref(_) => 128,
+        }
+    }
+
     fn scalar(kind: ValType, payload: u64) -> ValRaw {
         let mut bytes = [0u8; 16];
-        bytes[0] = kind as u8;
+        bytes[0] = ValRaw::kind_of(kind);
         bytes[8..].copy_from_slice(&payload.to_le_bytes());
         ValRaw { bytes }
     }
@@ -126,7 +143,7 @@ mod tests {
         assert_eq!(v.kind_byte(), 0);
         assert_eq!(v.bytes[8..12], (-2i32).to_le_bytes());
         assert_eq!(ValRaw::f64(7).kind_byte(), 3);
-        assert_eq!(ValRaw::reference(ValType::FuncRef, 0x10).kind_byte(), 129);
+        assert_eq!(ValRaw::reference(ValType::FUNCREF, 0x10).kind_byte(), 129);
         assert_eq!(ValRaw::v128(u128::MAX - 1).get_v128(), u128::MAX - 1);
     }
 }

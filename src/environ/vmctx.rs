@@ -51,11 +51,13 @@ pub struct VMFuncRef {
     pub wasm_call: *const u8,
     pub array_call: ArrayCallFn,
     pub vmctx: *mut VMContext,
-    /// The signature's process-wide id ([`FuncType::sig_id`](crate::FuncType)),
-    /// which `call_indirect` compares.
+    /// The id `call_indirect` compares the signature by (see
+    /// `type_registry::sig_id`).
     pub sig: usize,
-    /// The signature, for the runtime (a small id is not an address).
-    pub ty: crate::environ::types::FuncType,
+    /// The signature, for the runtime: a `FuncType` that lives as long as
+    /// the function (in its module's type section, or its host function's
+    /// registration).
+    pub ty: *const crate::environ::types::FuncType,
 }
 
 impl VMFuncRef {

@@ -11,6 +11,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use crate::compile;
 use crate::environ::config::{BoundsChecks, Config, Regalloc};
 use crate::environ::error::{Error, Result};
+use crate::environ::type_registry::TypeRegistry;
 use crate::environ::types::{FuncType, ValType};
 use crate::runtime::vm::code_memory::CodeMemory;
 use crate::runtime::vm::interrupt::EpochWatch;
@@ -37,6 +38,8 @@ struct EngineInner {
     native_trampolines: Mutex<HashMap<NativeSignature, Arc<CodeMemory>>>,
     /// Released memory reservations, for reuse.
     memory_pool: Arc<MemoryPool>,
+    /// The canonical ids of the types its modules and host functions use.
+    types: Arc<TypeRegistry>,
     /// The epoch that stores' deadlines refer to.
     epoch: AtomicU64,
     /// The stores with a deadline, stopped when the epoch reaches it.
@@ -96,6 +99,7 @@ impl Engine {
                 exit_trampolines: Mutex::default(),
                 native_trampolines: Mutex::default(),
                 memory_pool: Arc::new(MemoryPool::new(config.memory_pool_capacity)),
+                types: Arc::default(),
                 config,
                 epoch: AtomicU64::new(0),
                 epoch_watch: EpochWatch::default(),
@@ -178,24 +182,37 @@ impl Engine {
         &self.inner.epoch_watch
     }
 
+    /// The engine's type registry.
+    pub(crate) fn type_registry(&self) -> &Arc<TypeRegistry> {
+        &self.inner.types
+    }
+
+    /// How many distinct types the engine's modules and host functions
+    /// use now (each registered once, and released when its last user
+    /// goes). For tests.
+    #[doc(hidden)]
+    pub fn registered_type_count(&self) -> usize {
+        self.inner.types.len()
+    }
+
     pub(crate) fn memory_pool(&self) -> &Arc<MemoryPool> {
         &self.inner.memory_pool
     }
 
     /// The wasm→host trampoline for `ty`, compiled on first request.
-    pub(crate) fn exit_trampoline(&self, ty: FuncType) -> Result<Arc<CodeMemory>> {
+    pub(crate) fn exit_trampoline(&self, ty: &FuncType) -> Result<Arc<CodeMemory>> {
         let mut cache = self.inner.exit_trampolines.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(t) = cache.get(&ty) {
+        if let Some(t) = cache.get(ty) {
             return Ok(t.clone());
         }
-        let code = Arc::new(CodeMemory::new(&compile::exit_trampoline(self.isa(), &ty)?)?);
+        let code = Arc::new(CodeMemory::new(&compile::exit_trampoline(self.isa(), ty)?)?);
         let range = code.range();
         profiling::register(
             self.config().profiler,
             code.bytes(),
             &[(range.start, range.len(), format!("wasm-to-host[{ty}]"))],
         );
-        cache.insert(ty, code.clone());
+        cache.insert(ty.clone(), code.clone());
         Ok(code)
     }
 

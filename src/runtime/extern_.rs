@@ -59,7 +59,7 @@ impl Extern {
 
     pub(crate) fn ty_in(&self, store: &StoreOpaque) -> ExternType {
         match self {
-            Extern::Func(f) => ExternType::Func(f.0.get(store).ty()),
+            Extern::Func(f) => ExternType::Func(f.0.get(store).ty().clone()),
             Extern::Global(g) => {
                 store.assert_owns(g.storage.store_id());
                 ExternType::Global(g.ty)

@@ -27,6 +27,7 @@ impl Func {
         ty: FuncType,
         f: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> Result<(), Trap> + Send + Sync + 'static,
     ) -> Func {
+        let sig = ty.clone();
         let raw = move |mut caller: Caller<'_, T>, slots: &mut [ValRaw]| {
             let (n_params, n_results) = (ty.params().len(), ty.results().len());
             with_scratch(n_params + n_results, Val::I32(0), |vals| {
@@ -49,7 +50,7 @@ impl Func {
                 Ok(())
             })
         };
-        Func::new_raw(store.as_context_mut(), ty, raw).expect("trampoline compilation cannot fail")
+        Func::new_raw(store.as_context_mut(), sig, raw).expect("trampoline compilation cannot fail")
     }
 
     /// A host function of type `ty` working on raw slots: the fast form
@@ -77,7 +78,7 @@ impl Func {
 
     /// The function's signature.
     pub fn ty(&self, store: impl AsContext) -> FuncType {
-        self.0.get(store.as_context().opaque()).ty()
+        self.0.get(store.as_context().opaque()).ty().clone()
     }
 
     /// Calls the function with `params`, writing its results to `results`.
@@ -88,7 +89,7 @@ impl Func {
     pub fn call(&self, mut store: impl AsContextMut, params: &[Val], results: &mut [Val]) -> Result<()> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        let ty = self.0.try_get(store)?.ty();
+        let ty = self.0.try_get(store)?.ty().clone();
         if params.len() != ty.params().len() || results.len() != ty.results().len() {
             return Err(Error::Usage(format!(
                 "function of type {ty} called with {} arguments and {} result slots",

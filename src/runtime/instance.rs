@@ -104,8 +104,8 @@ impl Instance {
             // As an import would match (an embedder may have made the
             // memory larger than declared, for a heap of its own).
             let fits = declared.is_shared()
-                && ty.limits.min >= declared.limits.min
-                && ty.limits.max.unwrap_or(u32::MAX) >= declared.limits.max.unwrap_or(u32::MAX);
+                && ty.minimum() >= declared.minimum()
+                && ty.maximum().unwrap_or(u64::MAX) >= declared.maximum().unwrap_or(u64::MAX);
             if !fits {
                 return Err(Error::Usage(format!("shared memory {i} is smaller than the module's, or not shared")));
             }
@@ -270,8 +270,8 @@ fn import_matches(actual: &ExternType, expected: &ExternType) -> bool {
     match (actual, expected) {
         (ExternType::Func(a), ExternType::Func(e)) => a == e,
         (ExternType::Global(a), ExternType::Global(e)) => a == e,
-        (ExternType::Table(a), ExternType::Table(e)) => a.element == e.element && a.limits.matches(&e.limits),
-        (ExternType::Memory(a), ExternType::Memory(e)) => a.limits.matches(&e.limits),
+        (ExternType::Table(a), ExternType::Table(e)) => a.matches(e),
+        (ExternType::Memory(a), ExternType::Memory(e)) => a.matches(e),
         _ => false,
     }
 }

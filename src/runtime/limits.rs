@@ -143,8 +143,8 @@ impl InstanceLimits {
         if let Some(pages) = self.max_memory_pages.filter(|p| *p != 0) {
             // A memory without a maximum may have 65536 pages. Only the
             // maximum changes: a shared memory stays shared.
-            let declared = ty.limits.max.unwrap_or(1 << 16).max(ty.limits.min);
-            ty.limits.max = Some(pages.clamp(ty.limits.min, declared));
+            let declared = ty.maximum().unwrap_or(1 << 16).max(ty.minimum());
+            ty = ty.with_max(Some(u64::from(pages).clamp(ty.minimum(), declared)));
         }
         ty
     }

@@ -55,7 +55,7 @@ impl SharedMemory {
 
     /// The memory's type, with its current size as minimum.
     pub fn ty(&self) -> MemoryType {
-        self.0.ty().with_min(self.size())
+        self.0.ty().with_min(self.size().into())
     }
 
     /// Current size in 64 KiB pages.

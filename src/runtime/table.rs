@@ -6,7 +6,7 @@ use super::vm::stored::Stored;
 use super::vm::table::VMTable;
 use crate::environ::error::{Error, Result};
 use crate::environ::trap::TrapCode;
-use crate::environ::types::TableType;
+use crate::environ::types::{TableType, ValType};
 use crate::runtime::values::Val;
 
 /// A table in a store.
@@ -18,8 +18,8 @@ impl Table {
     pub fn new(mut store: impl AsContextMut, ty: TableType, init: Val) -> Result<Table> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        if init.ty() != ty.element {
-            return Err(Error::Usage(format!("table of {} initialised with {}", ty.element, init.ty())));
+        if init.ty() != ValType::Ref(ty.element()) {
+            return Err(Error::Usage(format!("table of {} initialised with {}", ty.element(), init.ty())));
         }
         let init = init.to_raw(store)?.get_ref();
         let table = store.create_table(ty, init)?;
@@ -47,7 +47,7 @@ impl Table {
         let cx = store.as_context();
         let t = self.0.get(cx.opaque());
         let raw = *t.elements().get(index as usize)?;
-        Some(Val::from_raw_ref(cx.opaque(), t.element(), raw))
+        Some(Val::from_raw_ref(cx.opaque(), ValType::Ref(t.element()), raw))
     }
 
     /// Sets element `index`; a trap (`out of bounds table access`) past the
@@ -95,7 +95,7 @@ impl Table {
     fn raw_value(&self, mut store: impl AsContextMut, value: Val, how: &str) -> Result<usize> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        let element = self.0.get(store).element();
+        let element = ValType::Ref(self.0.get(store).element());
         if value.ty() != element {
             return Err(Error::Usage(format!("table of {element} {how} {}", value.ty())));
         }

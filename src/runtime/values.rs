@@ -45,8 +45,8 @@ impl Val {
             Val::F32(_) => ValType::F32,
             Val::F64(_) => ValType::F64,
             Val::V128(_) => ValType::V128,
-            Val::FuncRef(_) => ValType::FuncRef,
-            Val::ExternRef(_) => ValType::ExternRef,
+            Val::FuncRef(_) => ValType::FUNCREF,
+            Val::ExternRef(_) => ValType::EXTERNREF,
         }
     }
 
@@ -59,8 +59,8 @@ impl Val {
             ValType::F32 => Val::F32(0),
             ValType::F64 => Val::F64(0),
             ValType::V128 => Val::V128(V128(0)),
-            ValType::FuncRef => Val::FuncRef(None),
-            ValType::ExternRef => Val::ExternRef(None),
+            ValType::Ref(r) if r.is_func() => Val::FuncRef(None),
+            ValType::Ref(_) => Val::ExternRef(None),
         }
     }
 
@@ -162,7 +162,7 @@ impl Val {
             Val::F64(v) => ValRaw::f64(v),
             Val::V128(v) => ValRaw::v128(v.0),
             Val::FuncRef(f) => ValRaw::reference(
-                ValType::FuncRef,
+                ValType::FUNCREF,
                 match f {
                     None => 0,
                     Some(f) => {
@@ -172,7 +172,7 @@ impl Val {
                 },
             ),
             Val::ExternRef(e) => ValRaw::reference(
-                ValType::ExternRef,
+                ValType::EXTERNREF,
                 match e {
                     None => 0,
                     Some(e) => {
@@ -193,7 +193,7 @@ impl Val {
             ValType::F32 => Val::F32(raw.get_f32()),
             ValType::F64 => Val::F64(raw.get_f64()),
             ValType::V128 => Val::V128(V128(raw.get_v128())),
-            ValType::FuncRef | ValType::ExternRef => Val::from_raw_ref(store, ty, raw.get_ref()),
+            ValType::Ref(_) => Val::from_raw_ref(store, ty, raw.get_ref()),
         }
     }
 
@@ -205,7 +205,9 @@ impl Val {
         // SAFETY (both arms): a non-null reference of `store` is the address
         // of a funcref or externref data that the store owns.
         match ty {
-            ValType::FuncRef => Val::FuncRef(ptr.map(|p| Func(unsafe { Stored::new_unchecked(store.id(), p.cast()) }))),
+            ValType::Ref(r) if r.is_func() => {
+                Val::FuncRef(ptr.map(|p| Func(unsafe { Stored::new_unchecked(store.id(), p.cast()) })))
+            }
             _ => Val::ExternRef(ptr.map(|p| ExternRef(unsafe { Stored::new_unchecked(store.id(), p.cast()) }))),
         }
     }

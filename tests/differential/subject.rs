@@ -61,8 +61,9 @@ fn ty(t: ValType) -> Ty {
         ValType::F32 => Ty::F32,
         ValType::F64 => Ty::F64,
         ValType::V128 => Ty::V128,
-        ValType::FuncRef => Ty::FuncRef,
-        ValType::ExternRef => Ty::ExternRef,
+        ValType::FUNCREF => Ty::FuncRef,
+        ValType::EXTERNREF => Ty::ExternRef,
+        ValType::Ref(r) => panic!("the fuzzer makes only 2.0 references, not {r}"),
     }
 }
 
@@ -133,7 +134,7 @@ fn from_value(mut store: impl AsContextMut, v: Value) -> Val {
 
 /// The host entity for one import.
 fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Extern {
-    match import.ty {
+    match import.ty.clone() {
         ExternType::Func(ft) => {
             let results: Vec<Ty> = ft.results().iter().map(|t| ty(*t)).collect();
             let key = key.to_string();
@@ -177,10 +178,11 @@ fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Extern {
             Global::new(&mut *store, g, init).expect("global").into()
         }
         ExternType::Table(t) => {
-            let init = if t.element == ValType::FuncRef { Val::FuncRef(None) } else { Val::ExternRef(None) };
+            let init = if t.element() == RefType::FUNCREF { Val::FuncRef(None) } else { Val::ExternRef(None) };
             Table::new(&mut *store, t, init).expect("table").into()
         }
         ExternType::Memory(m) => Memory::new(&mut *store, m).expect("memory").into(),
+        ExternType::Tag(_) => panic!("the fuzzer makes no tags"),
     }
 }
 

@@ -210,13 +210,13 @@ impl ExternObj {
             unsafe { store::core(self.header.store) }
         };
         Some(match &self.item {
-            Item::Func(f) => ExternType::Func(f.ty),
+            Item::Func(f) => ExternType::Func(f.ty.clone()),
             Item::Global(g) => ExternType::Global(g.ty(core())),
             Item::Table(t) => ExternType::Table(t.declared_ty(core())),
             Item::Memory(m) => ExternType::Memory(m.declared_ty(core())),
             Item::Placeholder(_) => return None,
             Item::Unbound(u) => match &**u {
-                Unbound::Func(host) => ExternType::Func(host.ty),
+                Unbound::Func(host) => ExternType::Func(host.ty.clone()),
                 Unbound::Global { ty, .. } => ExternType::Global(*ty),
                 Unbound::Memory(ty) => ExternType::Memory(*ty),
                 Unbound::Table(ty) => ExternType::Table(*ty),

@@ -8,6 +8,7 @@
 //! or `funcref` need conversions (host pointers and function objects) and
 //! go through the core's typed `Val` API instead.
 
+use crate::core::kinds::{self, valkind};
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::ptr;
@@ -68,7 +69,7 @@ pub struct FuncData {
 
 impl FuncData {
     pub fn new(func: Func, ty: FuncType, profile: Option<(Rc<Profile>, usize)>) -> FuncData {
-        FuncData { func, ty, raw: is_raw(&ty), profile }
+        FuncData { func, raw: is_raw(&ty), ty, profile }
     }
 }
 
@@ -247,7 +248,7 @@ impl HostCallback {
         // callback passed one on as a result.
         let returned: Vec<*mut wasm_ref_t> = outs.iter().map(|v| v.ref_ptr()).collect();
         for (a, ty) in args.iter().zip(self.ty.params()) {
-            if *ty == cranewasm::ValType::FuncRef && !returned.contains(&a.ref_ptr()) {
+            if *ty == cranewasm::ValType::FUNCREF && !returned.contains(&a.ref_ptr()) {
                 // SAFETY: our own object, used by nothing else now.
                 unsafe { object::delete::<wasm_ref_t>(a.ref_ptr()) };
             } else if *ty == cranewasm::ValType::V128 {
@@ -279,7 +280,7 @@ unsafe fn new_host_func(
         std::mem::forget(env);
         return ptr::null_mut();
     };
-    let host = Arc::new(HostCallback { callback, env, ty: ft });
+    let host = Arc::new(HostCallback { callback, env, ty: ft.clone() });
     let Some(s) = s else {
         // SAFETY: an object of no store.
         return object::new(unsafe { ExternObj::unbound(ptr::null_mut(), Kind::Func, Unbound::Func(host)) });
@@ -300,7 +301,7 @@ unsafe fn new_host_func(
 /// # Safety
 /// `store` must be live and not otherwise borrowed.
 pub unsafe fn realize(store: *mut StoreObj, host: &Arc<HostCallback>) -> cranewasm::Result<Func> {
-    let (ty, host) = (host.ty, host.clone());
+    let (ty, host) = (host.ty.clone(), host.clone());
     // SAFETY: as the caller promises.
     let core = unsafe { store::core(store) };
     if is_raw(&ty) {
@@ -369,9 +370,9 @@ pub unsafe extern "C" fn wasm_func_new_with_env(
 unsafe fn ty_of(f: Option<&wasm_func_t>) -> Option<FuncType> {
     // SAFETY: as the caller promises.
     match unsafe { get::<wasm_func_t>(f) }.map(|f| &f.item) {
-        Some(Item::Func(d)) => Some(d.ty),
+        Some(Item::Func(d)) => Some(d.ty.clone()),
         Some(Item::Unbound(u)) => match &**u {
-            Unbound::Func(host) => Some(host.ty),
+            Unbound::Func(host) => Some(host.ty.clone()),
             _ => None,
         },
         _ => None,
@@ -446,7 +447,7 @@ pub unsafe extern "C" fn wasm_func_call(
         // SAFETY: the store of a live object is NULL or live.
         return unsafe { traps::new_trap(store, UNLINKED.as_bytes(), Vec::new()) };
     };
-    let call = Call { func: data.func, ty: data.ty, raw: data.raw };
+    let call = Call { func: data.func, ty: data.ty.clone(), raw: data.raw };
     let profile = data.profile.clone();
     // SAFETY: the store of a live function of the core is live; the
     // vectors are valid (caller). A store another thread is using gets a
@@ -464,13 +465,12 @@ pub const STORE_BUSY: &str = "Exception: store is in use by another thread";
 /// Whether an argument of kind `kind` is read as a `ty`: its own kind, or
 /// WAMR's reading of a same-width number by its bits.
 fn kind_fits(kind: u8, ty: cranewasm::ValType) -> bool {
-    use cranewasm::ValType::*;
     let width = |k: u8| match k {
-        k if k == I32.kind() || k == F32.kind() => Some(4),
-        k if k == I64.kind() || k == F64.kind() => Some(8),
+        k if k == kinds::I32 || k == kinds::F32 => Some(4),
+        k if k == kinds::I64 || k == kinds::F64 => Some(8),
         _ => None,
     };
-    kind == ty.kind() || (width(kind).is_some() && width(kind) == width(ty.kind()))
+    kind == valkind(ty) || (width(kind).is_some() && width(kind) == width(valkind(ty)))
 }
 
 /// What [`wasm_func_call`] needs of a function object, copied out of it.

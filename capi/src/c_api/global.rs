@@ -55,11 +55,11 @@ impl Init {
     /// payload may be NULL or any pointer.
     unsafe fn new(v: &wasm_val_t, ty: ValType) -> Option<Init> {
         Some(match ty {
-            ValType::V128 if v.kind != ValType::V128.kind() => return None,
+            ValType::V128 if v.kind != crate::core::kinds::V128 => return None,
             // SAFETY: a v128 points at its 16 bytes (caller).
             ValType::V128 => Init::V128(*unsafe { v.ref_ptr().cast::<[u8; 16]>().as_ref() }?),
             // SAFETY: any pointer is looked up in the live-object table.
-            ValType::FuncRef => Init::Func(unsafe { val::func_of_ref(v.ref_ptr()) }.ok()?),
+            ValType::FUNCREF => Init::Func(unsafe { val::func_of_ref(v.ref_ptr()) }.ok()?),
             _ => Init::Bits(*v),
         })
     }
@@ -77,8 +77,8 @@ impl Init {
     ) -> Option<Val> {
         match (self, ty) {
             (Init::V128(bytes), ValType::V128) => Some(Val::V128(cranewasm::V128(u128::from_le_bytes(*bytes)))),
-            (Init::Func(f), ValType::FuncRef) => Some(Val::FuncRef(*f)),
-            (Init::Bits(v), ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64 | ValType::ExternRef) => {
+            (Init::Func(f), ValType::FUNCREF) => Some(Val::FuncRef(*f)),
+            (Init::Bits(v), ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64 | ValType::EXTERNREF) => {
                 // SAFETY: as the caller promises; numbers and host pointers
                 // are read as bits.
                 unsafe { val::to_core(store, cx, v, ty) }.ok()

@@ -34,9 +34,7 @@
 
 use std::sync::Arc;
 
-use cranewasm::{
-    Extern, ExternType, Func, Global, ImportType, InstanceLimits, Limits, Memory, Module, Table, Trap, Val,
-};
+use cranewasm::{Extern, ExternType, Func, Global, ImportType, InstanceLimits, Memory, Module, Table, Trap, Val};
 
 use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::func::{HostCallback, realize};
@@ -68,6 +66,8 @@ fn rank(ty: &ExternType) -> usize {
         ExternType::Global(_) => GLOBAL,
         ExternType::Memory(_) => MEMORY,
         ExternType::Table(_) => TABLE,
+        // No C API links tags; they sort last.
+        ExternType::Tag(_) => TABLE + 1,
     }
 }
 
@@ -107,15 +107,6 @@ pub struct Linked {
 }
 
 /// Whether limits `have` fit where `want` is imported.
-fn fits(have: Limits, want: Limits) -> bool {
-    have.min >= want.min
-        && match (have.max, want.max) {
-            (_, None) => true,
-            (Some(h), Some(w)) => h <= w,
-            (None, Some(_)) => false,
-        }
-}
-
 /// What the extern `obj` becomes for `import` (see the module
 /// documentation).
 ///
@@ -142,17 +133,11 @@ unsafe fn plan(store: *mut StoreObj, obj: &ExternObj, import: &ExternType) -> Re
         // A shared import takes a shared memory, an unshared one an
         // unshared memory; otherwise, as for any memory WAMR does not link,
         // the instance gets one of its own.
-        (Item::Memory(m), ExternType::Memory(ty))
-            if ours && fits(m.ty(&*core).limits, ty.limits) && m.ty(&*core).is_shared() == ty.is_shared() =>
-        {
-            Plan::Use(Extern::Memory(*m))
-        }
+        (Item::Memory(m), ExternType::Memory(ty)) if ours && m.ty(&*core).matches(ty) => Plan::Use(Extern::Memory(*m)),
         (Item::Table(t), ExternType::Table(ty)) => {
             let have = if ours { Some(t.ty(&*core)) } else { None };
             match have {
-                Some(have) if have.element == ty.element && fits(have.limits, ty.limits) => {
-                    Plan::Use(Extern::Table(*t))
-                }
+                Some(have) if have.matches(ty) => Plan::Use(Extern::Table(*t)),
                 _ => Plan::Missing,
             }
         }
@@ -275,7 +260,7 @@ unsafe fn carry_out(
         (_, ExternType::Func(ty)) => {
             let message =
                 format!("Exception: failed to call unlinked import function ({}, {})", import.module, import.name);
-            let stand_in = Func::new_raw(core.into(), *ty, move |_, _| Err(Trap::new(message.clone())));
+            let stand_in = Func::new_raw(core.into(), ty.clone(), move |_, _| Err(Trap::new(message.clone())));
             Extern::Func(stand_in.map_err(failed)?)
         }
         (_, ExternType::Memory(ty)) => {
@@ -283,9 +268,9 @@ unsafe fn carry_out(
             Extern::Memory(Memory::new(&mut *core, ty).map_err(failed)?)
         }
         (_, ExternType::Table(ty)) => {
-            Extern::Table(Table::new(&mut *core, *ty, Val::default_for(ty.element)).map_err(failed)?)
+            Extern::Table(Table::new(&mut *core, *ty, Val::default_for(ty.element().into())).map_err(failed)?)
         }
-        (_, ExternType::Global(_)) => return Err(Failure::Validate),
+        (_, ExternType::Global(_) | ExternType::Tag(_)) => return Err(Failure::Validate),
     })
 }
 

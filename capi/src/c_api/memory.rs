@@ -69,8 +69,8 @@ pub unsafe extern "C" fn wasm_memory_new(
     let Some(ExternType::Memory(mt)) = (unsafe { types::extern_type(ty) }) else { return ptr::null_mut() };
     // SAFETY: as above.
     let s = unsafe { store::from_c(store) };
-    let pages_ok = |p: u32| p <= 65536;
-    let valid = pages_ok(mt.limits.min) && mt.limits.max.is_none_or(|max| pages_ok(max) && max >= mt.limits.min);
+    let pages_ok = |p: u64| p <= 65536;
+    let valid = pages_ok(mt.minimum()) && mt.maximum().is_none_or(|max| pages_ok(max) && max >= mt.minimum());
     let (Some(s), true) = (s, valid) else {
         let store = s.unwrap_or(ptr::null_mut());
         // SAFETY: the store is NULL or live.

@@ -47,7 +47,7 @@ unsafe fn table(t: Option<&wasm_table_t>) -> Option<(*mut StoreObj, Table)> {
 /// `s` must be live and not otherwise borrowed; `r` NULL or any pointer.
 unsafe fn ref_value(s: *mut StoreObj, element: ValType, r: *mut wasm_ref_t) -> Option<Val> {
     Some(match element {
-        ValType::ExternRef => Val::ExternRef((!r.is_null()).then(|| {
+        ValType::EXTERNREF => Val::ExternRef((!r.is_null()).then(|| {
             // SAFETY: as the caller promises.
             unsafe { externref_for(s, store::core(s), r as usize) }
         })),
@@ -80,7 +80,7 @@ pub unsafe extern "C" fn wasm_table_new(
         return object::new(unsafe { ExternObj::unbound(ptr::null_mut(), Kind::Table, Unbound::Table(tt)) });
     };
     // SAFETY: the store is live and not otherwise borrowed here.
-    let made = unsafe { ref_value(s, tt.element, init).and_then(|v| Table::new(store::core(s), tt, v).ok()) };
+    let made = unsafe { ref_value(s, tt.element().into(), init).and_then(|v| Table::new(store::core(s), tt, v).ok()) };
     match made {
         // SAFETY: the store is live and owns the new table.
         Some(t) => object::new(unsafe { ExternObj::new(s, Kind::Table, Item::Table(t), None) }),
@@ -144,7 +144,7 @@ pub unsafe extern "C" fn wasm_table_set(
     // otherwise borrowed.
     let set = unsafe {
         store::claimed(s, "wasm_table_set", || {
-            let element = t.ty(store::core(s)).element;
+            let element = ValType::from(t.ty(store::core(s)).element());
             match ref_value(s, element, r) {
                 Some(v) => (element, t.set(store::core(s), index, v).is_ok()),
                 None => (element, false),
@@ -152,7 +152,7 @@ pub unsafe extern "C" fn wasm_table_set(
         })
     };
     let Some((element, done)) = set else { return false };
-    if done && element == ValType::FuncRef {
+    if done && element == ValType::FUNCREF {
         // SAFETY: the reference is the caller's to give; anything but a
         // live reference is left alone.
         unsafe { object::delete::<wasm_ref_t>(r) };
@@ -190,7 +190,7 @@ pub unsafe extern "C" fn wasm_table_grow(
     // otherwise borrowed.
     unsafe {
         store::claimed(s, "wasm_table_grow", || {
-            let element = t.ty(store::core(s)).element;
+            let element = ValType::from(t.ty(store::core(s)).element());
             match ref_value(s, element, init) {
                 Some(v) => t.grow(store::core(s), delta, v).is_ok(),
                 None => false,

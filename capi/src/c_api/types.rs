@@ -14,6 +14,7 @@
 //! as they were), and a constructor that fails takes nothing, so the
 //! caller still owns, and may delete, what it passed.
 
+use crate::core::kinds;
 use std::ptr;
 
 use cranewasm::{ExternType, FuncType, GlobalType, Limits, MemoryType, Mutability, TableType, ValType};
@@ -40,15 +41,19 @@ pub struct wasm_limits_t {
     pub max: u32,
 }
 
+/// The C form of limits: a 64-bit size past `uint32_t` reads as the
+/// largest one (`cranewasm_limits64` gives the whole value).
 impl From<Limits> for wasm_limits_t {
     fn from(l: Limits) -> wasm_limits_t {
-        wasm_limits_t { min: l.min, max: l.max.unwrap_or(u32::MAX) }
+        let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+        wasm_limits_t { min: narrow(l.min), max: l.max.map_or(u32::MAX, narrow) }
     }
 }
 
-impl From<wasm_limits_t> for Limits {
-    fn from(l: wasm_limits_t) -> Limits {
-        Limits::new(l.min, (l.max != u32::MAX).then_some(l.max))
+impl wasm_limits_t {
+    /// The maximum, `None` for `0xffffffff`.
+    pub fn maximum(&self) -> Option<u32> {
+        (self.max != u32::MAX).then_some(self.max)
     }
 }
 
@@ -160,13 +165,18 @@ impl ExternTypeObj {
     /// The C form of a core type (`None` if the table of objects is full).
     fn from_core(ty: &ExternType) -> Option<ExternTypeObj> {
         let valtype = |ty: ValType| Own::new(ValTypeObj { ty });
-        Some(match *ty {
+        Some(match ty {
             ExternType::Func(f) => ExternTypeObj::Func { params: valtypes(f.params()), results: valtypes(f.results()) },
-            ExternType::Global(g) => {
-                ExternTypeObj::Global { content: valtype(g.content)?, mutability: g.mutability as wasm_mutability_t }
+            ExternType::Global(g) => ExternTypeObj::Global {
+                content: valtype(g.content)?,
+                mutability: crate::core::kinds::mutability_code(g.mutability),
+            },
+            ExternType::Table(t) => {
+                ExternTypeObj::Table { element: valtype(t.element().into())?, limits: t.limits().into() }
             }
-            ExternType::Table(t) => ExternTypeObj::Table { element: valtype(t.element)?, limits: t.limits.into() },
-            ExternType::Memory(m) => ExternTypeObj::Memory { limits: m.limits.into(), shared: m.is_shared() },
+            ExternType::Memory(m) => ExternTypeObj::Memory { limits: m.limits().into(), shared: m.is_shared() },
+            // The C API has no tags.
+            ExternType::Tag(_) => return None,
         })
     }
 
@@ -189,14 +199,13 @@ impl ExternTypeObj {
                 if *mutability == 0 { Mutability::Const } else { Mutability::Var },
             )),
             ExternTypeObj::Table { element, limits } => {
-                ExternType::Table(TableType::new(element.get()?.ty, (*limits).into()))
+                ExternType::Table(TableType::new(element.get()?.ty.as_ref()?, limits.min, limits.maximum()))
             }
             ExternTypeObj::Memory { limits, shared: false } => {
-                ExternType::Memory(MemoryType { limits: (*limits).into() })
+                ExternType::Memory(MemoryType::new(limits.min, limits.maximum()))
             }
             ExternTypeObj::Memory { limits, shared: true } => {
-                let limits: Limits = (*limits).into();
-                ExternType::Memory(MemoryType::shared(limits.min, limits.max?))
+                ExternType::Memory(MemoryType::shared(limits.min, limits.maximum()?))
             }
         })
     }
@@ -252,7 +261,7 @@ unsafe fn obj<'a, C: Handle<Obj = ExternTypeObj>>(p: Option<&C>) -> Option<&'a E
 /// None needed: it takes no pointer.
 #[unsafe(no_mangle)]
 pub extern "C" fn wasm_valtype_new(kind: wasm_valkind_t) -> *mut wasm_valtype_t {
-    match ValType::from_kind(kind) {
+    match kinds::valtype(kind) {
         Some(ty) => object::new(ValTypeObj { ty }),
         None => ptr::null_mut(),
     }
@@ -272,7 +281,7 @@ pub unsafe extern "C" fn wasm_valtype_kind(t: Option<&wasm_valtype_t>) -> wasm_v
         return EXTERNREF_KIND;
     }
     // SAFETY: the client keeps the threading rule above.
-    unsafe { get::<wasm_valtype_t>(t) }.map_or(0, |t| t.ty.kind())
+    unsafe { get::<wasm_valtype_t>(t) }.map_or(0, |t| kinds::valkind(t.ty))
 }
 
 // ---- function types ----

@@ -28,6 +28,7 @@
 //! `wasm_val_delete` is WAMR's: it frees the `wasm_val_t` itself, which
 //! must come from `malloc` (first the 16 bytes of a v128 it holds).
 
+use crate::core::kinds;
 use std::ptr;
 
 use cranewasm::{AsContextMut, V128, Val, ValType};
@@ -69,7 +70,7 @@ impl wasm_val_t {
     pub const ZERO: wasm_val_t = wasm_val_t { kind: 0, _paddings: [0; 7], of: wasm_val_union { i64: 0 } };
 
     fn new(kind: ValType, of: wasm_val_union) -> wasm_val_t {
-        wasm_val_t { kind: kind.kind(), _paddings: [0; 7], of }
+        wasm_val_t { kind: kinds::valkind(kind), _paddings: [0; 7], of }
     }
 
     /// The host pointer or function object of a reference value.
@@ -104,13 +105,14 @@ pub unsafe fn to_core(
             Some(bytes) => Val::V128(V128(u128::from_le_bytes(*bytes))),
             None => return Err("a v128 value's of.ref must point at its 16 bytes".to_string()),
         },
-        ValType::ExternRef => match v.ref_ptr() as usize {
+        ValType::EXTERNREF => match v.ref_ptr() as usize {
             0 => Val::ExternRef(None),
             // SAFETY: as the caller promises.
             p => Val::ExternRef(Some(unsafe { externref_for(store, cx, p) })),
         },
         // SAFETY: as the caller promises.
-        ValType::FuncRef => Val::FuncRef(unsafe { func_of_ref(v.ref_ptr()) }?),
+        ValType::FUNCREF => Val::FuncRef(unsafe { func_of_ref(v.ref_ptr()) }?),
+        ValType::Ref(r) => return Err(format!("a {r} value cannot be passed through the C API")),
     })
 }
 
@@ -196,7 +198,7 @@ pub unsafe extern "C" fn wasm_val_delete(v: *mut wasm_val_t) {
     // SAFETY: as the caller promises: the bytes, then the value, come from
     // malloc and are used by no one afterwards.
     unsafe {
-        if val.kind == ValType::V128.kind() {
+        if val.kind == kinds::V128 {
             libc::free(val.ref_ptr().cast());
         }
         libc::free(v.cast());
@@ -215,10 +217,10 @@ pub unsafe extern "C" fn wasm_val_delete(v: *mut wasm_val_t) {
 pub unsafe extern "C" fn wasm_val_copy(out: *mut wasm_val_t, src: Option<&wasm_val_t>) {
     let (false, Some(src)) = (out.is_null(), src) else { return };
     let mut copy = *src;
-    if src.kind == ValType::FuncRef.kind() {
+    if src.kind == kinds::FUNCREF {
         // SAFETY: the reference is checked like any handle.
         copy.of.r#ref = unsafe { crate::c_api::ref_::wasm_ref_copy(src.ref_ptr().as_ref()) };
-    } else if src.kind == ValType::V128.kind() {
+    } else if src.kind == kinds::V128 {
         // SAFETY: a v128 points at its 16 bytes (caller).
         if let Some(bytes) = unsafe { src.ref_ptr().cast::<[u8; 16]>().as_ref() } {
             copy.of.r#ref = new_v128(V128(u128::from_le_bytes(*bytes))).cast();

@@ -33,8 +33,8 @@ pub fn parse_arg(i: usize, s: &str, ty: ValType) -> Result<Val, String> {
             let (lo, hi) = (parse_int(lo).ok_or_else(bad)?, parse_int(hi).ok_or_else(bad)?);
             Val::V128(V128((u128::from(hi) << 64) | u128::from(lo)))
         }
-        ValType::FuncRef if s.eq_ignore_ascii_case("null") => Val::FuncRef(None),
-        ValType::ExternRef if s.eq_ignore_ascii_case("null") => Val::ExternRef(None),
+        ValType::FUNCREF if s.eq_ignore_ascii_case("null") => Val::FuncRef(None),
+        ValType::EXTERNREF if s.eq_ignore_ascii_case("null") => Val::ExternRef(None),
         _ => return Err(bad()),
     })
 }

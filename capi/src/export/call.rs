@@ -15,6 +15,7 @@
 //! it). Calls from a thread that did not initialise its environment fail
 //! with WAMR's "thread signal env not inited".
 
+use crate::core::kinds::valkind;
 use std::ffi::c_char;
 
 use cranewasm::__sys::VaArgs;
@@ -33,9 +34,12 @@ const INLINE: usize = 16;
 /// How many cells a value of type `t` takes.
 fn cells(t: ValType) -> usize {
     match t {
-        ValType::I32 | ValType::F32 | ValType::FuncRef => 1,
-        ValType::I64 | ValType::F64 | ValType::ExternRef => 2,
+        ValType::I32 | ValType::F32 => 1,
+        ValType::I64 | ValType::F64 => 2,
         ValType::V128 => 4,
+        // A function's index, or a host pointer.
+        ValType::Ref(r) if r.is_func() => 1,
+        ValType::Ref(_) => 2,
     }
 }
 
@@ -61,7 +65,7 @@ fn resolve<'a>(
         inst.set_exception(Some("the function does not belong to the instance of the exec env"));
         return None;
     }
-    Some((inst, env.inst(), f.func, f.ty))
+    Some((inst, env.inst(), f.func, f.ty.clone()))
 }
 
 /// Runs `call` as a call on exec env `env`: locked, counted, its trap
@@ -136,8 +140,7 @@ pub fn raw_to_num(r: ValRaw, t: ValType) -> Val {
         ValType::F32 => Val::F32(r.get_f32()),
         ValType::F64 => Val::F64(r.get_f64()),
         ValType::V128 => Val::V128(V128(r.get_v128())),
-        ValType::FuncRef => Val::FuncRef(None),
-        ValType::ExternRef => Val::ExternRef(None),
+        ValType::Ref(_) => Val::default_for(t),
     }
 }
 
@@ -159,9 +162,11 @@ unsafe fn read_cell(inst: &ModuleInst, argv: *const u32, p: &mut usize, t: ValTy
         ValType::I64 => Val::I64(w(c(0), c(1)) as i64),
         ValType::F64 => Val::F64(w(c(0), c(1))),
         ValType::V128 => Val::V128(V128(u128::from(w(c(0), c(1))) | (u128::from(w(c(2), c(3))) << 64))),
-        ValType::ExternRef => inst.externref_val(w(c(0), c(1)) as usize),
-        ValType::FuncRef if c(0) == u32::MAX => Val::FuncRef(None),
-        ValType::FuncRef => return None,
+        ValType::EXTERNREF => inst.externref_val(w(c(0), c(1)) as usize),
+        ValType::FUNCREF if c(0) == u32::MAX => Val::FuncRef(None),
+        // A function by index (not converted), or a reference of a type
+        // the C API cannot name.
+        ValType::Ref(_) => return None,
     };
     *p += cells(t);
     Some(v)
@@ -299,7 +304,7 @@ pub unsafe extern "C" fn wasm_runtime_call_wasm(
 /// A `wasm_val_t` as a value of type `t` (`None` if the kinds differ or
 /// it is a v128, which `wasm_val_t` cannot hold here).
 fn from_c(inst: &ModuleInst, v: &wasm_val_t, t: ValType) -> Option<Val> {
-    if v.kind != t.kind() {
+    if v.kind != valkind(t) {
         return None;
     }
     // SAFETY: the union read as the member its kind names; every bit
@@ -310,8 +315,8 @@ fn from_c(inst: &ModuleInst, v: &wasm_val_t, t: ValType) -> Option<Val> {
             ValType::I64 => Val::I64(v.of.i64),
             ValType::F32 => Val::F32(v.of.f32.to_bits()),
             ValType::F64 => Val::F64(v.of.f64.to_bits()),
-            ValType::ExternRef => inst.externref_val(v.of.i64 as usize),
-            ValType::FuncRef if v.of.i32 == -1 => Val::FuncRef(None),
+            ValType::EXTERNREF => inst.externref_val(v.of.i64 as usize),
+            ValType::FUNCREF if v.of.i32 == -1 => Val::FuncRef(None),
             _ => return None,
         })
     }
@@ -320,7 +325,7 @@ fn from_c(inst: &ModuleInst, v: &wasm_val_t, t: ValType) -> Option<Val> {
 /// A value as a `wasm_val_t` (`None` for a non-null funcref).
 fn to_c(inst: &ModuleInst, v: &Val) -> Option<wasm_val_t> {
     let mut out = wasm_val_t::ZERO;
-    out.kind = v.ty().kind();
+    out.kind = valkind(v.ty());
     match *v {
         Val::I32(x) => out.of.i32 = x,
         Val::I64(x) => out.of.i64 = x,
@@ -433,13 +438,13 @@ unsafe extern "C" fn call_wasm_v_saved(regs: *const u64, stack: *const u64) -> b
         // SAFETY: the client passed one argument per parameter, of the
         // parameter's C type (WAMR's contract).
         let v = unsafe {
-            match t {
+            match *t {
                 ValType::I32 => Val::I32(va.int() as i32),
                 ValType::I64 => Val::I64(va.int() as i64),
                 ValType::F32 => Val::f32(va.double() as f32),
                 ValType::F64 => Val::f64(va.double()),
-                ValType::ExternRef => inst.externref_val(va.int() as usize),
-                ValType::FuncRef if va.int() as i32 == -1 => Val::FuncRef(None),
+                ValType::EXTERNREF => inst.externref_val(va.int() as usize),
+                ValType::FUNCREF if va.int() as i32 == -1 => Val::FuncRef(None),
                 _ => {
                     log(1, format_args!("wasm_runtime_call_wasm_v: a {t} argument cannot be passed"));
                     return false;

@@ -375,6 +375,13 @@ enum HeapPlan {
 }
 
 /// A memory type of `min` to `max` pages, shared when `ty` is.
+/// A 32-bit memory type's minimum and maximum pages (WAMR's memories are
+/// 32-bit: its app heap plans in `u32` pages); no maximum is 65536.
+fn pages(ty: &MemoryType) -> (u32, u32) {
+    let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+    (narrow(ty.minimum()), ty.maximum().map_or(MAX_PAGES, narrow).min(MAX_PAGES))
+}
+
 fn sized(ty: MemoryType, min: u32, max: u32) -> MemoryType {
     if ty.is_shared() { MemoryType::shared(min, max) } else { MemoryType::new(min, Some(max)) }
 }
@@ -409,7 +416,7 @@ fn capped_max(max_memory_pages: u32, min: u32, max: u32) -> u32 {
 fn exports_allocator(m: &Module) -> bool {
     let malloc = FuncType::new([ValType::I32], [ValType::I32]);
     let free = FuncType::new([ValType::I32], []);
-    let has = |name: &str, ty: &FuncType| m.exports().any(|e| e.name == name && e.ty == ExternType::Func(*ty));
+    let has = |name: &str, ty: &FuncType| m.exports().any(|e| e.name == name && e.ty == ExternType::Func(ty.clone()));
     has("malloc", &malloc) && has("free", &free)
 }
 
@@ -420,7 +427,7 @@ fn plan_memory0(
     max_memory_pages: u32,
     heap_base: bool,
 ) -> Result<(MemoryType, HeapPlan), String> {
-    let (min, declared) = (ty.limits.min, ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES));
+    let (min, declared) = pages(&ty);
     let max = capped_max(max_memory_pages, min, declared);
     let too_big = || "failed to insert app heap into linear memory, try using `--heap-size=0` option".to_string();
     let heap = u64::from(heap_size);
@@ -566,8 +573,7 @@ fn build(
         Instance::new_sharing_memories(&mut *store, module, &imports, &shared)
     } else {
         Instance::new_with_memory_types(&mut *store, module, &imports, |i, ty| {
-            let min = ty.limits.min;
-            let max = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
+            let (min, max) = pages(&ty);
             if i == 0 && memory0_defined {
                 match plan_memory0(ty, heap_size, max_memory_pages, heap_base) {
                     Ok((t, p)) => {
@@ -623,6 +629,7 @@ fn l_kind(t: &ExternType) -> &'static str {
         ExternType::Global(_) => "global",
         ExternType::Table(_) => "table",
         ExternType::Memory(_) => "memory",
+        ExternType::Tag(_) => "tag",
     }
 }
 
@@ -730,19 +737,21 @@ fn link(
     let mut memory_index = 0;
     for import in module.imports() {
         let (m, n) = (import.module.as_str(), import.name.as_str());
-        let ext = match import.ty {
+        let ext = match &import.ty {
             ExternType::Func(ty) => {
-                if crate::export::thread_mgr::is_thread_spawn(m, n, &ty) {
+                if crate::export::thread_mgr::is_thread_spawn(m, n, ty) {
                     Extern::Func(crate::export::thread_mgr::thread_spawn_func(store))
-                } else if let Some(native) = crate::export::natives::resolve_for_instantiation(m, n, &ty) {
-                    Extern::Func(crate::export::natives::host_func(store, &native, ty).map_err(|e| e.to_string())?)
-                } else if let Some(f) = crate::export::wasi::func(&mut wasi, store, module, m, n, &ty) {
+                } else if let Some(native) = crate::export::natives::resolve_for_instantiation(m, n, ty) {
+                    Extern::Func(
+                        crate::export::natives::host_func(store, &native, ty.clone()).map_err(|e| e.to_string())?,
+                    )
+                } else if let Some(f) = crate::export::wasi::func(&mut wasi, store, module, m, n, ty) {
                     Extern::Func(f)
                 } else if let Some(f) = sub_export(locked, rt, m, n, &import.ty)? {
                     f
                 } else {
                     warn(format_args!("warning: failed to link import function ({m}, {n})"));
-                    Extern::Func(unlinked(store, ty, m, n))
+                    Extern::Func(unlinked(store, ty.clone(), m, n))
                 }
             }
             ExternType::Global(g) => match crate::libc_builtin::global(m, n) {
@@ -753,7 +762,7 @@ fn link(
                 _ => sub_export(locked, rt, m, n, &import.ty)?
                     .ok_or_else(|| format!("failed to link import global ({m}, {n})"))?,
             },
-            ExternType::Memory(ty) => {
+            &ExternType::Memory(ty) => {
                 let first = memory_index == 0;
                 memory_index += 1;
                 if let Some(shared) = parent.and_then(|p| p.shared_memory(memory_index - 1)) {
@@ -768,8 +777,8 @@ fn link(
                         set_fixed_heap(locked.inst, p);
                         t
                     } else {
-                        let max = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
-                        sized(ty, ty.limits.min, capped_max(max_memory_pages, ty.limits.min, max))
+                        let (min, max) = pages(&ty);
+                        sized(ty, min, capped_max(max_memory_pages, min, max))
                     };
                     Extern::Memory(new_memory(store, t)?)
                 } else {
@@ -777,15 +786,16 @@ fn link(
                         .ok_or_else(|| format!("failed to link import memory ({m}, {n})"))?
                 }
             }
-            ExternType::Table(ty) => {
+            &ExternType::Table(ty) => {
                 if is_built_in_module(m) {
-                    let init = Val::default_for(ty.element);
+                    let init = Val::default_for(ty.element().into());
                     Extern::Table(Table::new(&mut *store, ty, init).map_err(|e| e.to_string())?)
                 } else {
                     sub_export(locked, rt, m, n, &import.ty)?
                         .ok_or_else(|| format!("failed to link import table ({m}, {n})"))?
                 }
             }
+            ExternType::Tag(_) => return Err(format!("failed to link import tag ({m}, {n})")),
         };
         externs.push(ext);
     }

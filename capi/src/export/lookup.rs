@@ -10,6 +10,7 @@
 //! `elems` names the table (an address of the instance's own), so
 //! `wasm_table_get_func_inst` checks it before use.
 
+use crate::core::kinds::valkind;
 use std::ffi::{c_char, c_void};
 use std::ptr;
 
@@ -165,7 +166,7 @@ pub unsafe extern "C" fn wasm_runtime_lookup_function(
 /// As for [`func_inst`].
 unsafe fn ty_of(f: wasm_function_inst_t) -> Option<FuncType> {
     // SAFETY: as the caller promises.
-    unsafe { func_inst(f) }.map(|f| f.ty)
+    unsafe { func_inst(f) }.map(|f| f.ty.clone())
 }
 
 /// Number of parameters (0 for a bad handle). The instance argument is
@@ -207,7 +208,7 @@ unsafe fn write_kinds(types: &[ValType], out: *mut wasm_valkind_t) {
     }
     for (i, t) in types.iter().enumerate() {
         // SAFETY: room for every kind (caller).
-        unsafe { out.add(i).write(t.kind()) };
+        unsafe { out.add(i).write(valkind(*t)) };
     }
 }
 
@@ -422,7 +423,7 @@ pub unsafe extern "C" fn wasm_runtime_get_export_global_inst(
     // SAFETY: writable (caller).
     unsafe {
         global_inst.write(wasm_global_inst_t {
-            kind: ty.content.kind(),
+            kind: valkind(ty.content),
             is_mutable: ty.mutability == Mutability::Var,
             global_data: g.data_ptr(&*store).cast(),
         })
@@ -465,9 +466,9 @@ pub unsafe extern "C" fn wasm_runtime_get_export_table_inst(
     // SAFETY: writable (caller).
     unsafe {
         table_inst.write(wasm_table_inst_t {
-            elem_kind: ty.element.kind(),
+            elem_kind: valkind(ty.element().into()),
             cur_size: size,
-            max_size: table_max(&ty.limits),
+            max_size: table_max(&ty.limits()),
             elems,
         })
     };

@@ -237,7 +237,7 @@ pub fn resolve_for_instantiation(module: &str, name: &str, ty: &FuncType) -> Opt
 /// Whether signature character `c` stands for a value of type `t`.
 fn char_fits(t: ValType, c: u8) -> bool {
     matches!((t, c), (ValType::I32, b'i') | (ValType::I64, b'I') | (ValType::F32, b'f') | (ValType::F64, b'F'))
-        || (t == ValType::ExternRef && c == b'r')
+        || (t == ValType::EXTERNREF && c == b'r')
 }
 
 /// WAMR's check of a signature string against a function type
@@ -304,7 +304,7 @@ enum Arg {
 fn plan(ty: &FuncType, sig: Option<&CStr>) -> Vec<Arg> {
     let params = ty.params();
     let mut args: Vec<Arg> =
-        params.iter().map(|t| if *t == ValType::ExternRef { Arg::Extern } else { Arg::Plain }).collect();
+        params.iter().map(|t| if *t == ValType::EXTERNREF { Arg::Extern } else { Arg::Plain }).collect();
     let Some(sig) = sig else { return args };
     // After the signature check, character i+1 belongs to parameter i.
     let sig = sig.to_bytes();
@@ -324,7 +324,7 @@ fn plan(ty: &FuncType, sig: Option<&CStr>) -> Vec<Arg> {
 /// The C type a wasm type reaches a native as.
 fn c_type(t: ValType) -> ValType {
     match t {
-        ValType::ExternRef | ValType::FuncRef => ValType::I64,
+        ValType::EXTERNREF | ValType::FUNCREF => ValType::I64,
         t => t,
     }
 }
@@ -339,7 +339,7 @@ pub fn host_func(store: &mut Store<InstData>, native: &Native, ty: FuncType) -> 
     if native.raw {
         let call = NativeCall::new(&engine, &[ValType::I64], &[])?;
         if refs {
-            return Ok(Func::new(store.as_context_mut(), ty, move |mut caller, params, results| {
+            return Ok(Func::new(store.as_context_mut(), ty.clone(), move |mut caller, params, results| {
                 let mut slots = to_slots(&mut caller, params, results.len());
                 // SAFETY: the trampoline is for `void f(exec_env, uint64_t *)`,
                 // the client's raw native's type.
@@ -348,7 +348,7 @@ pub fn host_func(store: &mut Store<InstData>, native: &Native, ty: FuncType) -> 
                 Ok(())
             }));
         }
-        return Func::new_raw(store.as_context_mut(), ty, move |mut caller, slots| {
+        return Func::new_raw(store.as_context_mut(), ty.clone(), move |mut caller, slots| {
             // SAFETY: as above.
             unsafe { call_raw_native(&mut caller, &call, func, attachment, &args, &ty, slots) }
         });
@@ -363,7 +363,7 @@ pub fn host_func(store: &mut Store<InstData>, native: &Native, ty: FuncType) -> 
     let results: Vec<ValType> = ty.results().iter().map(|t| c_type(*t)).collect();
     let call = NativeCall::new(&engine, &params, &results)?;
     if refs {
-        return Ok(Func::new(store.as_context_mut(), ty, move |mut caller, params, results| {
+        return Ok(Func::new(store.as_context_mut(), ty.clone(), move |mut caller, params, results| {
             let mut slots = to_slots(&mut caller, params, results.len().max(call.slots()));
             convert_args(&mut caller, &args, &mut slots)?;
             // SAFETY: the trampoline was compiled for this native's C type,
@@ -431,8 +431,8 @@ fn to_slots(caller: &mut Caller<'_, InstData>, params: &[Val], n_results: usize)
 fn from_slots(caller: &mut Caller<'_, InstData>, slots: &[ValRaw], results: &mut [Val]) {
     for (i, r) in results.iter_mut().enumerate() {
         *r = match r.ty() {
-            ValType::ExternRef => crate::export::externref::to_val(&mut *caller, slots[i].get_i64() as usize),
-            ValType::FuncRef => Val::FuncRef(None),
+            ValType::EXTERNREF => crate::export::externref::to_val(&mut *caller, slots[i].get_i64() as usize),
+            ValType::FUNCREF => Val::FuncRef(None),
             t => crate::export::call::raw_to_num(slots[i], t),
         };
     }
@@ -527,6 +527,7 @@ unsafe fn call_raw_native(
 mod tests {
     use super::*;
     use ValType::*;
+    const EXTERNREF: ValType = ValType::EXTERNREF;
 
     #[test]
     fn signatures_checked_like_wamr() {
@@ -536,7 +537,7 @@ mod tests {
         assert!(signature_fits(&t(&[I32], &[]), b"($)"));
         assert!(signature_fits(&t(&[I32, I32], &[I32]), b"(**)i"), "a * without ~ checks one byte");
         assert!(signature_fits(&t(&[I64, F32, F64], &[F64]), b"(IfF)F"));
-        assert!(signature_fits(&t(&[ExternRef], &[ExternRef]), b"(r)r"));
+        assert!(signature_fits(&t(&[EXTERNREF], &[EXTERNREF]), b"(r)r"));
         assert!(!signature_fits(&t(&[I32], &[I32]), b"(i)"), "missing result");
         assert!(!signature_fits(&t(&[I32], &[]), b"(i)i"), "extra result");
         assert!(!signature_fits(&t(&[I64], &[]), b"(*)"), "pointers are i32");
@@ -549,7 +550,7 @@ mod tests {
 
     #[test]
     fn plans_follow_the_signature() {
-        let ty = FuncType::new([I32, I32, I32, I32, ExternRef], [I32]);
+        let ty = FuncType::new([I32, I32, I32, I32, EXTERNREF], [I32]);
         let p = plan(&ty, Some(c"(*~$ir)i"));
         assert!(p[0] == Arg::Ptr { len_from: Some(1) } && p[1] == Arg::Plain && p[2] == Arg::Str);
         assert!(p[3] == Arg::Plain && p[4] == Arg::Extern);

@@ -11,9 +11,10 @@
 //! (65536 pages, or twice the table's minimum but at least 1024 elements)
 //! where a module declares none, and so do these.
 
+use crate::core::kinds::valkind;
 use std::ffi::CString;
 
-use cranewasm::{ExternType, FuncType, ValType};
+use cranewasm::{ExternType, FuncType};
 
 use crate::c_api::val::wasm_valkind_t;
 use crate::export::module::{RtModule, module};
@@ -72,12 +73,13 @@ enum TypeHandle {
 
 impl TypeHandle {
     fn new(ty: ExternType) -> TypeHandle {
-        let obj = RtTypeObj(ty);
-        let h = match ty {
-            ExternType::Func(_) => Own::new(obj).map(TypeHandle::Func),
-            ExternType::Table(_) => Own::new(obj).map(TypeHandle::Table),
-            ExternType::Memory(_) => Own::new(obj).map(TypeHandle::Memory),
-            ExternType::Global(_) => Own::new(obj).map(TypeHandle::Global),
+        let h = match &ty {
+            ExternType::Func(_) => Own::new(RtTypeObj(ty)).map(TypeHandle::Func),
+            ExternType::Table(_) => Own::new(RtTypeObj(ty)).map(TypeHandle::Table),
+            ExternType::Memory(_) => Own::new(RtTypeObj(ty)).map(TypeHandle::Memory),
+            ExternType::Global(_) => Own::new(RtTypeObj(ty)).map(TypeHandle::Global),
+            // `wasm_export.h` has no tags; modules with them are refused.
+            ExternType::Tag(_) => None,
         };
         h.unwrap_or(TypeHandle::None)
     }
@@ -110,6 +112,8 @@ pub fn extern_kind(ty: &ExternType) -> wasm_import_export_kind_t {
         ExternType::Table(_) => KIND_TABLE,
         ExternType::Memory(_) => KIND_MEMORY,
         ExternType::Global(_) => KIND_GLOBAL,
+        // Never reached: modules with tags are refused at load.
+        ExternType::Tag(_) => KIND_FUNC,
     }
 }
 
@@ -122,8 +126,8 @@ pub fn imports_of(m: &cranewasm::Module) -> Vec<ImportEntry> {
         .map(|i| ImportEntry {
             module: CString::new(i.module).unwrap_or_default(),
             name: CString::new(i.name).unwrap_or_default(),
+            handle: TypeHandle::new(i.ty.clone()),
             ty: i.ty,
-            handle: TypeHandle::new(i.ty),
         })
         .collect()
 }
@@ -133,8 +137,8 @@ pub fn exports_of(m: &cranewasm::Module) -> Vec<ExportEntry> {
     m.exports()
         .map(|e| ExportEntry {
             name: CString::new(e.name).unwrap_or_default(),
+            handle: TypeHandle::new(e.ty.clone()),
             ty: e.ty,
-            handle: TypeHandle::new(e.ty),
         })
         .collect()
 }
@@ -215,11 +219,6 @@ pub unsafe extern "C" fn wasm_runtime_get_export_type(
     let Some(e) = usize::try_from(export_index).ok().and_then(|i| m.exports.get(i)) else { return };
     out.name = e.name.as_ptr();
     out.kind = e.handle.write(&mut out.u);
-}
-
-/// The kind byte of a value type, as WAMR's queries give it.
-pub fn valkind(t: ValType) -> wasm_valkind_t {
-    t.kind()
 }
 
 /// The value a query gives for a bad handle or index: `(wasm_valkind_t)-1`.
@@ -356,7 +355,7 @@ pub unsafe extern "C" fn wasm_memory_type_get_shared(memory_type: wasm_memory_ty
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_memory_type_get_init_page_count(memory_type: wasm_memory_type_t) -> u32 {
     // SAFETY: as the caller promises.
-    unsafe { self::memory_type(memory_type) }.map_or(0, |m| m.limits.min)
+    unsafe { self::memory_type(memory_type) }.map_or(0, |m| u32::try_from(m.minimum()).unwrap_or(u32::MAX))
 }
 
 /// The memory's maximum pages: 65536 when it declares none (0 for a bad
@@ -367,7 +366,7 @@ pub unsafe extern "C" fn wasm_memory_type_get_init_page_count(memory_type: wasm_
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_memory_type_get_max_page_count(memory_type: wasm_memory_type_t) -> u32 {
     // SAFETY: as the caller promises.
-    unsafe { self::memory_type(memory_type) }.map_or(0, |m| m.limits.max.unwrap_or(65536).min(65536))
+    unsafe { self::memory_type(memory_type) }.map_or(0, |m| m.maximum().unwrap_or(65536).min(65536) as u32)
 }
 
 /// The table type behind a handle.
@@ -389,7 +388,7 @@ unsafe fn table_type<'a>(p: wasm_table_type_t) -> Option<&'a cranewasm::TableTyp
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_table_type_get_elem_kind(table_type: wasm_table_type_t) -> wasm_valkind_t {
     // SAFETY: as the caller promises.
-    unsafe { self::table_type(table_type) }.map_or(NO_KIND, |t| valkind(t.element))
+    unsafe { self::table_type(table_type) }.map_or(NO_KIND, |t| valkind(t.element().into()))
 }
 
 /// Whether the table is shared: never (shared tables are a proposal
@@ -411,7 +410,7 @@ pub unsafe extern "C" fn wasm_table_type_get_shared(table_type: wasm_table_type_
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_table_type_get_init_size(table_type: wasm_table_type_t) -> u32 {
     // SAFETY: as the caller promises.
-    unsafe { self::table_type(table_type) }.map_or(0, |t| t.limits.min)
+    unsafe { self::table_type(table_type) }.map_or(0, |t| u32::try_from(t.minimum()).unwrap_or(u32::MAX))
 }
 
 /// The table's maximum size; where none is declared, WAMR's default:
@@ -422,32 +421,33 @@ pub unsafe extern "C" fn wasm_table_type_get_init_size(table_type: wasm_table_ty
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_table_type_get_max_size(table_type: wasm_table_type_t) -> u32 {
     // SAFETY: as the caller promises.
-    unsafe { self::table_type(table_type) }.map_or(0, |t| table_max(&t.limits))
+    unsafe { self::table_type(table_type) }.map_or(0, |t| table_max(&t.limits()))
 }
 
 /// A table's maximum as WAMR reports it.
 pub fn table_max(l: &cranewasm::Limits) -> u32 {
     let default = l.min.saturating_mul(2).max(1024);
-    match l.max {
+    let max = match l.max {
         Some(m) if l.min < m => m.min(default),
         Some(m) => m,
         None => default,
-    }
+    };
+    u32::try_from(max).unwrap_or(u32::MAX)
 }
 
 impl RtModule {
     /// Whether instantiation would link import `i`.
     fn import_linked(&self, i: &ImportEntry) -> bool {
         let (module, name) = (i.module.to_str().unwrap_or(""), i.name.to_str().unwrap_or(""));
-        match i.ty {
+        match &i.ty {
             ExternType::Func(ty) => {
-                crate::export::natives::resolve(module, name, &ty).is_some()
-                    || crate::export::wasi::import_matches(module, name, &ty)
+                crate::export::natives::resolve(module, name, ty).is_some()
+                    || crate::export::wasi::import_matches(module, name, ty)
                     || self.dep_export(module, name, &i.ty)
             }
             // Memories and tables of the built-in modules are made at
             // instantiation; WAMR reports them as not linked.
-            ExternType::Memory(_) | ExternType::Table(_) => false,
+            ExternType::Memory(_) | ExternType::Table(_) | ExternType::Tag(_) => false,
             ExternType::Global(_) => self.dep_export(module, name, &i.ty),
         }
     }

@@ -139,7 +139,7 @@ pub fn provides(m: &str, n: &str) -> bool {
 
 /// Whether WASI provides `(m, n)` with type `ty`.
 pub fn import_matches(m: &str, n: &str, ty: &FuncType) -> bool {
-    is_wasi_module(m) && wasi::function_type(n) == Some(*ty)
+    is_wasi_module(m) && wasi::function_type(n).as_ref() == Some(ty)
 }
 
 /// The WASI function for import `(m, n)` of type `ty` in an instance's
@@ -188,8 +188,8 @@ pub fn link_for_capi(
     rt: Option<&crate::export::module::RtModule>,
     import: &cranewasm::ImportType,
 ) -> Result<Option<Func>, String> {
-    let cranewasm::ExternType::Func(ty) = import.ty else { return Ok(None) };
-    if !import_matches(&import.module, &import.name, &ty) {
+    let cranewasm::ExternType::Func(ty) = &import.ty else { return Ok(None) };
+    if !import_matches(&import.module, &import.name, ty) {
         return Ok(None);
     }
     if linker.is_none() {

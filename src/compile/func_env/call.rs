@@ -36,8 +36,13 @@ pub(super) fn index_arg(b: &mut FunctionBuilder, index: impl EntityRef) -> Value
 }
 
 impl FuncEnv<'_> {
-    fn wasm_sig_ref(&mut self, func: &mut ir::Function, ty: FuncType) -> SigRef {
-        *self.wasm_sigs.entry(ty).or_insert_with(|| func.import_signature(wasm_signature(&ty)))
+    fn wasm_sig_ref(&mut self, func: &mut ir::Function, ty: &FuncType) -> SigRef {
+        if let Some(sig) = self.wasm_sigs.get(ty) {
+            return *sig;
+        }
+        let sig = func.import_signature(wasm_signature(ty));
+        self.wasm_sigs.insert(ty.clone(), sig);
+        sig
     }
 
     /// How to call function `f`.
@@ -46,8 +51,8 @@ impl FuncEnv<'_> {
             if let Some(r) = self.func_refs.get(&f) {
                 return Callee::Direct(*r);
             }
-            let ty = self.info().func_type(f);
-            let signature = self.wasm_sig_ref(b.func, ty);
+            let ty = self.info().func_type(f).clone();
+            let signature = self.wasm_sig_ref(b.func, &ty);
             let name = b.func.declare_imported_user_function(UserExternalName::new(FUNC_NAMESPACE, f.index() as u32));
             let r = b.func.import_function(ExtFuncData {
                 name: ExternalName::User(name),
@@ -76,7 +81,7 @@ impl FuncEnv<'_> {
     /// `tail`. Returns the call instruction, whose results are the
     /// function's, or `None` for a tail call.
     pub fn call(&mut self, b: &mut FunctionBuilder, f: FuncIndex, args: Vec<Value>, tail: bool) -> Option<Inst> {
-        let ty = self.info().func_type(f);
+        let ty = self.info().func_type(f).clone();
         let caller = self.vmctx();
         let mut all = Vec::with_capacity(args.len() + 2);
         match self.callee(b, f) {
@@ -93,7 +98,7 @@ impl FuncEnv<'_> {
                     Some(call)
                 }
             }
-            Callee::Indirect { code, vmctx } => self.call_code(b, ty, code, vmctx, args, tail),
+            Callee::Indirect { code, vmctx } => self.call_code(b, &ty, code, vmctx, args, tail),
         }
     }
 
@@ -111,15 +116,15 @@ impl FuncEnv<'_> {
         let Callee::Indirect { code, vmctx } = self.indirect_callee(b, ty, t, index) else {
             unreachable!("table elements are called through their VMFuncRef")
         };
-        let ty = self.info().types[ty];
-        self.call_code(b, ty, code, vmctx, args, tail)
+        let ty = self.info().func_sig(ty).clone();
+        self.call_code(b, &ty, code, vmctx, args, tail)
     }
 
     /// An indirect call of `code` with callee VMContext `callee_vmctx`.
     fn call_code(
         &mut self,
         b: &mut FunctionBuilder,
-        ty: FuncType,
+        ty: &FuncType,
         code: Value,
         callee_vmctx: Value,
         args: Vec<Value>,
@@ -147,9 +152,8 @@ impl FuncEnv<'_> {
     /// processes: a 64-bit constant the linker fills in through a
     /// relocation, so that compiled code can be saved and loaded elsewhere.
     pub(super) fn signature_id(&mut self, b: &mut FunctionBuilder, ty: TypeIndex) -> Value {
-        let func_ty = self.info().types[ty];
-        if func_ty.has_small_sig_id() {
-            return b.ins().iconst(POINTER, func_ty.sig_id() as i64);
+        if let Some(id) = self.info().func_sig(ty).small_sig_id() {
+            return b.ins().iconst(POINTER, id as i64);
         }
         let gv = match self.signature_ids.get(&ty) {
             Some(gv) => *gv,

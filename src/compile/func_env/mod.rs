@@ -121,7 +121,7 @@ pub fn ir_type(ty: ValType) -> ir::Type {
         ValType::F32 => types::F32,
         ValType::F64 => types::F64,
         ValType::V128 => types::I8X16,
-        ValType::FuncRef | ValType::ExternRef => POINTER,
+        ValType::Ref(_) => POINTER,
     }
 }
 

@@ -35,13 +35,14 @@ use crate::environ::vmctx::{VMFuncRef, VMTableDefinition};
 impl FuncEnv<'_> {
     /// What compiled code may assume of table `t` if it is frozen.
     fn frozen_table(&self, t: TableIndex) -> Option<FrozenTable> {
-        self.info().frozen_tables.get(&t).copied().filter(|_| self.module.analyses)
+        self.info().frozen_tables.get(&t).cloned().filter(|_| self.module.analyses)
     }
 
     /// The size of table `t` if it can never change.
     fn fixed_table_size(&self, t: TableIndex) -> Option<u32> {
-        let limits = self.info().tables[t].limits;
-        (limits.max == Some(limits.min) || self.frozen_table(t).is_some()).then_some(limits.min)
+        let limits = self.info().tables[t].limits();
+        // A 32-bit table's size fits its index type.
+        (limits.max == Some(limits.min) || self.frozen_table(t).is_some()).then_some(limits.min as u32)
     }
 
     /// Pointer to the `VMTableDefinition` of table `t`.
@@ -154,8 +155,8 @@ impl FuncEnv<'_> {
         index: Value,
     ) -> Callee {
         let frozen = self.frozen_table(t);
-        let expected_type = self.info().types[ty];
-        if frozen.is_some_and(|f| f.calls_by_code() && f.shared_type == Some(expected_type)) {
+        let expected_type = self.info().func_sig(ty);
+        if frozen.as_ref().is_some_and(|f| f.calls_by_code() && f.shared_type.as_ref() == Some(expected_type)) {
             // Every element is null or one of this instance's functions, of
             // this type: the code address is all the call needs, from the
             // table's array of them (`VMTableDefinition::codes`; a null
@@ -170,8 +171,8 @@ impl FuncEnv<'_> {
         let element_flags = if frozen.is_some() { table_element().with_readonly() } else { table_element() };
         let func_ref = b.ins().load(POINTER, element_flags, addr, 0);
         let null = TrapCode::UninitializedElement.to_clif();
-        let check_signature = frozen.is_none_or(|f| f.shared_type != Some(expected_type));
-        let check_null = frozen.is_none_or(|f| !f.full);
+        let check_signature = frozen.as_ref().is_none_or(|f| f.shared_type.as_ref() != Some(expected_type));
+        let check_null = frozen.as_ref().is_none_or(|f| !f.full);
         // With guard pages, faults are traps anyway: the first load from a
         // null funcref (the signature's, or the code's when the signature
         // needs no check) faults (page 0 is never mapped) and reports the

@@ -20,7 +20,7 @@ impl Translator<'_, '_> {
 
     /// `call_indirect` (or `return_call_indirect` when `tail`).
     pub(super) fn call_indirect(&mut self, ty: TypeIndex, table: TableIndex, tail: bool) {
-        let n = self.env.info().types[ty].params().len();
+        let n = self.env.info().func_sig(ty).params().len();
         let index = self.pop1();
         let args = self.popn(n);
         let call = self.env.call_indirect(&mut self.b, ty, table, index, args, tail);

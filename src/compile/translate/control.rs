@@ -9,6 +9,8 @@
 //! `end` that some branch reaches: its operators are not translated, only
 //! the nesting of the constructs it opens is followed.
 
+use std::borrow::Cow;
+
 use cranelift_codegen::ir::{self, Block, BlockArg, InstBuilder, JumpTableData, Value};
 use wasmparser::{BlockType, BrTable, Operator};
 
@@ -49,7 +51,7 @@ fn block_args(values: &[Value]) -> Vec<BlockArg> {
     values.iter().map(|v| BlockArg::Value(*v)).collect()
 }
 
-impl Translator<'_, '_> {
+impl<'a> Translator<'a, '_> {
     /// Opens the frame of the function body, whose `end` returns `results`.
     pub(super) fn enter_function(&mut self, results: &[ValType]) {
         let ret = self.new_block(results);
@@ -65,44 +67,35 @@ impl Translator<'_, '_> {
         block
     }
 
-    fn block_type(&self, bt: BlockType) -> (&'static [ValType], &'static [ValType]) {
-        fn one(t: ValType) -> &'static [ValType] {
-            match t {
-                ValType::I32 => &[ValType::I32],
-                ValType::I64 => &[ValType::I64],
-                ValType::F32 => &[ValType::F32],
-                ValType::F64 => &[ValType::F64],
-                ValType::V128 => &[ValType::V128],
-                ValType::FuncRef => &[ValType::FuncRef],
-                ValType::ExternRef => &[ValType::ExternRef],
-            }
-        }
+    /// A block's parameters and results (the type section's, or one
+    /// result; both borrowed where they can be, so blocks allocate nothing).
+    fn block_type(&self, bt: BlockType) -> (Cow<'a, [ValType]>, Cow<'a, [ValType]>) {
         match bt {
-            BlockType::Empty => (&[], &[]),
-            BlockType::Type(t) => (&[], one(ValType::from_wasmparser(t).expect("validated block type"))),
+            BlockType::Empty => (Cow::Borrowed(&[]), Cow::Borrowed(&[])),
+            BlockType::Type(t) => (Cow::Borrowed(&[]), Cow::Owned(vec![ValType::from_wasmparser(t)])),
             BlockType::FuncType(i) => {
-                let ty = self.env.info().types[TypeIndex::from_u32(i)];
-                (ty.params(), ty.results())
+                let ty = self.env.info().func_sig(TypeIndex::from_u32(i));
+                (Cow::Borrowed(ty.params()), Cow::Borrowed(ty.results()))
             }
         }
     }
 
     pub(super) fn block(&mut self, bt: BlockType) {
         let (params, results) = self.block_type(bt);
-        let next = self.new_block(results);
+        let next = self.new_block(&results);
         self.push_frame(FrameKind::Block, next, params.len(), results.len());
     }
 
     pub(super) fn loop_(&mut self, bt: BlockType) {
         let (params, results) = self.block_type(bt);
-        let header = self.new_block(params);
+        let header = self.new_block(&params);
         let args = block_args(self.top(params.len()));
         self.b.ins().jump(header, &args);
         self.stack.truncate(self.stack.len() - params.len());
         self.b.switch_to_block(header);
         self.stack.extend_from_slice(self.b.block_params(header));
         self.env.fuel_check(&mut self.b);
-        let next = self.new_block(results);
+        let next = self.new_block(&results);
         self.push_frame(FrameKind::Loop { header }, next, params.len(), results.len());
     }
 
@@ -116,7 +109,7 @@ impl Translator<'_, '_> {
         self.b.seal_block(else_block);
         self.b.switch_to_block(then_block);
         let else_params = self.top(params.len()).to_vec();
-        let next = self.new_block(results);
+        let next = self.new_block(&results);
         self.push_frame(FrameKind::If { else_block, else_params, has_else: false }, next, params.len(), results.len());
     }
 

@@ -93,7 +93,7 @@ pub fn translate_function(
 ) -> Result<()> {
     let mut env = env;
     let ty = env.info().func_type(index);
-    func.signature = wasm_signature(&ty);
+    func.signature = wasm_signature(ty);
     func.name = UserFuncName::user(0, index.as_u32());
     crate::compile::func_env::declare_alias_regions(func);
     func.stack_limit = Some(env.stack_limit(func));
@@ -110,7 +110,7 @@ pub fn translate_function(
 impl Translator<'_, '_> {
     fn translate_body(
         &mut self,
-        ty: FuncType,
+        ty: &FuncType,
         body: &FunctionBody<'_>,
         validator: &mut FuncValidator<ValidatorResources>,
     ) -> Result<()> {
@@ -133,8 +133,7 @@ impl Translator<'_, '_> {
             let offset = locals.original_position();
             let (count, wty) = locals.read()?;
             validator.define_locals(offset, count, wty)?;
-            let vt = ValType::from_wasmparser(wty)
-                .ok_or_else(|| Error::unsupported("typed references", Some(offset as usize)))?;
+            let vt = ValType::from_wasmparser(wty);
             for _ in 0..count {
                 let var = self.b.declare_var(ir_type(vt));
                 let zero = self.zero(vt);
@@ -175,7 +174,7 @@ impl Translator<'_, '_> {
         match ty {
             ValType::I32 => self.b.ins().iconst(types::I32, 0),
             ValType::I64 => self.b.ins().iconst(types::I64, 0),
-            ValType::FuncRef | ValType::ExternRef => self.env.null_ref(&mut self.b),
+            ValType::Ref(_) => self.env.null_ref(&mut self.b),
             ValType::F32 => self.b.ins().f32const(0.0),
             ValType::F64 => self.b.ins().f64const(0.0),
             ValType::V128 => {

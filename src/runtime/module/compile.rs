@@ -12,33 +12,35 @@ use crate::environ::error::{Error, Result};
 use crate::environ::index::DefinedFuncIndex;
 use crate::environ::module_info::ModuleInfo;
 use crate::environ::parse::{self, FunctionBodyData};
+use crate::environ::type_registry::TypeCollection;
 use crate::environ::vmctx::VMOffsets;
 use crate::runtime::engine::Engine;
 use crate::runtime::vm::code_memory::CodeMemory;
 use crate::runtime::vm::lazy::{LazyCompiler, LazyLayout};
 use crate::runtime::vm::link::patch_image;
-use crate::runtime::vm::module_code::CompiledModule;
+use crate::runtime::vm::module_code::{CompiledModule, ModuleCode};
 
 /// Parses, validates and compiles `wasm`, eagerly or lazily as the
 /// engine's configuration says: the module's declarations, the offset of
 /// each function body, and its code.
-pub(super) fn compile(engine: &Engine, wasm: &[u8]) -> Result<(ModuleInfo, Vec<u32>, CompiledModule)> {
+pub(super) fn compile(engine: &Engine, wasm: &[u8]) -> Result<ModuleCode> {
     let parsed = parse::parse(wasm, engine.config().wasm_features())?;
     let info = parsed.info;
     let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
+    let types = TypeCollection::new(engine.type_registry(), &info.types);
     let compiled = if engine.config().lazy_compilation {
-        match compile_lazily(engine, &info, wasm, parsed.bodies)? {
+        match compile_lazily(engine, &info, &types, wasm, parsed.bodies)? {
             Some(compiled) => compiled,
             // No lazy region on this host (or nothing to compile):
             // compile it all, validated again on the way.
-            None => load_image(compile_eagerly(engine, wasm)?.1, &info)?,
+            None => load_image(compile_eagerly(engine, wasm)?.1, &types)?,
         }
     } else {
         let offsets = VMOffsets::new(&info);
         let env = ModuleEnv::new(engine.config(), engine.isa(), &info, &offsets);
-        load_image(compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?, &info)?
+        load_image(compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?, &types)?
     };
-    Ok((info, body_offsets, compiled))
+    Ok(ModuleCode { info, compiled, body_offsets, types })
 }
 
 /// Parses and compiles every function of `wasm`, whatever the engine's
@@ -53,9 +55,9 @@ pub(super) fn compile_eagerly(engine: &Engine, wasm: &[u8]) -> Result<(ModuleInf
 
 /// A linked image in executable pages, with this process's addresses
 /// written into it.
-fn load_image(compiled: CompiledImage, info: &ModuleInfo) -> Result<CompiledModule> {
+fn load_image(compiled: CompiledImage, types: &TypeCollection) -> Result<CompiledModule> {
     let CompiledImage { image, tables } = compiled;
-    let code = CodeMemory::with_patch(&image, |image| patch_image(image, &tables.relocs, info))?;
+    let code = CodeMemory::with_patch(&image, |image| patch_image(image, &tables.relocs, types))?;
     Ok(CompiledModule { code, tables, lazy: None })
 }
 
@@ -71,6 +73,7 @@ impl LazyCompiler for LazyFunctions {
 fn compile_lazily(
     engine: &Engine,
     info: &ModuleInfo,
+    types: &TypeCollection,
     wasm: &[u8],
     bodies: Vec<FunctionBodyData<'_>>,
 ) -> Result<Option<CompiledModule>> {
@@ -86,7 +89,7 @@ fn compile_lazily(
     let entry = compile::entry_trampolines(engine.isa(), &env, &mut layout.image, &mut relocs, &|d| {
         stubs[d.as_u32() as usize]
     })?;
-    let (code, tables, lazy) = layout.finish(entry, &relocs, info, Box::new(functions), engine.config().profiler)?;
+    let (code, tables, lazy) = layout.finish(entry, &relocs, types, Box::new(functions), engine.config().profiler)?;
     Ok(Some(CompiledModule { code, tables, lazy: Some(Box::new(lazy)) }))
 }
 
@@ -131,8 +134,13 @@ impl Module {
             out += &format!(";; function {}{name}\n\n{}\n;; machine code\n{}\n", f.index.as_u32(), f.clif, f.asm);
         }
         // Longest first, so no id is replaced inside a longer one.
-        let mut ids: Vec<(String, String)> =
-            parsed.info.types.iter().flat_map(|(t, ty)| sig_id_spellings(ty.sig_id(), t.as_u32())).collect();
+        let mut ids: Vec<(String, String)> = parsed
+            .info
+            .types
+            .iter()
+            .filter_map(|(t, ty)| Some(sig_id_spellings(ty.as_func()?.small_sig_id()?, t.as_u32())))
+            .flatten()
+            .collect();
         ids.sort_by_key(|(text, _)| std::cmp::Reverse(text.len()));
         for (text, name) in ids {
             out = out.replace(&text, &name);

@@ -15,6 +15,7 @@ use crate::environ::config::Profiler;
 use crate::environ::error::{Error, Result};
 use crate::environ::index::MemoryIndex;
 use crate::environ::module_info::ModuleInfo;
+use crate::environ::type_registry::TypeCollection;
 use crate::environ::types::{ExportType, ImportType};
 use crate::environ::vmctx::VMOffsets;
 use crate::environ::{data_image as image, parse};
@@ -86,8 +87,8 @@ impl Module {
     /// [`Error::Invalid`] with wasmparser's message and the byte offset.
     pub fn new(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<Module> {
         let wasm = to_binary(bytes.as_ref())?.into_owned().into_boxed_slice();
-        let (info, body_offsets, compiled) = compile::compile(engine, &wasm)?;
-        Ok(Module::assemble(engine, WasmBytes::Owned(wasm), info, body_offsets, compiled))
+        let code = compile::compile(engine, &wasm)?;
+        Ok(Module::assemble(engine, WasmBytes::Owned(wasm), code))
     }
 
     /// A module whose code was compiled earlier: parses (and validates)
@@ -96,24 +97,19 @@ impl Module {
     pub(crate) fn from_compiled(
         engine: &Engine,
         wasm: WasmBytes,
-        code: impl FnOnce(&ModuleInfo) -> Result<CompiledModule>,
+        code: impl FnOnce(&ModuleInfo, &TypeCollection) -> Result<CompiledModule>,
     ) -> Result<Module> {
         let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
         let info = parsed.info;
         let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
-        let compiled = code(&info)?;
-        Ok(Module::assemble(engine, wasm, info, body_offsets, compiled))
+        let types = TypeCollection::new(engine.type_registry(), &info.types);
+        let compiled = code(&info, &types)?;
+        Ok(Module::assemble(engine, wasm, ModuleCode { info, compiled, body_offsets, types }))
     }
 
-    fn assemble(
-        engine: &Engine,
-        wasm: WasmBytes,
-        info: ModuleInfo,
-        body_offsets: Vec<u32>,
-        compiled: CompiledModule,
-    ) -> Module {
-        let offsets = VMOffsets::new(&info);
-        let code = Arc::new(ModuleCode { info, compiled, body_offsets });
+    fn assemble(engine: &Engine, wasm: WasmBytes, code: ModuleCode) -> Module {
+        let offsets = VMOffsets::new(&code.info);
+        let code = Arc::new(code);
         code_registry::register(code.clone());
         let profiler = engine.config().profiler;
         if profiler != Profiler::None {

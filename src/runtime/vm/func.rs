@@ -21,14 +21,17 @@ use super::stored::Stored;
 use super::unwind::{raise, UnwindReason};
 use crate::environ::error::Result;
 use crate::environ::trap::Trap;
+use crate::environ::type_registry::RegisteredType;
 use crate::environ::types::FuncType;
 use crate::environ::val_raw::ValRaw;
 use crate::environ::vmctx::{VMContext, VMFuncRef, VMStoreContext, HOST_CONTEXT_MAGIC};
 
 impl VMFuncRef {
     /// The function's signature.
-    pub(crate) fn ty(&self) -> FuncType {
-        self.ty
+    pub(crate) fn ty(&self) -> &FuncType {
+        // SAFETY: `ty` points at a `FuncType` that lives as long as the
+        // function (see `VMFuncRef::ty`), which `self` is.
+        unsafe { &*self.ty }
     }
 }
 
@@ -58,7 +61,8 @@ pub(crate) struct VMHostFunc {
     store_vm: *mut VMStoreContext,
     func_ref: VMFuncRef,
     store: *mut StoreOpaque,
-    ty: FuncType,
+    /// The signature, registered with the engine while the function lives.
+    ty: RegisteredType,
     /// The exit trampoline `func_ref.wasm_call` points into.
     _trampoline: Option<Arc<CodeMemory>>,
     /// The closure `host_call` runs; its concrete type is known only to
@@ -69,7 +73,8 @@ pub(crate) struct VMHostFunc {
 impl VMHostFunc {
     /// A host function of type `ty` running `f`, owned by `store`.
     pub(crate) fn create<F: HostClosure>(store: &mut StoreOpaque, ty: FuncType, f: F) -> Result<Stored<VMFuncRef>> {
-        let trampoline = store.engine().exit_trampoline(ty)?;
+        let trampoline = store.engine().exit_trampoline(&ty)?;
+        let ty = RegisteredType::new(store.engine().type_registry(), ty);
         let store_ptr: *mut StoreOpaque = store;
         let mut host = Box::new(VMHostFunc {
             magic: HOST_CONTEXT_MAGIC,
@@ -80,7 +85,7 @@ impl VMHostFunc {
                 array_call: host_array_call::<F>,
                 vmctx: std::ptr::null_mut(),
                 sig: ty.sig_id(),
-                ty,
+                ty: std::ptr::null(),
             },
             store: store_ptr,
             ty,
@@ -88,6 +93,8 @@ impl VMHostFunc {
             closure: Box::new(f),
         });
         host.func_ref.vmctx = (&mut *host as *mut VMHostFunc).cast();
+        // The registration is in the box, at a stable address.
+        host.func_ref.ty = host.ty.ty();
         let func_ref = NonNull::from(&host.func_ref);
         store.host_funcs.push(host);
         // SAFETY: the funcref is part of a box the store owns until it is
@@ -118,7 +125,8 @@ unsafe extern "C" fn host_call<F: HostClosure>(
         // SAFETY: `create` boxed an `F` for this very `host_call::<F>`,
         // so the cast is exact (no `downcast` type check on every call).
         let f: &F = &*(&*host.closure as *const (dyn std::any::Any + Send + Sync) as *const F);
-        let n = host.ty.params().len().max(host.ty.results().len());
+        let ty = host.ty.ty();
+        let n = ty.params().len().max(ty.results().len());
         let slots = std::slice::from_raw_parts_mut(values, n);
         let caller = CallerVmctx::new(caller_vmctx);
         catch_unwind(AssertUnwindSafe(|| f(host.store, caller, slots)))

@@ -22,7 +22,7 @@ impl VMGlobal {
             ValType::F32 => ValRaw::f32(word as u32),
             ValType::F64 => ValRaw::f64(word),
             ValType::V128 => ValRaw::v128(u128::from_le_bytes(b)),
-            ValType::FuncRef | ValType::ExternRef => ValRaw::reference(ty, word as usize),
+            ValType::Ref(_) => ValRaw::reference(ty, word as usize),
         }
     }
 
@@ -32,7 +32,7 @@ impl VMGlobal {
             ValType::I32 | ValType::F32 => (v.get_i32() as u32 as u128).to_le_bytes(),
             ValType::I64 | ValType::F64 => (v.get_i64() as u64 as u128).to_le_bytes(),
             ValType::V128 => v.get_v128().to_le_bytes(),
-            ValType::FuncRef | ValType::ExternRef => (v.get_ref() as u128).to_le_bytes(),
+            ValType::Ref(_) => (v.get_ref() as u128).to_le_bytes(),
         };
     }
 }

@@ -254,8 +254,8 @@ impl VMInstance {
                     // only lets an initialiser read earlier globals.
                     unsafe { self.global_ptr(g).as_ref() }.read(self.info().globals[g].content)
                 }
-                ConstOp::RefNull => ValRaw::reference(ValType::FuncRef, 0),
-                ConstOp::RefFunc(f) => ValRaw::reference(ValType::FuncRef, self.func_ref(f).as_ptr() as usize),
+                ConstOp::RefNull => ValRaw::reference(ValType::FUNCREF, 0),
+                ConstOp::RefFunc(f) => ValRaw::reference(ValType::FUNCREF, self.func_ref(f).as_ptr() as usize),
                 ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => arith!(op, get_i32, i32),
                 ConstOp::I64Add | ConstOp::I64Sub | ConstOp::I64Mul => arith!(op, get_i64, i64),
             };
@@ -430,7 +430,7 @@ unsafe fn fill_vmctx(
             Some(s) => VMMemory::from_shared(s.clone(), store.engine())?,
             None => {
                 let ty = memory_type.map_or(*ty, |f| f(i as u32, *ty));
-                if ty.limits.min >= MAX_PAGES && info.memories_below_4gib() {
+                if ty.minimum() >= u64::from(MAX_PAGES) && info.memories_below_4gib() {
                     return Err(Error::Resource(format!(
                         "memory {} would be 4 GiB, but the module's code was compiled for memories below 4 GiB",
                         m.index()
@@ -470,7 +470,7 @@ unsafe fn fill_vmctx(
             // signature.
             array_call: std::mem::transmute::<*const u8, ArrayCallFn>(array_call),
             vmctx: data.vmctx(),
-            sig: info.func_type(f).sig_id(),
+            sig: code.types.sig_id(info.funcs[f]).expect("function types are registered"),
             ty: info.func_type(f),
         };
     }
@@ -526,8 +526,10 @@ fn may_leak_func_refs(info: &ModuleInfo) -> bool {
     let leaks = |ty: ExternType| match ty {
         ExternType::Table(_) => true,
         ExternType::Global(g) => g.content.is_ref(),
-        ExternType::Func(f) => f.params().iter().chain(f.results()).any(|t| *t == ValType::FuncRef),
+        ExternType::Func(f) => f.params().iter().chain(f.results()).any(|t| t.as_ref().is_some_and(|r| r.is_func())),
         ExternType::Memory(_) => false,
+        // An exception can carry function references anywhere.
+        ExternType::Tag(_) => true,
     };
     info.imports.iter().any(|i| leaks(info.entity_type(i.index)))
         || info.exports.iter().any(|(_, i)| leaks(info.entity_type(*i)))

@@ -376,7 +376,11 @@ pub fn install_handler() {
         action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESTART;
         action.sa_sigaction = handler as *const () as usize;
         libc::sigemptyset(&mut action.sa_mask);
-        if libc::sigaction(SIGNAL, &action, ptr::addr_of_mut!(PREVIOUS).cast()) != 0 {
+        // The previous handler is read before ours is installed: ours may
+        // run as soon as it is.
+        if libc::sigaction(SIGNAL, ptr::null(), ptr::addr_of_mut!(PREVIOUS).cast()) != 0
+            || libc::sigaction(SIGNAL, &action, ptr::null_mut()) != 0
+        {
             panic!("cannot install the handler for signal {SIGNAL}");
         }
     });

@@ -59,6 +59,7 @@ use super::code_memory::CodeMemory;
 use super::lazy_code::LazyRegion;
 use super::lazy_stub::{self, STUB_SIZE};
 use super::link::patch_image;
+use super::module_code::ModuleCode;
 use super::profiling;
 use crate::environ::compiled::{
     resolve_relocs, source_chain, trap_at, CodeTables, FunctionCode, FunctionLoc, ImageReloc,
@@ -68,6 +69,7 @@ use crate::environ::error::{Error, Result};
 use crate::environ::index::*;
 use crate::environ::module_info::ModuleInfo;
 use crate::environ::trap::TrapCode;
+use crate::environ::type_registry::TypeCollection;
 
 /// Offset of the first stub: the 8 bytes before hold the trampoline's
 /// address, which the stubs jump through (the runtime's code is too far
@@ -160,11 +162,11 @@ impl LazyLayout {
         mut self,
         entry_trampolines: PrimaryMap<DefinedFuncIndex, u32>,
         relocs: &[ImageReloc],
-        info: &ModuleInfo,
+        types: &TypeCollection,
         compiler: Box<dyn LazyCompiler>,
         profiler: Profiler,
     ) -> Result<(CodeMemory, CodeTables, LazyCode)> {
-        patch_image(&mut self.image, relocs, info)?;
+        patch_image(&mut self.image, relocs, types)?;
         if self.image.len() > self.region.len() {
             return Err(Error::Resource("lazy code region too small for the stubs".into()));
         }
@@ -200,9 +202,10 @@ impl LazyCode {
         }
     }
 
-    /// Compiles `d` (of the module described by `info`) unless another
-    /// thread did, and returns the address of its code.
-    pub fn compile(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<usize> {
+    /// Compiles `d` (of the module `module`) unless another thread did,
+    /// and returns the address of its code.
+    pub fn compile(&self, d: DefinedFuncIndex, module: &ModuleCode) -> Result<usize> {
+        let info = &module.info;
         let _once = self.compiling[d.index()].lock().unwrap_or_else(|e| e.into_inner());
         if let Some(addr) = self.compiled(d) {
             return Ok(addr);
@@ -229,7 +232,7 @@ impl LazyCode {
             for r in &mut relocs {
                 r.offset -= start32;
             }
-            patch_image(&mut body, &relocs, info)?;
+            patch_image(&mut body, &relocs, &module.types)?;
             // SAFETY: `start..` lies past every function placed so far and
             // no stub or call leads there yet; the write lock keeps other
             // compilations out of it.

@@ -61,7 +61,7 @@ fn compile_for_stub(stub: usize) -> Result<usize, UnwindReason> {
         return Ok(addr);
     }
     let compile = || {
-        let result = catch_unwind(AssertUnwindSafe(|| lazy.compile(d, &code.info)));
+        let result = catch_unwind(AssertUnwindSafe(|| lazy.compile(d, &code)));
         result.unwrap_or_else(|_| Err(crate::environ::error::Error::Unsupported("the compiler panicked".into())))
     };
     let result = if stack::remaining_here() >= COMPILE_STACK {

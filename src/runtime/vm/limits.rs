@@ -148,7 +148,7 @@ impl StoreOpaque {
     /// `instance_total` bytes so far, or for the host), if the limiter
     /// allows it; counted in the store.
     pub(crate) fn create_memory(&mut self, ty: MemoryType, instance_total: usize) -> Result<VMMemory> {
-        let initial = ty.limits.min as usize * WASM_PAGE_SIZE;
+        let initial = ty.minimum() as usize * WASM_PAGE_SIZE;
         if let Some(limiter) = &mut self.limits.limiter {
             if self.limits.memories >= limiter.memories() {
                 return Err(refused(format!("memory {} of the store", self.limits.memories + 1)));
@@ -156,12 +156,12 @@ impl StoreOpaque {
             let growth = MemoryGrowth {
                 current: 0,
                 desired: initial,
-                maximum: ty.limits.max.map(|m| m as usize * WASM_PAGE_SIZE),
+                maximum: ty.maximum().map(|m| m as usize * WASM_PAGE_SIZE),
                 instance_total,
                 store_total: self.limits.memory_bytes,
             };
             if !limiter.memory_growing(&growth) {
-                return Err(refused(format!("memory of {} pages", ty.limits.min)));
+                return Err(refused(format!("memory of {} pages", ty.minimum())));
             }
         }
         let memory = VMMemory::new(ty, self.engine())?;
@@ -177,8 +177,9 @@ impl StoreOpaque {
             if self.limits.tables >= limiter.tables() {
                 return Err(refused(format!("table {} of the store", self.limits.tables + 1)));
             }
-            if !limiter.table_growing(0, ty.limits.min, ty.limits.max) {
-                return Err(refused(format!("table of {} elements", ty.limits.min)));
+            let maximum = ty.maximum().map(|m| u32::try_from(m).unwrap_or(u32::MAX));
+            if !limiter.table_growing(0, u32::try_from(ty.minimum()).unwrap_or(u32::MAX), maximum) {
+                return Err(refused(format!("table of {} elements", ty.minimum())));
             }
         }
         let table = VMTable::new(ty, init)?;
@@ -246,7 +247,8 @@ impl StoreOpaque {
         let t = &mut *table;
         let desired = t.len().checked_add(delta)?;
         if let Some(limiter) = &mut self.limits.limiter {
-            if delta > 0 && !limiter.table_growing(t.len(), desired, t.ty().limits.max) {
+            let maximum = t.ty().maximum().map(|m| m as u32);
+            if delta > 0 && !limiter.table_growing(t.len(), desired, maximum) {
                 return None;
             }
         }

@@ -43,8 +43,11 @@ impl LinearStorage {
     /// mode, with its minimum size accessible (and zero).
     pub fn new(ty: &MemoryType, engine: &Engine) -> Result<LinearStorage> {
         let max = max_pages(ty);
-        if ty.limits.min > max {
-            return Err(Error::Resource(format!("memory minimum {} exceeds its maximum", ty.limits.min)));
+        if !ty.is_wasm2() {
+            return Err(Error::unsupported("64-bit memories and custom page sizes", None));
+        }
+        if ty.minimum() > u64::from(max) {
+            return Err(Error::Resource(format!("memory minimum {} exceeds its maximum", ty.minimum())));
         }
         let (reservation, pool, guarded) = match engine.config().bounds_checks {
             BoundsChecks::GuardPages => {
@@ -57,7 +60,7 @@ impl LinearStorage {
             }
         };
         let mut storage = LinearStorage { reservation: Some(reservation), pool, guarded };
-        storage.reservation_mut().set_accessible(ty.limits.min as usize * WASM_PAGE_SIZE)?;
+        storage.reservation_mut().set_accessible(ty.minimum() as usize * WASM_PAGE_SIZE)?;
         Ok(storage)
     }
 
@@ -129,7 +132,7 @@ impl VMMemory {
             return VMMemory::from_shared(Arc::new(VMSharedMemory::new(ty, engine)?), engine);
         }
         let storage = LinearStorage::new(&ty, engine)?;
-        let definition = VMMemoryDefinition { base: storage.base(), length: ty.limits.min as usize * WASM_PAGE_SIZE };
+        let definition = VMMemoryDefinition { base: storage.base(), length: ty.minimum() as usize * WASM_PAGE_SIZE };
         Ok(VMMemory { definition, storage: Storage::Local(storage), ty, owner: None })
     }
 
@@ -184,7 +187,7 @@ impl VMMemory {
     /// The memory's type with its current size as minimum, as import
     /// matching sees it.
     pub fn ty(&self) -> MemoryType {
-        self.ty.with_min(self.pages())
+        self.ty.with_min(self.pages().into())
     }
 
     /// The type the memory was created (or declared) with.

@@ -6,6 +6,7 @@
 //! engine's pool instead, with their pages zeroed but left accessible, so a
 //! module instantiated again usually needs no system call for its memory.
 
+use super::fault_regions::{self, Registration};
 use std::ops::Range;
 use std::sync::Mutex;
 
@@ -16,6 +17,9 @@ use crate::environ::error::{Error, Result};
 /// readable and writable (and zero until written, except where a memory
 /// image is mapped), the rest inaccessible.
 pub struct Reservation {
+    /// The reservation as a place where compiled code may fault (see
+    /// `fault_regions`); first, so that it goes before the mapping does.
+    _faults: Registration,
     alloc: region::Allocation,
     accessible: usize,
     /// The span where a memory image is mapped, to be replaced by zero
@@ -32,7 +36,9 @@ impl Reservation {
     pub fn new(size: usize) -> Result<Reservation> {
         let alloc = region::alloc(size, region::Protection::NONE)
             .map_err(|e| Error::Resource(format!("cannot reserve {size} bytes for a memory: {e}")))?;
-        Ok(Reservation { alloc, accessible: 0, image: None })
+        let start = alloc.as_ptr::<u8>() as usize;
+        let _faults = fault_regions::register(start..start + alloc.len());
+        Ok(Reservation { alloc, _faults, accessible: 0, image: None })
     }
 
     pub fn base(&self) -> *mut u8 {

@@ -41,6 +41,7 @@ pub mod code_registry;
 pub mod entry;
 pub mod export;
 pub mod externref;
+pub mod fault_regions;
 pub mod func;
 pub mod global;
 pub mod instance;

@@ -9,6 +9,7 @@ use crate::environ::compiled::CodeTables;
 use crate::environ::index::DefinedFuncIndex;
 use crate::environ::module_info::ModuleInfo;
 use crate::environ::trap::TrapCode;
+use crate::environ::type_registry::TypeCollection;
 
 /// A module's linked, executable code and what is known about it.
 pub struct CompiledModule {
@@ -47,4 +48,6 @@ pub struct ModuleCode {
     pub compiled: CompiledModule,
     /// Byte offset of each defined function's body in the binary.
     pub body_offsets: Vec<u32>,
+    /// The module's types, registered with its engine while it lives.
+    pub types: TypeCollection,
 }

@@ -60,10 +60,8 @@ impl VMSharedMemory {
         debug_assert!(ty.is_shared());
         let storage = LinearStorage::new(&ty, engine)?;
         let guarded = storage.suits(BoundsChecks::GuardPages);
-        let definition = SharedDefinition {
-            base: storage.base(),
-            length: AtomicUsize::new(ty.limits.min as usize * WASM_PAGE_SIZE),
-        };
+        let definition =
+            SharedDefinition { base: storage.base(), length: AtomicUsize::new(ty.minimum() as usize * WASM_PAGE_SIZE) };
         Ok(VMSharedMemory { definition, storage: Mutex::new(storage), ty, guarded })
     }
 

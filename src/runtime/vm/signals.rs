@@ -19,6 +19,7 @@ use std::ptr;
 use std::sync::Once;
 
 use super::code_registry;
+use super::fault_regions;
 use super::thread::ThreadState;
 use super::unwind::{self, UnwindReason};
 
@@ -41,10 +42,14 @@ pub fn install_handlers() {
             action.sa_flags = libc::SA_SIGINFO | libc::SA_NODEFER | libc::SA_ONSTACK;
             action.sa_sigaction = handler as *const () as usize;
             libc::sigemptyset(&mut action.sa_mask);
+            // The previous handler is read before ours is installed: ours
+            // may run on another thread as soon as it is.
             // SAFETY: written once here, under `INSTALL`, before our handler
             // can run; only read afterwards.
             let prev = ptr::addr_of_mut!(PREVIOUS[i]);
-            if libc::sigaction(sig, &action, (*prev).as_mut_ptr()) != 0 {
+            if libc::sigaction(sig, ptr::null(), (*prev).as_mut_ptr()) != 0
+                || libc::sigaction(sig, &action, ptr::null_mut()) != 0
+            {
                 panic!("cannot install the handler for signal {sig}");
             }
         }
@@ -60,11 +65,28 @@ unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, conte
     if let Some(state) = unwind::current() {
         let (pc, fp) = super::arch::context_pc_fp(context);
         if let Some(code) = code_registry::trap_at(pc).or_else(|| super::null_call::trap_at(pc)) {
+            // A memory fault at a trap site is a trap only where compiled
+            // code faults on purpose: anywhere else it went wrong, and
+            // carrying on would hide memory corruption.
+            let addr = (*info).si_addr() as usize;
+            if matches!(sig, libc::SIGSEGV | libc::SIGBUS) && !fault_regions::contains(addr) {
+                fatal(b"cranewasm: fault in compiled wasm code outside any memory or guard region; aborting\n");
+            }
             state.record_frames(pc, fp, code_registry::is_wasm_pc);
             state.unwind(UnwindReason::Wasm(code));
         }
     }
     forward(sig, info, context)
+}
+
+/// Writes `message` to stderr and aborts the process: async-signal-safe.
+fn fatal(message: &[u8]) -> ! {
+    // SAFETY: write(2) of a static buffer, then abort; both may be called
+    // from a signal handler.
+    unsafe {
+        libc::write(2, message.as_ptr().cast(), message.len());
+        libc::abort()
+    }
 }
 
 /// Hands a fault that is not ours to the previous handler.

@@ -9,7 +9,7 @@ use super::store::StoreOpaque;
 use super::stored::StoreOwned;
 use crate::environ::error::{Error, Result};
 use crate::environ::trap::TrapCode;
-use crate::environ::types::{Limits, TableType, ValType};
+use crate::environ::types::{RefType, TableType};
 use crate::environ::vmctx::{VMFuncRef, VMTableDefinition};
 
 /// The most elements a table may have, whatever its declared maximum: a
@@ -24,7 +24,8 @@ pub struct VMTable {
     /// The code addresses of a frozen table's functions (see
     /// `VMTableDefinition::codes`); empty otherwise.
     codes: Vec<usize>,
-    element: ValType,
+    element: RefType,
+    /// The maximum size (a 32-bit table's, which fits).
     max: Option<u32>,
     /// The size the table was created with.
     declared_min: u32,
@@ -40,16 +41,19 @@ impl VMTable {
     /// A table of type `ty` with every element set to the raw reference
     /// `init`.
     pub fn new(ty: TableType, init: usize) -> Result<VMTable> {
-        if ty.limits.min > MAX_TABLE_ELEMENTS {
-            return Err(Error::Resource(format!("table of {} elements is too large", ty.limits.min)));
+        if ty.is_64() {
+            return Err(Error::unsupported("64-bit tables", None));
+        }
+        if ty.minimum() > u64::from(MAX_TABLE_ELEMENTS) {
+            return Err(Error::Resource(format!("table of {} elements is too large", ty.minimum())));
         }
         let mut t = VMTable {
             definition: VMTableDefinition { base: std::ptr::null_mut(), length: 0, codes: std::ptr::null() },
-            elements: vec![init; ty.limits.min as usize],
+            elements: vec![init; ty.minimum() as usize],
             codes: Vec::new(),
-            element: ty.element,
-            max: ty.limits.max,
-            declared_min: ty.limits.min,
+            element: ty.element(),
+            max: ty.maximum().map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
+            declared_min: ty.minimum() as u32,
             owner: None,
             read_only: false,
         };
@@ -74,7 +78,7 @@ impl VMTable {
     /// # Safety
     /// Every non-null element must point at a live `VMFuncRef`.
     pub unsafe fn freeze_codes(&mut self) {
-        debug_assert!(self.read_only && self.element == ValType::FuncRef);
+        debug_assert!(self.read_only && self.element == RefType::FUNCREF);
         let code = |f: usize| match f {
             0 => super::null_call::address(),
             // SAFETY: the caller guarantees each non-null element is a
@@ -94,16 +98,16 @@ impl VMTable {
 
     /// The table's type with its current size as minimum.
     pub fn ty(&self) -> TableType {
-        TableType::new(self.element, Limits::new(self.len(), self.max))
+        TableType::new(self.element, self.len(), self.max)
     }
 
     /// The type the table was created (or declared) with.
     pub fn declared_ty(&self) -> TableType {
-        TableType::new(self.element, Limits::new(self.declared_min, self.max))
+        TableType::new(self.element, self.declared_min, self.max)
     }
 
     /// The element type.
-    pub fn element(&self) -> ValType {
+    pub fn element(&self) -> RefType {
         self.element
     }
 
