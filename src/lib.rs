@@ -31,6 +31,9 @@
 //! ```
 
 #![warn(missing_docs)]
+// Every unsafe operation sits in an `unsafe` block that says why it is
+// sound, also inside `unsafe fn`s, as in the C layer.
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 mod cache;
 mod compile;

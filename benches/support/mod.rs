@@ -73,18 +73,18 @@ pub fn kernels() -> Vec<(String, u32)> {
 /// A kernel compiled and instantiated in `engine`, warmed up by one call:
 /// each call of the returned closure times one `run(bench_n)` in
 /// nanoseconds and checks the checksum against the warm-up's.
-pub fn kernel_runner(engine: &Engine, name: &str, bench_n: u32) -> impl FnMut() -> f64 {
+pub fn kernel_runner(engine: &Engine, name: &str, bench_n: u32) -> impl FnMut() -> f64 + use<> {
     kernel_runner_with(engine, name, bench_n, |_| {})
 }
 
 /// As [`kernel_runner`], with `prepare` run on the store before every
 /// call (to give it fuel, say) and outside the timing.
-pub fn kernel_runner_with(
+pub fn kernel_runner_with<P: FnMut(&mut Store<()>) + 'static>(
     engine: &Engine,
     name: &str,
     bench_n: u32,
-    mut prepare: impl FnMut(&mut Store<()>) + 'static,
-) -> impl FnMut() -> f64 {
+    mut prepare: P,
+) -> impl FnMut() -> f64 + use<P> {
     let bytes = std::fs::read(kernel_dir().join(format!("{name}.wasm"))).expect("kernel .wasm");
     let module = Module::new(engine, &bytes).expect("compile kernel");
     let mut store = Store::new(engine, ());

@@ -32,7 +32,7 @@ pub fn check(recorded: &[(String, String)], ours: &[(String, String)]) -> Result
             // A CPU feature the code does not use is no obstacle.
             Some("0") if key.starts_with(CPU_FEATURE_PREFIX) => {}
             Some(v) if key.starts_with(CPU_FEATURE_PREFIX) => {
-                return refuse(format!("it needs the CPU feature {} ({v}), which this CPU lacks", &key[4..]))
+                return refuse(format!("it needs the CPU feature {} ({v}), which this CPU lacks", &key[4..]));
             }
             Some(v) => return refuse(format!("it was compiled with {key} = {v}, this engine has {value}")),
             None => return refuse(format!("it does not say its {key} (this engine has {value})")),

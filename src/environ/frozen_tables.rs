@@ -228,7 +228,10 @@ mod tests {
             ("set", "(table 1 funcref) (func (table.set 0 (i32.const 0) (ref.null func)))"),
             ("grown", "(table 1 funcref) (func (drop (table.grow 0 (ref.null func) (i32.const 1))))"),
             ("filled", "(table 1 funcref) (func (table.fill 0 (i32.const 0) (ref.null func) (i32.const 1)))"),
-            ("initialised", "(table 1 funcref) (elem $p func $a) (func (table.init 0 $p (i32.const 0) (i32.const 0) (i32.const 1)))"),
+            (
+                "initialised",
+                "(table 1 funcref) (elem $p func $a) (func (table.init 0 $p (i32.const 0) (i32.const 0) (i32.const 1)))",
+            ),
             ("global offset", r#"(import "m" "g" (global i32)) (table 1 funcref) (elem (global.get 0) func $a)"#),
             ("externref", "(table 1 externref)"),
         ] {

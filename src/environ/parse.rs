@@ -40,7 +40,7 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
             }
             // Not with `eof` set; an error rather than a panic all the same.
             Chunk::NeedMoreData(_) => {
-                return Err(Error::Invalid { message: "unexpected end".into(), offset: bytes.len() - rest.len() })
+                return Err(Error::Invalid { message: "unexpected end".into(), offset: bytes.len() - rest.len() });
             }
         };
         // Validate first: everything below may then trust counts and indices.

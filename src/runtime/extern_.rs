@@ -35,7 +35,7 @@ impl Extern {
 
     /// The handle of an entity of store `store`, as the internals give it.
     pub(crate) fn from_vm(store: StoreId, e: VMExtern) -> Extern {
-        // SAFETY (each `new_unchecked`): the internals give entities of the
+        // SAFETY: (each `new_unchecked`) the internals give entities of the
         // store they are asked about, which live as long as it (or, for an
         // instance's, until the instance is released, whose contract
         // forbids using its handles after).

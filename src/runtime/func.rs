@@ -120,7 +120,11 @@ impl Func {
     /// The slots must match the function's signature, and references in
     /// them must belong to `store`.
     pub unsafe fn call_raw(&self, store: &mut StoreOpaque, values: *mut ValRaw) -> Result<(), Trap> {
-        // SAFETY: this function's contract is `entry::call`'s.
-        entry::call(store, self.0, values)
+        // SAFETY: `entry::call`'s contract is this function's: the slots match
+        // the signature and hold references of `store`.
+        unsafe {
+            // SAFETY: this function's contract is `entry::call`'s.
+            entry::call(store, self.0, values)
+        }
     }
 }

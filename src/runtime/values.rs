@@ -202,13 +202,15 @@ impl Val {
     /// or globals.
     pub(crate) fn from_raw_ref(store: &StoreOpaque, ty: ValType, raw: usize) -> Val {
         let ptr = std::ptr::NonNull::new(raw as *mut u8);
-        // SAFETY (both arms): a non-null reference of `store` is the address
-        // of a funcref or externref data that the store owns.
+        // A non-null reference of `store` is the address of a funcref or
+        // externref data that the store owns.
+        fn stored<T>(store: &StoreOpaque, p: std::ptr::NonNull<u8>) -> Stored<T> {
+            // SAFETY: as said above, an object of `store`, alive with it.
+            unsafe { Stored::new_unchecked(store.id(), p.cast()) }
+        }
         match ty {
-            ValType::Ref(r) if r.is_func() => {
-                Val::FuncRef(ptr.map(|p| Func(unsafe { Stored::new_unchecked(store.id(), p.cast()) })))
-            }
-            _ => Val::ExternRef(ptr.map(|p| ExternRef(unsafe { Stored::new_unchecked(store.id(), p.cast()) }))),
+            ValType::Ref(r) if r.is_func() => Val::FuncRef(ptr.map(|p| Func(stored(store, p)))),
+            _ => Val::ExternRef(ptr.map(|p| ExternRef(stored(store, p)))),
         }
     }
 }

@@ -143,7 +143,7 @@ impl<T: Send + 'static> WasiThreadsBuilder<T> {
             _ => {
                 return Err(Error::Usage(
                     "a wasi-threads program must import one memory, a shared one, for its threads to share".into(),
-                ))
+                ));
             }
         };
         let memory = SharedMemory::new(self.module.engine(), ty)?;

@@ -36,7 +36,9 @@ impl Module {
     /// not forgeries: pass only bytes that [`Module::serialize`] made and
     /// nobody could change since, as with wasmtime's `Module::deserialize`.
     pub unsafe fn deserialize(engine: &Engine, bytes: &[u8]) -> Result<Module> {
-        deserialize(engine, bytes)
+        // SAFETY: the bytes come from `Module::serialize`, as the caller
+        // promises.
+        unsafe { deserialize(engine, bytes) }
     }
 
     /// As [`Module::deserialize`], from a file (`iwasm compile`'s output,
@@ -47,7 +49,9 @@ impl Module {
     /// As for [`Module::deserialize`]; and the file must not be changed or
     /// truncated while the module (or an instance of it) lives.
     pub unsafe fn deserialize_file(engine: &Engine, path: impl AsRef<std::path::Path>) -> Result<Module> {
-        deserialize_file(engine, path.as_ref())
+        // SAFETY: the file comes from `Module::serialize` and stays unchanged
+        // while the module lives, as the caller promises.
+        unsafe { deserialize_file(engine, path.as_ref()) }
     }
 
     /// Whether `bytes` start like [`Module::serialize`]'s output (rather

@@ -24,8 +24,13 @@ use crate::environ::vmctx::{VMFuncRef, VMStoreContext};
 // callers keeping `enter_wasm` out of line, cost 1 ns of a typed call's 12.
 #[inline]
 pub(crate) unsafe fn call(store: &mut StoreOpaque, func: Stored<VMFuncRef>, values: *mut ValRaw) -> Result<(), Trap> {
-    let f: *const VMFuncRef = func.get(store);
-    enter_wasm(store, || ((*f).array_call)((*f).vmctx, std::ptr::null_mut(), (*f).wasm_call, values))
+    // SAFETY: `func` belongs to `store` (checked by `get`), so its funcref
+    // and VMContext are live; `values` holds its slots (caller), and the
+    // closure owns nothing with a destructor.
+    unsafe {
+        let f: *const VMFuncRef = func.get(store);
+        enter_wasm(store, || ((*f).array_call)((*f).vmctx, std::ptr::null_mut(), (*f).wasm_call, values))
+    }
 }
 
 /// Runs `body`, which calls compiled code of `store`, with the stack limit
@@ -36,52 +41,56 @@ pub(crate) unsafe fn call(store: &mut StoreOpaque, func: Stored<VMFuncRef>, valu
 /// destructors (see [`unwind::catch_traps`]).
 #[inline]
 pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) -> Result<(), Trap> {
-    let thread = thread::state();
-    let vm: *mut VMStoreContext = &mut *(*store).vm;
-    // The first entry on a store sets the limit; re-entries (host functions
-    // calling back into wasm) share it, so recursion through the host is
-    // bounded too.
-    let outermost = (*store).active_calls == 0;
-    if outermost {
-        // A plain load: a caller that skipped claiming cannot run on a
-        // store another thread has claimed (see `StoreClaim`).
-        if (*store).claim.held_by_another(thread::token_of(thread)) {
-            return Err(Trap::new(crate::environ::error::STORE_BUSY));
+    // SAFETY: `store` is live and `body` only runs its code and owns nothing
+    // with a destructor (caller); the thread state is this thread's.
+    unsafe {
+        let thread = thread::state();
+        let vm: *mut VMStoreContext = &mut *(*store).vm;
+        // The first entry on a store sets the limit; re-entries (host functions
+        // calling back into wasm) share it, so recursion through the host is
+        // bounded too.
+        let outermost = (*store).active_calls == 0;
+        if outermost {
+            // A plain load: a caller that skipped claiming cannot run on a
+            // store another thread has claimed (see `StoreClaim`).
+            if (*store).claim.held_by_another(thread::token_of(thread)) {
+                return Err(Trap::new(crate::environ::error::STORE_BUSY));
+            }
+            signals::ensure_alt_stack(thread);
+            (*store).publish_stack_limit(stack::limit_from_here(thread, (*store).max_wasm_stack));
         }
-        signals::ensure_alt_stack(thread);
-        (*store).publish_stack_limit(stack::limit_from_here(thread, (*store).max_wasm_stack));
-    }
-    // Only stores with an interrupt handle pay for interruption.
-    let entered =
-        interrupt::of_store(vm).map(|i| interrupt::enter(i, outermost, thread, || (*store).engine().epoch_counter()));
-    let result = if let Some((_, Some(code))) = entered {
-        Err(Unwound { reason: UnwindReason::Wasm(code), pcs: Vec::new() })
-    } else {
-        (*store).active_calls += 1;
-        let result = unwind::catch_traps(thread, vm, body);
-        (*store).active_calls -= 1;
-        result
-    };
-    if let Some((e, _)) = entered {
-        interrupt::leave(interrupt::of_store(vm).expect("entered"), e, || trap_code(&result));
-    }
-    // The limit stays set after the call: every entry sets it before any
-    // compiled code runs, and leaving it avoids rewriting every instance's
-    // copy twice per call.
-    if outermost && !(*store).deferred_frees.is_empty() {
-        for index in std::mem::take(&mut (*store).deferred_frees) {
-            super::instance::try_free(&mut *store, index);
+        // Only stores with an interrupt handle pay for interruption.
+        let entered = interrupt::of_store(vm)
+            .map(|i| interrupt::enter(i, outermost, thread, || (*store).engine().epoch_counter()));
+        let result = if let Some((_, Some(code))) = entered {
+            Err(Unwound { reason: UnwindReason::Wasm(code), pcs: Vec::new() })
+        } else {
+            (*store).active_calls += 1;
+            let result = unwind::catch_traps(thread, vm, body);
+            (*store).active_calls -= 1;
+            result
+        };
+        if let Some((e, _)) = entered {
+            interrupt::leave(interrupt::of_store(vm).expect("entered"), e, || trap_code(&result));
         }
-    }
-    match result {
-        Ok(()) => Ok(()),
-        Err(Unwound { reason, pcs }) => Err(match reason {
-            UnwindReason::Wasm(code) => Trap::from_code(code).with_frames(symbolize(&pcs, false)),
-            // Recorded from the exit trampoline's frame: every pc is a
-            // return address, the first one's included.
-            UnwindReason::Host(trap) => trap.with_frames(symbolize(&pcs, true)),
-            UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
-        }),
+        // The limit stays set after the call: every entry sets it before any
+        // compiled code runs, and leaving it avoids rewriting every instance's
+        // copy twice per call.
+        if outermost && !(*store).deferred_frees.is_empty() {
+            for index in std::mem::take(&mut (*store).deferred_frees) {
+                super::instance::try_free(&mut *store, index);
+            }
+        }
+        match result {
+            Ok(()) => Ok(()),
+            Err(Unwound { reason, pcs }) => Err(match reason {
+                UnwindReason::Wasm(code) => Trap::from_code(code).with_frames(symbolize(&pcs, false)),
+                // Recorded from the exit trampoline's frame: every pc is a
+                // return address, the first one's included.
+                UnwindReason::Host(trap) => trap.with_frames(symbolize(&pcs, true)),
+                UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
+            }),
+        }
     }
 }
 
@@ -145,8 +154,12 @@ fn symbolize(pcs: &[usize], all_returns: bool) -> Vec<FrameInfo> {
 /// Must be called from a host function's shim that owns nothing with a
 /// destructor, while wasm of `store` is running on this thread.
 pub(crate) unsafe fn raise_host_trap(store: &StoreOpaque, trap: Trap) -> ! {
-    if let Some(state) = unwind::current() {
-        state.record_frames(0, store.vm.last_exit_fp, code_registry::is_wasm_pc);
+    // SAFETY: called from a host function's shim owning nothing with a
+    // destructor while wasm of `store` runs on this thread (caller).
+    unsafe {
+        if let Some(state) = unwind::current() {
+            state.record_frames(0, store.vm.last_exit_fp, code_registry::is_wasm_pc);
+        }
+        unwind::raise(UnwindReason::Host(trap))
     }
-    unwind::raise(UnwindReason::Host(trap))
 }

@@ -114,30 +114,35 @@ unsafe extern "C" fn host_call<F: HostClosure>(
     caller_vmctx: *mut VMContext,
     values: *mut ValRaw,
 ) {
-    // Interruptible stores learn that their call is in the host, where no
-    // signal can stop it, and check for an interrupt on the way back.
-    let vm = (*ctx).store_vm;
-    if let Some(interrupt) = super::interrupt::of_store(vm) {
-        interrupt.set_in_host(true);
-    }
-    let result = {
-        let host = &*ctx;
-        // SAFETY: `create` boxed an `F` for this very `host_call::<F>`,
-        // so the cast is exact (no `downcast` type check on every call).
-        let f: &F = &*(&*host.closure as *const (dyn std::any::Any + Send + Sync) as *const F);
-        let ty = host.ty.ty();
-        let n = ty.params().len().max(ty.results().len());
-        let slots = std::slice::from_raw_parts_mut(values, n);
-        let caller = CallerVmctx::new(caller_vmctx);
-        catch_unwind(AssertUnwindSafe(|| f(host.store, caller, slots)))
-    };
-    let stop = super::interrupt::of_store(vm).and_then(|i| i.set_in_host(false));
-    // Nothing with a destructor is live below: raising jumps over this frame.
-    match result {
-        Ok(Ok(())) if stop.is_some() => raise_host_trap(&*(*ctx).store, Trap::from(stop.expect("checked"))),
-        Ok(Ok(())) => {}
-        Ok(Err(trap)) => raise_host_trap(&*(*ctx).store, trap),
-        Err(panic) => raise(UnwindReason::Panic(panic)),
+    // SAFETY: `ctx` is a `VMHostFunc` made by `create::<F>` in a live store,
+    // and `values` holds the signature's slots (the exit trampoline passes
+    // them); nothing with a destructor is live when it raises.
+    unsafe {
+        // Interruptible stores learn that their call is in the host, where no
+        // signal can stop it, and check for an interrupt on the way back.
+        let vm = (*ctx).store_vm;
+        if let Some(interrupt) = super::interrupt::of_store(vm) {
+            interrupt.set_in_host(true);
+        }
+        let result = {
+            let host = &*ctx;
+            // SAFETY: `create` boxed an `F` for this very `host_call::<F>`,
+            // so the cast is exact (no `downcast` type check on every call).
+            let f: &F = &*(&*host.closure as *const (dyn std::any::Any + Send + Sync) as *const F);
+            let ty = host.ty.ty();
+            let n = ty.params().len().max(ty.results().len());
+            let slots = std::slice::from_raw_parts_mut(values, n);
+            let caller = CallerVmctx::new(caller_vmctx);
+            catch_unwind(AssertUnwindSafe(|| f(host.store, caller, slots)))
+        };
+        let stop = super::interrupt::of_store(vm).and_then(|i| i.set_in_host(false));
+        // Nothing with a destructor is live below: raising jumps over this frame.
+        match result {
+            Ok(Ok(())) if stop.is_some() => raise_host_trap(&*(*ctx).store, Trap::from(stop.expect("checked"))),
+            Ok(Ok(())) => {}
+            Ok(Err(trap)) => raise_host_trap(&*(*ctx).store, trap),
+            Err(panic) => raise(UnwindReason::Panic(panic)),
+        }
     }
 }
 
@@ -151,11 +156,15 @@ unsafe extern "C" fn host_array_call<F: HostClosure>(
     _code: *const u8,
     values: *mut ValRaw,
 ) {
-    let ctx: *mut VMHostFunc = vmctx.cast();
-    // No wasm frames lead here: a trap must not walk stale ones.
-    let vm = (*ctx).store_vm;
-    let saved = (*vm).last_exit_fp;
-    (*vm).last_exit_fp = 0;
-    host_call::<F>(ctx, caller_vmctx, values);
-    (*vm).last_exit_fp = saved;
+    // SAFETY: as for `host_call`; `vmctx` is the `VMHostFunc` its funcref
+    // names.
+    unsafe {
+        let ctx: *mut VMHostFunc = vmctx.cast();
+        // No wasm frames lead here: a trap must not walk stale ones.
+        let vm = (*ctx).store_vm;
+        let saved = (*vm).last_exit_fp;
+        (*vm).last_exit_fp = 0;
+        host_call::<F>(ctx, caller_vmctx, values);
+        (*vm).last_exit_fp = saved;
+    }
 }

@@ -108,11 +108,15 @@ impl VMInstance {
     /// `vmctx` must be the live VMContext of an instance or the context of a
     /// live host function.
     unsafe fn of_context<'a>(vmctx: *const VMContext) -> Option<&'a VMInstance> {
-        let base = vmctx as *const u8;
-        if *(base.add(header::MAGIC as usize) as *const u32) != VMCONTEXT_MAGIC {
-            return None;
+        // SAFETY: `vmctx` is a live VMContext or host context (caller); both
+        // start with a magic word, and an instance's holds its `VMInstance`.
+        unsafe {
+            let base = vmctx as *const u8;
+            if *(base.add(header::MAGIC as usize) as *const u32) != VMCONTEXT_MAGIC {
+                return None;
+            }
+            Some(&**(base.add(header::INSTANCE as usize) as *const *const VMInstance))
         }
-        Some(&**(base.add(header::INSTANCE as usize) as *const *const VMInstance))
     }
 
     /// The instance owning `vmctx`, as a builtin called by its code gets it.
@@ -121,7 +125,9 @@ impl VMInstance {
     /// `vmctx` must be the VMContext of a live instance, passed by its code;
     /// no other reference to the instance may be live.
     pub(crate) unsafe fn from_vmctx<'a>(vmctx: *mut VMContext) -> &'a mut VMInstance {
-        &mut **(vmctx as *mut u8).add(header::INSTANCE as usize).cast::<*mut VMInstance>()
+        // SAFETY: `vmctx` is a live instance's VMContext with no other reference
+        // to the instance live (caller).
+        unsafe { &mut **(vmctx as *mut u8).add(header::INSTANCE as usize).cast::<*mut VMInstance>() }
     }
 
     pub(crate) fn info(&self) -> &ModuleInfo {
@@ -161,7 +167,9 @@ impl VMInstance {
     /// # Safety
     /// `offset` must be a field of type `F` in this module's layout.
     unsafe fn field<F>(&self, offset: u32) -> *mut F {
-        self.vmctx.ptr.as_ptr().add(offset as usize).cast()
+        // SAFETY: `offset` is a field of type `F` in this module's layout
+        // (caller), inside the VMContext allocation.
+        unsafe { self.vmctx.ptr.as_ptr().add(offset as usize).cast() }
     }
 
     /// The object stored in this VMContext at `defined` when the entity is
@@ -172,9 +180,13 @@ impl VMInstance {
     /// The offsets must be of fields of type `T` (`defined`) and `*mut T`
     /// (`imported`) in this module's layout, the import slot filled.
     unsafe fn own_or_imported<T>(&self, defined: Option<u32>, imported: u32) -> NonNull<T> {
-        match defined {
-            Some(offset) => NonNull::new_unchecked(self.field(offset)),
-            None => NonNull::new_unchecked(*self.field::<*mut T>(imported)),
+        // SAFETY: the offsets are fields of this layout of the right types, and
+        // an import slot is filled (caller).
+        unsafe {
+            match defined {
+                Some(offset) => NonNull::new_unchecked(self.field(offset)),
+                None => NonNull::new_unchecked(*self.field::<*mut T>(imported)),
+            }
         }
     }
 
@@ -398,106 +410,112 @@ unsafe fn fill_vmctx(
     memory_type: MemoryTypeFn<'_>,
     shared: &[Option<Arc<VMSharedMemory>>],
 ) -> Result<()> {
-    let code = data.module.code().clone();
-    let info = &code.info;
-    let offsets = data.module.offsets().clone();
-    *data.field::<u32>(header::MAGIC as u32) = VMCONTEXT_MAGIC;
-    *data.field::<*const BuiltinFunctions>(header::BUILTINS as u32) = &BUILTINS;
-    *data.field::<*mut VMStoreContext>(header::STORE as u32) = &mut *store.vm;
-    *data.field::<*mut VMInstance>(header::INSTANCE as u32) = data;
-    // An instance made by a host function while wasm runs needs the limit
-    // of that call at once.
-    data.set_stack_limit(store.vm.stack_limit);
+    // SAFETY: `data` is the instance just pushed into `store`, its VMContext
+    // zeroed and of its module's layout, and `imports` were checked
+    // against the import types (caller): every field written below is of
+    // that layout and type.
+    unsafe {
+        let code = data.module.code().clone();
+        let info = &code.info;
+        let offsets = data.module.offsets().clone();
+        *data.field::<u32>(header::MAGIC as u32) = VMCONTEXT_MAGIC;
+        *data.field::<*const BuiltinFunctions>(header::BUILTINS as u32) = &BUILTINS;
+        *data.field::<*mut VMStoreContext>(header::STORE as u32) = &mut *store.vm;
+        *data.field::<*mut VMInstance>(header::INSTANCE as u32) = data;
+        // An instance made by a host function while wasm runs needs the limit
+        // of that call at once.
+        data.set_stack_limit(store.vm.stack_limit);
 
-    for (import, given) in info.imports.iter().zip(imports) {
-        match (import.index, given) {
-            (EntityIndex::Func(f), VMExtern::Func(func)) => {
-                *data.field::<*mut VMFuncRef>(offsets.imported_func(f)) = func.as_ptr();
-            }
-            (EntityIndex::Global(g), VMExtern::Global { storage, .. }) => {
-                *data.field::<*mut VMGlobal>(offsets.imported_global(g)) = storage.as_ptr();
-            }
-            (EntityIndex::Memory(m), VMExtern::Memory(memory)) => set_memory(data, m, memory.as_ptr()),
-            (EntityIndex::Table(t), VMExtern::Table(table)) => {
-                *data.field::<*mut VMTable>(offsets.table(t)) = table.as_ptr();
-            }
-            _ => unreachable!("import kinds were checked"),
-        }
-    }
-
-    for (i, (m, ty)) in info.memories.iter().skip(info.num_imported_memories).enumerate() {
-        let mut memory = Box::new(match shared.get(i).and_then(Option::as_ref) {
-            Some(s) => VMMemory::from_shared(s.clone(), store.engine())?,
-            None => {
-                let ty = memory_type.map_or(*ty, |f| f(i as u32, *ty));
-                if ty.minimum() >= u64::from(MAX_PAGES) && info.memories_below_4gib() {
-                    return Err(Error::Resource(format!(
-                        "memory {} would be 4 GiB, but the module's code was compiled for memories below 4 GiB",
-                        m.index()
-                    )));
+        for (import, given) in info.imports.iter().zip(imports) {
+            match (import.index, given) {
+                (EntityIndex::Func(f), VMExtern::Func(func)) => {
+                    *data.field::<*mut VMFuncRef>(offsets.imported_func(f)) = func.as_ptr();
                 }
-                store.create_memory(ty, data.defined_memory_bytes())?
+                (EntityIndex::Global(g), VMExtern::Global { storage, .. }) => {
+                    *data.field::<*mut VMGlobal>(offsets.imported_global(g)) = storage.as_ptr();
+                }
+                (EntityIndex::Memory(m), VMExtern::Memory(memory)) => set_memory(data, m, memory.as_ptr()),
+                (EntityIndex::Table(t), VMExtern::Table(table)) => {
+                    *data.field::<*mut VMTable>(offsets.table(t)) = table.as_ptr();
+                }
+                _ => unreachable!("import kinds were checked"),
             }
-        });
-        memory.owner = Some(data.index);
-        set_memory(data, m, &mut *memory);
-        data.memories.push(memory);
-    }
-    debug_assert_eq!(data.memory_objects.len(), info.memories.len());
-    for (t, ty) in info.tables.iter().skip(info.num_imported_tables) {
-        let mut table = Box::new(store.create_table(*ty, 0)?);
-        table.owner = Some(data.index);
-        table.read_only = info.frozen_tables.contains_key(&t);
-        if info.frozen_tables.get(&t).is_some_and(|f| f.calls_by_code()) {
-            // Its code array exists before the segments fill it (null
-            // slots trap), so a failed instantiation leaves no dangling
-            // array for the functions it already put in other tables.
-            // SAFETY: a new table's elements are all null.
-            table.freeze_codes();
         }
-        *data.field::<*mut VMTable>(offsets.table(t)) = &mut *table;
-        data.tables.push(table);
-    }
 
-    let compiled = &code.compiled;
-    let base = compiled.code.base();
-    for (d, loc) in compiled.tables.funcs.iter() {
-        let f = info.func_index(d);
-        let array_call = base.add(compiled.tables.entry_trampolines[d] as usize);
-        *data.field::<VMFuncRef>(offsets.defined_func(d)) = VMFuncRef {
-            wasm_call: base.add(loc.start as usize),
-            // SAFETY: the entry trampoline was compiled with the ArrayCallFn
-            // signature.
-            array_call: std::mem::transmute::<*const u8, ArrayCallFn>(array_call),
-            vmctx: data.vmctx(),
-            sig: code.types.sig_id(info.funcs[f]).expect("function types are registered"),
-            ty: info.func_type(f),
-        };
-    }
+        for (i, (m, ty)) in info.memories.iter().skip(info.num_imported_memories).enumerate() {
+            let mut memory = Box::new(match shared.get(i).and_then(Option::as_ref) {
+                Some(s) => VMMemory::from_shared(s.clone(), store.engine())?,
+                None => {
+                    let ty = memory_type.map_or(*ty, |f| f(i as u32, *ty));
+                    if ty.minimum() >= u64::from(MAX_PAGES) && info.memories_below_4gib() {
+                        return Err(Error::Resource(format!(
+                            "memory {} would be 4 GiB, but the module's code was compiled for memories below 4 GiB",
+                            m.index()
+                        )));
+                    }
+                    store.create_memory(ty, data.defined_memory_bytes())?
+                }
+            });
+            memory.owner = Some(data.index);
+            set_memory(data, m, &mut *memory);
+            data.memories.push(memory);
+        }
+        debug_assert_eq!(data.memory_objects.len(), info.memories.len());
+        for (t, ty) in info.tables.iter().skip(info.num_imported_tables) {
+            let mut table = Box::new(store.create_table(*ty, 0)?);
+            table.owner = Some(data.index);
+            table.read_only = info.frozen_tables.contains_key(&t);
+            if info.frozen_tables.get(&t).is_some_and(|f| f.calls_by_code()) {
+                // Its code array exists before the segments fill it (null
+                // slots trap), so a failed instantiation leaves no dangling
+                // array for the functions it already put in other tables.
+                // SAFETY: a new table's elements are all null.
+                table.freeze_codes();
+            }
+            *data.field::<*mut VMTable>(offsets.table(t)) = &mut *table;
+            data.tables.push(table);
+        }
 
-    for (d, init) in info.global_inits.iter() {
-        let g = info.global_index(d);
-        let value = data.eval(init);
-        (*data.field::<VMGlobal>(offsets.defined_global(d))).write(info.globals[g].content, value);
-    }
+        let compiled = &code.compiled;
+        let base = compiled.code.base();
+        for (d, loc) in compiled.tables.funcs.iter() {
+            let f = info.func_index(d);
+            let array_call = base.add(compiled.tables.entry_trampolines[d] as usize);
+            *data.field::<VMFuncRef>(offsets.defined_func(d)) = VMFuncRef {
+                wasm_call: base.add(loc.start as usize),
+                // SAFETY: the entry trampoline was compiled with the ArrayCallFn
+                // signature.
+                array_call: std::mem::transmute::<*const u8, ArrayCallFn>(array_call),
+                vmctx: data.vmctx(),
+                sig: code.types.sig_id(info.funcs[f]).expect("function types are registered"),
+                ty: info.func_type(f),
+            };
+        }
 
-    data.elems = info
-        .elems
-        .values()
-        .map(|e| match e.mode {
-            ElemMode::Passive => e.items.iter().map(|i| data.eval(i).get_ref()).collect(),
-            _ => Box::default(),
-        })
-        .collect();
-    data.datas = info
-        .datas
-        .values()
-        .map(|d| match d.mode {
-            DataMode::Passive => d.range.clone(),
-            DataMode::Active { .. } => 0..0,
-        })
-        .collect();
-    Ok(())
+        for (d, init) in info.global_inits.iter() {
+            let g = info.global_index(d);
+            let value = data.eval(init);
+            (*data.field::<VMGlobal>(offsets.defined_global(d))).write(info.globals[g].content, value);
+        }
+
+        data.elems = info
+            .elems
+            .values()
+            .map(|e| match e.mode {
+                ElemMode::Passive => e.items.iter().map(|i| data.eval(i).get_ref()).collect(),
+                _ => Box::default(),
+            })
+            .collect();
+        data.datas = info
+            .datas
+            .values()
+            .map(|d| match d.mode {
+                DataMode::Passive => d.range.clone(),
+                DataMode::Active { .. } => 0..0,
+            })
+            .collect();
+        Ok(())
+    }
 }
 
 /// The instance that owns an entity given as an import, if an instance
@@ -507,7 +525,7 @@ unsafe fn fill_vmctx(
 /// `e` must be a live entity of `store`.
 unsafe fn owner_of(store: &StoreOpaque, e: &VMExtern) -> Option<usize> {
     let _ = store;
-    // SAFETY (each arm): `e` is live, as the caller promises; a funcref's
+    // SAFETY: (each arm) `e` is live, as the caller promises; a funcref's
     // vmctx is an instance's or a host function's.
     unsafe {
         match e {
@@ -565,11 +583,15 @@ pub(crate) fn try_free(store: &mut StoreOpaque, index: usize) {
 /// `m` must be a memory index of `data`'s module and `memory` a memory
 /// that outlives the instance.
 unsafe fn set_memory(data: &mut VMInstance, m: MemoryIndex, memory: *mut VMMemory) {
-    debug_assert_eq!(data.memory_objects.len(), m.index());
-    let def = (*memory).definition_ptr();
-    let offsets = data.module.offsets();
-    *data.field::<VMMemoryImport>(offsets.memory_base(m)) = VMMemoryImport { base: (*def).base, definition: def };
-    data.memory_objects.push(NonNull::new_unchecked(memory));
+    // SAFETY: `m` is a memory index of the module and `memory` outlives the
+    // instance (caller).
+    unsafe {
+        debug_assert_eq!(data.memory_objects.len(), m.index());
+        let def = (*memory).definition_ptr();
+        let offsets = data.module.offsets();
+        *data.field::<VMMemoryImport>(offsets.memory_base(m)) = VMMemoryImport { base: (*def).base, definition: def };
+        data.memory_objects.push(NonNull::new_unchecked(memory));
+    }
 }
 
 /// Applies active segments in order, then runs the start function.
@@ -582,56 +604,60 @@ unsafe fn initialize(
     data: &mut VMInstance,
     shared: &[Option<Arc<VMSharedMemory>>],
 ) -> Result<()> {
-    let code = data.module.code().clone();
-    let info = &code.info;
-    for seg in info.elems.values() {
-        let ElemMode::Active { table, offset } = &seg.mode else { continue };
-        let start = data.eval(offset).get_i32() as u32 as usize;
-        let table = &mut *data.table(*table).as_ptr();
-        let end = start.checked_add(seg.items.len()).filter(|e| *e <= table.len() as usize);
-        let Some(end) = end else { return Err(Trap::from_code(TrapCode::TableOutOfBounds).into()) };
-        for (slot, item) in table.elements_mut()[start..end].iter_mut().zip(seg.items.iter()) {
-            *slot = data.eval(item).get_ref();
+    // SAFETY: `data` is an instance of `store` whose VMContext `fill_vmctx`
+    // completed (caller), so its tables, memories and functions are set.
+    unsafe {
+        let code = data.module.code().clone();
+        let info = &code.info;
+        for seg in info.elems.values() {
+            let ElemMode::Active { table, offset } = &seg.mode else { continue };
+            let start = data.eval(offset).get_i32() as u32 as usize;
+            let table = &mut *data.table(*table).as_ptr();
+            let end = start.checked_add(seg.items.len()).filter(|e| *e <= table.len() as usize);
+            let Some(end) = end else { return Err(Trap::from_code(TrapCode::TableOutOfBounds).into()) };
+            for (slot, item) in table.elements_mut()[start..end].iter_mut().zip(seg.items.iter()) {
+                *slot = data.eval(item).get_ref();
+            }
         }
-    }
-    for (t, frozen) in &info.frozen_tables {
-        if frozen.calls_by_code() {
-            // SAFETY: the segments just applied put null or a `ref.func`
-            // of this instance (`own_functions`) in every slot.
-            (*data.table(*t).as_ptr()).freeze_codes();
+        for (t, frozen) in &info.frozen_tables {
+            if frozen.calls_by_code() {
+                // SAFETY: the segments just applied put null or a `ref.func`
+                // of this instance (`own_functions`) in every slot.
+                (*data.table(*t).as_ptr()).freeze_codes();
+            }
         }
-    }
-    // Memories with an image get it mapped; their segments are in it.
-    // SAFETY (of the lifetime): the module outlives this call, as `data`
-    // keeps it.
-    let module: &dyn InstanceModule = &*(&*data.module as *const dyn InstanceModule);
-    let images = module.memory_images();
-    for (d, image) in images.iter().enumerate() {
-        if let Some(image) = image {
-            let m = MemoryIndex::from_u32((info.num_imported_memories + d) as u32);
-            (*data.memory(m).as_ptr()).map_image(image)?;
+        // Memories with an image get it mapped; their segments are in it.
+        // SAFETY (of the lifetime): the module outlives this call, as `data`
+        // keeps it.
+        let module: &dyn InstanceModule = &*(&*data.module as *const dyn InstanceModule);
+        let images = module.memory_images();
+        for (d, image) in images.iter().enumerate() {
+            if let Some(image) = image {
+                let m = MemoryIndex::from_u32((info.num_imported_memories + d) as u32);
+                (*data.memory(m).as_ptr()).map_image(image)?;
+            }
         }
-    }
-    let wasm = module.wasm();
-    for seg in info.datas.values() {
-        let DataMode::Active { memory, offset } = &seg.mode else { continue };
-        let defined = memory.index().checked_sub(info.num_imported_memories);
-        let imaged = defined.and_then(|d| images.get(d));
-        // A memory another instance made (and initialised) keeps its data.
-        let reused = defined.and_then(|d| shared.get(d)).is_some_and(Option::is_some);
-        if matches!(imaged, Some(Some(_))) || reused {
-            continue;
+        let wasm = module.wasm();
+        for seg in info.datas.values() {
+            let DataMode::Active { memory, offset } = &seg.mode else { continue };
+            let defined = memory.index().checked_sub(info.num_imported_memories);
+            let imaged = defined.and_then(|d| images.get(d));
+            // A memory another instance made (and initialised) keeps its data.
+            let reused = defined.and_then(|d| shared.get(d)).is_some_and(Option::is_some);
+            if matches!(imaged, Some(Some(_))) || reused {
+                continue;
+            }
+            let start = data.eval(offset).get_i32() as u32 as usize;
+            let memory = &mut *data.memory(*memory).as_ptr();
+            let bytes = &wasm[seg.range.clone()];
+            let dst = start.checked_add(bytes.len()).and_then(|end| memory.data_mut().get_mut(start..end));
+            let Some(dst) = dst else { return Err(Trap::from_code(TrapCode::MemoryOutOfBounds).into()) };
+            dst.copy_from_slice(bytes);
         }
-        let start = data.eval(offset).get_i32() as u32 as usize;
-        let memory = &mut *data.memory(*memory).as_ptr();
-        let bytes = &wasm[seg.range.clone()];
-        let dst = start.checked_add(bytes.len()).and_then(|end| memory.data_mut().get_mut(start..end));
-        let Some(dst) = dst else { return Err(Trap::from_code(TrapCode::MemoryOutOfBounds).into()) };
-        dst.copy_from_slice(bytes);
+        if let Some(start) = info.start {
+            let mut none = [ValRaw::default(); 1];
+            super::entry::call(store, data.func(start), none.as_mut_ptr())?;
+        }
+        Ok(())
     }
-    if let Some(start) = info.start {
-        let mut none = [ValRaw::default(); 1];
-        super::entry::call(store, data.func(start), none.as_mut_ptr())?;
-    }
-    Ok(())
 }

@@ -394,18 +394,23 @@ static mut PREVIOUS: mem::MaybeUninit<libc::sigaction> = mem::MaybeUninit::unini
 /// # Safety
 /// Called by the kernel only, on the signalled thread.
 unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
-    let Some(activation) = unwind::current() else { return forward(sig, info, context) };
-    let Some(code) = of_store(activation.vm).and_then(InterruptState::pending) else {
-        return forward(sig, info, context);
-    };
-    let (pc, fp) = super::arch::context_pc_fp(context);
-    // Only compiled code can be left at any instruction. If the registry is
-    // locked this thread may hold the lock: try again later.
-    if code_registry::try_is_wasm_pc(pc) == Some(true) {
-        // Wasm code holds no lock, so waiting for the registry is safe now.
-        activation.record_frames(pc, fp, code_registry::is_wasm_pc);
-        unblock_signal();
-        activation.unwind(UnwindReason::Wasm(code));
+    // SAFETY: called by the kernel on the signalled thread; it unwinds only
+    // at a pc of compiled code, whose frames own nothing with a
+    // destructor.
+    unsafe {
+        let Some(activation) = unwind::current() else { return forward(sig, info, context) };
+        let Some(code) = of_store(activation.vm).and_then(InterruptState::pending) else {
+            return forward(sig, info, context);
+        };
+        let (pc, fp) = super::arch::context_pc_fp(context);
+        // Only compiled code can be left at any instruction. If the registry is
+        // locked this thread may hold the lock: try again later.
+        if code_registry::try_is_wasm_pc(pc) == Some(true) {
+            // Wasm code holds no lock, so waiting for the registry is safe now.
+            activation.record_frames(pc, fp, code_registry::is_wasm_pc);
+            unblock_signal();
+            activation.unwind(UnwindReason::Wasm(code));
+        }
     }
 }
 
@@ -429,16 +434,20 @@ fn unblock_signal() {
 /// # Safety
 /// As for [`handler`], whose arguments these are.
 unsafe fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
-    let prev = &*ptr::addr_of!(PREVIOUS).cast::<libc::sigaction>();
-    if prev.sa_sigaction == libc::SIG_DFL || prev.sa_sigaction == libc::SIG_IGN {
-        // SIGURG's default is to ignore it.
-    } else if prev.sa_flags & libc::SA_SIGINFO != 0 {
-        let f: unsafe extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
-            mem::transmute(prev.sa_sigaction);
-        f(sig, info, context)
-    } else {
-        let f: unsafe extern "C" fn(libc::c_int) = mem::transmute(prev.sa_sigaction);
-        f(sig)
+    // SAFETY: `PREVIOUS` was written before the handler was installed; the
+    // arguments are the kernel's (caller).
+    unsafe {
+        let prev = &*ptr::addr_of!(PREVIOUS).cast::<libc::sigaction>();
+        if prev.sa_sigaction == libc::SIG_DFL || prev.sa_sigaction == libc::SIG_IGN {
+            // SIGURG's default is to ignore it.
+        } else if prev.sa_flags & libc::SA_SIGINFO != 0 {
+            let f: unsafe extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                mem::transmute(prev.sa_sigaction);
+            f(sig, info, context)
+        } else {
+            let f: unsafe extern "C" fn(libc::c_int) = mem::transmute(prev.sa_sigaction);
+            f(sig)
+        }
     }
 }
 

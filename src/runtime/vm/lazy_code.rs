@@ -91,8 +91,12 @@ impl LazyRegion {
     /// (fresh space of the region, or the code laid out before the module
     /// is published).
     pub unsafe fn write(&self, offset: usize, bytes: &[u8]) {
-        assert!(offset.checked_add(bytes.len()).is_some_and(|end| end <= self.len), "write outside the region");
-        ptr::copy_nonoverlapping(bytes.as_ptr(), self.rw.add(offset), bytes.len());
+        // SAFETY: the range was checked to lie in the writable view, and no
+        // thread executes or writes it (caller).
+        unsafe {
+            assert!(offset.checked_add(bytes.len()).is_some_and(|end| end <= self.len), "write outside the region");
+            ptr::copy_nonoverlapping(bytes.as_ptr(), self.rw.add(offset), bytes.len());
+        }
     }
 
     /// Replaces the 8 bytes at `offset` (a multiple of 8) in one store, so
@@ -103,9 +107,13 @@ impl LazyRegion {
     /// Both the old and the new bytes must be correct to execute from every
     /// instruction boundary another thread may be at (see `lazy_stub`).
     pub unsafe fn patch_u64(&self, offset: usize, value: [u8; 8]) {
-        assert!(offset.is_multiple_of(8) && offset + 8 <= self.len, "patch outside the region");
-        // SAFETY (of the cast): aligned, inside the writable view.
-        (*self.rw.add(offset).cast::<AtomicU64>()).store(u64::from_le_bytes(value), Ordering::Release);
+        // SAFETY: an aligned word of the writable view (checked); both versions
+        // are correct from every instruction boundary (caller).
+        unsafe {
+            assert!(offset.is_multiple_of(8) && offset + 8 <= self.len, "patch outside the region");
+            // SAFETY (of the cast): aligned, inside the writable view.
+            (*self.rw.add(offset).cast::<AtomicU64>()).store(u64::from_le_bytes(value), Ordering::Release);
+        }
     }
 }
 

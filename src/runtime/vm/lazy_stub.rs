@@ -39,16 +39,21 @@ pub fn trampoline_address() -> usize {
 /// # Safety
 /// Called only by the trampoline, from compiled code under `catch_traps`.
 pub(crate) unsafe extern "C" fn lazy_compile(stub: usize, fp: usize) -> usize {
-    // Nothing with a destructor is live past this match: raising skips them.
-    let reason = match compile_for_stub(stub) {
-        Ok(addr) => return addr,
-        Err(reason) => reason,
-    };
-    if let Some(state) = unwind::current() {
-        // SAFETY: `fp` is the trampoline's frame, linked to its wasm caller's.
-        state.record_frames(0, fp, code_registry::is_wasm_pc);
+    // SAFETY: called by the trampoline from compiled code under
+    // `catch_traps`, with its frame pointer; nothing with a destructor is
+    // live when it raises.
+    unsafe {
+        // Nothing with a destructor is live past this match: raising skips them.
+        let reason = match compile_for_stub(stub) {
+            Ok(addr) => return addr,
+            Err(reason) => reason,
+        };
+        if let Some(state) = unwind::current() {
+            // SAFETY: `fp` is the trampoline's frame, linked to its wasm caller's.
+            state.record_frames(0, fp, code_registry::is_wasm_pc);
+        }
+        unwind::raise(reason)
     }
-    unwind::raise(reason)
 }
 
 fn compile_for_stub(stub: usize) -> Result<usize, UnwindReason> {

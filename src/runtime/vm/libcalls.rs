@@ -47,7 +47,9 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
 /// # Safety
 /// As for [`instance`].
 unsafe fn store(vmctx: *mut VMContext) -> *mut StoreOpaque {
-    (*store_context(vmctx)).store.cast()
+    // SAFETY: `vmctx` is a live instance's (caller), whose store context
+    // points at its live store.
+    unsafe { (*store_context(vmctx)).store.cast() }
 }
 
 /// The store context of the instance owning `vmctx`.
@@ -55,7 +57,9 @@ unsafe fn store(vmctx: *mut VMContext) -> *mut StoreOpaque {
 /// # Safety
 /// As for [`instance`].
 unsafe fn store_context(vmctx: *mut VMContext) -> *const VMStoreContext {
-    *(vmctx as *const u8).add(header::STORE as usize).cast::<*const VMStoreContext>()
+    // SAFETY: `vmctx` is a live instance's (caller); every layout has the
+    // store-context pointer at `header::STORE`.
+    unsafe { *(vmctx as *const u8).add(header::STORE as usize).cast::<*const VMStoreContext>() }
 }
 
 /// Unwinds if a stop of the store's call is pending (an interrupt or an
@@ -70,8 +74,12 @@ unsafe fn store_context(vmctx: *mut VMContext) -> *const VMStoreContext {
 /// the calling builtin must own nothing with a destructor yet.
 #[inline]
 unsafe fn stop_if_interrupted(vmctx: *mut VMContext) {
-    if let Some(code) = interrupt::of_store(store_context(vmctx)).and_then(|i| i.pending()) {
-        raise(UnwindReason::Wasm(code));
+    // SAFETY: `vmctx` is a live instance's and the builtin owns nothing
+    // with a destructor yet (caller), so unwinding from here is sound.
+    unsafe {
+        if let Some(code) = interrupt::of_store(store_context(vmctx)).and_then(|i| i.pending()) {
+            raise(UnwindReason::Wasm(code));
+        }
     }
 }
 
@@ -80,7 +88,9 @@ unsafe fn stop_if_interrupted(vmctx: *mut VMContext) {
 /// # Safety
 /// `vmctx` must be the VMContext of a live instance, passed by its code.
 unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut VMInstance {
-    VMInstance::from_vmctx(vmctx)
+    // SAFETY: `vmctx` is the VMContext of a live instance, passed by its
+    // code (caller).
+    unsafe { VMInstance::from_vmctx(vmctx) }
 }
 
 /// Memory `m` of `inst`.
@@ -89,7 +99,10 @@ unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut VMInstance {
 /// `m` must be a memory index of `inst`'s module (compiled code passes only
 /// validated ones), and no other reference to that memory may be live.
 unsafe fn memory<'a>(inst: &VMInstance, m: u32) -> &'a mut VMMemory {
-    &mut *inst.memory(MemoryIndex::from_u32(m)).as_ptr()
+    // SAFETY: `m` is a validated memory index of `inst`'s module, whose
+    // memory lives as long as the instance and is not otherwise borrowed
+    // (caller).
+    unsafe { &mut *inst.memory(MemoryIndex::from_u32(m)).as_ptr() }
 }
 
 /// Table `t` of `inst`.
@@ -97,7 +110,9 @@ unsafe fn memory<'a>(inst: &VMInstance, m: u32) -> &'a mut VMMemory {
 /// # Safety
 /// As for [`memory`], for a table index.
 unsafe fn table<'a>(inst: &VMInstance, t: u32) -> &'a mut VMTable {
-    &mut *inst.table(TableIndex::from_u32(t)).as_ptr()
+    // SAFETY: as for `memory`: a validated table index, its table not
+    // otherwise borrowed (caller).
+    unsafe { &mut *inst.table(TableIndex::from_u32(t)).as_ptr() }
 }
 
 /// Base address and length in bytes of memory `m`'s accessible part.
@@ -105,8 +120,12 @@ unsafe fn table<'a>(inst: &VMInstance, t: u32) -> &'a mut VMTable {
 /// # Safety
 /// As for [`memory`]; other references to the memory may be live.
 unsafe fn memory_extent(inst: &VMInstance, m: u32) -> (*mut u8, usize) {
-    let memory = &*inst.memory(MemoryIndex::from_u32(m)).as_ptr();
-    (memory.base(), memory.byte_size())
+    // SAFETY: a validated memory index of `inst` (caller); only the extent
+    // is read, so other references may be live.
+    unsafe {
+        let memory = &*inst.memory(MemoryIndex::from_u32(m)).as_ptr();
+        (memory.base(), memory.byte_size())
+    }
 }
 
 /// Base address and length in elements of table `t`.
@@ -114,8 +133,12 @@ unsafe fn memory_extent(inst: &VMInstance, m: u32) -> (*mut u8, usize) {
 /// # Safety
 /// As for [`memory_extent`], for a table index.
 unsafe fn table_extent(inst: &VMInstance, t: u32) -> (*mut usize, usize) {
-    let def = &(*inst.table(TableIndex::from_u32(t)).as_ptr()).definition;
-    (def.base, def.length as usize)
+    // SAFETY: a validated table index of `inst` (caller); only the
+    // definition's base and length are read.
+    unsafe {
+        let def = &(*inst.table(TableIndex::from_u32(t)).as_ptr()).definition;
+        (def.base, def.length as usize)
+    }
 }
 
 /// Copies `len` elements from index `src` of `from` to index `dst` of `to`
@@ -127,12 +150,17 @@ unsafe fn table_extent(inst: &VMInstance, t: u32) -> (*mut usize, usize) {
 /// Each base must address that many elements, valid for reads (`from`) and
 /// writes (`to`).
 unsafe fn copy_checked<T>(to: (*mut T, usize), dst: u64, from: (*mut T, usize), src: u64, len: u64) -> u32 {
-    match (range(dst, len, to.1), range(src, len, from.1)) {
-        (Ok(d), Ok(s)) => {
-            std::ptr::copy(from.0.add(s.start), to.0.add(d.start), d.len());
-            0
+    // SAFETY: both ranges were checked against their lengths above, and
+    // each base addresses that many elements (caller); `copy` allows the
+    // overlap.
+    unsafe {
+        match (range(dst, len, to.1), range(src, len, from.1)) {
+            (Ok(d), Ok(s)) => {
+                std::ptr::copy(from.0.add(s.start), to.0.add(d.start), d.len());
+                0
+            }
+            _ => 1,
         }
-        _ => 1,
     }
 }
 
@@ -152,21 +180,33 @@ fn check(r: Result<(), TrapCode>) -> u32 {
 }
 
 unsafe extern "C" fn memory_grow(vmctx: *mut VMContext, mem: u32, delta: u32) -> u32 {
-    stop_if_interrupted(vmctx);
-    let inst = instance(vmctx);
-    let site = GrowSite { instance: Some(inst.index()), memory_index: Some(mem) };
-    let memory: *mut VMMemory = memory(inst, mem);
-    (*store(vmctx)).grow_memory(memory, delta, site).unwrap_or(u32::MAX)
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe {
+        stop_if_interrupted(vmctx);
+        let inst = instance(vmctx);
+        let site = GrowSite { instance: Some(inst.index()), memory_index: Some(mem) };
+        let memory: *mut VMMemory = memory(inst, mem);
+        (*store(vmctx)).grow_memory(memory, delta, site).unwrap_or(u32::MAX)
+    }
 }
 
 unsafe extern "C" fn memory_fill(vmctx: *mut VMContext, mem: u32, dst: u64, byte: u32, len: u64) -> u32 {
-    stop_if_interrupted(vmctx);
-    let m = memory(instance(vmctx), mem);
-    check((|| {
-        let r = range(dst, len, m.byte_size()).map_err(|_| TrapCode::MemoryOutOfBounds)?;
-        m.data_mut()[r].fill(byte as u8);
-        Ok(())
-    })())
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe {
+        stop_if_interrupted(vmctx);
+        let m = memory(instance(vmctx), mem);
+        check((|| {
+            let r = range(dst, len, m.byte_size()).map_err(|_| TrapCode::MemoryOutOfBounds)?;
+            m.data_mut()[r].fill(byte as u8);
+            Ok(())
+        })())
+    }
 }
 
 unsafe extern "C" fn memory_copy(
@@ -177,63 +217,111 @@ unsafe extern "C" fn memory_copy(
     src: u64,
     len: u64,
 ) -> u32 {
-    stop_if_interrupted(vmctx);
-    let inst = instance(vmctx);
-    copy_checked(memory_extent(inst, dst_mem), dst, memory_extent(inst, src_mem), src, len)
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe {
+        stop_if_interrupted(vmctx);
+        let inst = instance(vmctx);
+        copy_checked(memory_extent(inst, dst_mem), dst, memory_extent(inst, src_mem), src, len)
+    }
 }
 
 unsafe extern "C" fn memory_init(vmctx: *mut VMContext, mem: u32, data: u32, dst: u64, src: u32, len: u32) -> u32 {
-    stop_if_interrupted(vmctx);
-    let inst = instance(vmctx);
-    let m = memory(inst, mem);
-    check((|| {
-        let oob = |_| TrapCode::MemoryOutOfBounds;
-        let seg = inst.datas[data as usize].clone();
-        let bytes = &inst.module.wasm()[seg];
-        let sr = range(src as u64, len as u64, bytes.len()).map_err(oob)?;
-        let dr = range(dst, len as u64, m.byte_size()).map_err(oob)?;
-        m.data_mut()[dr].copy_from_slice(&bytes[sr]);
-        Ok(())
-    })())
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe {
+        stop_if_interrupted(vmctx);
+        let inst = instance(vmctx);
+        let m = memory(inst, mem);
+        check((|| {
+            let oob = |_| TrapCode::MemoryOutOfBounds;
+            let seg = inst.datas[data as usize].clone();
+            let bytes = &inst.module.wasm()[seg];
+            let sr = range(src as u64, len as u64, bytes.len()).map_err(oob)?;
+            let dr = range(dst, len as u64, m.byte_size()).map_err(oob)?;
+            m.data_mut()[dr].copy_from_slice(&bytes[sr]);
+            Ok(())
+        })())
+    }
 }
 
 unsafe extern "C" fn data_drop(vmctx: *mut VMContext, data: u32) {
-    instance(vmctx).datas[data as usize] = 0..0;
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe {
+        instance(vmctx).datas[data as usize] = 0..0;
+    }
 }
 
 unsafe extern "C" fn table_grow(vmctx: *mut VMContext, t: u32, delta: u32, init: usize) -> u32 {
-    stop_if_interrupted(vmctx);
-    let table: *mut VMTable = table(instance(vmctx), t);
-    (*store(vmctx)).grow_table(table, delta, init).unwrap_or(u32::MAX)
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe {
+        stop_if_interrupted(vmctx);
+        let table: *mut VMTable = table(instance(vmctx), t);
+        (*store(vmctx)).grow_table(table, delta, init).unwrap_or(u32::MAX)
+    }
 }
 
 unsafe extern "C" fn table_fill(vmctx: *mut VMContext, t: u32, dst: u32, value: usize, len: u32) -> u32 {
-    stop_if_interrupted(vmctx);
-    check(table(instance(vmctx), t).fill(dst, value, len))
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe {
+        stop_if_interrupted(vmctx);
+        check(table(instance(vmctx), t).fill(dst, value, len))
+    }
 }
 
 unsafe extern "C" fn table_copy(vmctx: *mut VMContext, dst_t: u32, src_t: u32, dst: u32, src: u32, len: u32) -> u32 {
-    stop_if_interrupted(vmctx);
-    let inst = instance(vmctx);
-    copy_checked(table_extent(inst, dst_t), dst.into(), table_extent(inst, src_t), src.into(), len.into())
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe {
+        stop_if_interrupted(vmctx);
+        let inst = instance(vmctx);
+        copy_checked(table_extent(inst, dst_t), dst.into(), table_extent(inst, src_t), src.into(), len.into())
+    }
 }
 
 unsafe extern "C" fn table_init(vmctx: *mut VMContext, t: u32, elem: u32, dst: u32, src: u32, len: u32) -> u32 {
-    stop_if_interrupted(vmctx);
-    let inst = instance(vmctx);
-    let tb = table(inst, t);
-    check((|| {
-        let oob = |_| TrapCode::TableOutOfBounds;
-        let items = &inst.elems[ElemIndex::from_u32(elem).index()];
-        let sr = range(src as u64, len as u64, items.len()).map_err(oob)?;
-        let dr = range(dst as u64, len as u64, tb.len() as usize).map_err(oob)?;
-        tb.elements_mut()[dr].copy_from_slice(&items[sr]);
-        Ok(())
-    })())
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe {
+        stop_if_interrupted(vmctx);
+        let inst = instance(vmctx);
+        let tb = table(inst, t);
+        check((|| {
+            let oob = |_| TrapCode::TableOutOfBounds;
+            let items = &inst.elems[ElemIndex::from_u32(elem).index()];
+            let sr = range(src as u64, len as u64, items.len()).map_err(oob)?;
+            let dr = range(dst as u64, len as u64, tb.len() as usize).map_err(oob)?;
+            tb.elements_mut()[dr].copy_from_slice(&items[sr]);
+            Ok(())
+        })())
+    }
 }
 
 unsafe extern "C" fn elem_drop(vmctx: *mut VMContext, elem: u32) {
-    instance(vmctx).elems[elem as usize] = Box::default();
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe {
+        instance(vmctx).elems[elem as usize] = Box::default();
+    }
 }
 
 /// The host address of byte `addr` of memory `mem`, which compiled code
@@ -242,7 +330,9 @@ unsafe extern "C" fn elem_drop(vmctx: *mut VMContext, elem: u32) {
 /// # Safety
 /// As for [`memory_extent`]; `addr` must be such a checked address.
 unsafe fn cell(vmctx: *mut VMContext, mem: u32, addr: u64) -> usize {
-    memory_extent(instance(vmctx), mem).0 as usize + addr as usize
+    // SAFETY: a validated memory index, and an address compiled code
+    // checked to be an aligned cell in bounds (caller).
+    unsafe { memory_extent(instance(vmctx), mem).0 as usize + addr as usize }
 }
 
 /// A wait's timeout: negative means forever.
@@ -251,11 +341,19 @@ fn timeout(ns: u64) -> Option<std::time::Duration> {
 }
 
 unsafe extern "C" fn memory_atomic_wait32(vmctx: *mut VMContext, mem: u32, addr: u64, expected: u32, ns: u64) -> u32 {
-    wait(vmctx, mem, addr, expected, ns)
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe { wait(vmctx, mem, addr, expected, ns) }
 }
 
 unsafe extern "C" fn memory_atomic_wait64(vmctx: *mut VMContext, mem: u32, addr: u64, expected: u64, ns: u64) -> u32 {
-    wait(vmctx, mem, addr, expected, ns)
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe { wait(vmctx, mem, addr, expected, ns) }
 }
 
 /// A wait of wasm code, which an interrupt of its store ends with a trap
@@ -266,14 +364,23 @@ unsafe extern "C" fn memory_atomic_wait64(vmctx: *mut VMContext, mem: u32, addr:
 /// calling otherwise), so it stays mapped while any store using it lives,
 /// and this thread's store is in use.
 unsafe fn wait<T: parking_lot::Cell>(vmctx: *mut VMContext, mem: u32, addr: u64, expected: T, ns: u64) -> u32 {
-    let stop = interrupt::of_store(store_context(vmctx));
-    match parking_lot::wait_or_stop(cell(vmctx, mem, addr), expected, timeout(ns), stop) {
-        Ok(r) => r as u32,
-        // Nothing with a destructor is live here.
-        Err(code) => raise(UnwindReason::Wasm(code)),
+    // SAFETY: the cell is checked and its memory shared, so mapped for the
+    // whole wait; nothing with a destructor is live when it unwinds
+    // (caller).
+    unsafe {
+        let stop = interrupt::of_store(store_context(vmctx));
+        match parking_lot::wait_or_stop(cell(vmctx, mem, addr), expected, timeout(ns), stop) {
+            Ok(r) => r as u32,
+            // Nothing with a destructor is live here.
+            Err(code) => raise(UnwindReason::Wasm(code)),
+        }
     }
 }
 
 unsafe extern "C" fn memory_atomic_notify(vmctx: *mut VMContext, mem: u32, addr: u64, count: u32) -> u32 {
-    parking_lot::notify(cell(vmctx, mem, addr), count)
+    // SAFETY: compiled code calls builtins with its own VMContext, of a
+    // live instance of the store it runs in, and with indices its module's
+    // validation proved; nothing else borrows that instance's memories or
+    // tables while a builtin runs.
+    unsafe { parking_lot::notify(cell(vmctx, mem, addr), count) }
 }

@@ -194,48 +194,52 @@ impl StoreOpaque {
     /// # Safety
     /// `memory` must be a live memory of this store, not otherwise borrowed.
     pub(crate) unsafe fn grow_memory(&mut self, memory: *mut VMMemory, delta: u32, site: GrowSite) -> Option<u32> {
-        let (current, pages, max_pages, owner) = {
-            let m = &*memory;
-            (m.byte_size(), m.pages(), m.max_pages(), m.owner)
-        };
-        let reason = match pages.checked_add(delta).filter(|p| *p <= max_pages) {
-            None => GrowFailureReason::MaximumReached,
-            Some(new_pages) => {
-                let instance_total = match owner.and_then(|i| self.instances[i].as_deref()) {
-                    Some(instance) => instance.defined_memory_bytes(),
-                    None => current,
-                };
-                let growth = MemoryGrowth {
-                    current,
-                    desired: new_pages as usize * WASM_PAGE_SIZE,
-                    maximum: Some(max_pages as usize * WASM_PAGE_SIZE),
-                    instance_total,
-                    store_total: self.limits.memory_bytes,
-                };
-                let allowed = match &mut self.limits.limiter {
-                    Some(l) if delta > 0 => l.memory_growing(&growth),
-                    _ => true,
-                };
-                match allowed.then(|| (*memory).grow(delta)) {
-                    None => GrowFailureReason::LimitReached,
-                    Some(None) => GrowFailureReason::HostRefused,
-                    Some(Some(old)) => {
-                        self.limits.memory_bytes += growth.desired - current;
-                        return Some(old);
+        // SAFETY: `memory` is a live memory of this store, not otherwise
+        // borrowed (caller).
+        unsafe {
+            let (current, pages, max_pages, owner) = {
+                let m = &*memory;
+                (m.byte_size(), m.pages(), m.max_pages(), m.owner)
+            };
+            let reason = match pages.checked_add(delta).filter(|p| *p <= max_pages) {
+                None => GrowFailureReason::MaximumReached,
+                Some(new_pages) => {
+                    let instance_total = match owner.and_then(|i| self.instances[i].as_deref()) {
+                        Some(instance) => instance.defined_memory_bytes(),
+                        None => current,
+                    };
+                    let growth = MemoryGrowth {
+                        current,
+                        desired: new_pages as usize * WASM_PAGE_SIZE,
+                        maximum: Some(max_pages as usize * WASM_PAGE_SIZE),
+                        instance_total,
+                        store_total: self.limits.memory_bytes,
+                    };
+                    let allowed = match &mut self.limits.limiter {
+                        Some(l) if delta > 0 => l.memory_growing(&growth),
+                        _ => true,
+                    };
+                    match allowed.then(|| (*memory).grow(delta)) {
+                        None => GrowFailureReason::LimitReached,
+                        Some(None) => GrowFailureReason::HostRefused,
+                        Some(Some(old)) => {
+                            self.limits.memory_bytes += growth.desired - current;
+                            return Some(old);
+                        }
                     }
                 }
+            };
+            if let Some(callback) = &mut self.limits.on_grow_failure {
+                callback(&GrowFailure {
+                    delta_pages: delta.into(),
+                    current_bytes: current,
+                    memory_index: site.memory_index,
+                    instance: site.instance,
+                    reason,
+                });
             }
-        };
-        if let Some(callback) = &mut self.limits.on_grow_failure {
-            callback(&GrowFailure {
-                delta_pages: delta.into(),
-                current_bytes: current,
-                memory_index: site.memory_index,
-                instance: site.instance,
-                reason,
-            });
+            None
         }
-        None
     }
 
     /// Grows `table` by `delta` elements set to `init`: the old size, or
@@ -244,15 +248,19 @@ impl StoreOpaque {
     /// # Safety
     /// `table` must be a live table of this store, not otherwise borrowed.
     pub(crate) unsafe fn grow_table(&mut self, table: *mut VMTable, delta: u32, init: usize) -> Option<u32> {
-        let t = &mut *table;
-        let desired = t.len().checked_add(delta)?;
-        if let Some(limiter) = &mut self.limits.limiter {
-            let maximum = t.ty().maximum().map(|m| m as u32);
-            if delta > 0 && !limiter.table_growing(t.len(), desired, maximum) {
-                return None;
+        // SAFETY: `table` is a live table of this store, not otherwise borrowed
+        // (caller).
+        unsafe {
+            let t = &mut *table;
+            let desired = t.len().checked_add(delta)?;
+            if let Some(limiter) = &mut self.limits.limiter {
+                let maximum = t.ty().maximum().map(|m| m as u32);
+                if delta > 0 && !limiter.table_growing(t.len(), desired, maximum) {
+                    return None;
+                }
             }
+            t.grow(delta, init)
         }
-        t.grow(delta, init)
     }
 
     /// Forgets what a freed instance held.

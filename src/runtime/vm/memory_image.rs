@@ -52,18 +52,22 @@ impl MemoryImage {
     /// `base + span` must lie in a reservation owned by the caller, whose
     /// pages there may be replaced (nothing holds references into them).
     pub(crate) unsafe fn map_at(&self, base: *mut u8) -> Result<()> {
-        let at = base.add(self.span.start);
-        let mapped = libc::mmap(
-            at.cast(),
-            self.span.len(),
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_FIXED,
-            self.file.as_raw_fd(),
-            0,
-        );
-        if mapped != at.cast() {
-            return Err(Error::Resource(format!("cannot map a memory image: {}", std::io::Error::last_os_error())));
+        // SAFETY: `base + span` lies in the caller's reservation, whose pages
+        // there nothing refers into (caller).
+        unsafe {
+            let at = base.add(self.span.start);
+            let mapped = libc::mmap(
+                at.cast(),
+                self.span.len(),
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_FIXED,
+                self.file.as_raw_fd(),
+                0,
+            );
+            if mapped != at.cast() {
+                return Err(Error::Resource(format!("cannot map a memory image: {}", std::io::Error::last_os_error())));
+            }
+            Ok(())
         }
-        Ok(())
     }
 }

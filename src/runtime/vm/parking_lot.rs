@@ -82,13 +82,17 @@ pub trait Cell: Copy + PartialEq {
 
 impl Cell for u32 {
     unsafe fn load(addr: usize) -> u32 {
-        (*(addr as *const AtomicU32)).load(Ordering::SeqCst)
+        // SAFETY: `addr` is an aligned cell of live memory (caller); shared
+        // memory is only ever accessed atomically by waiters and notifiers.
+        unsafe { (*(addr as *const AtomicU32)).load(Ordering::SeqCst) }
     }
 }
 
 impl Cell for u64 {
     unsafe fn load(addr: usize) -> u64 {
-        (*(addr as *const AtomicU64)).load(Ordering::SeqCst)
+        // SAFETY: `addr` is an aligned cell of live memory (caller); shared
+        // memory is only ever accessed atomically by waiters and notifiers.
+        unsafe { (*(addr as *const AtomicU64)).load(Ordering::SeqCst) }
     }
 }
 
@@ -100,9 +104,13 @@ impl Cell for u64 {
 /// `addr` must be an aligned cell of a shared memory that stays mapped for
 /// the whole wait.
 pub unsafe fn wait<T: Cell>(addr: usize, expected: T, timeout: Option<Duration>) -> WaitResult {
-    match wait_or_stop(addr, expected, timeout, None) {
-        Ok(r) => r,
-        Err(_) => unreachable!("a wait without a store has no stop request"),
+    // SAFETY: `addr` is an aligned cell of a shared memory mapped for the
+    // whole wait (caller).
+    unsafe {
+        match wait_or_stop(addr, expected, timeout, None) {
+            Ok(r) => r,
+            Err(_) => unreachable!("a wait without a store has no stop request"),
+        }
     }
 }
 
@@ -118,58 +126,65 @@ pub unsafe fn wait_or_stop<T: Cell>(
     timeout: Option<Duration>,
     stop: Option<&InterruptState>,
 ) -> Result<WaitResult, TrapCode> {
-    let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
-    let stop_id = stop.map_or(0, |s| s as *const InterruptState as usize);
-    if stop_id != 0 {
-        // Counted before the waiter is queued and before it looks at the
-        // request: a requester that sees no count (it set the request
-        // first, then fenced) is seen by the look below.
-        STOPPABLE.fetch_add(1, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
-    }
-    let me = {
-        let mut queue = bucket(addr);
-        if T::load(addr) != expected {
-            drop(queue);
-            uncount(stop_id);
-            return Ok(WaitResult::Mismatch);
+    // SAFETY: as for `wait` (caller).
+    unsafe {
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        let stop_id = stop.map_or(0, |s| s as *const InterruptState as usize);
+        if stop_id != 0 {
+            // Counted before the waiter is queued and before it looks at the
+            // request: a requester that sees no count (it set the request
+            // first, then fenced) is seen by the look below.
+            STOPPABLE.fetch_add(1, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
         }
-        let me =
-            Arc::new(Waiter { addr, thread: std::thread::current(), notified: AtomicBool::new(false), stop: stop_id });
-        queue.push(me.clone());
-        me
-    };
-    let ended = loop {
-        if me.notified.load(Ordering::Acquire) {
-            break Ok(WaitResult::Ok);
-        }
-        if let Some(code) = stop.and_then(InterruptState::pending) {
-            break Err(code);
-        }
-        match deadline {
-            // No timeout, or one too large for the clock: as good as forever.
-            None => std::thread::park(),
-            Some(deadline) => {
-                let now = Instant::now();
-                if now >= deadline {
-                    break Ok(WaitResult::TimedOut);
-                }
-                std::thread::park_timeout(deadline - now);
+        let me = {
+            let mut queue = bucket(addr);
+            if T::load(addr) != expected {
+                drop(queue);
+                uncount(stop_id);
+                return Ok(WaitResult::Mismatch);
             }
-        }
-    };
-    // Off the queue, unless a notify took us off meanwhile (then we were
-    // woken, whatever else happened).
-    let mut queue = bucket(addr);
-    let result = if me.notified.load(Ordering::Acquire) {
-        Ok(WaitResult::Ok)
-    } else {
-        queue.retain(|w| !Arc::ptr_eq(w, &me));
-        ended
-    };
-    drop(queue);
-    uncount(stop_id);
-    result
+            let me = Arc::new(Waiter {
+                addr,
+                thread: std::thread::current(),
+                notified: AtomicBool::new(false),
+                stop: stop_id,
+            });
+            queue.push(me.clone());
+            me
+        };
+        let ended = loop {
+            if me.notified.load(Ordering::Acquire) {
+                break Ok(WaitResult::Ok);
+            }
+            if let Some(code) = stop.and_then(InterruptState::pending) {
+                break Err(code);
+            }
+            match deadline {
+                // No timeout, or one too large for the clock: as good as forever.
+                None => std::thread::park(),
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        break Ok(WaitResult::TimedOut);
+                    }
+                    std::thread::park_timeout(deadline - now);
+                }
+            }
+        };
+        // Off the queue, unless a notify took us off meanwhile (then we were
+        // woken, whatever else happened).
+        let mut queue = bucket(addr);
+        let result = if me.notified.load(Ordering::Acquire) {
+            Ok(WaitResult::Ok)
+        } else {
+            queue.retain(|w| !Arc::ptr_eq(w, &me));
+            ended
+        };
+        drop(queue);
+        uncount(stop_id);
+        result
+    }
 }
 
 fn uncount(stop_id: usize) {

@@ -62,21 +62,26 @@ pub fn install_handlers() {
 /// Called by the kernel only, with the `siginfo_t` and `ucontext_t` of the
 /// fault on the faulting thread.
 unsafe extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
-    if let Some(state) = unwind::current() {
-        let (pc, fp) = super::arch::context_pc_fp(context);
-        if let Some(code) = code_registry::trap_at(pc).or_else(|| super::null_call::trap_at(pc)) {
-            // A memory fault at a trap site is a trap only where compiled
-            // code faults on purpose: anywhere else it went wrong, and
-            // carrying on would hide memory corruption.
-            let addr = (*info).si_addr() as usize;
-            if matches!(sig, libc::SIGSEGV | libc::SIGBUS) && !fault_regions::contains(addr) {
-                fatal(b"cranewasm: fault in compiled wasm code outside any memory or guard region; aborting\n");
+    // SAFETY: the kernel passes the fault's `siginfo_t` and `ucontext_t`;
+    // unwinding from here is sound at a trap site of compiled code, whose
+    // frames own nothing with a destructor.
+    unsafe {
+        if let Some(state) = unwind::current() {
+            let (pc, fp) = super::arch::context_pc_fp(context);
+            if let Some(code) = code_registry::trap_at(pc).or_else(|| super::null_call::trap_at(pc)) {
+                // A memory fault at a trap site is a trap only where compiled
+                // code faults on purpose: anywhere else it went wrong, and
+                // carrying on would hide memory corruption.
+                let addr = (*info).si_addr() as usize;
+                if matches!(sig, libc::SIGSEGV | libc::SIGBUS) && !fault_regions::contains(addr) {
+                    fatal(b"cranewasm: fault in compiled wasm code outside any memory or guard region; aborting\n");
+                }
+                state.record_frames(pc, fp, code_registry::is_wasm_pc);
+                state.unwind(UnwindReason::Wasm(code));
             }
-            state.record_frames(pc, fp, code_registry::is_wasm_pc);
-            state.unwind(UnwindReason::Wasm(code));
         }
+        forward(sig, info, context)
     }
-    forward(sig, info, context)
 }
 
 /// Writes `message` to stderr and aborts the process: async-signal-safe.
@@ -95,19 +100,23 @@ fn fatal(message: &[u8]) -> ! {
 /// As for [`handler`], whose arguments these are; the handlers are
 /// installed (so `PREVIOUS` is written).
 unsafe fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
-    let Some(i) = SIGNALS.iter().position(|s| *s == sig) else { return };
-    let prev = &*(*ptr::addr_of!(PREVIOUS[i])).as_ptr();
-    if prev.sa_flags & libc::SA_SIGINFO != 0 {
-        let f: unsafe extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
-            mem::transmute(prev.sa_sigaction);
-        f(sig, info, context)
-    } else if prev.sa_sigaction == libc::SIG_DFL || prev.sa_sigaction == libc::SIG_IGN {
-        // Restore the old disposition and return: the faulting instruction
-        // runs again and the default action (usually a crash) happens.
-        libc::sigaction(sig, prev, ptr::null_mut());
-    } else {
-        let f: unsafe extern "C" fn(libc::c_int) = mem::transmute(prev.sa_sigaction);
-        f(sig)
+    // SAFETY: the handlers are installed, so `PREVIOUS` holds the previous
+    // dispositions; the arguments are the kernel's (caller).
+    unsafe {
+        let Some(i) = SIGNALS.iter().position(|s| *s == sig) else { return };
+        let prev = &*(*ptr::addr_of!(PREVIOUS[i])).as_ptr();
+        if prev.sa_flags & libc::SA_SIGINFO != 0 {
+            let f: unsafe extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                mem::transmute(prev.sa_sigaction);
+            f(sig, info, context)
+        } else if prev.sa_sigaction == libc::SIG_DFL || prev.sa_sigaction == libc::SIG_IGN {
+            // Restore the old disposition and return: the faulting instruction
+            // runs again and the default action (usually a crash) happens.
+            libc::sigaction(sig, prev, ptr::null_mut());
+        } else {
+            let f: unsafe extern "C" fn(libc::c_int) = mem::transmute(prev.sa_sigaction);
+            f(sig)
+        }
     }
 }
 

@@ -82,36 +82,45 @@ pub unsafe fn catch_traps<F: FnOnce()>(
     vm: *const VMStoreContext,
     body: F,
 ) -> Result<(), Unwound> {
-    /// # Safety
-    /// `data` must point at the `Option<F>` below, still `Some`.
-    unsafe extern "C" fn call<F: FnOnce()>(data: *mut u8) {
-        let f = (*(data as *mut Option<F>)).take().expect("called once");
-        f()
+    // SAFETY: `body` owns nothing with a destructor across the call into
+    // wasm and `vm` stays live (caller); `state` lives on this frame for
+    // as long as `try_call` runs, and only this thread sees it.
+    unsafe {
+        /// # Safety
+        /// `data` must point at the `Option<F>` below, still `Some`.
+        unsafe extern "C" fn call<F: FnOnce()>(data: *mut u8) {
+            // SAFETY: `data` is the `Option<F>` of `catch_traps`, still `Some`
+            // (caller).
+            unsafe {
+                let f = (*(data as *mut Option<F>)).take().expect("called once");
+                f()
+            }
+        }
+        let marker = 0u8;
+        let state = CallThreadState {
+            // Filled in by `arch::try_call` before anything reads it.
+            jmp_buf: UnsafeCell::new(MaybeUninit::uninit()),
+            reason: UnsafeCell::new(None),
+            // Only written when a trap records frames: not worth zeroing per call.
+            pcs: UnsafeCell::new(MaybeUninit::uninit()),
+            npcs: Cell::new(0),
+            stack_top: &marker as *const u8 as usize,
+            vm,
+            prev: thread.current.get(),
+        };
+        thread.current.set(&state);
+        let mut body = Some(body);
+        let unwound =
+            arch::try_call((*state.jmp_buf.get()).as_mut_ptr(), call::<F>, &mut body as *mut Option<F> as *mut u8);
+        thread.current.set(state.prev);
+        if unwound == 0 {
+            return Ok(());
+        }
+        let reason = (*state.reason.get()).take().unwrap_or(UnwindReason::Wasm(TrapCode::Unreachable));
+        // SAFETY: `record_frames` initialised the first `npcs` entries.
+        let pcs = std::slice::from_raw_parts((*state.pcs.get()).as_ptr().cast::<usize>(), state.npcs.get());
+        Err(Unwound { reason, pcs: pcs.to_vec() })
     }
-    let marker = 0u8;
-    let state = CallThreadState {
-        // Filled in by `arch::try_call` before anything reads it.
-        jmp_buf: UnsafeCell::new(MaybeUninit::uninit()),
-        reason: UnsafeCell::new(None),
-        // Only written when a trap records frames: not worth zeroing per call.
-        pcs: UnsafeCell::new(MaybeUninit::uninit()),
-        npcs: Cell::new(0),
-        stack_top: &marker as *const u8 as usize,
-        vm,
-        prev: thread.current.get(),
-    };
-    thread.current.set(&state);
-    let mut body = Some(body);
-    let unwound =
-        arch::try_call((*state.jmp_buf.get()).as_mut_ptr(), call::<F>, &mut body as *mut Option<F> as *mut u8);
-    thread.current.set(state.prev);
-    if unwound == 0 {
-        return Ok(());
-    }
-    let reason = (*state.reason.get()).take().unwrap_or(UnwindReason::Wasm(TrapCode::Unreachable));
-    // SAFETY: `record_frames` initialised the first `npcs` entries.
-    let pcs = std::slice::from_raw_parts((*state.pcs.get()).as_ptr().cast::<usize>(), state.npcs.get());
-    Err(Unwound { reason, pcs: pcs.to_vec() })
 }
 
 impl CallThreadState {
@@ -124,24 +133,29 @@ impl CallThreadState {
     /// `fp` must be a frame pointer of this thread's stack below
     /// `stack_top`, in a chain maintained by compiled code.
     pub unsafe fn record_frames(&self, pc: usize, mut fp: usize, is_wasm: impl Fn(usize) -> bool) {
-        let pcs = (*self.pcs.get()).as_mut_ptr().cast::<usize>();
-        let mut n = 0;
-        if pc != 0 {
-            *pcs = pc;
-            n = 1;
-        }
-        let mut lowest = fp;
-        while n < MAX_FRAMES && fp != 0 && fp.is_multiple_of(8) && fp >= lowest && fp < self.stack_top {
-            let ra = *((fp + arch::RETURN_ADDRESS_OFFSET) as *const usize);
-            if !is_wasm(ra) {
-                break;
+        // SAFETY: `fp` starts a frame-pointer chain of this thread's stack below
+        // `stack_top` (caller); the walk stops at the first frame not of wasm,
+        // and `pcs` has room for `MAX_FRAMES`.
+        unsafe {
+            let pcs = (*self.pcs.get()).as_mut_ptr().cast::<usize>();
+            let mut n = 0;
+            if pc != 0 {
+                *pcs = pc;
+                n = 1;
             }
-            *pcs.add(n) = ra;
-            n += 1;
-            lowest = fp;
-            fp = *(fp as *const usize);
+            let mut lowest = fp;
+            while n < MAX_FRAMES && fp != 0 && fp.is_multiple_of(8) && fp >= lowest && fp < self.stack_top {
+                let ra = *((fp + arch::RETURN_ADDRESS_OFFSET) as *const usize);
+                if !is_wasm(ra) {
+                    break;
+                }
+                *pcs.add(n) = ra;
+                n += 1;
+                lowest = fp;
+                fp = *(fp as *const usize);
+            }
+            self.npcs.set(n);
         }
-        self.npcs.set(n);
     }
 
     /// Unwinds to this activation with `reason`.
@@ -150,8 +164,12 @@ impl CallThreadState {
     /// Must be called on the activation's own thread, from within its
     /// `catch_traps` body, from frames that own nothing with a destructor.
     pub unsafe fn unwind(&self, reason: UnwindReason) -> ! {
-        ptr::write(self.reason.get(), Some(reason));
-        arch::unwind((*self.jmp_buf.get()).as_ptr())
+        // SAFETY: on the activation's own thread, inside its `catch_traps` body,
+        // from frames owning nothing with a destructor (caller).
+        unsafe {
+            ptr::write(self.reason.get(), Some(reason));
+            arch::unwind((*self.jmp_buf.get()).as_ptr())
+        }
     }
 }
 
@@ -160,8 +178,11 @@ impl CallThreadState {
 /// # Safety
 /// As for [`CallThreadState::unwind`]; there must be an activation.
 pub unsafe fn raise(reason: UnwindReason) -> ! {
-    match current() {
-        Some(state) => state.unwind(reason),
-        None => std::process::abort(),
+    // SAFETY: as for `CallThreadState::unwind` (caller).
+    unsafe {
+        match current() {
+            Some(state) => state.unwind(reason),
+            None => std::process::abort(),
+        }
     }
 }
