@@ -33,13 +33,28 @@ PROGRAMS="${PROGRAMS:-${C_PROGRAMS[*]} ${RUST_PROGRAMS[*]}}"
 wanted() { [[ " $PROGRAMS " == *" $1 "* ]]; }
 log() { echo "== $*" >&2; }
 
-# build_c NAME SOURCES... -- FLAGS...: the three builds of a C program.
+# Whether NAME's three builds are newer than FILES and this script.
+up_to_date() {
+  local name=$1 out f
+  shift
+  for out in "$OUT/$name.wasm" "$OUT/$name.scalar" "$OUT/$name.vector"; do
+    [[ -f $out ]] || return 1
+    for f in "$@" "${BASH_SOURCE[0]}" "$BENCH_DIR/common.sh"; do [[ $out -nt $f ]] || return 1; done
+  done
+}
+
+# build_c NAME SOURCES... -- FLAGS...: the three builds of a C program
+# (unless they are up to date).
 build_c() {
   local name=$1 sources=() flags=()
   shift
   while [[ $1 != -- ]]; do sources+=("$1"); shift; done
   shift
   flags=("$@")
+  if up_to_date "$name" "${sources[@]}" "$HERE/c/gen.h" "$BENCH_DIR/lua/config.h" "$BENCH_DIR/lua/bench.lua"; then
+    log "$name (C): up to date"
+    return
+  fi
   log "$name (C): wasm, scalar, vector"
   # A 1 MiB stack, as native programs have megabytes (wasm-ld's default is 64 KiB).
   "$CLANG" --target=wasm32-wasi -O2 -ffp-contract=off -w -Wl,-z,stack-size=1048576 "${flags[@]}" "${sources[@]}" \
