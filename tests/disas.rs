@@ -142,7 +142,8 @@ fn generated_code_matches_the_expected_files() {
 #[test]
 fn properties_reject_code_without_the_choice() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/disas");
-    let switches: [(&str, fn(&mut Config)); 5] = [
+    type SwitchOff = fn(&mut Config);
+    let switches: [(&str, SwitchOff); 5] = [
         ("load_guard_pages", |c| {
             c.bounds_checks(BoundsChecks::Explicit);
         }),

@@ -1,9 +1,10 @@
 //! Profiling: with `Config::profiler` (or `CRANEWASM_PROFILE`), perf
 //! learns the name and place of every compiled function. The perf map's
 //! ranges must cover each module's code, name for name; and `perf record`
-//! + `perf report` (and, for jitdump, `perf inject --jit`) must attribute
-//! the samples of a hot loop to its wasm function by name. A `perf` that
-//! cannot record fails the test unless `CRANEWASM_TEST_WITHOUT_PERF` is set.
+//! with `perf report` (and, for jitdump, `perf inject --jit`) must
+//! attribute the samples of a hot loop to its wasm function by name. A
+//! `perf` that cannot record fails the test unless
+//! `CRANEWASM_TEST_WITHOUT_PERF` is set.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
