@@ -30,7 +30,7 @@ for name in $(kernel_names); do
       exit 1
     fi
   fi
-  build_native_kernel "$name" "$tmp/$name"
+  build_native_kernel "$name" "$tmp/$name" scalar
   # RESULT <case> <ms> ms <checksum>
   check="$("$tmp/$name" "$test_n" 1 | awk '$1 == "RESULT" { print $5 }')"
   echo "$name $test_n $check $bench_n" >> "$expected.new"

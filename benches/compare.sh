@@ -1,67 +1,72 @@
 #!/usr/bin/env bash
-# One command for the whole comparison: builds the native kernels, our
-# release libiwasm.so, the wasmtime library and the harness (once per ABI),
-# runs every case REPS times and prints the table of medians.
+# One command for the whole comparison: builds the real programs, the
+# kernels natively, our release libiwasm.so, the wasmtime library and the
+# harnesses, runs every case in REPS interleaved rounds and prints the table
+# (benches/README.md says how to read it).
 #
-#   benches/compare.sh                 everything, 5 repetitions
-#   REPS=9 benches/compare.sh          more repetitions
-#   KERNELS="fib sort" benches/compare.sh   only these kernels (overheads still run)
+#   benches/compare.sh                      everything, 5 rounds
+#   REPS=9 benches/compare.sh               more rounds
+#   PROGRAMS="lua zlib" KERNELS="fib sort" benches/compare.sh   a subset
+#
+# Columns: ours (libiwasm.so: wasm_export.h for the programs, WAMR's
+# wasm_c_api.h for the kernels and overheads), wasmtime (its C library from
+# its PyPI wheel, through its own C API), native (clang/rustc
+# -march=native, no auto-vectorisation: the fair limit for wasm without
+# SIMD) and native-vec (-march=native, vectorised: the real limit).
 #
 # Environment:
-#   REPS              repetitions per case; the median is reported (default 5)
-#   KERNELS           space-separated kernel names (default: all in kernels/)
+#   REPS              rounds (default 5); every column runs every case once
+#                     per round, after one untimed warm-up in the same process
+#   PROGRAMS          real programs (default: all, see programs/build.sh);
+#                     PROGRAMS=none for none
+#   KERNELS           kernel names (default: all in kernels/); none for none
 #   OVERHEAD=0        skip the compile/instantiate/call cases
-#   PROGRAM=0         skip the real program (Lua 5.4 running benches/lua/bench.lua)
 #   IWASM_LIB         our libiwasm.so (default: target/release/libiwasm.so,
-#                     built here with cargo when the capi crate exists)
-#   CARGO_BUILD=0     do not run cargo; use IWASM_LIB as it is
-#   WAMR_HEADER_DIR   directory holding wasm_c_api.h (default: include/ in the
-#                     repository, else /work/shared/reference)
+#                     built here with cargo)
+#   CARGO_BUILD=0     do not run cargo for our library; use IWASM_LIB as it is
 #   WASMTIME_VERSION  wasmtime wheel to fetch from PyPI (default 50.0.1)
 #
-# Exits non-zero if a runner fails or if the runtimes' check values disagree
+# Exits non-zero if a runner fails or if the columns' check values disagree
 # (a wrong result is never reported as a timing).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 REPS="${REPS:-5}"
 KERNELS="${KERNELS:-$(kernel_names | tr '\n' ' ')}"
+[[ "$KERNELS" == none ]] && KERNELS=""
+PROGRAMS="${PROGRAMS:-lua sqlite zlib regex markdown json deflate sha256 chacha20 png}"
+[[ "$PROGRAMS" == none ]] && PROGRAMS=""
 WASMTIME_VERSION="${WASMTIME_VERSION:-50.0.1}"
-HARNESS_CFLAGS=(-O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -I"$BENCH_DIR/harness")
+HARNESS_CFLAGS=(-O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$BENCH_DIR/harness")
 
 mkdir -p "$BUILD_DIR/native" "$BUILD_DIR/results"
 rm -f "$BUILD_DIR"/results/*.txt
 log() { echo "== $*" >&2; }
 
 # ---- inputs ----------------------------------------------------------------
-log "native kernels (${NATIVE_CFLAGS[*]})"
+log "native kernels: ${NATIVE_SCALAR_CFLAGS[*]} | ${NATIVE_VECTOR_CFLAGS[*]}"
 for name in $KERNELS; do
   [[ -f "$KERNEL_DIR/$name.c" ]] || { echo "no kernel named $name" >&2; exit 2; }
-  build_native_kernel "$name" "$BUILD_DIR/native/$name"
+  build_native_kernel "$name" "$BUILD_DIR/native/$name.scalar" scalar
+  build_native_kernel "$name" "$BUILD_DIR/native/$name.vector" vector
 done
-
 if [[ "${OVERHEAD:-1}" != 0 ]]; then
   log "overhead modules"
   wat2wasm "$BENCH_DIR/harness/small.wat" -o "$BUILD_DIR/small.wasm"
   python3 "$BENCH_DIR/gen_large_module.py" "$BUILD_DIR/large.wasm" >&2
   python3 "$BENCH_DIR/gen_data_module.py" "$BUILD_DIR/data64.wasm" >&2
 fi
-if [[ "${PROGRAM:-1}" != 0 ]]; then
-  log "the real program: Lua 5.4 for wasm32-wasi and natively"
-  "$BENCH_DIR/lua/build.sh"
+if [[ -n "$PROGRAMS" ]]; then
+  PROGRAMS="$PROGRAMS" "$BENCH_DIR/programs/build.sh"
 fi
 
 # ---- wasmtime ---------------------------------------------------------------
 wasmtime_lib="$BUILD_DIR/wasmtime/libwasmtime.so"
-# The real program runs in wasmtime through its Python package (the same C
-# library, with its WASI), installed from the same wheel into build/.
-wasmtime_py="$BUILD_DIR/wasmtime-py"
-if [[ ! -f "$wasmtime_lib" || ! -d "$wasmtime_py/wasmtime" ]]; then
+if [[ ! -f "$wasmtime_lib" ]]; then
   log "fetching the wasmtime $WASMTIME_VERSION wheel"
   rm -rf "$BUILD_DIR/wasmtime-wheel"
   python3 -m pip download --quiet --no-deps --only-binary=:all: \
     -d "$BUILD_DIR/wasmtime-wheel" "wasmtime==$WASMTIME_VERSION"
-  python3 -m pip install --quiet --no-deps --upgrade --target "$wasmtime_py" "$BUILD_DIR"/wasmtime-wheel/wasmtime-*.whl
   mkdir -p "$BUILD_DIR/wasmtime"
   # The wheel is a zip holding wasmtime/<platform>/_libwasmtime.so.
   python3 - "$BUILD_DIR/wasmtime-wheel" "$wasmtime_lib" <<'EOF'
@@ -75,55 +80,28 @@ with zipfile.ZipFile(wheel) as z:
         out.write(z.read(lib[0]))
 EOF
 fi
-log "harness for wasmtime (standard wasm.h ABI)"
-"$CC" "${HARNESS_CFLAGS[@]}" -DABI_WASMC "$BENCH_DIR/harness/bench.c" \
-  -L"$BUILD_DIR/wasmtime" -lwasmtime -Wl,-rpath,"$BUILD_DIR/wasmtime" -o "$BUILD_DIR/bench-wasmtime"
+wt_link=(-L"$BUILD_DIR/wasmtime" -lwasmtime -Wl,-rpath,"$BUILD_DIR/wasmtime")
+log "harnesses for wasmtime (the standard wasm.h ABI; its own C API for programs)"
+"$CC" "${HARNESS_CFLAGS[@]}" -DABI_WASMC "$BENCH_DIR/harness/bench.c" "${wt_link[@]}" -o "$BUILD_DIR/bench-wasmtime"
+"$CC" "${HARNESS_CFLAGS[@]}" -DABI_WASMTIME "$BENCH_DIR/harness/program.c" "${wt_link[@]}" -o "$BUILD_DIR/program-wasmtime"
+"$CC" "${HARNESS_CFLAGS[@]}" "$BENCH_DIR/harness/native_run.c" -o "$BUILD_DIR/native_run"
 
 # ---- ours -------------------------------------------------------------------
 iwasm_lib="${IWASM_LIB:-$REPO_DIR/target/release/libiwasm.so}"
-if [[ -z "${WAMR_HEADER_DIR:-}" ]]; then
-  if [[ -f "$REPO_DIR/include/wasm_c_api.h" ]]; then WAMR_HEADER_DIR="$REPO_DIR/include"
-  else WAMR_HEADER_DIR=/work/shared/reference; fi
-fi
-if [[ "${CARGO_BUILD:-1}" != 0 && -f "$REPO_DIR/capi/Cargo.toml" ]]; then
+if [[ "${CARGO_BUILD:-1}" != 0 ]]; then
   log "cargo build --release -p cranewasm-capi"
   (cd "$REPO_DIR" && cargo build --release -p cranewasm-capi)
 fi
-# Our real-program runner is a Rust bench target (the C API has no WASI).
-ours_program=""
-if [[ "${PROGRAM:-1}" != 0 && "${CARGO_BUILD:-1}" != 0 ]]; then
-  log "cargo bench --bench program --no-run"
-  ours_program="$(cd "$REPO_DIR" && cargo bench --bench program --no-run --message-format=json |
-    python3 -c 'import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "program" and m.get("executable"):
-        print(m["executable"])')"
-fi
-ours=""
-if [[ ! -f "$iwasm_lib" ]]; then
-  ours_missing="$iwasm_lib does not exist"
-elif ! nm -D --defined-only "$iwasm_lib" | grep ' wasm_func_call$' > /dev/null; then
-  ours_missing="$iwasm_lib does not export the C API yet (no wasm_func_call)"
-elif [[ ! -f "$WAMR_HEADER_DIR/wasm_c_api.h" ]]; then
-  ours_missing="no wasm_c_api.h in $WAMR_HEADER_DIR (set WAMR_HEADER_DIR)"
-else
-  log "harness for ours (WAMR wasm_c_api.h ABI, $iwasm_lib)"
-  "$CC" "${HARNESS_CFLAGS[@]}" -DABI_WAMR -I"$WAMR_HEADER_DIR" "$BENCH_DIR/harness/bench.c" \
-    -L"$(dirname "$iwasm_lib")" -liwasm -Wl,-rpath,"$(dirname "$iwasm_lib")" -o "$BUILD_DIR/bench-ours"
-  ours="$BUILD_DIR/bench-ours"
-fi
-if [[ -z "$ours" ]]; then
-  # The harness must still compile against the WAMR ABI, ready for the library.
-  "$CC" "${HARNESS_CFLAGS[@]}" -DABI_WAMR -I"$WAMR_HEADER_DIR" -c "$BENCH_DIR/harness/bench.c" \
-    -o "$BUILD_DIR/bench-ours.o"
-  echo "NOTE: our column is EMPTY: $ours_missing." >&2
-fi
+[[ -f "$iwasm_lib" ]] || { echo "no $iwasm_lib (build it, or set IWASM_LIB)" >&2; exit 2; }
+ours_link=(-I"$REPO_DIR/include" -L"$(dirname "$iwasm_lib")" -liwasm -Wl,-rpath,"$(dirname "$iwasm_lib")")
+log "harnesses for ours ($iwasm_lib: WAMR's wasm_c_api.h, and wasm_export.h for programs)"
+"$CC" "${HARNESS_CFLAGS[@]}" -DABI_WAMR "$BENCH_DIR/harness/bench.c" "${ours_link[@]}" -o "$BUILD_DIR/bench-ours"
+"$CC" "${HARNESS_CFLAGS[@]}" -DABI_WAMR "$BENCH_DIR/harness/program.c" "${ours_link[@]}" -o "$BUILD_DIR/program-ours"
 
 # ---- runs -------------------------------------------------------------------
 # Each runner appends "RESULT <case> <value> <unit> <check>" lines to
 # results/<column>.txt. A runner that fails (trap, crash, wrong result) is
-# noted and the others still run: its cases show "-" and the script fails.
+# noted and the others still run: the script fails at the end.
 failures=()
 record() { # column command...
   local column="$1"; shift
@@ -132,35 +110,52 @@ record() { # column command...
   fi
 }
 # Columns take turns, one run each per round, so that load from other work
-# on the machine drifts over all columns alike; each runner warms up once
-# before its timed run. table.awk takes the median over the rounds.
+# on the machine drifts over all columns alike; the order of the columns
+# alternates between rounds.
+columns=(ours wasmtime native native-vec)
 for round in $(seq "$REPS"); do
   log "round $round of $REPS"
+  order=("${columns[@]}")
+  (( round % 2 == 0 )) && order=(native-vec native wasmtime ours)
+  for name in $PROGRAMS; do
+    wasm="$BUILD_DIR/programs/$name.wasm"
+    for col in "${order[@]}"; do
+      case $col in
+        ours) record ours "$BUILD_DIR/program-ours" "$name" "$wasm" 1 ;;
+        wasmtime) record wasmtime "$BUILD_DIR/program-wasmtime" "$name" "$wasm" 1 ;;
+        native) record native "$BUILD_DIR/native_run" "$name" 1 "$BUILD_DIR/programs/$name.scalar" ;;
+        native-vec) record native-vec "$BUILD_DIR/native_run" "$name" 1 "$BUILD_DIR/programs/$name.vector" ;;
+      esac
+    done
+  done
   for name in $KERNELS; do
     n="$(kernel_param "$name" BENCH_N)"
-    record native "$BUILD_DIR/native/$name" "$n" 1
-    record wasmtime "$BUILD_DIR/bench-wasmtime" kernel "$name" "$KERNEL_DIR/$name.wasm" "$n" 1
-    [[ -z "$ours" ]] || record ours "$ours" kernel "$name" "$KERNEL_DIR/$name.wasm" "$n" 1
+    for col in "${order[@]}"; do
+      case $col in
+        ours) record ours "$BUILD_DIR/bench-ours" kernel "$name" "$KERNEL_DIR/$name.wasm" "$n" 1 ;;
+        wasmtime) record wasmtime "$BUILD_DIR/bench-wasmtime" kernel "$name" "$KERNEL_DIR/$name.wasm" "$n" 1 ;;
+        native) record native "$BUILD_DIR/native/$name.scalar" "$n" 1 ;;
+        native-vec) record native-vec "$BUILD_DIR/native/$name.vector" "$n" 1 ;;
+      esac
+    done
   done
   if [[ "${OVERHEAD:-1}" != 0 ]]; then
-    record wasmtime "$BUILD_DIR/bench-wasmtime" overhead "$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" "$BUILD_DIR/data64.wasm" 1
-    [[ -z "$ours" ]] || record ours "$ours" overhead "$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" "$BUILD_DIR/data64.wasm" 1
-  fi
-  if [[ "${PROGRAM:-1}" != 0 ]]; then
-    record native "$BUILD_DIR/lua/lua-native" 1
-    record wasmtime env PYTHONPATH="$wasmtime_py" python3 "$BENCH_DIR/program_wasmtime.py" lua "$BUILD_DIR/lua/lua.wasm" 1
-    [[ -z "$ours_program" ]] || record ours "$ours_program" lua "$BUILD_DIR/lua/lua.wasm" 1
+    modules=("$BUILD_DIR/small.wasm" "$BUILD_DIR/large.wasm" "$BUILD_DIR/data64.wasm")
+    record wasmtime "$BUILD_DIR/bench-wasmtime" overhead "${modules[@]}" 1
+    record ours "$BUILD_DIR/bench-ours" overhead "${modules[@]}" 1
+    record wasmtime "$BUILD_DIR/bench-wasmtime" pooling "$BUILD_DIR/small.wasm" "$BUILD_DIR/data64.wasm" 1
+    record ours "$BUILD_DIR/bench-ours" pooling "$BUILD_DIR/small.wasm" "$BUILD_DIR/data64.wasm" 1
   fi
 done
 
 # ---- table ------------------------------------------------------------------
-touch "$BUILD_DIR/results/ours.txt"
+for col in "${columns[@]}"; do touch "$BUILD_DIR/results/$col.txt"; done
 echo
-[[ -n "$ours" ]] || echo "NOTE: ours = '-': $ours_missing."
-echo "Median of $REPS runs; lower is better; ratios > 1 mean ours is slower."
+echo "$REPS interleaved rounds; each cell: the minimum (the spread, max/min, in parentheses)."
+echo "Ratios > 1 mean ours is slower; a difference within the spread is no difference."
 status=0
-awk -f "$BENCH_DIR/table.awk" \
-  "$BUILD_DIR/results/ours.txt" "$BUILD_DIR/results/wasmtime.txt" "$BUILD_DIR/results/native.txt" || status=1
+awk -f "$BENCH_DIR/table.awk" "$BUILD_DIR/results/ours.txt" "$BUILD_DIR/results/wasmtime.txt" \
+  "$BUILD_DIR/results/native.txt" "$BUILD_DIR/results/native-vec.txt" || status=1
 for failure in "${failures[@]}"; do
   echo "FAILED: $failure"
   status=1

@@ -1,15 +1,16 @@
-//! Our column of the real-program benchmark (`benches/compare.sh`, the
-//! `program:` cases): a WASI program, compiled and run through the core API
-//! as an embedder would, printing `RESULT` lines for `table.awk`.
+//! The real programs (`benches/programs/build.sh`) through the core API,
+//! for what the C API cannot switch: `benches/ab.py` runs it with and
+//! without a `Config` choice, and it measures lazy compilation.
+//! (`benches/compare.sh`'s own column for them is `harness/program.c`
+//! through `wasm_export.h`.)
 //!
 //!   program NAME WASM [REPS]
 //!
 //! After one untimed warm-up of each step it times, REPS times (default 1),
 //! `Module::new` of WASM (`NAME:compile`) and instantiating it with WASI
 //! defined and running `_start` (`NAME:run`). The check value is what the
-//! program prints on stdout (an integer: the Lua workload's result), so a
-//! run that computes something else fails the comparison.
-//! `benches/program_wasmtime.py` is wasmtime's side, the same steps.
+//! program prints on stdout (an integer), so a run that computes something
+//! else fails the comparison.
 //!
 //! Two more rows, for lazy compilation (`CRANEWASM_LAZY=1` runs it all
 //! lazily): `NAME:first_call`, from `Module::new` through instantiating
@@ -18,9 +19,9 @@
 //! compiled and has run); and `NAME:rerun`, `_start` again on a module
 //! that has run once (lazily, every function the workload needs is
 //! compiled by then: the steady state).
-//! `INLINING=0` compiles without inlining (`Config::cranelift_inlining`),
-//! and `MULC=0` without `Config::mul_consts`, to measure what each gives
-//! on a real program.
+//! Switches, each `=0` to turn a fast path off: `INLINING`
+//! (`Config::cranelift_inlining`), `MULC` (`Config::mul_consts`),
+//! `ADDRESS_STEPS` (`Config::address_steps`).
 
 #[allow(dead_code, reason = "the shared helpers serve the other benches")]
 mod support;
@@ -40,8 +41,10 @@ fn main() {
     let reps: usize = rest.first().map_or(1, |r| r.parse().expect("REPS"));
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut config = cranewasm::Config::new();
-    config.cranelift_inlining(std::env::var("INLINING").map_or(true, |v| v != "0"));
-    config.mul_consts(std::env::var("MULC").map_or(true, |v| v != "0"));
+    let on = |switch: &str| std::env::var(switch).map_or(true, |v| v != "0");
+    config.cranelift_inlining(on("INLINING"));
+    config.mul_consts(on("MULC"));
+    config.address_steps(on("ADDRESS_STEPS"));
     let engine = Engine::new(&config).expect("engine");
 
     let compile = || {

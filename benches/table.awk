@@ -1,10 +1,17 @@
 # Joins the RESULT lines of compare.sh's columns into one table.
-# usage: awk -f table.awk results/ours.txt results/wasmtime.txt results/native.txt
-# Each line: RESULT <case> <value> <unit> <check>; a case measured several
-# times (one line per round) shows the median. Kernels and overhead cases get
-# geometric means; a real program's cases (NAME:compile, NAME:run,
-# NAME:rerun...) stand alone. Exits 1 if two lines of a case,
-# in any columns, report different check values.
+# usage: awk -f table.awk results/ours.txt results/wasmtime.txt results/native.txt results/native-vec.txt
+# Each line: RESULT <case> <value> <unit> <check>, one per round and column
+# (the rounds interleave the columns, so the k-th line of a case in two
+# columns comes from the same round).
+#
+# A time cell is the minimum over the rounds and, in parentheses, the spread
+# (maximum / minimum). A ratio cell is the ratio of the two minima and, in
+# parentheses, the spread of the per-round ratios (the largest round's
+# ratio / the smallest's). A geomean is that of the ratios of minima, and its
+# spread that of the per-round geomeans. Groups, in this order: the real
+# programs' runs (NAME:run: the headline), their compiles (NAME:compile),
+# the kernels (kernel:NAME, diagnostics), and the C API overheads.
+# Exits 1 if two lines of a case, in any columns, report different checks.
 
 $1 == "RESULT" {
   col = FILENAME
@@ -12,45 +19,100 @@ $1 == "RESULT" {
   sub(/\.txt$/, "", col)
   c = $2
   if (!(c in unit)) { order[++ncases] = c; unit[c] = $4 }
-  samples[c, col] = (c, col) in samples ? samples[c, col] " " $3 : $3
+  n = ++count[c, col]
+  sample[c, col, n] = $3
   if ((c in check) && check[c] != $5) bad[c] = 1
   check[c] = $5
 }
 
-# Median of a space-separated list of numbers ("" if none).
-function median(list,    v, n, i, j, t) {
-  if (list == "") return ""
-  n = split(list, v, " ")
-  for (i = 2; i <= n; i++)  # insertion sort: a handful of samples
-    for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-  return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+function group_of(c) {
+  if (c ~ /^kernel:/) return "kernels"
+  if (c ~ /:run$/) return "programs"
+  if (c ~ /:compile$/) return "compile"
+  return "overhead"
 }
 
-function cell(v) { return v == "" ? "-" : sprintf("%.4g", v) }
-function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "" : a / b }
-function gm_add(key, r) { if (r != "" && r > 0) { gsum[key] += log(r); gcount[key]++ } }
-function gm(key) { return gcount[key] ? exp(gsum[key] / gcount[key]) : "" }
-function row(label, u, o, w, n, ow, on, wn, note) {
-  printf "%-20s %-9s %10s %10s %10s %13s %11s %15s %s\n", label, u, o, w, n, ow, on, wn, note
+function minimum(c, col,    i, m) {
+  m = ""
+  for (i = 1; i <= count[c, col]; i++) if (m == "" || sample[c, col, i] + 0 < m + 0) m = sample[c, col, i]
+  return m
 }
-function geomeans(group) {
-  row("geomean (" group ")", "", "", "", "", cell(gm(group "ow")), cell(gm(group "on")), cell(gm(group "wn")), "")
+
+function maximum(c, col,    i, m) {
+  m = ""
+  for (i = 1; i <= count[c, col]; i++) if (m == "" || sample[c, col, i] + 0 > m + 0) m = sample[c, col, i]
+  return m
+}
+
+function fmt(v) { return v == "" ? "-" : sprintf("%.4g", v) }
+function spread_fmt(v) { return v == "" ? "" : sprintf(" (%.2f)", v) }
+
+# A time cell: minimum (spread).
+function time_cell(c, col,    lo) {
+  lo = minimum(c, col)
+  if (lo == "") return "-"
+  return fmt(lo) (lo > 0 ? spread_fmt(maximum(c, col) / lo) : "")
+}
+
+# A ratio cell of a over b: ratio of minima (spread of per-round ratios);
+# also adds the case's ratios to its group's geomean, per round and overall.
+function ratio_cell(c, a, b, g,    la, lb, r, i, n, lo, hi, key, x) {
+  la = minimum(c, a); lb = minimum(c, b)
+  if (la == "" || lb == "" || lb <= 0 || la <= 0) return "-"
+  r = la / lb
+  key = g SUBSEP a SUBSEP b
+  gsum[key] += log(r); gcount[key]++
+  n = count[c, a] < count[c, b] ? count[c, a] : count[c, b]
+  lo = hi = ""
+  for (i = 1; i <= n; i++) {
+    if (sample[c, b, i] <= 0 || sample[c, a, i] <= 0) continue
+    x = sample[c, a, i] / sample[c, b, i]
+    rsum[key, i] += log(x); rcount[key, i]++
+    if (lo == "" || x < lo) lo = x
+    if (hi == "" || x > hi) hi = x
+  }
+  if (n > rounds[key]) rounds[key] = n
+  return fmt(r) (lo != "" ? spread_fmt(hi / lo) : "")
+}
+
+# A group's geomean cell: geomean of the ratios of minima (spread of the
+# per-round geomeans, over the rounds in which every case of it ran).
+function geomean_cell(g, a, b,    key, i, lo, hi, x) {
+  key = g SUBSEP a SUBSEP b
+  if (!gcount[key]) return "-"
+  lo = hi = ""
+  for (i = 1; i <= rounds[key]; i++) {
+    if (rcount[key, i] != gcount[key]) continue
+    x = exp(rsum[key, i] / rcount[key, i])
+    if (lo == "" || x < lo) lo = x
+    if (hi == "" || x > hi) hi = x
+  }
+  return fmt(exp(gsum[key] / gcount[key])) (lo != "" ? spread_fmt(hi / lo) : "")
+}
+
+function row(label, u, o, w, n, v, ow, on, ov) {
+  printf "%-22s %-9s %16s %16s %16s %16s %15s %15s %15s\n", label, u, o, w, n, v, ow, on, ov
 }
 
 END {
-  row("case", "unit", "ours", "wasmtime", "native", "ours/wasmtime", "ours/native", "wasmtime/native", "")
-  group = ""
-  for (i = 1; i <= ncases; i++) {
-    c = order[i]
-    g = (c ~ /^kernel:/) ? "kernels" : (c ~ /:/) ? "program" : "overhead"
-    if (group != "" && g != group && group != "program") geomeans(group)
-    group = g
-    o = median(samples[c, "ours"]); w = median(samples[c, "wasmtime"]); n = median(samples[c, "native"])
-    ow = ratio(o, w); on = ratio(o, n); wn = ratio(w, n)
-    gm_add(g "ow", ow); gm_add(g "on", on); gm_add(g "wn", wn)
-    row(c, unit[c], cell(o), cell(w), cell(n), cell(ow), cell(on), cell(wn), (c in bad) ? "CHECK MISMATCH" : "")
+  row("case", "unit", "ours", "wasmtime", "native", "native-vec", "ours/wasmtime", "ours/native", "ours/native-vec")
+  split("programs compile kernels overhead", groups, " ")
+  for (k = 1; k <= 4; k++) {
+    g = groups[k]
+    any = 0
+    for (i = 1; i <= ncases; i++) {
+      c = order[i]
+      if (group_of(c) != g) continue
+      any = 1
+      row(c, unit[c], time_cell(c, "ours"), time_cell(c, "wasmtime"), time_cell(c, "native"),
+          time_cell(c, "native-vec"), ratio_cell(c, "ours", "wasmtime", g), ratio_cell(c, "ours", "native", g),
+          ratio_cell(c, "ours", "native-vec", g))
+      if (c in bad) print "    CHECK MISMATCH: the columns disagree on " c
+    }
+    if (any)
+      row("geomean (" g ")", "", "", "", "", "", geomean_cell(g, "ours", "wasmtime"),
+          geomean_cell(g, "ours", "native"), geomean_cell(g, "ours", "native-vec"))
   }
-  if (group != "" && group != "program") geomeans(group)
   for (c in bad) { print "ERROR: columns disagree on the result of " c; failed = 1 }
   exit failed
 }

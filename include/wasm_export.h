@@ -567,6 +567,23 @@ void wasm_runtime_instantiation_args_set_wasi_ns_lookup_pool(InstantiationArgs2 
                                                              const char *const *ns_lookup_pool,
                                                              uint32_t ns_lookup_pool_size);
 
+// Before a blocking operation in a native: true when it may block (a stop
+// will wake it), false when its instance is being stopped already (the
+// native should return without blocking, as WAMR's header shows with
+// `return EINTR`), or for anything but a live exec env.
+//
+// # Safety
+// `exec_env` may be NULL or any pointer.
+WASM_RUNTIME_API_EXTERN bool wasm_runtime_begin_blocking_op(wasm_exec_env_t exec_env);
+
+// After a blocking operation: the native is no longer woken, and a wake
+// signal that came as the operation ended is consumed. `errno` is kept,
+// as WAMR keeps it.
+//
+// # Safety
+// `exec_env` may be NULL or any pointer.
+WASM_RUNTIME_API_EXTERN void wasm_runtime_end_blocking_op(wasm_exec_env_t exec_env);
+
 // Calls `function` with arguments in `argc` 32-bit cells at `argv`; the
 // results replace the first cells. False, with the exception set, on a
 // trap or a bad argument count; false (logged) for a bad exec env or
@@ -698,7 +715,8 @@ void wasm_runtime_set_instruction_count_limit(wasm_exec_env_t exec_env,
                                               int32_t instruction_count);
 
 // A new exec env for the instance. `stack_size` is kept (wasm runs on the
-// native stack). NULL for anything but a live instance.
+// native stack) and charged to the memory pool, if there is one. NULL for
+// anything but a live instance, and when the pool has no room.
 //
 // # Safety
 // `module_inst` may be NULL or any pointer.
@@ -889,7 +907,9 @@ WASM_RUNTIME_API_EXTERN void wasm_runtime_clear_exception(wasm_module_inst_t mod
 // Terminates the instance's execution, from any thread, as WAMR does:
 // the exception becomes "terminated by user", and the call running in the
 // instance stops — within microseconds in wasm code, when a native it is
-// in returns — and fails with it. Until the exception is cleared, calls
+// in returns (a native blocked inside `wasm_runtime_begin_blocking_op`'s
+// bracket is woken: the blocking call returns `EINTR`) — and fails with
+// it. Until the exception is cleared, calls
 // fail at their start, as WAMR's thread manager stops them; once it is
 // cleared they run normally.
 //
@@ -1451,11 +1471,13 @@ WASM_RUNTIME_API_EXTERN uint32_t wasm_table_type_get_max_size(wasm_table_type_t 
 WASM_RUNTIME_API_EXTERN bool wasm_runtime_init(void);
 
 // Initialises the runtime with `init_args` and registers its natives.
-// The allocator options are served from the C allocator (see the module
-// documentation); `max_thread_num` is kept for the thread manager, the
-// debug and JIT options are accepted and ignored. False for NULL, for a
-// running mode cranewasm does not have, and when the natives' signatures
-// are refused.
+// The allocator options are served from the C allocator, within the
+// pool's size for `Alloc_With_Pool` (see the module documentation);
+// `max_thread_num` is kept for the thread manager; `enable_linux_perf`
+// makes the engine write perf's map (when it is made here, before any
+// module); the debug and JIT options are accepted and ignored. False for
+// NULL, for a running mode cranewasm does not have, and when the natives'
+// signatures are refused.
 //
 // # Safety
 // `init_args` must be NULL or point at a `RuntimeInitArgs`; its native
@@ -1502,11 +1524,12 @@ WASM_RUNTIME_API_EXTERN void *wasm_runtime_realloc(void *ptr, uint32_t size);
 // As for [`wasm_runtime_realloc`].
 WASM_RUNTIME_API_EXTERN void wasm_runtime_free(void *ptr);
 
-// WAMR reports on its pool allocator only; cranewasm has none (the pool
-// buffer is not used), so there is nothing to report: false.
+// The pool's budget, as WAMR reports on its pool allocator: its size,
+// what is free and the most used at once. False (nothing written) without
+// a pool, as in WAMR, and for NULL.
 //
 // # Safety
-// `mem_alloc_info` may be anything; it is not written.
+// `mem_alloc_info` must be NULL or writable.
 WASM_RUNTIME_API_EXTERN
 bool wasm_runtime_get_mem_alloc_info(struct mem_alloc_info_t *mem_alloc_info);
 
@@ -1585,20 +1608,6 @@ WASM_RUNTIME_API_EXTERN bool wasm_runtime_detect_native_stack_overflow(wasm_exec
 WASM_RUNTIME_API_EXTERN
 bool wasm_runtime_detect_native_stack_overflow_size(wasm_exec_env_t exec_env,
                                                     uint32_t required_size);
-
-// Before a blocking operation in a native. Without the thread manager
-// nothing can interrupt it (WAMR built without it does nothing either):
-// true.
-//
-// # Safety
-// `exec_env` may be NULL or any pointer.
-WASM_RUNTIME_API_EXTERN bool wasm_runtime_begin_blocking_op(wasm_exec_env_t exec_env);
-
-// After a blocking operation: nothing to undo.
-//
-// # Safety
-// `exec_env` may be NULL or any pointer.
-WASM_RUNTIME_API_EXTERN void wasm_runtime_end_blocking_op(wasm_exec_env_t exec_env);
 
 // Creates no shared heap: NULL.
 //

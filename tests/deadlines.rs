@@ -257,9 +257,9 @@ fn epochs_and_fuel_together() {
     assert_eq!(call(&mut store, &instance, "three", &[]).unwrap().unwrap().i32(), Some(3));
 }
 
-/// Inlining (on by default) changes no count: `$rec` is unrolled one
-/// level, its fuel code copied with it, yet every call uses the fuel it
-/// uses without inlining, and with less fuel runs out at the same points.
+/// Inlining (on by default) changes no count: inlined callees bring their
+/// fuel code with them, yet every call uses the fuel it uses without
+/// inlining, and with less fuel runs out at the same points.
 #[test]
 fn fuel_is_the_same_with_and_without_inlining() {
     let used = |inlining: bool| {

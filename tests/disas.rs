@@ -5,8 +5,15 @@
 //! Cranelift IR and the machine code it must compile to, so a change that
 //! makes the code worse fails here, not only in a benchmark.
 //!
-//! `CRANEWASM_BLESS=1 cargo test --test disas` rewrites the expected files
-//! from what the compiler makes now; review the diff before committing it.
+//! Each case also asserts the property it exists for (`disas/properties.rs`:
+//! no compare under guard pages, the base load outside the loop, one load
+//! in the stack check...) on the code made now, so blessing a regression
+//! into the expected text still fails.
+//!
+//! `CRANEWASM_BLESS=1 cargo test --release --test disas` prints what would
+//! change and fails; with `CRANEWASM_BLESS_CONFIRM=1` as well it rewrites
+//! the expected files (review the diff before committing it). One stray
+//! variable in an environment therefore never turns a failure into a pass.
 //!
 //! The code is generated for a fixed CPU (x86-64-v3 with AVX) whatever the host, so
 //! the files are the same on every machine (see `Module::code_text`). A
@@ -21,7 +28,20 @@ use std::path::{Path, PathBuf};
 
 use cranewasm::{BoundsChecks, Config, Engine, Module};
 
+#[path = "disas/code.rs"]
+mod code;
+#[path = "disas/properties.rs"]
+mod properties;
+
+const BLESS: &str = "CRANEWASM_BLESS";
+const BLESS_CONFIRM: &str = "CRANEWASM_BLESS_CONFIRM";
+
 fn engine_for(wat: &str) -> Engine {
+    engine_with(wat, |_| {})
+}
+
+/// The case's engine, with `adjust` applied after its config lines.
+fn engine_with(wat: &str, adjust: impl FnOnce(&mut Config)) -> Engine {
     let mut config = Config::new();
     config.bounds_checks(BoundsChecks::GuardPages);
     for line in wat.lines().take_while(|l| l.starts_with(";;")) {
@@ -34,6 +54,7 @@ fn engine_for(wat: &str) -> Engine {
             other => panic!("unknown config line {other:?}"),
         };
     }
+    adjust(&mut config);
     Engine::new(&config).expect("engine")
 }
 
@@ -68,7 +89,8 @@ fn diff(expected: &str, actual: &str) -> String {
 #[test]
 fn generated_code_matches_the_expected_files() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/disas");
-    let bless = std::env::var_os("CRANEWASM_BLESS").is_some();
+    let bless = std::env::var_os(BLESS).is_some();
+    let confirmed = bless && std::env::var_os(BLESS_CONFIRM).is_some();
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/disas")
         .map(|e| e.unwrap().path())
@@ -81,14 +103,21 @@ fn generated_code_matches_the_expected_files() {
         let wat = std::fs::read_to_string(wat_path).unwrap();
         let actual = Module::code_text(&engine_for(&wat), &wat)
             .unwrap_or_else(|e| panic!("{}: does not compile: {e}", wat_path.display()));
+        let name = wat_path.file_stem().unwrap().to_str().unwrap();
+        if let Err(why) = properties::check(name, &code::parse(&actual)) {
+            failures.push(format!("{}: the property this case exists for does not hold: {why}", wat_path.display()));
+        }
         let expected_path = wat_path.with_extension("expected");
-        if bless {
-            std::fs::write(&expected_path, &actual).unwrap();
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if expected == actual {
             continue;
         }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        if expected != actual {
-            failures.push(format!("{}:\n{}", expected_path.display(), diff(&expected, &actual)));
+        let change = format!("{}:\n{}", expected_path.display(), diff(&expected, &actual));
+        if confirmed {
+            std::fs::write(&expected_path, &actual).unwrap();
+            eprintln!("rewrote {change}");
+        } else {
+            failures.push(change);
         }
     }
     // An expected file whose module is gone would silently stop testing.
@@ -98,12 +127,46 @@ fn generated_code_matches_the_expected_files() {
             failures.push(format!("{}: no .wat beside it", path.display()));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "generated code differs from the expected files (after reviewing, accept the new code with \
-         CRANEWASM_BLESS=1 cargo test --release --test disas):\n\n{}",
-        failures.join("\n")
-    );
+    let how = if bless {
+        format!("{BLESS} is set: after reviewing the changes above, set {BLESS_CONFIRM}=1 as well to write them")
+    } else {
+        format!(
+            "after reviewing, accept the new code with {BLESS}=1 {BLESS_CONFIRM}=1 cargo test --release --test disas"
+        )
+    };
+    assert!(failures.is_empty(), "generated code differs from the expected files ({how}):\n\n{}", failures.join("\n"));
+}
+
+/// The properties can fail: each of these cases compiled without the
+/// choice it shows breaks its property.
+#[test]
+fn properties_reject_code_without_the_choice() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/disas");
+    type SwitchOff = fn(&mut Config);
+    let switches: [(&str, SwitchOff); 5] = [
+        ("load_guard_pages", |c| {
+            c.bounds_checks(BoundsChecks::Explicit);
+        }),
+        ("address_step_unrolled", |c| {
+            c.address_steps(false);
+        }),
+        ("mul_consts", |c| {
+            c.mul_consts(false);
+        }),
+        ("inline_callee", |c| {
+            c.cranelift_inlining(false);
+        }),
+        ("loop_exit_counter", |c| {
+            c.loop_passes(false);
+        }),
+    ];
+    for (name, switch_off) in switches {
+        let wat = std::fs::read_to_string(dir.join(format!("{name}.wat"))).unwrap();
+        let text = Module::code_text(&engine_with(&wat, switch_off), &wat).unwrap();
+        assert!(properties::check(name, &code::parse(&text)).is_err(), "{name}: the property holds without its choice");
+        let text = Module::code_text(&engine_for(&wat), &wat).unwrap();
+        properties::check(name, &code::parse(&text)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
 }
 
 #[test]

@@ -1,9 +1,10 @@
 //! Profiling: with `Config::profiler` (or `CRANEWASM_PROFILE`), perf
 //! learns the name and place of every compiled function. The perf map's
-//! ranges must cover each module's code, name for name; and where `perf`
-//! can record here, `perf record` + `perf report` (and, for jitdump,
-//! `perf inject --jit`) must attribute the samples of a hot loop to its
-//! wasm function by name.
+//! ranges must cover each module's code, name for name; and `perf record`
+//! with `perf report` (and, for jitdump, `perf inject --jit`) must
+//! attribute the samples of a hot loop to its wasm function by name. A
+//! `perf` that cannot record fails the test unless
+//! `CRANEWASM_TEST_WITHOUT_PERF` is set.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -174,12 +175,21 @@ fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Set (to anything) to let the test below pass on a machine where `perf
+/// record` cannot run, checking only the perf map. `tests/run-all.sh`
+/// installs perf and never sets it.
+const NO_PERF_OPT_OUT: &str = "CRANEWASM_TEST_WITHOUT_PERF";
+
 #[test]
 fn perf_attributes_samples_to_named_wasm_functions() {
     let dir = scratch_dir("perf");
     if let Some(why) = perf_unusable(&dir) {
+        assert!(
+            std::env::var_os(NO_PERF_OPT_OUT).is_some(),
+            "{why}\n(set {NO_PERF_OPT_OUT}=1 to check only the perf map on a machine without a usable perf)"
+        );
         // The map test above checks what perf would read.
-        println!("{why}: only the perf map's coverage is checked");
+        eprintln!("{NO_PERF_OPT_OUT} is set and {why}: NOT CHECKED, only the perf map's coverage is");
         return;
     }
     for profile in ["perfmap", "jitdump"] {

@@ -50,6 +50,25 @@ tests/wasi-threads.sh
 # --- WAMR's wasm_export.h samples, unchanged, on our headers and library ------
 tests/wamr-samples.sh
 
+# --- lazy compilation for every client (README: "CRANEWASM_LAZY=1 for any
+# client, C and Python included"): the C tests (without their valgrind pass,
+# which the eager run above makes), WAMR's Python binding tests and the WASI
+# suite once more with each function compiled on its first call. First, that
+# the C library's engine reads the variable at all: a bad value must fail.
+probe=$(mktemp -d)
+printf '(module (func (export "_start")))' > "$probe/empty.wat"
+if CRANEWASM_LAZY=bogus target/release/iwasm "$probe/empty.wat" > "$probe/out" 2>&1 ||
+    ! grep -q CRANEWASM_LAZY "$probe/out"; then
+  echo "iwasm did not refuse CRANEWASM_LAZY=bogus: the lazy runs below would not test lazy code" >&2
+  cat "$probe/out" >&2
+  exit 1
+fi
+rm -rf "$probe"
+CRANEWASM_LAZY=1 PASSES=plain tests/c/run.sh include target/release
+CRANEWASM_LAZY=1 ../shared/clients/run-wamr-python.sh target/release/libiwasm.so \
+    python3 -m pytest -q tests/python
+CRANEWASM_LAZY=1 tests/wasi-testsuite.sh
+
 # --- examples ----------------------------------------------------------------
 cargo run --release --example hello
 # a wasi-libc C program through iwasm and through the Rust API

@@ -303,8 +303,8 @@ fn host_panics_cross_every_boundary_and_leave_stores_usable() {
 /// on by default) carry the code and the backtrace they carry without
 /// inlining: one frame per inlined call, each with its function and
 /// offset, innermost first. Covered: a trap two inlining levels deep, a
-/// host trap raised through a call inside inlined code, and a trap in a
-/// self-recursive function unrolled one level.
+/// host trap raised through a call inside inlined code, and a trap deep
+/// in a self-recursive function.
 #[test]
 fn traps_in_inlined_code_keep_their_frames() {
     const WAT: &str = r#"(module

@@ -49,6 +49,15 @@ typedef wasm_byte_vec_t wasm_message_t;
 typedef wasm_trap_t *(*wasm_func_callback_t)(const wasm_val_vec_t *args,
                                                wasm_val_vec_t *results);
 
+typedef struct wasm_config_t wasm_config_t;
+typedef struct wasmtime_pooling_allocation_config_t wasmtime_pooling_allocation_config_t;
+wasm_config_t *wasm_config_new(void);
+wasm_engine_t *wasm_engine_new_with_config(wasm_config_t *);
+/* wasmtime's own: an engine that instantiates from pre-reserved slots. */
+wasmtime_pooling_allocation_config_t *wasmtime_pooling_allocation_config_new(void);
+void wasmtime_pooling_allocation_config_delete(wasmtime_pooling_allocation_config_t *);
+void wasmtime_pooling_allocation_strategy_set(wasm_config_t *, const wasmtime_pooling_allocation_config_t *);
+
 wasm_engine_t *wasm_engine_new(void);
 void wasm_engine_delete(wasm_engine_t *);
 wasm_store_t *wasm_store_new(wasm_engine_t *);

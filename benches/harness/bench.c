@@ -9,6 +9,12 @@
  *                                        (after one untimed warm-up run)
  *   bench overhead SMALL.wasm LARGE.wasm DATA.wasm REPS
  *                                        compile, instantiate, call costs
+ *   bench pooling SMALL.wasm DATA.wasm REPS
+ *                                        the instantiate cases again, as
+ *                                        instantiate_*_pooling: wasmtime's
+ *                                        engine with its pooling allocator
+ *                                        (ours has one allocator, whose
+ *                                        reservations are pooled anyway)
  *
  * Output: one "RESULT <case> <median> <unit> <check>" line per case (see
  * timing.h); <check> must agree between runtimes. Any failure (a module that
@@ -239,6 +245,15 @@ static void bench_compile_large(const char *path, int reps) {
 /* Instantiate the (already compiled) small module with its host import. A
  * fresh store per repetition keeps the number of live instances per store
  * bounded whatever the runtime's reclamation policy. */
+/* Appended to the instantiate cases' names ("" or "_pooling"). */
+static const char *case_suffix = "";
+
+static void report_instantiate(const char *base, double value, unsigned long long check) {
+  char case_name[64];
+  snprintf(case_name, sizeof case_name, "%s%s", base, case_suffix);
+  REPORT(case_name, value, "us", check);
+}
+
 static void bench_instantiate(const wasm_byte_vec_t *binary, int reps) {
   enum { PER_REP = 100 };
   double us[MAX_REPS];
@@ -256,7 +271,7 @@ static void bench_instantiate(const wasm_byte_vec_t *binary, int reps) {
     us[r] = total / PER_REP * 1e6;
     small_close(&s);
   }
-  REPORT("instantiate_small", median(us, reps), "us", PER_REP);
+  report_instantiate("instantiate_small", median(us, reps), PER_REP);
 }
 
 /* Instantiate the data module (gen_data_module.py: 64 MiB memory, 1 MiB of
@@ -290,7 +305,7 @@ static void bench_instantiate_data(const char *path, int reps) {
     }
     us[r] = total / PER_REP * 1e6;
   }
-  REPORT("instantiate_64mib", median(us, reps), "us", check);
+  report_instantiate("instantiate_64mib", median(us, reps), check);
   wasm_module_delete(module);
   wasm_store_delete(store);
   wasm_byte_vec_delete(&binary);
@@ -389,22 +404,46 @@ static int parse_reps(const char *text) {
   return reps;
 }
 
+/* The instantiate cases on an engine that pools instances: wasmtime's
+   pooling allocator; ours has only its default engine. */
+static void bench_pooling(const char *small_path, const char *data_path, int reps) {
+  wasm_byte_vec_t small_binary;
+#if defined(ABI_WASMC)
+  wasm_engine_delete(engine);
+  wasm_config_t *config = wasm_config_new();
+  wasmtime_pooling_allocation_config_t *pooling = wasmtime_pooling_allocation_config_new();
+  wasmtime_pooling_allocation_strategy_set(config, pooling);
+  wasmtime_pooling_allocation_config_delete(pooling);
+  engine = wasm_engine_new_with_config(config);
+  if (!engine) fail("wasm_engine_new_with_config (pooling) failed", NULL);
+#endif
+  case_suffix = "_pooling";
+  read_wasm(small_path, &small_binary);
+  bench_instantiate(&small_binary, reps);
+  bench_instantiate_data(data_path, reps);
+  wasm_byte_vec_delete(&small_binary);
+}
+
 int main(int argc, char **argv) {
   int kernel = argc == 6 && strcmp(argv[1], "kernel") == 0;
   int overhead = argc == 6 && strcmp(argv[1], "overhead") == 0;
-  if (!kernel && !overhead) {
+  int pooling = argc == 5 && strcmp(argv[1], "pooling") == 0;
+  if (!kernel && !overhead && !pooling) {
     fprintf(stderr,
             "usage: %s kernel NAME FILE.wasm N REPS\n"
-            "       %s overhead SMALL.wasm LARGE.wasm DATA.wasm REPS\n",
-            argv[0], argv[0]);
+            "       %s overhead SMALL.wasm LARGE.wasm DATA.wasm REPS\n"
+            "       %s pooling SMALL.wasm DATA.wasm REPS\n",
+            argv[0], argv[0], argv[0]);
     return 2;
   }
   engine = wasm_engine_new();
   if (!engine) fail("wasm_engine_new failed", NULL);
   if (kernel)
     bench_kernel(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 10), parse_reps(argv[5]));
-  else
+  else if (overhead)
     bench_overhead(argv[2], argv[3], argv[4], parse_reps(argv[5]));
+  else
+    bench_pooling(argv[2], argv[3], parse_reps(argv[4]));
   wasm_engine_delete(engine);
   return 0;
 }

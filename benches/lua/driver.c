@@ -3,10 +3,9 @@
  * as BENCH_SCRIPT from the generated script.h) and prints the integer it
  * returns.
  *
- * For wasm32-wasi this is the program's main: the runtimes time
- * instantiation plus `_start`. Built natively with -DNATIVE_TIMING, main
- * runs the workload once untimed, then REPS timed runs (argv[1], default 1)
- * and prints the harness's "RESULT lua:run <ms> ms <check>" line itself. */
+ * The same main for wasm32-wasi and natively: the runtimes time
+ * instantiation plus `_start`, benches/harness/native_run.c the native
+ * process from start to exit. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -49,32 +48,7 @@ static long long run_workload(void) {
   return check;
 }
 
-#ifdef NATIVE_TIMING
-#include "timing.h"
-
-int main(int argc, char **argv) {
-  int reps = argc > 1 ? atoi(argv[1]) : 1;
-  if (reps < 1 || reps > MAX_REPS) {
-    fprintf(stderr, "reps must be 1..%d\n", MAX_REPS);
-    return 2;
-  }
-  long long first = run_workload(); /* warm-up, as the wasm runners do */
-  double ms[MAX_REPS];
-  for (int r = 0; r < reps; r++) {
-    double t0 = now_seconds();
-    long long check = run_workload();
-    ms[r] = (now_seconds() - t0) * 1e3;
-    if (check != first) {
-      fprintf(stderr, "lua: check value changed between runs\n");
-      return 1;
-    }
-  }
-  REPORT("lua:run", median(ms, reps), "ms", (unsigned long long)first);
-  return 0;
-}
-#else
 int main(void) {
   printf("%lld\n", run_workload());
   return 0;
 }
-#endif

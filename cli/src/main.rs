@@ -47,7 +47,7 @@ use capi::export::runtime::*;
 use capi::export::types::*;
 use capi::export::wasi::wasm_runtime_get_wasi_exit_code;
 use capi::export::{c_flush, c_print};
-use cranewasm::{Config, Module};
+use cranewasm::{Config, Module, Profiler};
 
 use options::{Action, Options};
 
@@ -173,9 +173,15 @@ impl CStrings {
 }
 
 fn run(opts: &Options) -> u8 {
-    if let Some(n) = opts.stack_size {
+    if opts.stack_size.is_some() || opts.linux_perf {
         let mut config = Config::new();
-        config.max_wasm_stack(n);
+        if let Some(n) = opts.stack_size {
+            config.max_wasm_stack(n);
+        }
+        if opts.linux_perf {
+            // As WAMR's iwasm passes `enable_linux_perf` to the runtime.
+            config.profiler(Profiler::PerfMap);
+        }
         if let Err(e) = configure_engine(&config) {
             say(&format!("Init runtime environment failed: {e}"));
             return LOAD_FAILED;

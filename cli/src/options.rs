@@ -35,6 +35,9 @@ pub struct Options {
     pub module_path: Option<PathBuf>,
     /// `--timeout=MS`: stop the program after this many milliseconds.
     pub timeout_ms: Option<u64>,
+    /// `--enable-linux-perf`: write perf's map of the compiled functions
+    /// (`/tmp/perf-<pid>.map`), as WAMR's iwasm does.
+    pub linux_perf: bool,
     /// Warnings about options accepted but without effect here.
     pub notes: Vec<String>,
 }
@@ -55,15 +58,8 @@ pub enum Action {
 
 /// Options WAMR tunes its own interpreter or JITs with: accepted, with a
 /// note, since cranewasm always compiles with Cranelift.
-const TUNING: &[&str] = &[
-    "--interp",
-    "--fast-jit",
-    "--llvm-jit",
-    "--multi-tier-jit",
-    "--enable-segue",
-    "--enable-linux-perf",
-    "--disable-bounds-checks",
-];
+const TUNING: &[&str] =
+    &["--interp", "--fast-jit", "--llvm-jit", "--multi-tier-jit", "--enable-segue", "--disable-bounds-checks"];
 const TUNING_VALUE: &[&str] =
     &["--jit-codecache-size=", "--llvm-jit-size-level=", "--llvm-jit-opt-level=", "--gc-heap-size=", "--enable-segue="];
 /// WAMR features this runtime does not have: refused with a message.
@@ -94,6 +90,7 @@ pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
             "--env" => add_env(&mut o, &next("KEY=VALUE")?)?,
             "--dir" => add_dir(&mut o, &next("a directory")?),
             "--map-dir" => add_map_dir(&mut o, &next("GUEST::HOST")?)?,
+            "--enable-linux-perf" => o.linux_perf = true,
             _ if TUNING.contains(&arg) || TUNING_VALUE.iter().any(|p| arg.starts_with(p)) => {
                 o.notes.push(format!("{arg} ignored: cranewasm always compiles with Cranelift"));
             }
@@ -224,6 +221,8 @@ options:
                            exports get_native_lib), up to 8 times
   --module-path=<path>     Where modules imported from are read
                            (<path>/<module>.wasm)
+  --enable-linux-perf      Write Linux perf's map of the compiled functions
+                           (/tmp/perf-<pid>.map), so perf report names them
   --version                Show version information
   -h|--help                Show this help
 wasm_file may be a binary module, WebAssembly text (.wat), or a file that

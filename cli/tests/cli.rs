@@ -180,7 +180,7 @@ fn native_libs_provide_imports() {
     let include = concat!(env!("CARGO_MANIFEST_DIR"), "/../include");
     let src = file(
         "natives.c",
-        r#"#include "lib_export.h"
+        r#"#include "wasm_export.h"
         #include <stdio.h>
         static int add(wasm_exec_env_t env, int a, int b) { return a + b; }
         static void greet(wasm_exec_env_t env, const char *who) { printf("hello %s\n", who); fflush(stdout); }
@@ -190,13 +190,23 @@ fn native_libs_provide_imports() {
         uint32_t get_native_lib(char **name, NativeSymbol **s) { *name = "env"; *s = syms; return inited ? 2 : 0; }"#,
     );
     let lib = src.with_extension("so");
+    // tests/run-all.sh installs gcc, so a library that does not build is
+    // this test failing, never a reason to skip its half.
     let built = Command::new("cc")
-        .args(["-shared", "-fPIC", "-I", include, "-o", lib.to_str().unwrap(), src.to_str().unwrap()])
-        .status();
-    if !built.is_ok_and(|s| s.success()) {
-        eprintln!("no C compiler: skipping the library half");
-        return;
-    }
+        .args([
+            "-shared",
+            "-fPIC",
+            "-Wall",
+            "-Werror",
+            "-I",
+            include,
+            "-o",
+            lib.to_str().unwrap(),
+            src.to_str().unwrap(),
+        ])
+        .output()
+        .expect("run cc (tests/run-all.sh installs gcc)");
+    assert!(built.status.success(), "natives.c did not build:\n{}", String::from_utf8_lossy(&built.stderr));
     let m = file(
         "usenative.wat",
         r#"(module (import "env" "add" (func $add (param i32 i32) (result i32)))
@@ -326,4 +336,23 @@ fn max_threads_limits_wasi_thread_spawn() {
     assert!(stderr(&one).contains("maximum number of threads exceeded"), "{}", stderr(&one));
     let two = iwasm(&["--max-threads=2", m.to_str().unwrap()]);
     assert_eq!(two.status.code(), Some(0), "{}", stderr(&two));
+}
+
+#[test]
+fn enable_linux_perf_writes_the_perf_map() {
+    let m = file("perf.wat", r#"(module (func $named_for_perf) (func (export "_start") (call $named_for_perf)))"#);
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_iwasm")).args(args).arg(&m).spawn().expect("run iwasm");
+        let pid = out.id();
+        let status = out.wait_with_output().unwrap().status;
+        assert!(status.success());
+        let path = format!("/tmp/perf-{pid}.map");
+        let map = std::fs::read_to_string(&path).ok();
+        let _ = std::fs::remove_file(&path);
+        map
+    };
+    let map = run(&["--enable-linux-perf"]).expect("iwasm --enable-linux-perf wrote no perf map");
+    let names: Vec<&str> = map.lines().filter_map(|l| l.splitn(3, ' ').nth(2)).collect();
+    assert!(names.contains(&"named_for_perf"), "{map}");
+    assert_eq!(run(&[]), None, "a perf map without the option");
 }

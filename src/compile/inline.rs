@@ -15,10 +15,12 @@
 //!   (no mutual recursion is unrolled), and it makes no tail call unless
 //!   the call is one (inlined into a plain call, a tail call would become
 //!   a plain call);
-//! - a caller grows by at most [`growth_budget`] instructions;
-//! - a self-recursive function of at most [`UNROLL_MAX_INSTS`]
-//!   instructions is unrolled one level: its calls of itself get one copy
-//!   of its body (whose own self-calls stay calls).
+//! - a caller grows by at most [`growth_budget`] instructions.
+//!
+//! Self-recursion is never unrolled: a one-level unroll of small
+//! self-recursive functions, sized for the fib kernel, changed nothing
+//! measurable on the real programs (`benches/README.md`, "Issue 32"), and
+//! was removed.
 //!
 //! Imports are never candidates: they are called through their funcref,
 //! not by a direct `call`. A defined callee takes the caller's VMContext
@@ -67,10 +69,6 @@ use crate::environ::parse::FunctionBodyData;
 /// Largest callee inlined, in translated (unoptimised) CLIF instructions:
 /// accessors, small arithmetic helpers, short loops.
 pub const CALLEE_MAX_INSTS: usize = 40;
-
-/// Largest self-recursive function unrolled one level (the fib kernel's
-/// body is below it).
-pub const UNROLL_MAX_INSTS: usize = 40;
 
 /// How many instructions inlining may add to a caller of `own` instructions:
 /// as much again, but never less than a few callees' worth, so that small
@@ -136,8 +134,7 @@ pub(super) fn compile_functions(
 const CALLEE_MAX_OPS: usize = 2 * CALLEE_MAX_INSTS;
 
 /// Which functions inlining may change or use, from their wasm: the small
-/// ones called by another function, the small self-recursive ones, and
-/// the callers of small ones. A body that cannot be read is involved (its
+/// ones called by another function, and their callers. A body that cannot be read is involved (its
 /// translation reports the error).
 fn possibly_involved(info: &ModuleInfo, bodies: &[FunctionBodyData<'_>]) -> Vec<bool> {
     let scan = |body: &wasmparser::FunctionBody<'_>| -> Option<(usize, Vec<usize>)> {
@@ -164,7 +161,7 @@ fn possibly_involved(info: &ModuleInfo, bodies: &[FunctionBodyData<'_>]) -> Vec<
                 for &d in callees {
                     let small = scans[d].as_ref().is_some_and(|(ops, _)| *ops <= CALLEE_MAX_OPS);
                     small_callee[d] |= small && d != f;
-                    involved[f] |= small;
+                    involved[f] |= small && d != f;
                 }
             }
             None => involved[f] = true,
@@ -293,8 +290,7 @@ fn inline_module(
     for component in components(&graph) {
         for &f in &component {
             let own = sizes[f];
-            let unroll = graph[f].contains(&f) && own <= UNROLL_MAX_INSTS;
-            let wanted = |d: usize| inlinable[d] || (unroll && d == f);
+            let wanted = |d: usize| inlinable[d];
             if !graph[f].iter().any(|d| wanted(*d)) {
                 continue;
             }
@@ -307,17 +303,9 @@ fn inline_module(
                 inlinable: &inlinable,
                 tail_calls: &tail_calls,
                 me: f,
-                unroll: None,
                 budget: growth_budget(own),
             };
             inline(&mut ctx, &mut policy)?;
-            let size = inst_count(&ctx.func);
-            if unroll && size <= UNROLL_MAX_INSTS {
-                tag_own(&mut ctx.func, starts[f]);
-                let body = ctx.func.clone();
-                policy.unroll = Some((&body, size));
-                inline(&mut ctx, &mut policy)?;
-            }
             funcs[f] = std::mem::replace(&mut ctx.func, Function::new());
             sizes[f] = inst_count(&funcs[f]);
         }
@@ -359,9 +347,6 @@ struct Policy<'a> {
     tail_calls: &'a [bool],
     /// The caller.
     me: usize,
-    /// The caller's body and its size, when its calls of itself are
-    /// unrolled.
-    unroll: Option<(&'a Function, usize)>,
     /// Instructions the caller may still grow by.
     budget: usize,
 }
@@ -381,11 +366,10 @@ impl Inline for Policy<'_> {
         if opcode != Opcode::ReturnCall && self.tail_calls[d] {
             return InlineCommand::KeepCall;
         }
-        let (body, size) = match (d == self.me, self.unroll) {
-            (true, Some(unroll)) => unroll,
-            (false, _) if self.inlinable[d] => (&self.funcs[d], self.sizes[d]),
-            _ => return InlineCommand::KeepCall,
-        };
+        if d == self.me || !self.inlinable[d] {
+            return InlineCommand::KeepCall;
+        }
+        let (body, size) = (&self.funcs[d], self.sizes[d]);
         if size > self.budget {
             return InlineCommand::KeepCall;
         }

@@ -14,6 +14,9 @@
 #   CC            C compiler (default: cc)
 #   VALGRIND=0    skip the valgrind pass (announced in the summary; the
 #                 default is to run it, and a missing valgrind is an error)
+#   PASSES=plain  the plain pass only, for a repeat run whose valgrind pass
+#                 was run by the caller already (tests/run-all.sh's
+#                 CRANEWASM_LAZY=1 run); the summary says so
 #   CAPI_TEST_BUILD  build folder to use (default: a fresh temporary folder)
 # Exit status: 0 when every build and every run passed, 1 otherwise.
 set -uo pipefail
@@ -26,6 +29,8 @@ libdir=${2:?$usage}
 shift 2
 cc=${CC:-cc}
 use_valgrind=${VALGRIND:-1}
+plain_only=0
+if [ "${PASSES:-all}" = plain ]; then plain_only=1; use_valgrind=0; fi
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 [ -f "$inc/wasm_c_api.h" ] || die "no wasm_c_api.h in $inc"
@@ -168,6 +173,10 @@ fi
 echo
 echo "C API tests against $libdir/libiwasm.so (header $inc/wasm_c_api.h):"
 echo "  passed: ${#passed[@]}, failed: ${#failed[@]}"
-[ "$use_valgrind" != 0 ] || echo "  valgrind pass SKIPPED (VALGRIND=0)"
+if [ "$plain_only" = 1 ]; then
+    echo "  plain pass only (PASSES=plain): the caller runs the valgrind pass"
+elif [ "$use_valgrind" = 0 ]; then
+    echo "  valgrind pass SKIPPED (VALGRIND=0)"
+fi
 for f in "${failed[@]}"; do echo "  FAILED: $f"; done
 [ ${#failed[@]} -eq 0 ]

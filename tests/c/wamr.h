@@ -3,11 +3,20 @@
  * Each wamr_*.c program asserts what WAMR 2.4's wasm_c_api.c does (the rows
  * of the deviation table in capi/README.md name the test of each), so that
  * a program written against WAMR behaves the same with our library. They
- * run against our library through run.sh like every test here, and they
- * were proved against WAMR's own libiwasm.so by running them with
+ * run against our library through run.sh like every test here.
+ *
+ * Origin of each expectation:
+ *  - recorded-from-WAMR: every check outside the SAFE_ONLY, NOT_FOLLOWED,
+ *    KEPT and NEEDS sections below. Each ran and held against WAMR
+ *    2.4.3's own libiwasm.so (product-mini build; last on 2026-11-27), and
+ *    tests/record-wamr.sh WAMR_BUILD_DIR runs them there again, as
  *
  *     CAPI_TEST_AGAINST_WAMR=1 VALGRIND=0 tests/c/run.sh \
- *         WAMR/core/iwasm/include WAMR/product-mini/platforms/linux/build wamr_x
+ *         WAMR/core/iwasm/include WAMR_BUILD_DIR wamr_x
+ *
+ *  - written-from-source: the checks inside those sections. What WAMR does
+ *    there (crash, refuse, lack the function) was read from its source;
+ *    the checks assert our behaviour, and are skipped against WAMR.
  *
  * Three kinds of check cannot run against WAMR and are skipped there,
  * each saying so on stdout:

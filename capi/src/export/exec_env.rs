@@ -14,6 +14,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 
 use crate::export::instance::inst;
+use crate::export::pool;
 use crate::export::runtime::warn;
 use crate::export::types::*;
 use crate::handle::Kind;
@@ -34,6 +35,10 @@ pub struct ExecEnv {
     /// Operators each call on it may run
     /// (`wasm_runtime_set_instruction_count_limit`); negative: no limit.
     pub instruction_limit: AtomicI32,
+    /// Its stack's share of the memory pool (`Alloc_With_Pool`), as
+    /// WAMR's exec env holds a wasm stack of `stack_size`; the singleton's
+    /// is its instance's.
+    _pool: pool::Charge,
 }
 
 // SAFETY: ExecEnv cells hold `ExecEnv`s, named by `WASMExecEnv` only.
@@ -60,6 +65,7 @@ pub fn new_exec_env(inst: usize, stack_size: u32, singleton: bool) -> ExecEnv {
         boundary: AtomicPtr::new(ptr::null_mut()),
         singleton,
         instruction_limit: AtomicI32::new(-1),
+        _pool: pool::Charge::default(),
     }
 }
 
@@ -89,7 +95,8 @@ impl ExecEnv {
 }
 
 /// A new exec env for the instance. `stack_size` is kept (wasm runs on the
-/// native stack). NULL for anything but a live instance.
+/// native stack) and charged to the memory pool, if there is one. NULL for
+/// anything but a live instance, and when the pool has no room.
 ///
 /// # Safety
 /// `module_inst` may be NULL or any pointer.
@@ -102,7 +109,10 @@ pub unsafe extern "C" fn wasm_runtime_create_exec_env(
     if unsafe { inst(module_inst) }.is_none() {
         return ptr::null_mut();
     }
-    object::new::<WASMExecEnv>(new_exec_env(module_inst as usize, stack_size, false))
+    // With a memory pool, the stack must fit in it (NULL otherwise, as
+    // WAMR's allocation of the stack fails).
+    let Some(charge) = pool::charge(stack_size as usize) else { return ptr::null_mut() };
+    object::new::<WASMExecEnv>(ExecEnv { _pool: charge, ..new_exec_env(module_inst as usize, stack_size, false) })
 }
 
 /// Destroys an exec env. The singleton is refused (its instance frees it),

@@ -43,6 +43,7 @@ use crate::export::exec_env::{ExecEnv, new_exec_env};
 use crate::export::heap::AppHeap;
 use crate::export::lock::{ReentrantGuard, ReentrantLock};
 use crate::export::module::{RtModule, module};
+use crate::export::pool;
 use crate::export::runtime::warn;
 use crate::export::thread_mgr::Cluster;
 use crate::export::types::*;
@@ -143,6 +144,8 @@ pub struct ModuleInst {
     /// memories (WAMR's sub instance): no data segments, no
     /// post-instantiation functions but the start function.
     pub is_sub: bool,
+    /// Its share of the memory pool (`Alloc_With_Pool`), released with it.
+    _pool: pool::Charge,
 }
 
 // SAFETY: ModuleInst cells hold `ModuleInst`s, named by
@@ -342,6 +345,7 @@ impl ModuleInst {
             }
         }
         self.interrupt.interrupt();
+        crate::export::blocking_op::wake(self.handle());
     }
 }
 
@@ -485,6 +489,10 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         Some(p) if p.memory0_shared() => p.heap.clone(),
         _ => Arc::default(),
     };
+    // What WAMR's instance structures and its exec env's stack take from
+    // its pool (see export/pool.rs).
+    let charge = pool::charge(pool::INSTANCE_OVERHEAD + core_module.footprint().1 + s.stack_size as usize)
+        .ok_or("WASM module instantiate failed: allocate memory failed")?;
     let cluster = s.parent.map_or_else(Cluster::new, |p| p.cluster.clone());
     let mut store = Box::new(Store::new(
         core_module.engine(),
@@ -524,6 +532,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         subs: Mutex::default(),
         cluster,
         is_sub: s.parent.is_some(),
+        _pool: charge,
     };
     let h = object::new::<WASMModuleInstanceCommon>(obj);
     // SAFETY: just registered; nothing else knows it yet.
@@ -1049,7 +1058,9 @@ pub unsafe extern "C" fn wasm_runtime_clear_exception(module_inst: wasm_module_i
 /// Terminates the instance's execution, from any thread, as WAMR does:
 /// the exception becomes "terminated by user", and the call running in the
 /// instance stops — within microseconds in wasm code, when a native it is
-/// in returns — and fails with it. Until the exception is cleared, calls
+/// in returns (a native blocked inside `wasm_runtime_begin_blocking_op`'s
+/// bracket is woken: the blocking call returns `EINTR`) — and fails with
+/// it. Until the exception is cleared, calls
 /// fail at their start, as WAMR's thread manager stops them; once it is
 /// cleared they run normally.
 ///
@@ -1062,6 +1073,7 @@ pub unsafe extern "C" fn wasm_runtime_terminate(module_inst: wasm_module_inst_t)
         inst.set_exception(Some("terminated by user"));
         inst.terminated.store(true, Ordering::Relaxed);
         inst.interrupt.interrupt();
+        crate::export::blocking_op::wake(module_inst as usize);
     }
 }
 

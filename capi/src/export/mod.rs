@@ -12,9 +12,11 @@
 //! through the table), [`exec_control`] (the enlarge-error callback,
 //! instruction metering), [`application`] (`wasm_application_execute_main` and
 //! `_func`, whose argument parsing the `iwasm` command line shares),
-//! [`natives`] (signature strings and their trampolines), [`app_memory`]
+//! [`natives`] (signature strings and their trampolines), [`pool`] (the
+//! budget of `Alloc_With_Pool`), [`app_memory`]
 //! and [`heap`] (app addresses and the host-managed heap), [`wasi`],
-//! [`externref`], [`threads`], [`thread_mgr`] (spawned exec envs and
+//! [`externref`], [`threads`], [`blocking_op`] (natives blocked in a system
+//! call, woken by a stop), [`thread_mgr`] (spawned exec envs and
 //! threads, wasi-threads), and [`unsupported`]: the one place for the
 //! features cranewasm builds without, each behaving as WAMR does when
 //! built without it.
@@ -32,6 +34,7 @@ use std::ffi::{CStr, c_char};
 pub mod app_memory;
 pub mod application;
 pub mod args;
+pub mod blocking_op;
 pub mod call;
 pub mod context;
 pub mod exec_control;
@@ -43,6 +46,7 @@ pub mod lock;
 pub mod lookup;
 pub mod module;
 pub mod natives;
+pub mod pool;
 pub mod reflect;
 pub mod runtime;
 pub mod thread_mgr;

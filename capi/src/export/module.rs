@@ -30,6 +30,7 @@ use std::sync::{Mutex, MutexGuard};
 use cranewasm::{ExternType, Module};
 
 use crate::c_api::config::LoadArgs;
+use crate::export::pool;
 use crate::export::reflect::{ExportEntry, ImportEntry, exports_of, imports_of};
 use crate::export::runtime::warn;
 use crate::export::types::*;
@@ -60,6 +61,8 @@ pub struct RtModule {
     reader_buffer: Option<(usize, u32)>,
     /// AOT when loaded from a compiled file, else bytecode.
     package_type: package_type_t,
+    /// Its share of the memory pool (`Alloc_With_Pool`), released with it.
+    _pool: pool::Charge,
 }
 
 // SAFETY: RtModule cells hold `RtModule`s, named by `WASMModuleCommon`.
@@ -101,6 +104,7 @@ impl RtModule {
             deps: HashMap::new(),
             reader_buffer: None,
             package_type: WASM_MODULE_BYTECODE,
+            _pool: pool::Charge::default(),
         }
     }
 
@@ -210,7 +214,10 @@ fn compile(bytes: &[u8]) -> Result<Module, String> {
 
 /// Loads `bytes` as a module named `name`, with its dependencies.
 fn load(bytes: &[u8], name: &str) -> Result<*mut WASMModuleCommon, String> {
-    let mut m = RtModule::new(compile(bytes)?, name, false);
+    let module = compile(bytes)?;
+    let charge = pool::charge(module.footprint().0).ok_or("WASM module load failed: allocate memory failed")?;
+    let mut m = RtModule::new(module, name, false);
+    m._pool = charge;
     m.package_type = package_type(bytes);
     load_dependencies(&mut m);
     let h = object::new::<WASMModuleCommon>(m);

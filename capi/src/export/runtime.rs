@@ -4,18 +4,20 @@
 //!
 //! WAMR manages its own memory in one of three ways (`mem_alloc_type_t`).
 //! cranewasm serves all three from the C allocator: `Alloc_With_Pool`'s
-//! buffer is not used (so `wasm_runtime_get_mem_alloc_info`, which only
-//! reports on a pool, answers false), while `Alloc_With_Allocator`'s
-//! functions are honoured by `wasm_runtime_malloc`, `_realloc` and `_free`.
-//! Linear memories are always reserved by the core, not allocated here.
+//! buffer size is a budget that bounds what the runtime allocates for the
+//! embedder ([`pool`](crate::export::pool); `wasm_runtime_get_mem_alloc_info`
+//! reports on it), while `Alloc_With_Allocator`'s functions are honoured by
+//! `wasm_runtime_malloc`, `_realloc` and `_free`. Linear memories are
+//! always reserved by the core, not allocated here.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use cranewasm::{Config, Engine};
+use cranewasm::{Config, Engine, Profiler};
 
 use crate::c_api::config::mem_alloc_type_t;
+use crate::export::pool;
 use crate::export::types::*;
 
 /// `Alloc_With_Pool`.
@@ -43,6 +45,8 @@ struct Runtime {
     /// The client's allocator (`Alloc_With_Allocator`).
     allocator: Option<(MallocFn, Option<ReallocFn>, Option<FreeFn>)>,
     default_running_mode: RunningMode,
+    /// `RuntimeInitArgs.enable_linux_perf`: the engine writes perf's map.
+    linux_perf: bool,
 }
 
 static RUNTIME: Mutex<Runtime> = Mutex::new(Runtime {
@@ -53,6 +57,7 @@ static RUNTIME: Mutex<Runtime> = Mutex::new(Runtime {
     mem_alloc_type: 2,
     allocator: None,
     default_running_mode: MODE_DEFAULT,
+    linux_perf: false,
 });
 
 fn runtime() -> MutexGuard<'static, Runtime> {
@@ -98,11 +103,16 @@ pub fn metering_forced() -> bool {
 
 /// The engine settings of `wasm_export.h` modules: the defaults, with
 /// operator counting when [`metering_forced`] (see
-/// [`exec_control`](crate::export::exec_control)).
-fn default_config() -> Config {
+/// [`exec_control`](crate::export::exec_control)), and perf's map when
+/// the runtime was initialised with `enable_linux_perf`.
+fn default_config(linux_perf: bool) -> Config {
     let mut config = Config::new();
     if metering_forced() {
         config.consume_fuel(true);
+    }
+    if linux_perf {
+        // As WAMR's runtime with `enable_linux_perf`: /tmp/perf-<pid>.map.
+        config.profiler(Profiler::PerfMap);
     }
     config
 }
@@ -118,7 +128,7 @@ fn plain_engine(rt: &mut Runtime) -> Result<Engine, String> {
     if let Some(e) = &rt.engine {
         return Ok(e.clone());
     }
-    let config = default_config();
+    let config = default_config(rt.linux_perf);
     let engine = Engine::new(&config).map_err(|e| e.to_string())?;
     rt.engine = Some(engine.clone());
     rt.engine_meters = metering_forced();
@@ -190,7 +200,15 @@ fn init(args: Option<&RuntimeInitArgs>) -> bool {
                 }
                 rt.mem_alloc_type = a.mem_alloc_type;
                 rt.default_running_mode = a.running_mode;
+                rt.linux_perf = a.enable_linux_perf;
                 rt.allocator = None;
+                let pool_size = if a.mem_alloc_type == ALLOC_WITH_POOL {
+                    // SAFETY: the pool variant is the one in use.
+                    Some(unsafe { a.mem_alloc_option.pool.heap_size } as usize)
+                } else {
+                    None
+                };
+                pool::start(pool_size);
                 if a.mem_alloc_type == ALLOC_WITH_ALLOCATOR {
                     // SAFETY: the allocator variant is the one in use.
                     let f = unsafe { a.mem_alloc_option.allocator };
@@ -207,6 +225,11 @@ fn init(args: Option<&RuntimeInitArgs>) -> bool {
                 rt.mem_alloc_type = 2;
                 rt.allocator = None;
                 rt.default_running_mode = MODE_DEFAULT;
+                rt.linux_perf = false;
+                pool::start(None);
+            }
+            if rt.linux_perf && rt.engine.is_some() {
+                warn(format_args!("enable_linux_perf ignored: the runtime's engine was made before"));
             }
             if let Err(e) = plain_engine(&mut rt) {
                 crate::log(format_args!("Init runtime environment failed: {e}"));
@@ -227,11 +250,13 @@ pub extern "C" fn wasm_runtime_init() -> bool {
 }
 
 /// Initialises the runtime with `init_args` and registers its natives.
-/// The allocator options are served from the C allocator (see the module
-/// documentation); `max_thread_num` is kept for the thread manager, the
-/// debug and JIT options are accepted and ignored. False for NULL, for a
-/// running mode cranewasm does not have, and when the natives' signatures
-/// are refused.
+/// The allocator options are served from the C allocator, within the
+/// pool's size for `Alloc_With_Pool` (see the module documentation);
+/// `max_thread_num` is kept for the thread manager; `enable_linux_perf`
+/// makes the engine write perf's map (when it is made here, before any
+/// module); the debug and JIT options are accepted and ignored. False for
+/// NULL, for a running mode cranewasm does not have, and when the natives'
+/// signatures are refused.
 ///
 /// # Safety
 /// `init_args` must be NULL or point at a `RuntimeInitArgs`; its native
@@ -270,6 +295,9 @@ pub extern "C" fn wasm_runtime_destroy() {
         rt.refs == 0
     };
     if last {
+        // WAMR's pool goes with the runtime; what is left of it is no
+        // longer counted.
+        pool::start(None);
         crate::export::natives::clear();
         crate::export::module::clear_registry();
         crate::export::context::clear_keys();
@@ -312,7 +340,32 @@ pub extern "C" fn wasm_runtime_malloc(size: u32) -> *mut c_void {
         // SAFETY: the client's malloc, as it registered it.
         Some((malloc, _, _)) => unsafe { malloc(size) },
         // SAFETY: plain malloc.
-        None => unsafe { libc::malloc(size as usize) },
+        None => pool_checked(unsafe { libc::malloc(size as usize) }),
+    }
+}
+
+/// `p`, a fresh block of the C allocator, charged to the pool if one is
+/// running; NULL (and `p` freed) if it does not fit, as WAMR's pool then
+/// has no room.
+fn pool_checked(p: *mut c_void) -> *mut c_void {
+    if p.is_null() || !pool::active() {
+        return p;
+    }
+    // SAFETY: a live block of the C allocator.
+    if pool::charge_block(unsafe { libc::malloc_usable_size(p) }) {
+        return p;
+    }
+    // SAFETY: ours, unused.
+    unsafe { libc::free(p) };
+    std::ptr::null_mut()
+}
+
+/// Releases a block of the C allocator from the pool (if one is running)
+/// before it is freed or moved.
+fn pool_release(p: *mut c_void) {
+    if pool::active() {
+        // SAFETY: a live block of the C allocator (the caller's promise).
+        pool::release_block(unsafe { libc::malloc_usable_size(p) });
     }
 }
 
@@ -335,7 +388,7 @@ pub extern "C" fn wasm_runtime_aligned_alloc(size: u32, alignment: u32) -> *mut 
     let mut p = std::ptr::null_mut();
     // SAFETY: a valid alignment (checked) and an out pointer of ours.
     match unsafe { libc::posix_memalign(&mut p, alignment as usize, size as usize) } {
-        0 => p,
+        0 => pool_checked(p),
         _ => std::ptr::null_mut(),
     }
 }
@@ -349,10 +402,27 @@ pub unsafe extern "C" fn wasm_runtime_realloc(ptr: *mut c_void, size: u32) -> *m
     if ptr.is_null() {
         return wasm_runtime_malloc(size);
     }
-    match runtime().allocator {
+    let allocator = runtime().allocator;
+    match allocator {
         // SAFETY: the client's realloc, for memory its malloc gave.
         Some((_, Some(realloc), _)) => unsafe { realloc(ptr, size) },
         Some((_, None, _)) => std::ptr::null_mut(),
+        None if pool::active() => {
+            // As a new block: charged first, the old one released once
+            // moved (a failed move keeps it, and its charge).
+            let q = wasm_runtime_malloc(size);
+            if q.is_null() {
+                return q;
+            }
+            // SAFETY: both live blocks of the C allocator; the copy is the
+            // smaller of their sizes.
+            unsafe {
+                let n = libc::malloc_usable_size(ptr).min(size as usize);
+                std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), q.cast::<u8>(), n);
+                wasm_runtime_free(ptr);
+            }
+            q
+        }
         // SAFETY: memory of the C allocator (caller).
         None => unsafe { libc::realloc(ptr, size as usize) },
     }
@@ -367,24 +437,38 @@ pub unsafe extern "C" fn wasm_runtime_free(ptr: *mut c_void) {
     if ptr.is_null() {
         return;
     }
-    match runtime().allocator {
+    let allocator = runtime().allocator;
+    match allocator {
         // SAFETY: the client's free, for memory its malloc gave.
         Some((_, _, Some(free))) => unsafe { free(ptr) },
         Some((_, _, None)) => {}
-        // SAFETY: memory of the C allocator (caller).
-        None => unsafe { libc::free(ptr) },
+        None => {
+            pool_release(ptr);
+            // SAFETY: memory of the C allocator (caller).
+            unsafe { libc::free(ptr) }
+        }
     }
 }
 
-/// WAMR reports on its pool allocator only; cranewasm has none (the pool
-/// buffer is not used), so there is nothing to report: false.
+/// The pool's budget, as WAMR reports on its pool allocator: its size,
+/// what is free and the most used at once. False (nothing written) without
+/// a pool, as in WAMR, and for NULL.
 ///
 /// # Safety
-/// `mem_alloc_info` may be anything; it is not written.
+/// `mem_alloc_info` must be NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_runtime_get_mem_alloc_info(mem_alloc_info: *mut mem_alloc_info_t) -> bool {
-    let _ = mem_alloc_info;
-    false
+    let (Some((total, free, highmark)), false) = (pool::info(), mem_alloc_info.is_null()) else { return false };
+    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    // SAFETY: writable (caller).
+    unsafe {
+        mem_alloc_info.write(mem_alloc_info_t {
+            total_size: clamp(total),
+            total_free_size: clamp(free),
+            highmark_size: clamp(highmark),
+        })
+    };
+    true
 }
 
 /// WAMR's version this library implements the API of: 2.4.3.

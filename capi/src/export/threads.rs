@@ -1,6 +1,7 @@
 //! Threads and their native stacks: the thread environment
-//! (`wasm_runtime_init_thread_env` and co.), the native stack checks, and
-//! the blocking-operation brackets.
+//! (`wasm_runtime_init_thread_env` and co.) and the native stack checks.
+//! (The blocking-operation brackets are in
+//! [`blocking_op`](crate::export::blocking_op).)
 //!
 //! As in WAMR, the thread that initialises the runtime has its
 //! environment initialised, and a thread that calls into wasm must have
@@ -110,25 +111,4 @@ pub unsafe extern "C" fn wasm_runtime_detect_native_stack_overflow_size(
     required_size: u32,
 ) -> bool {
     detect(exec_env, required_size as usize)
-}
-
-/// Before a blocking operation in a native. Without the thread manager
-/// nothing can interrupt it (WAMR built without it does nothing either):
-/// true.
-///
-/// # Safety
-/// `exec_env` may be NULL or any pointer.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_begin_blocking_op(exec_env: wasm_exec_env_t) -> bool {
-    let _ = exec_env;
-    true
-}
-
-/// After a blocking operation: nothing to undo.
-///
-/// # Safety
-/// `exec_env` may be NULL or any pointer.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn wasm_runtime_end_blocking_op(exec_env: wasm_exec_env_t) {
-    let _ = exec_env;
 }

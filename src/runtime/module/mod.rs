@@ -179,6 +179,20 @@ impl Module {
         self.inner.code.compiled.lazy.as_ref().map(|l| l.compiled_count())
     }
 
+    /// Bytes the module holds (its binary, its code and the code's trap
+    /// and location tables) and bytes each instance of it takes (its
+    /// VMContext and its defined tables' initial elements): what a C
+    /// client's memory pool is charged (`Alloc_With_Pool` in the C API).
+    #[doc(hidden)]
+    pub fn footprint(&self) -> (usize, usize) {
+        let (info, compiled) = (&self.inner.code.info, &self.inner.code.compiled);
+        let tables = info.tables.values().skip(info.num_imported_tables);
+        let elements: usize = tables.map(|t| t.minimum() as usize * 8).sum();
+        let tables_len = compiled.tables.traps.len() + compiled.tables.srclocs.len();
+        let code = compiled.code.range().len() + tables_len * 8;
+        (self.inner.wasm.len() + code, self.inner.offsets.size() as usize + elements)
+    }
+
     /// The engine the module was compiled for.
     pub fn engine(&self) -> &Engine {
         &self.inner.engine

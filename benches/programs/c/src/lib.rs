@@ -1,0 +1,1 @@
+//! Empty: this package only names crates for `cargo vendor` (see Cargo.toml).
