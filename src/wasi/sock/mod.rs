@@ -99,10 +99,14 @@ fn socket<'a>(e: &'a EntryRef<'_>) -> WasiResult<&'a Socket> {
     }
 }
 
-/// The open socket `fd` with `needed` rights.
+/// The open socket `fd` with `needed` rights: `EBADF`, then `ENOTSOCK` for
+/// any other kind of fd, then `ENOTCAPABLE`.
 fn entry(cx: &WasiCtx, fd: u32, needed: u64) -> WasiResult<EntryRef<'_>> {
-    let e = cx.get(fd, needed)?;
+    let e = cx.get(fd, 0)?;
     socket(&e)?;
+    if e.base() & needed != needed {
+        return Err(Errno::Notcapable);
+    }
     Ok(e)
 }
 
