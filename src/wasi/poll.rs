@@ -3,7 +3,7 @@
 //! sockets are polled with `poll(2)`, with the nearest clock as the
 //! timeout.
 
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::time::Duration;
 
 use super::ctx::{Kind, Stream, WasiCtx};

@@ -1,13 +1,14 @@
 //! Host calls that block, and the stop of their store's call: WASI's
-//! `poll_oneoff` (a guest's `sleep`, or a wait for its stdin) and reads of
-//! the host's streams.
+//! `poll_oneoff` (a guest's `sleep`, or a wait for its stdin), reads of
+//! the host's streams, and blocking socket calls.
 //!
 //! An interrupt stops compiled code with a signal. It stops a host
 //! function only when that returns, so a guest sleeping for an hour would
 //! keep its call for an hour: an embedder's `interrupt`, or the end of a
 //! program whose other thread exited, would wait as long. Host functions
 //! that block therefore wait with [`poll`]: it polls, next to their fds, an
-//! eventfd that a stop request for their store writes ([`interrupted`],
+//! eventfd (the thread's own, kept from wait to wait) that a stop request
+//! for their store writes ([`interrupted`],
 //! called by [`InterruptState::request`]), and returns early with the
 //! request's trap code.
 //!
@@ -31,6 +32,46 @@ thread_local! {
     /// The interruption state of the store whose host function runs
     /// innermost on this thread, if it has one.
     static CURRENT: Cell<*const InterruptState> = const { Cell::new(std::ptr::null()) };
+    /// This thread's eventfd for [`poll`], made at its first wait and kept
+    /// (closed when the thread ends): a guest blocking on a socket for
+    /// every message would otherwise pay two more system calls a message.
+    static EVENT: ThreadEvent = const { ThreadEvent(Cell::new(-1)) };
+}
+
+/// An eventfd owned by its thread (-1 until made).
+struct ThreadEvent(Cell<libc::c_int>);
+
+impl Drop for ThreadEvent {
+    fn drop(&mut self) {
+        if self.0.get() >= 0 {
+            // SAFETY: this thread's own eventfd, no longer registered (a
+            // wait unregisters it before it returns).
+            unsafe { libc::close(self.0.get()) };
+        }
+    }
+}
+
+/// This thread's eventfd, made on first use.
+fn thread_event() -> io::Result<libc::c_int> {
+    EVENT.with(|e| {
+        if e.0.get() < 0 {
+            // SAFETY: a plain system call.
+            let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            e.0.set(fd);
+        }
+        Ok(e.0.get())
+    })
+}
+
+/// Empties an eventfd a stop request wrote to.
+fn drain(event: libc::c_int) {
+    let mut count = 0u64;
+    // SAFETY: this thread's eventfd; reads 8 bytes into `count` (or
+    // nothing, non-blocking, when it was not written).
+    unsafe { libc::read(event, (&mut count as *mut u64).cast(), 8) };
 }
 
 /// Marks this thread as running a host function of the store with `state`
@@ -111,11 +152,7 @@ pub fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<P
     // SAFETY: `HostCall::enter`'s caller keeps the state alive for the
     // host call this runs in.
     let state = unsafe { &*state };
-    // SAFETY: a plain system call.
-    let event = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-    if event < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let event = thread_event()?;
     let id = state as *const InterruptState as usize;
     waiters().push((id, event));
     COUNT.fetch_add(1, Ordering::SeqCst);
@@ -141,14 +178,14 @@ pub fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<P
             break Ok(Polled::Ready(n - usize::from(woken)));
         }
         // Woken for a request withdrawn since: drain the eventfd, wait on.
-        let mut count = 0u64;
-        // SAFETY: our eventfd; reads 8 bytes into `count`.
-        unsafe { libc::read(event, (&mut count as *mut u64).cast(), 8) };
+        drain(event);
     };
     waiters().retain(|(_, fd)| *fd != event);
     COUNT.fetch_sub(1, Ordering::SeqCst);
-    // SAFETY: our eventfd, no longer registered.
-    unsafe { libc::close(event) };
+    if all[fds.len()].revents != 0 {
+        // The thread's next wait starts from an empty eventfd.
+        drain(event);
+    }
     result
 }
 

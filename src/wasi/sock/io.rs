@@ -14,11 +14,11 @@
 //! send waits until all of it is queued (or the send timeout passes: then
 //! what was queued is the result).
 
-use std::io::{IoSlice, IoSliceMut};
+use std::io::IoSlice;
 use std::net::SocketAddr;
-use std::os::fd::AsFd;
+use std::sync::atomic::Ordering;
 
-use rustix::net::{RecvAncillaryBuffer, RecvFlags, ReturnFlags, SendAncillaryBuffer, SendFlags};
+use rustix::net::{RecvFlags, SendAncillaryBuffer, SendFlags};
 
 use super::super::guest::GuestMemory;
 use super::super::types::{rights, Errno, WasiResult};
@@ -41,13 +41,13 @@ fn span(buf: u32, len: u32) -> std::ops::Range<usize> {
     buf as usize..buf as usize + len as usize
 }
 
-/// The host flags of `riflags`.
-fn recv_flags(ri: u32) -> WasiResult<(RecvFlags, bool)> {
+/// How to receive, for `riflags` (and whether the sender is wanted).
+fn recv_how(ri: u32, from: bool) -> WasiResult<How> {
     if ri & !(RECV_PEEK | RECV_WAITALL) != 0 {
         return Err(Errno::Inval);
     }
     let flags = if ri & RECV_PEEK != 0 { RecvFlags::PEEK } else { RecvFlags::empty() };
-    Ok((flags, ri & RECV_WAITALL != 0))
+    Ok(How { flags, waitall: ri & RECV_WAITALL != 0, from })
 }
 
 /// What a receive got.
@@ -57,32 +57,55 @@ struct Received {
     from: Option<SocketAddr>,
 }
 
-/// Receives into `buf`: one message, or with `waitall` on a stream, until
-/// `buf` is full, the peer is done, or an error after some data.
-fn recv_into(
-    sock: &Socket,
-    waiter: &mut Waiter<'_>,
-    buf: &mut [u8],
+/// How to receive: the host flags, whether to fill the whole buffer of a
+/// stream (`RECV_WAITALL`), whether the sender's address is wanted.
+struct How {
     flags: RecvFlags,
     waitall: bool,
-) -> WasiResult<Received> {
-    let mut got = Received { bytes: 0, truncated: false, from: None };
-    loop {
-        let mut iov = [IoSliceMut::new(&mut buf[got.bytes..])];
-        let msg = match waiter
-            .retry(|| rustix::net::recvmsg(sock.fd.as_fd(), &mut iov, &mut RecvAncillaryBuffer::default(), flags))
-        {
-            Ok(msg) => msg,
-            Err(_) if got.bytes > 0 => return Ok(got),
-            Err(e) => return Err(e),
-        };
-        got.bytes += msg.bytes;
-        got.truncated |= msg.flags.contains(ReturnFlags::TRUNC);
-        got.from = got.from.or_else(|| msg.address.and_then(|a| SocketAddr::try_from(a).ok()));
-        if !waitall || !sock.stream || msg.bytes == 0 || got.bytes == buf.len() {
-            return Ok(got);
-        }
+    from: bool,
+}
+
+/// One receive into `buf` (`recv`/`recvfrom`, which cost the kernel less
+/// than `recvmsg`): the bytes stored, the datagram's whole size, and the
+/// sender's address if asked for.
+fn recv_once(sock: &Socket, buf: &mut [u8], how: &How) -> rustix::io::Result<(usize, usize, Option<SocketAddr>)> {
+    // A datagram's whole size tells whether it was cut short; on a stream
+    // TRUNC would discard data instead.
+    let flags = if sock.stream { how.flags } else { how.flags | RecvFlags::TRUNC };
+    if how.from {
+        let (n, whole, addr) = rustix::net::recvfrom(&sock.fd, buf, flags)?;
+        Ok((n, whole, addr.and_then(|a| SocketAddr::try_from(a).ok())))
+    } else {
+        let (n, whole) = rustix::net::recv(&sock.fd, buf, flags)?;
+        Ok((n, whole, None))
     }
+}
+
+/// Receives into `buf`: one message, or with `waitall` on a stream, until
+/// `buf` is full, the peer is done, or an error after some data.
+///
+/// A receive that found nothing and waited, and then did not fill its
+/// buffer, makes the next one wait before it tries: a guest exchanging
+/// messages one at a time (a request, its answer) would otherwise pay for
+/// a try that fails on every message.
+fn recv_into(sock: &Socket, waiter: &mut Waiter<'_>, buf: &mut [u8], how: &How) -> WasiResult<Received> {
+    let mut got = Received { bytes: 0, truncated: false, from: None };
+    waiter.wait_first(sock.waited.load(Ordering::Relaxed));
+    let result = loop {
+        let (n, whole, from) = match waiter.retry(|| recv_once(sock, &mut buf[got.bytes..], how)) {
+            Ok(r) => r,
+            Err(_) if got.bytes > 0 => break Ok(()),
+            Err(e) => break Err(e),
+        };
+        got.bytes += n;
+        got.truncated |= whole > n;
+        got.from = got.from.or(from);
+        if !how.waitall || !sock.stream || n == 0 || got.bytes == buf.len() {
+            break Ok(());
+        }
+    };
+    sock.waited.store(waiter.waited() && got.bytes < buf.len(), Ordering::Relaxed);
+    result.map(|()| got)
 }
 
 /// Receives into the guest's iovecs at `iovs` (checked before anything is
@@ -93,9 +116,8 @@ fn receive(
     mem: &mut GuestMemory<'_>,
     iovs: u32,
     n: u32,
-    ri: u32,
+    how: How,
 ) -> WasiResult<Received> {
-    let (flags, waitall) = recv_flags(ri)?;
     let mut it = mem.iovecs(iovs, n)?;
     let mut first = None;
     let mut total = 0usize;
@@ -109,11 +131,11 @@ fn receive(
     }
     let mut waiter = Waiter::new(sock, nonblocking, Ready::Read);
     match (count, first) {
-        (0, _) | (_, None) => recv_into(sock, &mut waiter, &mut [], flags, false),
-        (1, Some((buf, len))) => recv_into(sock, &mut waiter, &mut mem.bytes_mut()[span(buf, len)], flags, waitall),
+        (0, _) | (_, None) => recv_into(sock, &mut waiter, &mut [], &how),
+        (1, Some((buf, len))) => recv_into(sock, &mut waiter, &mut mem.bytes_mut()[span(buf, len)], &how),
         _ => {
             let mut bounce = vec![0u8; total];
-            let got = recv_into(sock, &mut waiter, &mut bounce, flags, waitall)?;
+            let got = recv_into(sock, &mut waiter, &mut bounce, &how)?;
             let mut data = &bounce[..got.bytes.min(total)];
             let mut it = mem.iovecs(iovs, n)?;
             while let Some((buf, len)) = it.next(mem) {
@@ -173,13 +195,7 @@ fn send(
     let mut waiter = Waiter::new(sock, nonblocking, Ready::Write);
     let mut sent = 0;
     loop {
-        let result = waiter.retry(|| {
-            let control = &mut SendAncillaryBuffer::default();
-            match &to {
-                Some(addr) => rustix::net::sendmsg_addr(sock.fd.as_fd(), addr, parts, control, SendFlags::NOSIGNAL),
-                None => rustix::net::sendmsg(sock.fd.as_fd(), parts, control, SendFlags::NOSIGNAL),
-            }
-        });
+        let result = waiter.retry(|| send_once(sock, parts, to.as_ref()));
         let now = match result {
             Ok(now) => now,
             // What was queued before a timeout or an error is the result.
@@ -194,9 +210,22 @@ fn send(
     }
 }
 
+/// One send of `parts` (`send`/`sendto` for one part, which cost the
+/// kernel less than `sendmsg`), without `SIGPIPE`.
+fn send_once(sock: &Socket, parts: &[IoSlice<'_>], to: Option<&SocketAddr>) -> rustix::io::Result<usize> {
+    let flags = SendFlags::NOSIGNAL;
+    let control = &mut SendAncillaryBuffer::default();
+    match (parts, to) {
+        ([one], Some(addr)) => rustix::net::sendto(&sock.fd, one, flags, addr),
+        ([one], None) => rustix::net::send(&sock.fd, one, flags),
+        (_, Some(addr)) => rustix::net::sendmsg_addr(&sock.fd, addr, parts, control, flags),
+        (_, None) => rustix::net::sendmsg(&sock.fd, parts, control, flags),
+    }
+}
+
 /// `fd_read` of a socket: a receive without flags.
 pub(crate) fn read(sock: &Socket, nonblocking: bool, mem: &mut GuestMemory<'_>, iovs: u32, n: u32) -> WasiResult<u32> {
-    Ok(receive(sock, nonblocking, mem, iovs, n, 0)?.bytes as u32)
+    Ok(receive(sock, nonblocking, mem, iovs, n, recv_how(0, false)?)?.bytes as u32)
 }
 
 /// `fd_write` of a socket: a send without flags.
@@ -219,7 +248,7 @@ pub fn sock_recv(
     mem.check_array(nread_out, 1, 4)?;
     mem.check_array(roflags_out, 1, 2)?;
     let e = entry(cx, fd, rights::FD_READ)?;
-    let got = receive(socket(&e)?, nonblocking(&e), mem, iovs, n, flags)?;
+    let got = receive(socket(&e)?, nonblocking(&e), mem, iovs, n, recv_how(flags, false)?)?;
     let roflags = if got.truncated { RECV_DATA_TRUNCATED } else { 0 };
     mem.write(roflags_out, &roflags.to_le_bytes())?;
     mem.write_u32(nread_out, got.bytes as u32)
@@ -241,7 +270,7 @@ pub fn sock_recv_from(
     mem.check_array(addr_out, 1, addr::ADDR_SIZE)?;
     mem.check_array(nread_out, 1, 4)?;
     let e = entry(cx, fd, rights::FD_READ)?;
-    let got = receive(socket(&e)?, nonblocking(&e), mem, iovs, n, flags)?;
+    let got = receive(socket(&e)?, nonblocking(&e), mem, iovs, n, recv_how(flags, true)?)?;
     match got.from {
         Some(from) => addr::write_addr(mem, addr_out, from)?,
         None => mem.write(addr_out, &[0; addr::ADDR_SIZE as usize])?,

@@ -35,8 +35,11 @@ mod resolve;
 mod wait;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
+use rustix::net::sockopt::{self, Timeout};
 use rustix::net::{AddressFamily, SocketFlags, SocketType};
 
 pub use addr_pool::{AddrPoolEntry, AddrPoolError, NetPolicy};
@@ -51,13 +54,29 @@ use super::types::{fdflags, filetype, rights, sdflags, Errno, WasiResult};
 use wait::{Ready, Waiter};
 
 /// A guest socket: the host socket, always non-blocking on the host (see
-/// `wait`), and whether it is a stream.
+/// `wait`), whether it is a stream, its timeouts (kept here as well as in
+/// the kernel, which cannot apply them to a non-blocking socket), and
+/// whether its last receive had to wait (see `io`).
 pub(crate) struct Socket {
     fd: OwnedFd,
     stream: bool,
+    /// `SO_RCVTIMEO` and `SO_SNDTIMEO` in microseconds, 0 for none.
+    recv_timeout: AtomicU64,
+    send_timeout: AtomicU64,
+    waited: AtomicBool,
 }
 
 impl Socket {
+    fn new(fd: OwnedFd, stream: bool) -> Socket {
+        Socket {
+            fd,
+            stream,
+            recv_timeout: AtomicU64::new(0),
+            send_timeout: AtomicU64::new(0),
+            waited: AtomicBool::new(false),
+        }
+    }
+
     /// The WASI file type.
     pub fn filetype(&self) -> u8 {
         if self.stream {
@@ -67,8 +86,31 @@ impl Socket {
         }
     }
 
-    /// The host fd, for `poll_oneoff`.
-    pub fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+    fn timeout_cell(&self, id: Timeout) -> &AtomicU64 {
+        match id {
+            Timeout::Recv => &self.recv_timeout,
+            Timeout::Send => &self.send_timeout,
+        }
+    }
+
+    /// The socket's receive or send timeout.
+    fn timeout(&self, id: Timeout) -> Option<Duration> {
+        let us = self.timeout_cell(id).load(Ordering::Relaxed);
+        (us != 0).then(|| Duration::from_micros(us))
+    }
+
+    /// Sets a timeout, in the kernel (so that it reads back as the kernel
+    /// keeps it) and here.
+    fn set_timeout(&self, id: Timeout, t: Option<Duration>) -> rustix::io::Result<()> {
+        sockopt::set_socket_timeout(&self.fd, id, t)?;
+        let us = t.map_or(0, |t| u64::try_from(t.as_micros()).unwrap_or(u64::MAX).max(1));
+        self.timeout_cell(id).store(us, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+impl AsFd for Socket {
+    fn as_fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }
 }
@@ -160,7 +202,7 @@ pub fn sock_open(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, _poolfd: u32, af: 
     };
     let flags = SocketFlags::NONBLOCK | SocketFlags::CLOEXEC;
     let fd = rustix::net::socket_with(family, kind, flags, None).map_err(os)?;
-    let new = insert(cx, Socket { fd, stream }, 0)?;
+    let new = insert(cx, Socket::new(fd, stream), 0)?;
     mem.write_u32(out, new)
 }
 
@@ -210,7 +252,11 @@ pub fn sock_accept(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, flags: 
     let host_flags = SocketFlags::NONBLOCK | SocketFlags::CLOEXEC;
     let mut waiter = Waiter::new(sock, nonblocking(&e), Ready::Read);
     let fd = waiter.retry(|| rustix::net::accept_with(sock.fd.as_fd(), host_flags))?;
-    let accepted = Socket { fd, stream: sock.stream };
+    // The connection inherits the listener's timeouts, in the kernel too.
+    let accepted = Socket::new(fd, sock.stream);
+    for id in [Timeout::Recv, Timeout::Send] {
+        accepted.timeout_cell(id).store(sock.timeout_cell(id).load(Ordering::Relaxed), Ordering::Relaxed);
+    }
     drop(e);
     let new = insert(cx, accepted, flags)?;
     mem.write_u32(out, new)

@@ -7,14 +7,14 @@
 //! (microseconds, 0 for none).
 
 use std::net::{IpAddr, Ipv4Addr};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::os::fd::{AsFd, AsRawFd};
 use std::time::Duration;
 
 use rustix::net::sockopt::{self, Timeout};
 
 use super::super::guest::GuestMemory;
 use super::super::types::{Errno, WasiResult};
-use super::{addr, entry, os, socket};
+use super::{addr, entry, os, socket, Socket};
 use crate::wasi::ctx::WasiCtx;
 
 /// How one kind of option value is passed: what the getter writes, and
@@ -111,7 +111,7 @@ macro_rules! options {
         pub fn $get(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, out: u32) -> WasiResult {
             mem.check_array(out, 1, $codec::SIZE)?;
             let e = entry(cx, fd, 0)?;
-            let v: <$codec as Codec>::Value = ($read)(socket(&e)?.fd.as_fd()).map_err(os)?;
+            let v: <$codec as Codec>::Value = ($read)(socket(&e)?).map_err(os)?;
             mem.write(out, &$codec::encode(v))
         }
 
@@ -119,7 +119,7 @@ macro_rules! options {
         pub fn $set(cx: &mut WasiCtx, _mem: &mut GuestMemory<'_>, fd: u32, v: $arg) -> WasiResult {
             let e = entry(cx, fd, 0)?;
             let v = $codec::decode(v)?;
-            ($write)(socket(&e)?.fd.as_fd(), v).map_err(os)
+            ($write)(socket(&e)?, v).map_err(os)
         }
     )*};
 }
@@ -143,19 +143,24 @@ options! {
     sock_get_ip_multicast_ttl / sock_set_ip_multicast_ttl: Ttl(u32) =>
         sockopt::ip_multicast_ttl, sockopt::set_ip_multicast_ttl;
     sock_get_recv_timeout / sock_set_recv_timeout: Micros(u64) =>
-        |fd| sockopt::socket_timeout(fd, Timeout::Recv), |fd, v| sockopt::set_socket_timeout(fd, Timeout::Recv, v);
+        |s| sockopt::socket_timeout(s, Timeout::Recv), |s: &Socket, v| s.set_timeout(Timeout::Recv, v);
     sock_get_send_timeout / sock_set_send_timeout: Micros(u64) =>
-        |fd| sockopt::socket_timeout(fd, Timeout::Send), |fd, v| sockopt::set_socket_timeout(fd, Timeout::Send, v);
+        |s| sockopt::socket_timeout(s, Timeout::Send), |s: &Socket, v| s.set_timeout(Timeout::Send, v);
+}
+
+/// The errno of a failed libc call.
+fn last_errno() -> rustix::io::Errno {
+    rustix::io::Errno::from_io_error(&std::io::Error::last_os_error()).unwrap_or(rustix::io::Errno::IO)
 }
 
 /// `TCP_FASTOPEN_CONNECT`, which rustix does not name: an `int` option.
-fn fastopen_connect(fd: BorrowedFd<'_>) -> rustix::io::Result<bool> {
+fn fastopen_connect(s: &Socket) -> rustix::io::Result<bool> {
     let mut v: libc::c_int = 0;
     let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
     // SAFETY: a getsockopt into a local int of the length given.
     let r = unsafe {
         libc::getsockopt(
-            fd.as_raw_fd(),
+            s.as_fd().as_raw_fd(),
             libc::IPPROTO_TCP,
             libc::TCP_FASTOPEN_CONNECT,
             (&mut v as *mut libc::c_int).cast(),
@@ -163,19 +168,19 @@ fn fastopen_connect(fd: BorrowedFd<'_>) -> rustix::io::Result<bool> {
         )
     };
     if r != 0 {
-        return Err(rustix::io::Errno::from_io_error(&std::io::Error::last_os_error()).unwrap_or(rustix::io::Errno::IO));
+        return Err(last_errno());
     }
     Ok(v != 0)
 }
 
 /// Sets `TCP_FASTOPEN_CONNECT` (see [`fastopen_connect`]).
-fn set_fastopen_connect(fd: BorrowedFd<'_>, on: bool) -> rustix::io::Result<()> {
+fn set_fastopen_connect(s: &Socket, on: bool) -> rustix::io::Result<()> {
     let v = libc::c_int::from(on);
     let len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
     // SAFETY: a setsockopt from a local int of the length given.
     let r = unsafe {
         libc::setsockopt(
-            fd.as_raw_fd(),
+            s.as_fd().as_raw_fd(),
             libc::IPPROTO_TCP,
             libc::TCP_FASTOPEN_CONNECT,
             (&v as *const libc::c_int).cast(),
@@ -183,7 +188,7 @@ fn set_fastopen_connect(fd: BorrowedFd<'_>, on: bool) -> rustix::io::Result<()> 
         )
     };
     if r != 0 {
-        return Err(rustix::io::Errno::from_io_error(&std::io::Error::last_os_error()).unwrap_or(rustix::io::Errno::IO));
+        return Err(last_errno());
     }
     Ok(())
 }

@@ -33,13 +33,12 @@ pub enum Ready {
 struct Deadline(Option<Instant>);
 
 impl Deadline {
-    fn of(sock: &Socket, ready: Ready) -> WasiResult<Deadline> {
+    fn of(sock: &Socket, ready: Ready) -> Deadline {
         let id = match ready {
             Ready::Read => Timeout::Recv,
             Ready::Write => Timeout::Send,
         };
-        let timeout = sockopt::socket_timeout(sock.fd.as_fd(), id).map_err(os)?;
-        Ok(Deadline(timeout.and_then(|t| Instant::now().checked_add(t))))
+        Deadline(sock.timeout(id).and_then(|t| Instant::now().checked_add(t)))
     }
 
     /// The time left (`None`: no limit); zero once passed.
@@ -78,26 +77,45 @@ pub struct Waiter<'a> {
     ready: Ready,
     /// Set at the first wait.
     deadline: Option<Deadline>,
+    /// Wait before the first try (the caller expects nothing yet).
+    wait_first: bool,
 }
 
 impl<'a> Waiter<'a> {
     pub fn new(sock: &'a Socket, nonblocking: bool, ready: Ready) -> Waiter<'a> {
-        Waiter { sock, nonblocking, ready, deadline: None }
+        Waiter { sock, nonblocking, ready, deadline: None, wait_first: false }
+    }
+
+    /// Makes the next [`retry`](Self::retry) wait for the socket before it
+    /// tries (a blocking socket only): when the caller knows the call would
+    /// most likely answer `EAGAIN`, that saves the system call.
+    pub fn wait_first(&mut self, yes: bool) {
+        self.wait_first = yes && !self.nonblocking;
+    }
+
+    /// Whether any call of this waiter waited.
+    pub fn waited(&self) -> bool {
+        self.deadline.is_some()
+    }
+
+    /// Waits for the socket (`EAGAIN` once the timeout passed).
+    fn wait(&mut self) -> WasiResult {
+        let deadline = self.deadline.get_or_insert_with(|| Deadline::of(self.sock, self.ready));
+        wait(self.sock, self.ready, deadline)
     }
 
     /// Runs `op` until it succeeds or fails otherwise than with `EAGAIN`.
     pub fn retry<T>(&mut self, mut op: impl FnMut() -> rustix::io::Result<T>) -> WasiResult<T> {
+        if std::mem::take(&mut self.wait_first) {
+            self.wait()?;
+        }
         loop {
             match op() {
                 Err(rustix::io::Errno::AGAIN) if !self.nonblocking => {}
                 Err(rustix::io::Errno::INTR) => continue,
                 r => return r.map_err(os),
             }
-            let deadline = match &self.deadline {
-                Some(d) => d,
-                None => self.deadline.insert(Deadline::of(self.sock, self.ready)?),
-            };
-            wait(self.sock, self.ready, deadline)?;
+            self.wait()?;
         }
     }
 }
@@ -107,7 +125,7 @@ impl<'a> Waiter<'a> {
 /// passes, as Linux answers a blocking connect that timed out), and gives
 /// its outcome.
 pub fn connected(sock: &Socket) -> WasiResult {
-    let deadline = Deadline::of(sock, Ready::Write)?;
+    let deadline = Deadline::of(sock, Ready::Write);
     match wait(sock, Ready::Write, &deadline) {
         Err(Errno::Again) => return Err(Errno::Inprogress),
         other => other?,
