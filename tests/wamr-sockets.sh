@@ -22,6 +22,8 @@
 #   tcp_udp     lib-socket's test: TCP and UDP, IPv4 and IPv6, in threads
 #   nslookup    lib-socket's test looks up a name on the internet, so it
 #               runs without --allow-resolve: refused before any query
+#   stopped     tcp_server with no client and --timeout=500: the stop
+#               wakes its accept (within 10 s, or the check fails)
 #
 # Outputs are compared with WAMR's own run of the same .wasm files
 # (tests/wamr-sockets/expected/, recorded with WAMR 2.4.3's iwasm: see the
@@ -245,6 +247,7 @@ run tcp_udp "$IWASM" "$pool" --env=CW_TEST_PORT="$(free_port)" tcp_udp.wasm
 run addr_resolve "$IWASM" --allow-resolve=localhost addr_resolve.wasm localhost
 run addr_resolve.refused "$IWASM" addr_resolve.wasm localhost
 run nslookup.refused "$IWASM" nslookup.wasm
+(limit=(timeout 10); run tcp_server.stopped "$IWASM" "$pool" --timeout=500 --env=CW_TEST_PORT="$(free_port)" tcp_server.wasm)
 
 wait "${pids[@]}" 2>/dev/null || true
 pids=()
@@ -266,6 +269,7 @@ check addr_resolve.refused 255 /dev/null
 check_err addr_resolve.refused "getaddrinfo: Permission denied"
 check nslookup.refused 1 "$E/nslookup.refused.txt"
 check_err nslookup.refused "getaddrinfo failed: EAI_SYSTEM (Permission denied)"
+check tcp_server.stopped 1 "$E/tcp_server.stopped.txt"
 check timeout_server 0 "$E/timeout_server.txt"
 native_status=$(cat timeout_client.native.status)
 mask < timeout_client.native.out > timeout_client.native.expected
