@@ -278,8 +278,33 @@ pub fn sock_recv_from(
     mem.write_u32(nread_out, got.bytes as u32)
 }
 
-/// `sock_send(fd, iovs, n, siflags, *nwritten)`: preview 1 defines no
-/// `siflags`.
+/// A send of the guest's iovecs, to `to` if given (which must be in the
+/// pool: `EACCES`, and nothing is sent, if not), the count written to
+/// `out`. Preview 1 defines no `siflags`.
+#[allow(clippy::too_many_arguments)]
+fn send_call(
+    cx: &mut WasiCtx,
+    mem: &mut GuestMemory<'_>,
+    fd: u32,
+    iovs: u32,
+    n: u32,
+    flags: u32,
+    to: Option<SocketAddr>,
+    out: u32,
+) -> WasiResult {
+    if flags != 0 {
+        return Err(Errno::Inval);
+    }
+    if let Some(to) = &to {
+        allowed(cx, to)?;
+    }
+    mem.check_array(out, 1, 4)?;
+    let e = entry(cx, fd, rights::FD_WRITE)?;
+    let sent = send(socket(&e)?, nonblocking(&e), mem, iovs, n, to)?;
+    mem.write_u32(out, sent as u32)
+}
+
+/// `sock_send(fd, iovs, n, siflags, *nwritten)`.
 pub fn sock_send(
     cx: &mut WasiCtx,
     mem: &mut GuestMemory<'_>,
@@ -289,17 +314,10 @@ pub fn sock_send(
     flags: u32,
     out: u32,
 ) -> WasiResult {
-    if flags != 0 {
-        return Err(Errno::Inval);
-    }
-    mem.check_array(out, 1, 4)?;
-    let e = entry(cx, fd, rights::FD_WRITE)?;
-    let sent = send(socket(&e)?, nonblocking(&e), mem, iovs, n, None)?;
-    mem.write_u32(out, sent as u32)
+    send_call(cx, mem, fd, iovs, n, flags, None, out)
 }
 
-/// `sock_send_to(fd, iovs, n, siflags, *addr, *nwritten)`: the address must
-/// be in the pool (`EACCES`, and nothing is sent, if not).
+/// `sock_send_to(fd, iovs, n, siflags, *addr, *nwritten)`.
 #[allow(clippy::too_many_arguments)]
 pub fn sock_send_to(
     cx: &mut WasiCtx,
@@ -311,13 +329,6 @@ pub fn sock_send_to(
     addr: u32,
     out: u32,
 ) -> WasiResult {
-    if flags != 0 {
-        return Err(Errno::Inval);
-    }
     let to = addr::read_addr(mem, addr)?;
-    allowed(cx, &to)?;
-    mem.check_array(out, 1, 4)?;
-    let e = entry(cx, fd, rights::FD_WRITE)?;
-    let sent = send(socket(&e)?, nonblocking(&e), mem, iovs, n, Some(to))?;
-    mem.write_u32(out, sent as u32)
+    send_call(cx, mem, fd, iovs, n, flags, Some(to), out)
 }
