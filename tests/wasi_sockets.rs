@@ -635,6 +635,16 @@ fn data_flows_through_sock_and_fd_calls_and_poll() {
     );
     assert_eq!(g.read(buf, g.u32_at(out)), b"hello");
     assert_eq!(g.read(addr, 24), addr_bytes(from));
+    // Multicast membership reaches the kernel (which refuses to drop a
+    // group never joined, or to join a unicast address), and sends nothing.
+    let group = g.put(&[[0u8; 4], [224, 0, 0, 1]].concat());
+    let lo = u32::from_le_bytes([127, 0, 0, 1]);
+    assert_eq!(g.call("sock_set_ip_drop_membership", &[A::I(u), A::I(group), A::I(lo)]), Errno::Addrnotavail);
+    let unicast = g.put(&[[0u8; 4], [127, 0, 0, 1]].concat());
+    assert_eq!(g.call("sock_set_ip_add_membership", &[A::I(u), A::I(unicast), A::I(lo)]), Errno::Inval);
+    let u6 = g.sock(INET6, DGRAM);
+    let group6 = g.put(&[&[1u8, 0, 0, 0][..], &[0x02, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0]].concat());
+    assert_eq!(g.call("sock_set_ip_drop_membership", &[A::I(u6), A::I(group6), A::I(1)]), Errno::Addrnotavail);
     // Options read back.
     assert_eq!(g.call("sock_set_reuse_addr", &[A::I(u), A::I(1)]), Errno::Success);
     assert_eq!(g.call("sock_get_reuse_addr", &[A::I(u), A::I(out)]), Errno::Success);
