@@ -549,7 +549,7 @@ void wasm_runtime_instantiation_args_set_wasi_stdio(InstantiationArgs2 *p,
                                                     int64_t stdoutfd,
                                                     int64_t stderrfd);
 
-// Sets the WASI socket address pool (kept; see [`crate::export::wasi`]).
+// Sets the WASI socket address pool (see [`crate::export::wasi`]).
 //
 // # Safety
 // As for [`wasm_runtime_instantiation_args_set_wasi_arg`].
@@ -558,7 +558,7 @@ void wasm_runtime_instantiation_args_set_wasi_addr_pool(InstantiationArgs2 *p,
                                                         const char *const *addr_pool,
                                                         uint32_t addr_pool_size);
 
-// Sets the WASI name lookup pool (kept; see [`crate::export::wasi`]).
+// Sets the WASI name lookup pool (see [`crate::export::wasi`]).
 //
 // # Safety
 // As for [`wasm_runtime_instantiation_args_set_wasi_arg`].
@@ -1773,7 +1773,8 @@ void wasm_runtime_set_wasi_args(wasm_module_t module,
                                 char **argv,
                                 int32_t argc);
 
-// Sets the socket address pool (kept; see the module documentation).
+// Sets the socket address pool: `ADDRESS/MASK` entries, the addresses the
+// guest's sockets may bind, connect and send to.
 //
 // # Safety
 // As for [`wasm_runtime_set_wasi_args_ex`].
@@ -1782,7 +1783,8 @@ void wasm_runtime_set_wasi_addr_pool(wasm_module_t module,
                                      const char *const *addr_pool,
                                      uint32_t addr_pool_size);
 
-// Sets the name lookup pool (kept; see the module documentation).
+// Sets the name lookup pool: the names the guest may look up (`*SUFFIX`
+// for any name ending in SUFFIX).
 //
 // # Safety
 // As for [`wasm_runtime_set_wasi_args_ex`].

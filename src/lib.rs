@@ -79,7 +79,7 @@ pub use runtime::vm::store_claim::{ClaimGuard, StoreClaim};
 #[doc(hidden)]
 pub mod __sys {
     pub use crate::runtime::vm::arch::{c_variadic_entry, VaArgs};
-    pub use crate::runtime::vm::os::{thread_stack, ThreadStack};
+    pub use crate::runtime::vm::os::{signal_thread, thread_id, thread_stack, ThreadStack};
 }
 
 /// The checksum of a compiled-module file's bytes (all but its last 8),

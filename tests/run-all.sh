@@ -46,6 +46,9 @@ tests/python_pkg/run.sh
 tests/wasi-testsuite.sh
 # ... and the wasi-threads proposal's tests (shared memories, thread-spawn)
 tests/wasi-threads.sh
+# ... and WAMR's socket apps and lib-socket's tests, unchanged, on loopback
+# only (WAMR's socket extension, address pools, the samples' own output)
+tests/wamr-sockets.sh
 
 # --- WAMR's wasm_export.h samples, unchanged, on our headers and library ------
 tests/wamr-samples.sh

@@ -274,6 +274,8 @@ fn load_and_run(opts: &Options) -> u8 {
     let (dirs, maps): (Vec<_>, Vec<_>) = opts.dirs.iter().partition(|(g, h)| std::path::Path::new(g) == h.as_path());
     let mut dirs = CStrings::new(dirs.iter().map(|(g, _)| g.as_str()));
     let mut maps = CStrings::new(maps.iter().map(|(g, h)| format!("{g}::{}", h.display())));
+    let mut pool = CStrings::new(&opts.addr_pool);
+    let mut lookups = CStrings::new(&opts.allow_resolve);
     // SAFETY: an out pointer of ours, then the arguments it made, with
     // string arrays that outlive the instantiation.
     let inst = unsafe {
@@ -293,6 +295,8 @@ fn load_and_run(opts: &Options) -> u8 {
             maps.as_ptr().cast(),
             maps.len(),
         );
+        wasm_runtime_instantiation_args_set_wasi_addr_pool(args, pool.as_ptr().cast(), pool.len());
+        wasm_runtime_instantiation_args_set_wasi_ns_lookup_pool(args, lookups.as_ptr().cast(), lookups.len());
         let inst = wasm_runtime_instantiate_ex2(module, args, err.as_mut_ptr(), 256);
         wasm_runtime_instantiation_args_destroy(args);
         inst

@@ -38,6 +38,10 @@ pub struct Options {
     /// `--enable-linux-perf`: write perf's map of the compiled functions
     /// (`/tmp/perf-<pid>.map`), as WAMR's iwasm does.
     pub linux_perf: bool,
+    /// `--addr-pool=A/M,...`: the addresses sockets may use (up to 8).
+    pub addr_pool: Vec<String>,
+    /// `--allow-resolve=NAME`: the names that may be looked up (up to 8).
+    pub allow_resolve: Vec<String>,
     /// Warnings about options accepted but without effect here.
     pub notes: Vec<String>,
 }
@@ -63,7 +67,11 @@ const TUNING: &[&str] =
 const TUNING_VALUE: &[&str] =
     &["--jit-codecache-size=", "--llvm-jit-size-level=", "--llvm-jit-opt-level=", "--gc-heap-size=", "--enable-segue="];
 /// WAMR features this runtime does not have: refused with a message.
-const UNSUPPORTED: &[&str] = &["--repl", "-g=", "--gen-prof-file=", "--addr-pool=", "--allow-resolve="];
+/// (`-g`: WAMR's debugger server; `--gen-prof-file`: its LLVM PGO output;
+/// `--repl`: its interactive loop.)
+const UNSUPPORTED: &[&str] = &["--repl", "-g=", "--gen-prof-file="];
+/// WAMR's limits on `--addr-pool` entries and `--allow-resolve` names.
+const MAX_POOL: usize = 8;
 
 /// Parses `argv` (without the program name).
 pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
@@ -128,6 +136,16 @@ pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
                     o.native_libs.push(v.to_string());
                 } else if let Some(v) = arg.strip_prefix("--module-path=") {
                     o.module_path = Some(PathBuf::from(v));
+                } else if let Some(v) = arg.strip_prefix("--addr-pool=") {
+                    add_addr_pool(&mut o, v)?;
+                } else if let Some(v) = arg.strip_prefix("--allow-resolve=") {
+                    if v.is_empty() {
+                        return Err("--allow-resolve= needs a domain name".into());
+                    }
+                    if o.allow_resolve.len() >= MAX_POOL {
+                        return Err(format!("Only allow max ns lookup number {MAX_POOL}"));
+                    }
+                    o.allow_resolve.push(v.to_string());
                 } else {
                     return Err(format!("unknown option {arg}"));
                 }
@@ -190,6 +208,22 @@ fn add_map_dir(o: &mut Options, spec: &str) -> Result<(), String> {
     }
 }
 
+/// `--addr-pool=A/M,B/N`: entries separated by commas (empty ones
+/// skipped, as WAMR's `strtok` skips them); each is checked when the
+/// program is instantiated, with WAMR's messages.
+fn add_addr_pool(o: &mut Options, list: &str) -> Result<(), String> {
+    if list.is_empty() {
+        return Err("--addr-pool= needs ADDRESS/MASK entries".into());
+    }
+    for entry in list.split(',').filter(|e| !e.is_empty()) {
+        if o.addr_pool.len() >= MAX_POOL {
+            return Err(format!("Only allow max address number {MAX_POOL}"));
+        }
+        o.addr_pool.push(entry.to_string());
+    }
+    Ok(())
+}
+
 fn size(arg: &str, v: &str) -> Result<usize, String> {
     v.parse().map_err(|_| format!("{arg}: not a number of bytes"))
 }
@@ -217,6 +251,15 @@ options:
   --map-dir=<guest::host>  Grant wasi access to the given host directories
                            to the program at a specific guest path, for example:
                              --map-dir=<guest-path1::host-path1>
+  --addr-pool=<addr/mask>  Grant wasi access to the given network addresses in
+                           CIDR notation to the program, separated with ',',
+                           for example:
+                             --addr-pool=1.2.3.4/15,2.3.4.5/16
+  --allow-resolve=<domain> Allow the lookup of the specific domain name or domain
+                           name suffixes using a wildcard, for example:
+                           --allow-resolve=example.com # allow the lookup of the specific domain
+                           --allow-resolve=*.example.com # allow the lookup of all subdomains
+                           --allow-resolve=* # allow any lookup
   --native-lib=<lib>       Register natives from a shared library (one that
                            exports get_native_lib), up to 8 times
   --module-path=<path>     Where modules imported from are read
@@ -304,6 +347,26 @@ mod tests {
         let (_, o) = parse(&args(&["--timeout=250", "m.wasm"])).unwrap();
         assert_eq!(o.timeout_ms, Some(250));
         assert!(parse(&args(&["--timeout=soon", "m.wasm"])).is_err());
+    }
+
+    #[test]
+    fn address_pool_and_lookups() {
+        let (_, o) = parse(&args(&[
+            "--addr-pool=127.0.0.1/8,,::1/128",
+            "--addr-pool=10.0.0.0/8",
+            "--allow-resolve=*.com",
+            "m.wasm",
+        ]))
+        .unwrap();
+        assert_eq!(o.addr_pool, ["127.0.0.1/8", "::1/128", "10.0.0.0/8"]);
+        assert_eq!(o.allow_resolve, ["*.com"]);
+        assert!(parse(&args(&["--addr-pool=", "m.wasm"])).is_err());
+        assert!(parse(&args(&["--allow-resolve=", "m.wasm"])).is_err());
+        let many = format!("--addr-pool={}", vec!["1.2.3.4/32"; 9].join(","));
+        assert!(parse(&args(&[&many, "m.wasm"])).unwrap_err().contains("Only allow max address number 8"));
+        let mut names: Vec<String> = (0..9).map(|i| format!("--allow-resolve=h{i}")).collect();
+        names.push("m.wasm".into());
+        assert!(parse(&names).unwrap_err().contains("Only allow max ns lookup number 8"));
     }
 
     #[test]

@@ -81,6 +81,35 @@ fn load_failures_exit_255_like_wamr() {
 }
 
 #[test]
+fn the_address_pool_reaches_the_guest_and_bad_entries_fail_as_in_wamr() {
+    // A UDP connect to 127.0.0.1:9 (which sends nothing); its errno is the
+    // exit status (EACCES is 2).
+    let m = file(
+        "pool.wat",
+        r#"(module
+  (import "wasi_snapshot_preview1" "sock_open" (func $open (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "sock_connect" (func $connect (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 64) "\00\00\00\00\7f\00\00\01\09\00")
+  (func (export "_start")
+    (drop (call $open (i32.const -1) (i32.const 0) (i32.const 0) (i32.const 0)))
+    (call $exit (call $connect (i32.load (i32.const 0)) (i32.const 64)))))"#,
+    );
+    let m = m.to_str().unwrap();
+    assert_eq!(iwasm(&[m]).status.code(), Some(2), "no pool: EACCES");
+    assert_eq!(iwasm(&["--addr-pool=10.0.0.0/8,::1/128", m]).status.code(), Some(2), "outside the pool");
+    assert_eq!(iwasm(&["--addr-pool=127.0.0.1/32", m]).status.code(), Some(0), "inside");
+    let o = iwasm(&["--addr-pool=127.0.0.1", m]);
+    assert_eq!(o.status.code(), Some(255), "WAMR's instantiation failure");
+    assert!(
+        stdout(&o).contains("Invalid address pool entry: 127.0.0.1, must be in the format of ADDRESS/MASK"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn traps_print_an_exception_and_exit_1() {
     let m = file("trap.wat", r#"(module (func (export "_start") (drop (i32.div_s (i32.const 1) (i32.const 0)))))"#);
     let o = iwasm(&[m.to_str().unwrap()]);

@@ -65,6 +65,7 @@ class Limits(c.Structure):
 P = c.c_void_p
 PV = c.POINTER(Vec)
 PVal = c.POINTER(Val)
+PS = c.POINTER(c.c_char_p)
 Callback = c.CFUNCTYPE(P, P, PV, PV)
 Finalizer = c.CFUNCTYPE(None, P)
 
@@ -164,6 +165,12 @@ _SIGNATURES = {
     "wasm_frame_func_index": (c.c_uint32, [P]),
     "wasm_frame_func_offset": (c.c_size_t, [P]),
     "wasm_frame_module_offset": (c.c_size_t, [P]),
+    # wasm_export.h's WASI settings, on `*module` of a wasm_module_t (see
+    # _wasi.py).
+    "wasm_runtime_set_wasi_args_ex": (None, [P, PS, c.c_uint32, PS, c.c_uint32, PS, c.c_uint32, PS, c.c_int,
+                                             c.c_int64, c.c_int64, c.c_int64]),
+    "wasm_runtime_set_wasi_addr_pool": (None, [P, PS, c.c_uint32]),
+    "wasm_runtime_set_wasi_ns_lookup_pool": (None, [P, PS, c.c_uint32]),
 }
 
 for _name, (_res, _args) in _SIGNATURES.items():

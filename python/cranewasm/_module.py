@@ -1,12 +1,13 @@
 """Compiled modules: from bytes or text, validated, reflected, serialized."""
 
 import ctypes as c
-from typing import List, Union
+from typing import List, Optional, Union
 
 from . import _ffi as f
 from ._engine import Engine
 from ._error import WasmError
 from ._store import Store
+from ._wasi import WasiConfig
 from .types import ExportType, ImportType, extern_type
 
 
@@ -76,6 +77,22 @@ class Module:
                           extern_type(f.wasm_externtype_copy(f.wasm_exporttype_type(p)))) for p in f.elems(vec)]
         f.wasm_exporttype_vec_delete(c.byref(vec))
         return out
+
+    @property
+    def wasi(self) -> Optional[WasiConfig]:
+        """The WASI settings of this module's instances (``WasiConfig``),
+        for WASI imports an ``Instance`` is made without; None until set.
+        Set it before making instances: they take it when made."""
+        return getattr(self, "_wasi", None)
+
+    @wasi.setter
+    def wasi(self, config: WasiConfig) -> None:
+        if not isinstance(config, WasiConfig):
+            raise TypeError("Module.wasi is a WasiConfig")
+        # The wasm_module_t of the C API points at the module of
+        # wasm_export.h, which holds the settings (as in WAMR).
+        config._apply(c.cast(self._ptr, c.POINTER(c.c_void_p))[0])
+        self._wasi = config
 
     def serialize(self) -> bytes:
         vec = f.Vec()

@@ -13,6 +13,7 @@ use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File};
 
 use super::pipe::{ReadPipe, WritePipe};
+use super::sock::NetPolicy;
 use super::types::{filetype, rights, Errno, WasiResult};
 use crate::environ::error::{Error, Result};
 
@@ -25,6 +26,8 @@ pub(crate) enum Kind {
     Dir { dir: Dir, preopen: Option<String> },
     /// One of the three standard streams.
     Stream(Stream),
+    /// A socket (WAMR's socket extension, `sock_open` and `sock_accept`).
+    Socket(super::sock::Socket),
 }
 
 /// Where a standard stream goes.
@@ -94,6 +97,7 @@ impl Entry {
             Kind::File(f) => f.metadata().map_or(filetype::UNKNOWN, |m| super::fd::filestat(&m).filetype),
             Kind::Stream(Stream::Host(f)) => stream_filetype(f),
             Kind::Stream(_) => filetype::UNKNOWN,
+            Kind::Socket(s) => s.filetype(),
         }
     }
 
@@ -111,7 +115,7 @@ impl Entry {
         match &self.kind {
             Kind::File(f) => Ok(f),
             Kind::Dir { .. } => Err(Errno::Isdir),
-            Kind::Stream(_) => Err(Errno::Spipe),
+            Kind::Stream(_) | Kind::Socket(_) => Err(Errno::Spipe),
         }
     }
 }
@@ -178,6 +182,8 @@ pub struct WasiCtx {
     fds: FdTable,
     pub(crate) clocks: Arc<super::clocks::Clocks>,
     pub(crate) rng: Arc<Mutex<Box<dyn cap_rand::RngCore + Send + Sync>>>,
+    /// Where its sockets may go (the address pool, the names it may look up).
+    pub(crate) net: Arc<NetPolicy>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -207,6 +213,7 @@ impl WasiCtx {
             fds: FdTable::Shared(fds.clone()),
             clocks: self.clocks.clone(),
             rng: self.rng.clone(),
+            net: self.net.clone(),
         }
     }
 
@@ -307,6 +314,8 @@ pub struct WasiCtxBuilder {
     stdio: [StdioSpec; 3],
     preopens: Vec<(String, std::path::PathBuf, bool)>,
     rng: Option<Box<dyn cap_rand::RngCore + Send + Sync>>,
+    addr_pool: Vec<String>,
+    resolve: Vec<String>,
 }
 
 impl WasiCtxBuilder {
@@ -395,6 +404,24 @@ impl WasiCtxBuilder {
         self
     }
 
+    /// Lets the guest's sockets bind, connect and send to the addresses of
+    /// `entry`, `ADDRESS/MASK` (`"127.0.0.1/32"`, `"::1/128"`,
+    /// `"0.0.0.0/0"` for any IPv4 address), as WAMR's `--addr-pool` does.
+    /// With no entry, no socket may bind, connect or send anywhere.
+    /// [`build`](Self::build) fails on a malformed entry.
+    pub fn allow_addr(&mut self, entry: impl Into<String>) -> &mut Self {
+        self.addr_pool.push(entry.into());
+        self
+    }
+
+    /// Lets the guest look up `name` (`sock_addr_resolve`), or any name
+    /// ending in `SUFFIX` for `"*SUFFIX"` (`"*.example.com"`, `"*"`), as
+    /// WAMR's `--allow-resolve` does. With no name, no lookup is allowed.
+    pub fn allow_resolve(&mut self, name: impl Into<String>) -> &mut Self {
+        self.resolve.push(name.into());
+        self
+    }
+
     /// Random bytes for `random_get` come from `rng` instead of the OS
     /// (for reproducible tests).
     pub fn rng(&mut self, rng: impl cap_rand::RngCore + Send + Sync + 'static) -> &mut Self {
@@ -402,9 +429,11 @@ impl WasiCtxBuilder {
         self
     }
 
-    /// The context. Fails when a preopened directory cannot be opened or a
-    /// host stream cannot be duplicated.
+    /// The context. Fails when a preopened directory cannot be opened, a
+    /// host stream cannot be duplicated or an address pool entry is
+    /// malformed.
     pub fn build(&mut self) -> Result<WasiCtx> {
+        let net = NetPolicy::new(&self.addr_pool, &self.resolve).map_err(|e| Error::Usage(e.to_string()))?;
         let mut args = StringTable::default();
         for a in &self.args {
             args.push(a);
@@ -451,6 +480,7 @@ impl WasiCtxBuilder {
             fds: FdTable::Owned(fds.into_iter().map(|e| e.map(Arc::new)).collect()),
             clocks: Arc::new(super::clocks::Clocks::new()),
             rng: Arc::new(Mutex::new(rng)),
+            net: Arc::new(net),
         })
     }
 }

@@ -16,6 +16,7 @@ use system_interface::fs::{Advice, FdFlags, FileIoExt, GetSetFdFlags};
 
 use super::ctx::{Entry, Kind, Stream, WasiCtx};
 use super::guest::GuestMemory;
+use super::sock;
 use super::types::{fdflags, filetype, fstflags, rights, size, whence, Errno, Filestat, WasiResult};
 use crate::runtime::vm::blocking::{self, Polled};
 
@@ -179,7 +180,7 @@ pub fn fd_sync(cx: &mut WasiCtx, _mem: &mut GuestMemory<'_>, fd: u32) -> WasiRes
         Kind::File(f) => Ok(f.sync_all()?),
         // A directory's entries are made durable by syncing it.
         Kind::Dir { dir, .. } => Ok(dir.open(".")?.sync_all()?),
-        Kind::Stream(_) => Err(Errno::Inval),
+        Kind::Stream(_) | Kind::Socket(_) => Err(Errno::Inval),
     }
 }
 
@@ -203,7 +204,7 @@ fn flags_of(e: &Entry) -> WasiResult<u16> {
             Ok(flags)
         }
         Kind::Dir { .. } => Ok(0),
-        Kind::Stream(_) => Ok(e.stream_flags()),
+        Kind::Stream(_) | Kind::Socket(_) => Ok(e.stream_flags()),
     }
 }
 
@@ -244,7 +245,7 @@ pub fn fd_fdstat_set_flags(cx: &mut WasiCtx, _mem: &mut GuestMemory<'_>, fd: u32
             Ok(GetSetFdFlags::set_fd_flags(&mut dup, set)?)
         }
         Kind::Dir { .. } => Ok(()),
-        Kind::Stream(_) => {
+        Kind::Stream(_) | Kind::Socket(_) => {
             e.set_stream_flags(flags & (fdflags::APPEND | fdflags::NONBLOCK));
             Ok(())
         }
@@ -277,7 +278,7 @@ pub fn fd_filestat_get(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, out
             s.filetype = e.filetype();
             s
         }
-        Kind::Stream(_) => Filestat { filetype: e.filetype(), ..Filestat::default() },
+        Kind::Stream(_) | Kind::Socket(_) => Filestat { filetype: e.filetype(), ..Filestat::default() },
     };
     mem.write(out, &stat.to_bytes())
 }
@@ -303,7 +304,7 @@ pub fn fd_filestat_set_times(
         Kind::Dir { dir, .. } => {
             Ok(SetTimes::set_times(dir, a.map(SystemTimeSpec::into_std), m.map(SystemTimeSpec::into_std))?)
         }
-        Kind::Stream(_) => Err(Errno::Badf),
+        Kind::Stream(_) | Kind::Socket(_) => Err(Errno::Badf),
     }
 }
 
@@ -365,6 +366,7 @@ pub fn fd_read(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, iovs: u32, 
             mem.iovecs(iovs, n)?;
             0
         }
+        Kind::Socket(s) => sock::read(s, e.stream_flags() & fdflags::NONBLOCK != 0, mem, iovs, n)?,
     };
     mem.write_u32(out, got)
 }
@@ -385,6 +387,7 @@ pub fn fd_write(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, iovs: u32,
             let mut it = mem.iovecs(iovs, n)?;
             std::iter::from_fn(|| it.next(mem)).map(|(_, l)| l as usize).sum()
         }
+        Kind::Socket(s) => sock::write(s, e.stream_flags() & fdflags::NONBLOCK != 0, mem, iovs, n)? as usize,
     };
     mem.write_u32(out, wrote as u32)
 }

@@ -43,6 +43,14 @@ impl<'a> GuestMemory<'a> {
         std::str::from_utf8(self.slice(ptr, len)?).map_err(|_| Errno::Ilseq)
     }
 
+    /// The NUL-terminated string at `ptr`, without its NUL: `EFAULT` when
+    /// memory ends before a NUL.
+    pub fn cstr(&self, ptr: u32) -> WasiResult<&[u8]> {
+        let tail = self.bytes.get(ptr as usize..).ok_or(Errno::Fault)?;
+        let len = tail.iter().position(|&b| b == 0).ok_or(Errno::Fault)?;
+        Ok(&tail[..len])
+    }
+
     /// Copies `data` to `ptr`.
     pub fn write(&mut self, ptr: u32, data: &[u8]) -> WasiResult {
         let len = u32::try_from(data.len()).map_err(|_| Errno::Fault)?;

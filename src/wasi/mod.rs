@@ -3,9 +3,9 @@
 //!
 //! A [`WasiCtx`] (built by [`WasiCtxBuilder`]) holds one guest's arguments,
 //! environment, stdio and the directories it may see; it lives in the
-//! store's data. [`Linker::define_wasi`] defines the 46 functions, each a
-//! plain host function going through the same exit trampoline as any
-//! other, and [`start`] runs a command's `_start` (or a reactor's
+//! store's data. [`Linker::define_wasi`] defines the 46 functions, and
+//! the 48 more of WAMR's socket extension (`sock`), each a plain host
+//! function going through the same exit trampoline as any other, and [`start`] runs a command's `_start` (or a reactor's
 //! `_initialize`) and turns `proc_exit(n)` into the exit status `n`.
 //!
 //! ```
@@ -51,6 +51,7 @@ pub mod types;
 pub use ctx::{WasiCtx, WasiCtxBuilder};
 use guest::GuestMemory;
 pub use pipe::{ReadPipe, WritePipe};
+pub use sock::{AddrPoolEntry, AddrPoolError};
 pub use types::{Errno, WasiResult};
 
 use crate::environ::error::{Error, Result};
@@ -197,6 +198,55 @@ wasi_functions! {
     sock_recv => sock(fd: u32, iovs: u32, n: u32, flags: u32, nread_out: u32, roflags_out: u32);
     sock_send => sock(fd: u32, iovs: u32, n: u32, flags: u32, out: u32);
     sock_shutdown => sock(fd: u32, how: u32);
+    // WAMR's socket extension (`wasi_socket_ext.h`).
+    sock_open => sock(poolfd: u32, af: u32, socktype: u32, out: u32);
+    sock_close => sock(fd: u32);
+    sock_bind => sock(fd: u32, addr: u32);
+    sock_connect => sock(fd: u32, addr: u32);
+    sock_listen => sock(fd: u32, backlog: u32);
+    sock_recv_from => sock(fd: u32, iovs: u32, n: u32, flags: u32, addr: u32, nread_out: u32);
+    sock_send_to => sock(fd: u32, iovs: u32, n: u32, flags: u32, addr: u32, out: u32);
+    sock_addr_local => sock(fd: u32, out: u32);
+    sock_addr_remote => sock(fd: u32, out: u32);
+    sock_addr_resolve => sock(host: u32, service: u32, hints: u32, info: u32, info_len: u32, found_out: u32);
+    sock_get_broadcast => sock(fd: u32, out: u32);
+    sock_get_ip_multicast_loop => sock(fd: u32, ipv6: u32, out: u32);
+    sock_get_ip_multicast_ttl => sock(fd: u32, out: u32);
+    sock_get_ip_ttl => sock(fd: u32, out: u32);
+    sock_get_ipv6_only => sock(fd: u32, out: u32);
+    sock_get_keep_alive => sock(fd: u32, out: u32);
+    sock_get_linger => sock(fd: u32, on_out: u32, secs_out: u32);
+    sock_get_recv_buf_size => sock(fd: u32, out: u32);
+    sock_get_recv_timeout => sock(fd: u32, out: u32);
+    sock_get_reuse_addr => sock(fd: u32, out: u32);
+    sock_get_reuse_port => sock(fd: u32, out: u32);
+    sock_get_send_buf_size => sock(fd: u32, out: u32);
+    sock_get_send_timeout => sock(fd: u32, out: u32);
+    sock_get_tcp_fastopen_connect => sock(fd: u32, out: u32);
+    sock_get_tcp_keep_idle => sock(fd: u32, out: u32);
+    sock_get_tcp_keep_intvl => sock(fd: u32, out: u32);
+    sock_get_tcp_no_delay => sock(fd: u32, out: u32);
+    sock_get_tcp_quick_ack => sock(fd: u32, out: u32);
+    sock_set_broadcast => sock(fd: u32, on: u32);
+    sock_set_ip_add_membership => sock(fd: u32, group: u32, iface: u32);
+    sock_set_ip_drop_membership => sock(fd: u32, group: u32, iface: u32);
+    sock_set_ip_multicast_loop => sock(fd: u32, ipv6: u32, on: u32);
+    sock_set_ip_multicast_ttl => sock(fd: u32, ttl: u32);
+    sock_set_ip_ttl => sock(fd: u32, ttl: u32);
+    sock_set_ipv6_only => sock(fd: u32, on: u32);
+    sock_set_keep_alive => sock(fd: u32, on: u32);
+    sock_set_linger => sock(fd: u32, on: u32, secs: u32);
+    sock_set_recv_buf_size => sock(fd: u32, size: u32);
+    sock_set_recv_timeout => sock(fd: u32, micros: u64);
+    sock_set_reuse_addr => sock(fd: u32, on: u32);
+    sock_set_reuse_port => sock(fd: u32, on: u32);
+    sock_set_send_buf_size => sock(fd: u32, size: u32);
+    sock_set_send_timeout => sock(fd: u32, micros: u64);
+    sock_set_tcp_fastopen_connect => sock(fd: u32, on: u32);
+    sock_set_tcp_keep_idle => sock(fd: u32, secs: u32);
+    sock_set_tcp_keep_intvl => sock(fd: u32, secs: u32);
+    sock_set_tcp_no_delay => sock(fd: u32, on: u32);
+    sock_set_tcp_quick_ack => sock(fd: u32, on: u32);
 }
 
 impl Linker {

@@ -1,8 +1,9 @@
 //! `poll_oneoff`: wait for clocks and fds. Files, directories and
-//! in-memory pipes are always ready; the host's own stdio streams are
-//! polled with `poll(2)`, with the nearest clock as the timeout.
+//! in-memory pipes are always ready; the host's own stdio streams and
+//! sockets are polled with `poll(2)`, with the nearest clock as the
+//! timeout.
 
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::time::Duration;
 
 use super::ctx::{Kind, Stream, WasiCtx};
@@ -94,6 +95,11 @@ pub fn poll_oneoff(
                 let nbytes = match &e.kind {
                     Kind::Stream(Stream::Host(f)) => {
                         waiting.push(Waiting { userdata, kind: tag, fd: f.as_raw_fd() });
+                        held.push(e);
+                        continue;
+                    }
+                    Kind::Socket(s) => {
+                        waiting.push(Waiting { userdata, kind: tag, fd: s.as_fd().as_raw_fd() });
                         held.push(e);
                         continue;
                     }

@@ -1,5 +1,6 @@
-"""The package's ctypes declarations agree with include/wasm_c_api.h: every
-function it declares is in the header with as many parameters, and the
+"""The package's ctypes declarations agree with include/wasm_c_api.h (and
+include/wasm_export.h, for its WASI settings): every function it declares
+is in a header with as many parameters, and the
 structs it mirrors have the header's sizes (compiled with cc, which the
 test command installs)."""
 
@@ -12,10 +13,11 @@ from pathlib import Path
 from cranewasm import _ffi
 
 HEADER = Path(__file__).resolve().parents[2] / "include" / "wasm_c_api.h"
+EXPORT_HEADER = HEADER.parent / "wasm_export.h"
 
 
 def header_functions():
-    text = HEADER.read_text()
+    text = HEADER.read_text() + EXPORT_HEADER.read_text()
     # Declarations span lines; join them and find `name(args);`.
     flat = re.sub(r"\s+", " ", re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S))
     found = {}
@@ -28,7 +30,7 @@ def header_functions():
 def test_every_declared_function_matches_the_header():
     declared = header_functions()
     for name, (_, argtypes) in _ffi._SIGNATURES.items():
-        assert name in declared, f"{name} is not declared in {HEADER.name}"
+        assert name in declared, f"{name} is not declared in {HEADER.name} or {EXPORT_HEADER.name}"
         assert declared[name] == len(argtypes), f"{name}: header has {declared[name]} parameters, _ffi {len(argtypes)}"
 
 

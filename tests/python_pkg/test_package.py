@@ -290,6 +290,45 @@ def test_imports_checked(store, engine):
         w.Instance(store, w.Module(engine, "(module (func unreachable) (start 0))"))
 
 
+SOCKETS = r"""(module
+  (import "wasi_snapshot_preview1" "sock_open" (func $open (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "sock_connect" (func $connect (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "sock_addr_resolve" (func $resolve (param i32 i32 i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 64) "\00\00\00\00\7f\00\00\01\09\00")
+  (data (i32.const 128) "localhost\00")
+  (data (i32.const 160) "\ff\ff\ff\ff\00\00\00\00\01")
+  (func (export "connect") (result i32) (local $e i32)
+    (local.set $e (call $open (i32.const -1) (i32.const 0) (i32.const 0) (i32.const 0)))
+    (if (local.get $e) (then (return (local.get $e))))
+    (call $connect (i32.load (i32.const 0)) (i32.const 64)))
+  (func (export "resolve") (result i32)
+    (call $resolve (i32.const 128) (i32.const 144) (i32.const 160) (i32.const 256) (i32.const 4)
+      (i32.const 240))))"""
+EACCES = 2
+
+
+def test_wasi_config_sets_what_sockets_reach(engine):
+    """A guest connecting a UDP socket to 127.0.0.1:9 (which sends nothing)
+    and looking up localhost: WASI is linked by the library, with the
+    module's WasiConfig."""
+    m = w.Module(engine, SOCKETS)
+    assert m.wasi is None
+    i = w.Instance(w.Store(engine), m)
+    assert (i.exports.connect(), i.exports.resolve()) == (EACCES, EACCES), "no pool, no lookups"
+    m.wasi = w.WasiConfig(addr_pool=["127.0.0.1/32"], allow_resolve=["localhost"])
+    i = w.Instance(w.Store(engine), m)
+    assert (i.exports.connect(), i.exports.resolve()) == (0, 0)
+    m.wasi = w.WasiConfig(addr_pool=["::1/128"], allow_resolve=["*.invalid"])
+    i = w.Instance(w.Store(engine), m)
+    assert (i.exports.connect(), i.exports.resolve()) == (EACCES, EACCES)
+    m.wasi = w.WasiConfig(addr_pool=["127.0.0.1"])
+    with pytest.raises(w.WasmError, match="Invalid address pool entry: 127.0.0.1, must be in the format of ADDRESS/MASK"):
+        w.Instance(w.Store(engine), m)
+    with pytest.raises(TypeError):
+        m.wasi = {"addr_pool": []}
+
+
 def test_drop_orders_and_gc(engine):
     """A store, a module, an instance and an export, held only by one list
     and dropped one at a time in three orders: whatever is still held keeps

@@ -5,43 +5,103 @@
 //! strings in that memory and read results back.
 #![allow(dead_code, reason = "each test file uses some of the helpers")]
 
-use cranewasm::wasi::{Errno, WasiCtx};
-use cranewasm::{Engine, Instance, Linker, Memory, Module, Store, Val};
+use cranewasm::wasi::{self, Errno, WasiCtx};
+use cranewasm::{Engine, Instance, Linker, Memory, Module, Store, Val, ValType};
 
-/// (name, parameter types) of the WASI functions the guest re-exports;
-/// `I` is i32, `L` is i64.
-const FUNCS: &[(&str, &str)] = &[
-    ("args_get", "II"),
-    ("args_sizes_get", "II"),
-    ("environ_get", "II"),
-    ("environ_sizes_get", "II"),
-    ("clock_res_get", "II"),
-    ("clock_time_get", "ILI"),
-    ("fd_close", "I"),
-    ("fd_fdstat_get", "II"),
-    ("fd_fdstat_set_rights", "ILL"),
-    ("fd_filestat_get", "II"),
-    ("fd_pread", "IIILI"),
-    ("fd_prestat_get", "II"),
-    ("fd_prestat_dir_name", "III"),
-    ("fd_read", "IIII"),
-    ("fd_readdir", "IIILI"),
-    ("fd_renumber", "II"),
-    ("fd_seek", "ILII"),
-    ("fd_write", "IIII"),
-    ("path_create_directory", "III"),
-    ("path_filestat_get", "IIIII"),
-    ("path_filestat_set_times", "IIIILLI"),
-    ("path_link", "IIIIIII"),
-    ("path_open", "IIIIILLII"),
-    ("path_readlink", "IIIIII"),
-    ("path_remove_directory", "III"),
-    ("path_rename", "IIIIII"),
-    ("path_symlink", "IIIII"),
-    ("path_unlink_file", "III"),
-    ("poll_oneoff", "IIII"),
-    ("random_get", "II"),
-    ("sock_shutdown", "II"),
+/// The WASI functions the guest re-exports besides `proc_exit`: those
+/// named here and every `sock_*` function (types from
+/// [`wasi::function_type`]).
+const FUNCS: &[&str] = &[
+    "args_get",
+    "args_sizes_get",
+    "environ_get",
+    "environ_sizes_get",
+    "clock_res_get",
+    "clock_time_get",
+    "fd_close",
+    "fd_fdstat_get",
+    "fd_fdstat_set_flags",
+    "fd_fdstat_set_rights",
+    "fd_filestat_get",
+    "fd_filestat_set_size",
+    "fd_pread",
+    "fd_prestat_get",
+    "fd_prestat_dir_name",
+    "fd_read",
+    "fd_readdir",
+    "fd_renumber",
+    "fd_seek",
+    "fd_sync",
+    "fd_tell",
+    "fd_write",
+    "path_create_directory",
+    "path_filestat_get",
+    "path_filestat_set_times",
+    "path_link",
+    "path_open",
+    "path_readlink",
+    "path_remove_directory",
+    "path_rename",
+    "path_symlink",
+    "path_unlink_file",
+    "poll_oneoff",
+    "random_get",
+];
+
+/// WAMR's socket extension and preview 1's `sock_*` functions.
+pub const SOCK_FUNCS: &[&str] = &[
+    "sock_accept",
+    "sock_recv",
+    "sock_send",
+    "sock_shutdown",
+    "sock_open",
+    "sock_close",
+    "sock_bind",
+    "sock_connect",
+    "sock_listen",
+    "sock_recv_from",
+    "sock_send_to",
+    "sock_addr_local",
+    "sock_addr_remote",
+    "sock_addr_resolve",
+    "sock_get_broadcast",
+    "sock_get_ip_multicast_loop",
+    "sock_get_ip_multicast_ttl",
+    "sock_get_ip_ttl",
+    "sock_get_ipv6_only",
+    "sock_get_keep_alive",
+    "sock_get_linger",
+    "sock_get_recv_buf_size",
+    "sock_get_recv_timeout",
+    "sock_get_reuse_addr",
+    "sock_get_reuse_port",
+    "sock_get_send_buf_size",
+    "sock_get_send_timeout",
+    "sock_get_tcp_fastopen_connect",
+    "sock_get_tcp_keep_idle",
+    "sock_get_tcp_keep_intvl",
+    "sock_get_tcp_no_delay",
+    "sock_get_tcp_quick_ack",
+    "sock_set_broadcast",
+    "sock_set_ip_add_membership",
+    "sock_set_ip_drop_membership",
+    "sock_set_ip_multicast_loop",
+    "sock_set_ip_multicast_ttl",
+    "sock_set_ip_ttl",
+    "sock_set_ipv6_only",
+    "sock_set_keep_alive",
+    "sock_set_linger",
+    "sock_set_recv_buf_size",
+    "sock_set_recv_timeout",
+    "sock_set_reuse_addr",
+    "sock_set_reuse_port",
+    "sock_set_send_buf_size",
+    "sock_set_send_timeout",
+    "sock_set_tcp_fastopen_connect",
+    "sock_set_tcp_keep_idle",
+    "sock_set_tcp_keep_intvl",
+    "sock_set_tcp_no_delay",
+    "sock_set_tcp_quick_ack",
 ];
 
 /// Where scratch data (strings, iovecs, results) goes in guest memory.
@@ -49,17 +109,30 @@ pub const SCRATCH: u32 = 1024;
 /// Guest memory size: one page.
 pub const MEMORY_SIZE: u32 = 65536;
 
+/// Every function the guest re-exports.
+fn funcs() -> Vec<&'static str> {
+    let socks = SOCK_FUNCS.iter().copied();
+    FUNCS.iter().copied().chain(socks).collect()
+}
+
+/// The `(param ...)` list of WASI function `name`.
+fn params(name: &str) -> String {
+    let ty = wasi::function_type(name).unwrap_or_else(|| panic!("no WASI function {name}"));
+    ty.params().iter().map(|t| if *t == ValType::I64 { " i64" } else { " i32" }).collect()
+}
+
 fn wat() -> String {
     let mut s = String::from("(module\n");
-    for (name, params) in FUNCS {
-        let p: String = params.chars().map(|c| if c == 'L' { " i64" } else { " i32" }).collect();
+    for name in funcs() {
+        let p = params(name);
         s += &format!("(import \"wasi_snapshot_preview1\" \"{name}\" (func ${name} (param{p}) (result i32)))\n");
     }
     s += "(import \"wasi_snapshot_preview1\" \"proc_exit\" (func $proc_exit (param i32)))\n";
     s += "(memory (export \"memory\") 1)\n";
-    for (name, params) in FUNCS {
-        let p: String = params.chars().map(|c| if c == 'L' { " i64" } else { " i32" }).collect();
-        let gets: String = (0..params.len()).map(|i| format!(" (local.get {i})")).collect();
+    for name in funcs() {
+        let p = params(name);
+        let gets: String =
+            (0..wasi::function_type(name).unwrap().params().len()).map(|i| format!(" (local.get {i})")).collect();
         s += &format!("(func (export \"{name}\") (param{p}) (result i32) (call ${name}{gets}))\n");
     }
     s += "(func (export \"proc_exit\") (param i32) (call $proc_exit (local.get 0)))\n)";
@@ -96,6 +169,11 @@ impl Guest {
 
     /// Calls WASI function `name`, returning its errno.
     pub fn call(&mut self, name: &str, args: &[A]) -> Errno {
+        self.try_call(name, args).unwrap_or_else(|e| panic!("{name} trapped: {e}"))
+    }
+
+    /// Calls WASI function `name`: its errno, or how the call failed.
+    pub fn try_call(&mut self, name: &str, args: &[A]) -> Result<Errno, cranewasm::Error> {
         let f = self.instance.get_func(&self.store, name).unwrap_or_else(|| panic!("no export {name}"));
         let params: Vec<Val> = args
             .iter()
@@ -105,8 +183,8 @@ impl Guest {
             })
             .collect();
         let mut out = [Val::I32(0)];
-        f.call(&mut self.store, &params, &mut out).unwrap_or_else(|e| panic!("{name} trapped: {e}"));
-        errno(out[0].i32().unwrap() as u16)
+        f.call(&mut self.store, &params, &mut out)?;
+        Ok(errno(out[0].i32().unwrap() as u16))
     }
 
     /// Copies `bytes` into scratch memory; their address.

@@ -213,7 +213,7 @@ pub unsafe extern "C" fn wasm_runtime_instantiation_args_set_wasi_stdio(
     unsafe { with_wasi(p, |w| w.stdio = [stdinfd, stdoutfd, stderrfd]) }
 }
 
-/// Sets the WASI socket address pool (kept; see [`crate::export::wasi`]).
+/// Sets the WASI socket address pool (see [`crate::export::wasi`]).
 ///
 /// # Safety
 /// As for [`wasm_runtime_instantiation_args_set_wasi_arg`].
@@ -229,7 +229,7 @@ pub unsafe extern "C" fn wasm_runtime_instantiation_args_set_wasi_addr_pool(
     unsafe { with_wasi(p, |w| w.addr_pool = v) }
 }
 
-/// Sets the WASI name lookup pool (kept; see [`crate::export::wasi`]).
+/// Sets the WASI name lookup pool (see [`crate::export::wasi`]).
 ///
 /// # Safety
 /// As for [`wasm_runtime_instantiation_args_set_wasi_arg`].

@@ -119,8 +119,7 @@ pub unsafe extern "C" fn wasm_runtime_begin_blocking_op(exec_env: wasm_exec_env_
         return false;
     }
     install_handler();
-    // SAFETY: a plain system call.
-    let tid = unsafe { libc::gettid() };
+    let tid = cranewasm::__sys::thread_id();
     inside().push((handle, tid));
     WAS_BLOCKED.with(|w| w.set(set_blocked(false)));
     // A stop between the check above and the registration did not see
@@ -143,8 +142,7 @@ pub unsafe extern "C" fn wasm_runtime_begin_blocking_op(exec_env: wasm_exec_env_
 pub unsafe extern "C" fn wasm_runtime_end_blocking_op(exec_env: wasm_exec_env_t) {
     let errno = std::io::Error::last_os_error().raw_os_error();
     let Some((handle, _)) = instance_of(exec_env, "wasm_runtime_end_blocking_op") else { return };
-    // SAFETY: a plain system call.
-    let tid = unsafe { libc::gettid() };
+    let tid = cranewasm::__sys::thread_id();
     let mut list = inside();
     let Some(at) = list.iter().position(|&(h, t)| h == handle && t == tid) else {
         drop(list);
@@ -169,9 +167,9 @@ fn signal(handle: usize) -> usize {
     let list = inside();
     let mut n = 0;
     for &(_, tid) in list.iter().filter(|(h, _)| *h == handle) {
-        // SAFETY: tgkill of a thread of this process (registered, so still
-        // inside its bracket: it deregisters under this lock).
-        unsafe { libc::syscall(libc::SYS_tgkill, libc::getpid(), tid, SIGNAL) };
+        // A thread of this process, registered, so still inside its
+        // bracket: it deregisters under this lock.
+        cranewasm::__sys::signal_thread(tid, SIGNAL);
         n += 1;
     }
     n

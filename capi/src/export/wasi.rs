@@ -7,10 +7,10 @@
 //!
 //! As WAMR: `dir_list` entries are preopened under their own names,
 //! `map_dir_list` entries are `GUEST::HOST`; stdio handles of -1 mean the
-//! process's own streams, others are duplicated. The socket address and
-//! name-lookup pools are kept but have nothing to act on: the WASI
-//! functions that would consult them (WAMR's socket extension) are not
-//! part of preview 1.
+//! process's own streams, others are duplicated. The socket address pool
+//! (`ADDRESS/MASK` entries) and the name-lookup pool are where the guest's
+//! sockets may go (WAMR's socket extension, [`cranewasm::wasi`]'s `sock`);
+//! a malformed pool entry fails the instantiation with WAMR's message.
 
 use std::ffi::c_char;
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -85,16 +85,13 @@ impl WasiArgs {
             opens_as_dir(host).map_err(|e| format!("error while pre-opening mapped directory {host}: {e}\n"))?;
             b.preopened_dir(host, guest);
         }
-        // Checked as WAMR checks them, though no WASI function here uses
-        // them (WAMR's socket extension is not provided).
         for a in &self.addr_pool {
-            let mut parts = a.split('/').filter(|p| !p.is_empty());
-            let (Some(address), Some(_mask)) = (parts.next(), parts.next()) else {
-                return Err(format!("Invalid address pool entry: {a}, must be in the format of ADDRESS/MASK"));
-            };
-            if address.parse::<std::net::IpAddr>().is_err() {
-                return Err("Init wasi environment failed: store address failed".into());
-            }
+            // WAMR's message for an entry it refuses.
+            a.parse::<wasi::AddrPoolEntry>().map_err(|e| e.to_string())?;
+            b.allow_addr(a);
+        }
+        for name in &self.ns_lookup_pool {
+            b.allow_resolve(name);
         }
         b.build().map_err(|e| format!("Init wasi environment failed: {e}"))
     }
@@ -306,7 +303,8 @@ pub unsafe extern "C" fn wasm_runtime_set_wasi_args(
     }
 }
 
-/// Sets the socket address pool (kept; see the module documentation).
+/// Sets the socket address pool: `ADDRESS/MASK` entries, the addresses the
+/// guest's sockets may bind, connect and send to.
 ///
 /// # Safety
 /// As for [`wasm_runtime_set_wasi_args_ex`].
@@ -322,7 +320,8 @@ pub unsafe extern "C" fn wasm_runtime_set_wasi_addr_pool(
     unsafe { with(module, |w| w.addr_pool = v) }
 }
 
-/// Sets the name lookup pool (kept; see the module documentation).
+/// Sets the name lookup pool: the names the guest may look up (`*SUFFIX`
+/// for any name ending in SUFFIX).
 ///
 /// # Safety
 /// As for [`wasm_runtime_set_wasi_args_ex`].

@@ -1,13 +1,14 @@
 //! Host calls that block, and the stop of their store's call: WASI's
-//! `poll_oneoff` (a guest's `sleep`, or a wait for its stdin) and reads of
-//! the host's streams.
+//! `poll_oneoff` (a guest's `sleep`, or a wait for its stdin), reads of
+//! the host's streams, and blocking socket calls.
 //!
 //! An interrupt stops compiled code with a signal. It stops a host
 //! function only when that returns, so a guest sleeping for an hour would
 //! keep its call for an hour: an embedder's `interrupt`, or the end of a
 //! program whose other thread exited, would wait as long. Host functions
 //! that block therefore wait with [`poll`]: it polls, next to their fds, an
-//! eventfd that a stop request for their store writes ([`interrupted`],
+//! eventfd (the thread's own, kept from wait to wait) that a stop request
+//! for their store writes ([`interrupted`],
 //! called by [`InterruptState::request`]), and returns early with the
 //! request's trap code.
 //!
@@ -18,9 +19,9 @@
 //! request before it looks at the count (both fence), as in the parking
 //! lot.
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -33,6 +34,23 @@ thread_local! {
     /// The interruption state of the store whose host function runs
     /// innermost on this thread, if it has one.
     static CURRENT: Cell<*const InterruptState> = const { Cell::new(std::ptr::null()) };
+    /// This thread's eventfd for [`poll`], made at its first wait and kept
+    /// (closed when the thread ends): a guest blocking on a socket for
+    /// every message would otherwise pay two more system calls a message.
+    /// (A wait unregisters it before it returns, so it is never closed
+    /// while registered.)
+    static EVENT: OnceCell<OwnedFd> = const { OnceCell::new() };
+}
+
+/// This thread's eventfd, made on first use.
+fn thread_event() -> io::Result<RawFd> {
+    EVENT.with(|e| {
+        if let Some(fd) = e.get() {
+            return Ok(fd.as_raw_fd());
+        }
+        let fd = os::event()?;
+        Ok(e.get_or_init(|| fd).as_raw_fd())
+    })
 }
 
 /// Marks this thread as running a host function of the store with `state`
@@ -59,11 +77,11 @@ impl Drop for HostCall {
 
 /// Waits registered for a stop request: the store's state (as an address,
 /// only compared) and the eventfd to write.
-static WAITERS: Mutex<Vec<(usize, libc::c_int)>> = Mutex::new(Vec::new());
+static WAITERS: Mutex<Vec<(usize, RawFd)>> = Mutex::new(Vec::new());
 /// How many are registered: while none is, a request takes no lock.
 static COUNT: AtomicUsize = AtomicUsize::new(0);
 
-fn waiters() -> MutexGuard<'static, Vec<(usize, libc::c_int)>> {
+fn waiters() -> MutexGuard<'static, Vec<(usize, RawFd)>> {
     WAITERS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -112,8 +130,7 @@ pub fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<P
     // SAFETY: `HostCall::enter`'s caller keeps the state alive for the
     // host call this runs in.
     let state = unsafe { &*state };
-    let event_fd = os::event()?;
-    let event = event_fd.as_raw_fd();
+    let event = thread_event()?;
     let id = state as *const InterruptState as usize;
     waiters().push((id, event));
     COUNT.fetch_add(1, Ordering::SeqCst);
@@ -143,7 +160,9 @@ pub fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<P
     };
     waiters().retain(|(_, fd)| *fd != event);
     COUNT.fetch_sub(1, Ordering::SeqCst);
-    // Closed only now, no longer registered.
-    drop(event_fd);
+    if all[fds.len()].revents != 0 {
+        // The thread's next wait starts from an empty eventfd.
+        os::event_clear(event);
+    }
     result
 }
