@@ -2,8 +2,9 @@
 //! / `deserialize_file` give a module that behaves as the compiled one
 //! (calls, `call_indirect` signature checks, data segments, traps with
 //! their frames and names), also in another process, where the ids of
-//! large signatures (more than 8 values, relocated; small ones are
-//! immediates, the same everywhere) and helper addresses differ; and every file that does not match (cut,
+//! large signatures (more than 8 values, read from the VMContext; small
+//! ones are immediates, the same everywhere) and helper addresses (relocated)
+//! differ; and every file that does not match (cut,
 //! bit-flipped, another format or runtime version, another engine
 //! configuration, not a compiled module) is refused with the reason,
 //! never run and never a crash. `fuzz_deserialize` tries thousands of
@@ -195,7 +196,7 @@ fn mismatched_files_are_refused_with_the_reason() {
 
     let mut version = bytes.clone();
     version[8] += 1;
-    assert!(refusal(&engine, &version).contains("format version is 4, this runtime reads version 3"));
+    assert!(refusal(&engine, &version).contains("format version is 5, this runtime reads version 4"));
 
     assert!(refusal(&engine, &bytes[..bytes.len() - 1]).contains("truncated"));
     let mut longer = bytes.clone();

@@ -257,13 +257,17 @@ fn load_and_run(opts: &Options) -> u8 {
         capi::export::thread_mgr::wasm_runtime_set_max_thread_num(n);
     }
     program_end::watch();
-    let mut err = [0 as c_char; 256];
+    // Room for the whole of any message (WAMR's iwasm gives 128 bytes and
+    // cuts longer ones; a validator's message with its context can run
+    // past that).
+    const ERR_LEN: u32 = 16 << 10;
+    let mut err = vec![0 as c_char; ERR_LEN as usize];
     let text = |err: &[c_char]| {
         // SAFETY: the runtime NUL-terminates what it writes.
         unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }.to_string_lossy().into_owned()
     };
     // SAFETY: the file's bytes and an error buffer of ours.
-    let module = unsafe { wasm_runtime_load(bytes.as_mut_ptr(), bytes.len() as u32, err.as_mut_ptr(), 256) };
+    let module = unsafe { wasm_runtime_load(bytes.as_mut_ptr(), bytes.len() as u32, err.as_mut_ptr(), ERR_LEN) };
     if module.is_null() {
         say(&text(&err));
         return LOAD_FAILED;
@@ -297,7 +301,7 @@ fn load_and_run(opts: &Options) -> u8 {
         );
         wasm_runtime_instantiation_args_set_wasi_addr_pool(args, pool.as_ptr().cast(), pool.len());
         wasm_runtime_instantiation_args_set_wasi_ns_lookup_pool(args, lookups.as_ptr().cast(), lookups.len());
-        let inst = wasm_runtime_instantiate_ex2(module, args, err.as_mut_ptr(), 256);
+        let inst = wasm_runtime_instantiate_ex2(module, args, err.as_mut_ptr(), ERR_LEN);
         wasm_runtime_instantiation_args_destroy(args);
         inst
     };

@@ -41,7 +41,6 @@ use cranelift_entity::PrimaryMap;
 
 use crate::environ::compiled::{CodeTables, FunctionLoc, ImageReloc, LibCall, ProcessAddress};
 use crate::environ::error::Result;
-use crate::environ::index::TypeIndex;
 use crate::environ::trap::TrapCode;
 pub use checksum::checksum;
 use codec::{damaged, Reader, Writer};
@@ -115,7 +114,6 @@ fn write_metadata(w: &mut Writer, c: &CodeTables) {
         w.u32(r.offset);
         let (kind, index) = match r.target {
             ProcessAddress::LibCall(l) => (0, LibCall::ALL.iter().position(|x| *x == l).expect("listed") as u32),
-            ProcessAddress::Signature(t) => (1, t.as_u32()),
         };
         w.u8(kind);
         w.u32(index);
@@ -161,7 +159,6 @@ fn read_metadata(bytes: &[u8], code_len: usize) -> Result<CodeTables> {
             (0, l) => {
                 ProcessAddress::LibCall(*LibCall::ALL.get(l as usize).ok_or_else(|| damaged("a helper is unknown"))?)
             }
-            (1, t) => ProcessAddress::Signature(TypeIndex::from_u32(t)),
             _ => return Err(damaged("a relocation is of an unknown kind")),
         };
         in_code(offset, 8, "relocation")?;

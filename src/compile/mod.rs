@@ -45,7 +45,7 @@ use crate::environ::error::{Error, Result};
 use crate::environ::index::*;
 use crate::environ::parse::FunctionBodyData;
 use crate::environ::types::{FuncType, ValType};
-use func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE, SIGNATURE_NAMESPACE};
+use func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE};
 
 /// Machine code of one function before linking, with what only the
 /// compiler's own users need.
@@ -173,9 +173,6 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
         let target = match &r.target {
             FinalizedRelocTarget::ExternalName(ExternalName::User(name)) => match names[*name].namespace {
                 FUNC_NAMESPACE => RelocTarget::Func(FuncIndex::from_u32(names[*name].index)),
-                SIGNATURE_NAMESPACE => {
-                    RelocTarget::Process(ProcessAddress::Signature(TypeIndex::from_u32(names[*name].index)))
-                }
                 other => return Err(Error::unsupported(format_args!("external name namespace {other}"), None)),
             },
             FinalizedRelocTarget::ExternalName(ExternalName::LibCall(l)) => {

@@ -10,7 +10,7 @@
 use cranelift_entity::PrimaryMap;
 
 use super::error::{Error, Result};
-use super::index::{DefinedFuncIndex, FuncIndex, TypeIndex};
+use super::index::{DefinedFuncIndex, FuncIndex};
 use super::trap::TrapCode;
 
 /// A helper that compiled code calls by absolute address: floating-point
@@ -53,9 +53,6 @@ impl LibCall {
 pub enum ProcessAddress {
     /// A floating-point helper.
     LibCall(LibCall),
-    /// The id of a signature of the module (a large one: small ids are
-    /// immediates in the code, see `FuncType`).
-    Signature(TypeIndex),
 }
 
 /// A place in a module's code image holding a [`ProcessAddress`]: filled

@@ -19,6 +19,9 @@
 //!      imported globals              [*mut VMGlobal]
 //!      defined globals               [VMGlobal], 16-byte aligned
 //!      defined functions             [VMFuncRef]
+//!      type ids                      [usize], one per type of the module:
+//!                                    what `call_indirect` compares a
+//!                                    signature by when it has no small id
 //! ```
 
 use crate::environ::index::*;
@@ -175,6 +178,7 @@ pub struct VMOffsets {
     imported_globals: u32,
     defined_globals: u32,
     defined_funcs: u32,
+    type_ids: u32,
     size: u32,
 }
 
@@ -190,8 +194,9 @@ impl VMOffsets {
         let defined_globals = (imported_globals + count(info.num_imported_globals) * PTR + 15) & !15;
         let num_defined_globals = info.globals.len() - info.num_imported_globals;
         let defined_funcs = defined_globals + count(num_defined_globals) * 16;
-        let size = defined_funcs + count(info.num_defined_funcs()) * std::mem::size_of::<VMFuncRef>() as u32;
-        VMOffsets { imported_funcs, memories, tables, imported_globals, defined_globals, defined_funcs, size }
+        let type_ids = defined_funcs + count(info.num_defined_funcs()) * std::mem::size_of::<VMFuncRef>() as u32;
+        let size = type_ids + count(info.types.len()) * PTR;
+        VMOffsets { imported_funcs, memories, tables, imported_globals, defined_globals, defined_funcs, type_ids, size }
     }
 
     /// Total size of the block in bytes.
@@ -227,6 +232,11 @@ impl VMOffsets {
     /// The storage of a defined global.
     pub fn defined_global(&self, g: DefinedGlobalIndex) -> u32 {
         self.defined_globals + g.index() as u32 * 16
+    }
+
+    /// Slot holding the id `call_indirect` compares type `t` by.
+    pub fn type_id(&self, t: TypeIndex) -> u32 {
+        self.type_ids + t.index() as u32 * PTR
     }
 
     /// The `VMFuncRef` of a defined function.

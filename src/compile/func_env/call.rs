@@ -10,12 +10,12 @@
 use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::entity::EntityRef;
 use cranelift_codegen::ir::{
-    self, immediates::Imm64, types, AbiParam, ExtFuncData, ExternalName, FuncRef, GlobalValueData, Inst, InstBuilder,
-    MemFlagsData, SigRef, Signature, UserExternalName, Value,
+    self, types, AbiParam, ExtFuncData, ExternalName, FuncRef, Inst, InstBuilder, MemFlagsData, SigRef, Signature,
+    UserExternalName, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 
-use super::{readonly, wasm_signature, FuncEnv, FUNC_NAMESPACE, POINTER, SIGNATURE_NAMESPACE};
+use super::{readonly, wasm_signature, FuncEnv, FUNC_NAMESPACE, POINTER};
 use crate::environ::builtins::{AbiType, Builtin};
 use crate::environ::index::{FuncIndex, TableIndex, TypeIndex};
 use crate::environ::types::FuncType;
@@ -145,28 +145,21 @@ impl FuncEnv<'_> {
         }
     }
 
-    /// The process-wide id of signature `ty` (see `FuncType::sig_id`), as
-    /// `call_indirect` compares it. A small signature's id is the same in
-    /// every process: a 32-bit immediate, which x86-64 compares with the
-    /// funcref's in one instruction. A larger one's differs between
-    /// processes: a 64-bit constant the linker fills in through a
-    /// relocation, so that compiled code can be saved and loaded elsewhere.
+    /// The id of signature `ty` as `call_indirect` compares it (see
+    /// `type_registry::sig_id`). A small signature's id is the same in
+    /// every process and engine: a 32-bit immediate, which x86-64 compares
+    /// with the funcref's in one instruction. A larger one's is its
+    /// engine's canonical id, which instantiation writes into the
+    /// VMContext (`VMOffsets::type_id`): one load, and code that is the
+    /// same for every engine and process, so the cache needs no relocation
+    /// for it. (It was once a symbol the linker filled in; Cranelift's
+    /// inliner copies a callee's symbols without translating their names,
+    /// so an inlined `call_indirect` named some other function instead.)
     pub(super) fn signature_id(&mut self, b: &mut FunctionBuilder, ty: TypeIndex) -> Value {
         if let Some(id) = self.info().func_sig(ty).small_sig_id() {
             return b.ins().iconst(POINTER, id as i64);
         }
-        let gv = match self.signature_ids.get(&ty) {
-            Some(gv) => *gv,
-            None => {
-                let name = UserExternalName::new(SIGNATURE_NAMESPACE, ty.as_u32());
-                let name = ExternalName::User(b.func.declare_imported_user_function(name));
-                let data = GlobalValueData::Symbol { name, offset: Imm64::new(0), colocated: false, tls: false };
-                let gv = b.func.create_global_value(data);
-                self.signature_ids.insert(ty, gv);
-                gv
-            }
-        };
-        b.ins().symbol_value(POINTER, gv)
+        self.load_vmctx_ptr(b, self.offsets().type_id(ty))
     }
 
     /// `ref.func`: pointer to the `VMFuncRef` of function `f`.

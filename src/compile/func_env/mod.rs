@@ -34,7 +34,7 @@ use cranelift_frontend::FunctionBuilder;
 
 pub use self::memory::HeapAccess;
 use crate::environ::config::{BoundsChecks, Config};
-use crate::environ::index::{FuncIndex, TypeIndex};
+use crate::environ::index::FuncIndex;
 use crate::environ::module_info::ModuleInfo;
 use crate::environ::types::{FuncType, ValType};
 use crate::environ::vmctx::{header, VMOffsets};
@@ -45,9 +45,6 @@ pub const POINTER: ir::Type = types::I64;
 /// Namespace of the external names of functions of the module (called
 /// directly; the index is a `FuncIndex`).
 pub const FUNC_NAMESPACE: u32 = 0;
-/// Namespace of the external names of signature ids (the index is a
-/// `TypeIndex`).
-pub const SIGNATURE_NAMESPACE: u32 = 1;
 
 /// What every function of a module shares.
 pub struct ModuleEnv<'a> {
@@ -215,7 +212,6 @@ pub struct FuncEnv<'a> {
     builtin_sigs: HashMap<u32, SigRef>,
     wasm_sigs: HashMap<FuncType, SigRef>,
     func_refs: HashMap<FuncIndex, FuncRef>,
-    signature_ids: HashMap<TypeIndex, GlobalValue>,
     fuel: fuel::Fuel,
 }
 
@@ -228,7 +224,6 @@ impl<'a> FuncEnv<'a> {
             builtin_sigs: HashMap::new(),
             wasm_sigs: HashMap::new(),
             func_refs: HashMap::new(),
-            signature_ids: HashMap::new(),
             fuel: fuel::Fuel::default(),
         }
     }

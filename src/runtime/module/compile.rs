@@ -29,16 +29,16 @@ pub(super) fn compile(engine: &Engine, wasm: &[u8]) -> Result<ModuleCode> {
     let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
     let types = TypeCollection::new(engine.type_registry(), &info.types);
     let compiled = if engine.config().lazy_compilation {
-        match compile_lazily(engine, &info, &types, wasm, parsed.bodies)? {
+        match compile_lazily(engine, &info, wasm, parsed.bodies)? {
             Some(compiled) => compiled,
             // No lazy region on this host (or nothing to compile):
             // compile it all, validated again on the way.
-            None => load_image(compile_eagerly(engine, wasm)?.1, &types)?,
+            None => load_image(compile_eagerly(engine, wasm)?.1)?,
         }
     } else {
         let offsets = VMOffsets::new(&info);
         let env = ModuleEnv::new(engine.config(), engine.isa(), &info, &offsets);
-        load_image(compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?, &types)?
+        load_image(compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?)?
     };
     Ok(ModuleCode { info, compiled, body_offsets, types })
 }
@@ -55,9 +55,9 @@ pub(super) fn compile_eagerly(engine: &Engine, wasm: &[u8]) -> Result<(ModuleInf
 
 /// A linked image in executable pages, with this process's addresses
 /// written into it.
-fn load_image(compiled: CompiledImage, types: &TypeCollection) -> Result<CompiledModule> {
+fn load_image(compiled: CompiledImage) -> Result<CompiledModule> {
     let CompiledImage { image, tables } = compiled;
-    let code = CodeMemory::with_patch(&image, |image| patch_image(image, &tables.relocs, types))?;
+    let code = CodeMemory::with_patch(&image, |image| patch_image(image, &tables.relocs))?;
     Ok(CompiledModule { code, tables, lazy: None })
 }
 
@@ -73,7 +73,6 @@ impl LazyCompiler for LazyFunctions {
 fn compile_lazily(
     engine: &Engine,
     info: &ModuleInfo,
-    types: &TypeCollection,
     wasm: &[u8],
     bodies: Vec<FunctionBodyData<'_>>,
 ) -> Result<Option<CompiledModule>> {
@@ -89,7 +88,7 @@ fn compile_lazily(
     let entry = compile::entry_trampolines(engine.isa(), &env, &mut layout.image, &mut relocs, &|d| {
         stubs[d.as_u32() as usize]
     })?;
-    let (code, tables, lazy) = layout.finish(entry, &relocs, types, Box::new(functions), engine.config().profiler)?;
+    let (code, tables, lazy) = layout.finish(entry, &relocs, Box::new(functions), engine.config().profiler)?;
     Ok(Some(CompiledModule { code, tables, lazy: Some(Box::new(lazy)) }))
 }
 

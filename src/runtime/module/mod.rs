@@ -97,13 +97,13 @@ impl Module {
     pub(crate) fn from_compiled(
         engine: &Engine,
         wasm: WasmBytes,
-        code: impl FnOnce(&ModuleInfo, &TypeCollection) -> Result<CompiledModule>,
+        code: impl FnOnce(&ModuleInfo) -> Result<CompiledModule>,
     ) -> Result<Module> {
         let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
         let info = parsed.info;
         let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
         let types = TypeCollection::new(engine.type_registry(), &info.types);
-        let compiled = code(&info, &types)?;
+        let compiled = code(&info)?;
         Ok(Module::assemble(engine, wasm, ModuleCode { info, compiled, body_offsets, types }))
     }
 

@@ -95,7 +95,7 @@ fn load(
     map_code: impl FnOnce(std::ops::Range<usize>, &dyn Fn(&mut [u8]) -> Result<()>) -> Result<CodeMemory>,
 ) -> Result<Module> {
     let cache::Parts { tables, code, .. } = parts;
-    Module::from_compiled(engine, wasm, |info, types| {
+    Module::from_compiled(engine, wasm, |info| {
         if tables.funcs.len() != info.num_defined_funcs() {
             let (n, m) = (tables.funcs.len(), info.num_defined_funcs());
             return Err(Error::Invalid {
@@ -104,7 +104,7 @@ fn load(
             });
         }
         let relocs = &tables.relocs;
-        let code = map_code(code, &|image: &mut [u8]| patch_image(image, relocs, types))?;
+        let code = map_code(code, &|image: &mut [u8]| patch_image(image, relocs))?;
         Ok(CompiledModule { code, tables: CodeTables { ..tables }, lazy: None })
     })
 }

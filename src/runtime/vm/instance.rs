@@ -492,6 +492,12 @@ unsafe fn fill_vmctx(
             };
         }
 
+        for t in info.types.keys() {
+            // Function types only (a GC type's slot stays 0 until GC).
+            let id = code.types.sig_id(t).unwrap_or(0);
+            *data.field::<usize>(offsets.type_id(t)) = id;
+        }
+
         for (d, init) in info.global_inits.iter() {
             let g = info.global_index(d);
             let value = data.eval(init);

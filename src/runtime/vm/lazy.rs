@@ -69,7 +69,6 @@ use crate::environ::error::{Error, Result};
 use crate::environ::index::*;
 use crate::environ::module_info::ModuleInfo;
 use crate::environ::trap::TrapCode;
-use crate::environ::type_registry::TypeCollection;
 
 /// Offset of the first stub: the 8 bytes before hold the trampoline's
 /// address, which the stubs jump through (the runtime's code is too far
@@ -162,11 +161,10 @@ impl LazyLayout {
         mut self,
         entry_trampolines: PrimaryMap<DefinedFuncIndex, u32>,
         relocs: &[ImageReloc],
-        types: &TypeCollection,
         compiler: Box<dyn LazyCompiler>,
         profiler: Profiler,
     ) -> Result<(CodeMemory, CodeTables, LazyCode)> {
-        patch_image(&mut self.image, relocs, types)?;
+        patch_image(&mut self.image, relocs)?;
         if self.image.len() > self.region.len() {
             return Err(Error::Resource("lazy code region too small for the stubs".into()));
         }
@@ -232,7 +230,7 @@ impl LazyCode {
             for r in &mut relocs {
                 r.offset -= start32;
             }
-            patch_image(&mut body, &relocs, &module.types)?;
+            patch_image(&mut body, &relocs)?;
             // SAFETY: `start..` lies past every function placed so far and
             // no stub or call leads there yet; the write lock keeps other
             // compilations out of it.

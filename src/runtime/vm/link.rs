@@ -4,19 +4,14 @@
 
 use crate::environ::compiled::{ImageReloc, LibCall, ProcessAddress};
 use crate::environ::error::{Error, Result};
-use crate::environ::type_registry::TypeCollection;
 
 /// Writes this process's addresses into `image` where `relocs` say. Fails
 /// on a relocation outside the image or naming something the module does
 /// not have.
-pub fn patch_image(image: &mut [u8], relocs: &[ImageReloc], types: &TypeCollection) -> Result<()> {
+pub fn patch_image(image: &mut [u8], relocs: &[ImageReloc]) -> Result<()> {
     for r in relocs {
         let addr = match r.target {
             ProcessAddress::LibCall(l) => libcall_address(l),
-            ProcessAddress::Signature(t) => match types.sig_id(t) {
-                Some(id) => id,
-                None => return Err(Error::unsupported(format_args!("relocation to signature {t:?}"), None)),
-            },
         };
         let at = r.offset as usize;
         let slot = at.checked_add(8).and_then(|end| image.get_mut(at..end));
