@@ -74,12 +74,15 @@ pub use runtime::values::Val;
 pub use runtime::vm::store_claim::{ClaimGuard, StoreClaim};
 
 /// What the C library (`cranewasm-capi`) needs of the machine and the OS
-/// beyond the embedding API: the entry of C variadic functions and the
-/// calling thread's stack bounds. Not a stable API.
+/// beyond the embedding API: the entry of C variadic functions, the
+/// calling thread's stack bounds, and the few C-library calls that differ
+/// between Linux and macOS. Not a stable API.
 #[doc(hidden)]
 pub mod __sys {
     pub use crate::runtime::vm::arch::{c_variadic_entry, VaArgs};
-    pub use crate::runtime::vm::os::{signal_thread, thread_id, thread_stack, ThreadStack};
+    pub use crate::runtime::vm::os::{
+        drain_signal, malloc_usable_size, set_errno, signal_thread, thread_id, thread_stack, ThreadStack,
+    };
 }
 
 /// The checksum of a compiled-module file's bytes (all but its last 8),

@@ -84,14 +84,7 @@ fn set_blocked(block: bool) -> bool {
 
 /// Consumes a signal pending for this thread (it is blocked now).
 fn drain() {
-    // SAFETY: sigtimedwait with a zero timeout on a set we own.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, SIGNAL);
-        let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        while libc::sigtimedwait(&set, std::ptr::null_mut(), &zero) == SIGNAL {}
-    }
+    cranewasm::__sys::drain_signal(SIGNAL);
 }
 
 /// The instance handle of a live exec env, with a warning otherwise.
@@ -157,8 +150,7 @@ pub unsafe extern "C" fn wasm_runtime_end_blocking_op(exec_env: wasm_exec_env_t)
         set_blocked(false);
     }
     if let Some(e) = errno {
-        // SAFETY: this thread's errno.
-        unsafe { *libc::__errno_location() = e };
+        cranewasm::__sys::set_errno(e);
     }
 }
 

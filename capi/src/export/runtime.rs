@@ -352,7 +352,7 @@ fn pool_checked(p: *mut c_void) -> *mut c_void {
         return p;
     }
     // SAFETY: a live block of the C allocator.
-    if pool::charge_block(unsafe { libc::malloc_usable_size(p) }) {
+    if pool::charge_block(unsafe { cranewasm::__sys::malloc_usable_size(p) }) {
         return p;
     }
     // SAFETY: ours, unused.
@@ -365,7 +365,7 @@ fn pool_checked(p: *mut c_void) -> *mut c_void {
 fn pool_release(p: *mut c_void) {
     if pool::active() {
         // SAFETY: a live block of the C allocator (the caller's promise).
-        pool::release_block(unsafe { libc::malloc_usable_size(p) });
+        pool::release_block(unsafe { cranewasm::__sys::malloc_usable_size(p) });
     }
 }
 
@@ -417,7 +417,7 @@ pub unsafe extern "C" fn wasm_runtime_realloc(ptr: *mut c_void, size: u32) -> *m
             // SAFETY: both live blocks of the C allocator; the copy is the
             // smaller of their sizes.
             unsafe {
-                let n = libc::malloc_usable_size(ptr).min(size as usize);
+                let n = cranewasm::__sys::malloc_usable_size(ptr).min(size as usize);
                 std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), q.cast::<u8>(), n);
                 wasm_runtime_free(ptr);
             }

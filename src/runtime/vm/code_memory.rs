@@ -108,6 +108,12 @@ impl CodeMemory {
         if unsafe { libc::mprotect(self.base.cast(), self.map_len, libc::PROT_READ | libc::PROT_EXEC) } != 0 {
             return Err(os_error("cannot make code executable"));
         }
+        // Where instruction fetch does not see stores (aarch64), the new
+        // code must reach it on every core before any thread runs it.
+        if super::arch::INCOHERENT_ICACHE {
+            super::arch::flush_icache(self.base as usize, self.len);
+            super::os::sync_cores();
+        }
         Ok(self)
     }
 

@@ -21,8 +21,10 @@
 //! compilation does), copied to the end of the region through the
 //! writable view, its trap sites and source locations recorded where
 //! trap lookup and backtraces find them, and only then published: its
-//! offset stored, and the stub's first 8 bytes replaced in one aligned
-//! store by a `jmp` to the code. The trampoline then jumps to the code
+//! offset stored, and 8 bytes of the stub replaced in one aligned store
+//! (x86-64: its first instructions, by a `jmp` to the code; aarch64: the
+//! data word it branches through, since live instructions must never be
+//! rewritten there). The trampoline then jumps to the code
 //! with the original arguments. Direct calls in a function compiled later
 //! go straight to the code of callees already compiled, so once the
 //! workload's functions are compiled a call costs at most one extra direct
@@ -55,9 +57,10 @@ use std::sync::{Mutex, RwLock};
 
 use cranelift_entity::{EntityRef, PrimaryMap};
 
+use super::arch;
 use super::code_memory::CodeMemory;
 use super::lazy_code::LazyRegion;
-use super::lazy_stub::{self, STUB_SIZE};
+use super::lazy_stub::{self, PATCH_AT, STUB_SIZE};
 use super::link::patch_image;
 use super::module_code::ModuleCode;
 use super::profiling;
@@ -80,8 +83,9 @@ const STUBS_AT: usize = 16;
 /// only the pages written cost memory.
 const CODE_PER_BODY_BYTE: usize = 64;
 const CODE_ALLOWANCE: usize = 32 << 20;
-/// At most this much is reserved: direct calls in the region are `rel32`.
-const MAX_REGION: usize = 1 << 30;
+/// At most this much is reserved: direct calls in the region are `rel32`
+/// on x86-64, and reach ±128 MiB on aarch64.
+const MAX_REGION: usize = if arch::DIRECT_CALL_REACH < 1 << 30 { arch::DIRECT_CALL_REACH } else { 1 << 30 };
 
 /// What compiles one function of a lazily compiled module (the compiler
 /// of the engine that loaded it, `compile::lazy::LazyFunctions`).
@@ -141,9 +145,10 @@ impl LazyLayout {
         let mut image = vec![0u8; STUBS_AT + n * STUB_SIZE];
         image[..8].copy_from_slice(&lazy_stub::trampoline_address().to_le_bytes());
         let mut funcs = PrimaryMap::new();
+        let base = region.base() as usize;
         for i in 0..n {
             let at = STUBS_AT + i * STUB_SIZE;
-            image[at..at + STUB_SIZE].copy_from_slice(&lazy_stub::stub(at, 0));
+            image[at..at + STUB_SIZE].copy_from_slice(&lazy_stub::stub(at, 0, base));
             funcs.push(FunctionLoc { start: at as u32, len: STUB_SIZE as u32 });
         }
         Some(LazyLayout { code, region, image, funcs })
@@ -248,7 +253,11 @@ impl LazyCode {
         let stub = STUBS_AT + d.index() * STUB_SIZE;
         // SAFETY: the stub and its patched form are both correct from
         // every instruction boundary (see `lazy_stub::stub`).
-        unsafe { self.region.patch_u64(stub, lazy_stub::stub(stub, start)[..8].try_into().expect("8 bytes")) };
+        unsafe {
+            let new = lazy_stub::stub(stub, start, self.region.base() as usize);
+            let word = new[PATCH_AT..PATCH_AT + 8].try_into().expect("8 bytes");
+            self.region.patch_u64(stub + PATCH_AT, word)
+        };
         let addr = self.region.base() as usize + start;
         self.tell_profiler(d, info, addr, f.body.len());
         Ok(addr)

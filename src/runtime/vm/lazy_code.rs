@@ -23,6 +23,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::code_memory::CodeMemory;
+use super::{arch, os};
 use crate::environ::error::{Error, Result};
 
 /// The writable side of a region of `len` bytes, executable at `rx` (that
@@ -84,7 +85,10 @@ impl LazyRegion {
         self.len
     }
 
-    /// Copies `bytes` to `offset`.
+    /// Copies `bytes` to `offset` and makes them visible to instruction
+    /// fetch on every core (where the CPU needs it: `arch::flush_icache`
+    /// at the executable addresses, then `os::sync_cores`), so that a
+    /// thread that learns of the code afterwards runs what was written.
     ///
     /// # Safety
     /// No thread may be executing or writing `offset..offset + bytes.len()`
@@ -97,11 +101,16 @@ impl LazyRegion {
             assert!(offset.checked_add(bytes.len()).is_some_and(|end| end <= self.len), "write outside the region");
             ptr::copy_nonoverlapping(bytes.as_ptr(), self.rw.add(offset), bytes.len());
         }
+        if arch::INCOHERENT_ICACHE {
+            arch::flush_icache(self.rx as usize + offset, bytes.len());
+            os::sync_cores();
+        }
     }
 
     /// Replaces the 8 bytes at `offset` (a multiple of 8) in one store, so
     /// that a thread fetching them sees either the old or the new
-    /// instructions, never a mix.
+    /// instructions (x86-64), or loading them either the old or the new
+    /// data word (aarch64), never a mix.
     ///
     /// # Safety
     /// Both the old and the new bytes must be correct to execute from every

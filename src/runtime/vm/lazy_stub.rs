@@ -16,7 +16,7 @@ use super::stack;
 use super::unwind::{self, UnwindReason};
 use crate::environ::trap::{Trap, TrapCode};
 
-pub use arch::{lazy_stub as stub, LAZY_STUB_SIZE as STUB_SIZE};
+pub use arch::{lazy_stub as stub, LAZY_STUB_PATCH_AT as PATCH_AT, LAZY_STUB_SIZE as STUB_SIZE};
 
 /// Stack that compiling a function may need: what eager compilation's
 /// threads get (Rust's default 2 MiB). With less left below the caller

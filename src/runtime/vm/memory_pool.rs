@@ -120,10 +120,9 @@ impl MemoryPool {
         if free.len() >= self.capacity || !r.unmap_image() {
             return; // dropped: unmapped
         }
-        // SAFETY: the range is our private anonymous mapping; after
-        // MADV_DONTNEED its pages read as zero, as a fresh mapping's would.
-        let zeroed =
-            r.accessible == 0 || unsafe { libc::madvise(r.base().cast(), r.accessible, libc::MADV_DONTNEED) } == 0;
+        // SAFETY: the range is our private anonymous read+write mapping,
+        // which no memory uses any more.
+        let zeroed = r.accessible == 0 || unsafe { super::os::zero_pages(r.base(), r.accessible) };
         if zeroed {
             free.push(r);
         }

@@ -115,11 +115,10 @@ fn timestamp() -> u64 {
 /// life.
 fn open_jitdump() -> std::io::Result<JitDump> {
     const MAGIC: u32 = 0x4A69_5444;
-    const EM_X86_64: u32 = 62;
     let path = format!("jit-{}.dump", std::process::id());
     let mut file = OpenOptions::new().create(true).truncate(true).read(true).write(true).open(path)?;
     let mut header = Vec::with_capacity(40);
-    for v in [MAGIC, 1, 40, EM_X86_64, 0, std::process::id()] {
+    for v in [MAGIC, 1, 40, super::arch::ELF_MACHINE, 0, std::process::id()] {
         header.extend_from_slice(&v.to_le_bytes());
     }
     header.extend_from_slice(&timestamp().to_le_bytes());
@@ -151,8 +150,7 @@ fn write_jitdump(image: &[u8], symbols: &[Symbol]) -> std::io::Result<()> {
     }
     let dump = dump.as_mut().expect("opened");
     let base = image.as_ptr() as usize;
-    // SAFETY: gettid has no preconditions.
-    let tid = unsafe { libc::gettid() } as u32;
+    let tid = super::os::thread_id() as u32;
     let mut out = Vec::new();
     for (addr, size, name) in symbols {
         let code = &image[addr - base..addr - base + size];

@@ -18,7 +18,7 @@ use std::io::IoSlice;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 
-use rustix::net::{RecvFlags, SendAncillaryBuffer, SendFlags};
+use rustix::net::{RecvFlags, SendAncillaryBuffer};
 
 use super::super::guest::GuestMemory;
 use super::super::types::{rights, Errno, WasiResult};
@@ -71,7 +71,7 @@ struct How {
 fn recv_once(sock: &Socket, buf: &mut [u8], how: &How) -> rustix::io::Result<(usize, usize, Option<SocketAddr>)> {
     // A datagram's whole size tells whether it was cut short; on a stream
     // TRUNC would discard data instead.
-    let flags = if sock.stream { how.flags } else { how.flags | RecvFlags::TRUNC };
+    let flags = if sock.stream { how.flags } else { how.flags | super::host::RECV_WHOLE_SIZE };
     if how.from {
         let (n, whole, addr) = rustix::net::recvfrom(&sock.fd, buf, flags)?;
         Ok((n, whole, addr.and_then(|a| SocketAddr::try_from(a).ok())))
@@ -213,7 +213,7 @@ fn send(
 /// One send of `parts` (`send`/`sendto` for one part, which cost the
 /// kernel less than `sendmsg`), without `SIGPIPE`.
 fn send_once(sock: &Socket, parts: &[IoSlice<'_>], to: Option<&SocketAddr>) -> rustix::io::Result<usize> {
-    let flags = SendFlags::NOSIGNAL;
+    let flags = super::host::SEND_FLAGS;
     let control = &mut SendAncillaryBuffer::default();
     match (parts, to) {
         ([one], Some(addr)) => rustix::net::sendto(&sock.fd, one, flags, addr),

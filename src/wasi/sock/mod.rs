@@ -29,6 +29,7 @@
 
 mod addr;
 mod addr_pool;
+mod host;
 mod io;
 mod options;
 mod resolve;
@@ -40,7 +41,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use rustix::net::sockopt::{self, Timeout};
-use rustix::net::{AddressFamily, SocketFlags, SocketType};
+use rustix::net::{AddressFamily, SocketType};
 
 pub use addr_pool::{AddrPoolEntry, AddrPoolError, NetPolicy};
 pub(crate) use io::{read, write};
@@ -200,8 +201,7 @@ pub fn sock_open(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, _poolfd: u32, af: 
         1 => (SocketType::STREAM, true),
         _ => return Err(Errno::Inval),
     };
-    let flags = SocketFlags::NONBLOCK | SocketFlags::CLOEXEC;
-    let fd = rustix::net::socket_with(family, kind, flags, None).map_err(os)?;
+    let fd = host::socket(family, kind).map_err(os)?;
     let new = insert(cx, Socket::new(fd, stream), 0)?;
     mem.write_u32(out, new)
 }
@@ -249,9 +249,8 @@ pub fn sock_accept(cx: &mut WasiCtx, mem: &mut GuestMemory<'_>, fd: u32, flags: 
     let flags = accept_flags(flags)?;
     let e = entry(cx, fd, rights::SOCK_ACCEPT)?;
     let sock = socket(&e)?;
-    let host_flags = SocketFlags::NONBLOCK | SocketFlags::CLOEXEC;
     let mut waiter = Waiter::new(sock, nonblocking(&e), Ready::Read);
-    let fd = waiter.retry(|| rustix::net::accept_with(sock.fd.as_fd(), host_flags))?;
+    let fd = waiter.retry(|| host::accept(sock.fd.as_fd()))?;
     // The connection inherits the listener's timeouts, in the kernel too.
     let accepted = Socket::new(fd, sock.stream);
     for id in [Timeout::Recv, Timeout::Send] {

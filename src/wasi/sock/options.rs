@@ -14,7 +14,7 @@ use rustix::net::sockopt::{self, Timeout};
 
 use super::super::guest::GuestMemory;
 use super::super::types::{Errno, WasiResult};
-use super::{addr, entry, os, socket, Socket};
+use super::{addr, entry, host, os, socket, Socket};
 use crate::wasi::ctx::WasiCtx;
 
 /// How one kind of option value is passed: what the getter writes, and
@@ -130,7 +130,7 @@ options! {
     sock_get_reuse_port / sock_set_reuse_port: Flag(u32) => sockopt::socket_reuseport, sockopt::set_socket_reuseport;
     sock_get_broadcast / sock_set_broadcast: Flag(u32) => sockopt::socket_broadcast, sockopt::set_socket_broadcast;
     sock_get_tcp_no_delay / sock_set_tcp_no_delay: Flag(u32) => sockopt::tcp_nodelay, sockopt::set_tcp_nodelay;
-    sock_get_tcp_quick_ack / sock_set_tcp_quick_ack: Flag(u32) => sockopt::tcp_quickack, sockopt::set_tcp_quickack;
+    sock_get_tcp_quick_ack / sock_set_tcp_quick_ack: Flag(u32) => host::tcp_quickack, host::set_tcp_quickack;
     sock_get_ipv6_only / sock_set_ipv6_only: Flag(u32) => sockopt::ipv6_v6only, sockopt::set_ipv6_v6only;
     sock_get_tcp_fastopen_connect / sock_set_tcp_fastopen_connect: Flag(u32) => fastopen_connect, set_fastopen_connect;
     sock_get_recv_buf_size / sock_set_recv_buf_size: Size(u32) =>
@@ -162,7 +162,7 @@ fn fastopen_connect(s: &Socket) -> rustix::io::Result<bool> {
         libc::getsockopt(
             s.as_fd().as_raw_fd(),
             libc::IPPROTO_TCP,
-            libc::TCP_FASTOPEN_CONNECT,
+            host::TCP_FASTOPEN_CONNECT.ok_or(rustix::io::Errno::NOPROTOOPT)?,
             (&mut v as *mut libc::c_int).cast(),
             &mut len,
         )
@@ -182,7 +182,7 @@ fn set_fastopen_connect(s: &Socket, on: bool) -> rustix::io::Result<()> {
         libc::setsockopt(
             s.as_fd().as_raw_fd(),
             libc::IPPROTO_TCP,
-            libc::TCP_FASTOPEN_CONNECT,
+            host::TCP_FASTOPEN_CONNECT.ok_or(rustix::io::Errno::NOPROTOOPT)?,
             (&v as *const libc::c_int).cast(),
             len,
         )

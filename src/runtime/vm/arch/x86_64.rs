@@ -1,4 +1,4 @@
-//! x86-64, System V calling convention (Linux).
+//! x86-64, System V calling convention (Linux; macOS compiles).
 
 use std::ffi::c_void;
 
@@ -70,16 +70,44 @@ pub unsafe extern "C" fn unwind(buf: *const JmpBuf) -> ! {
 ///
 /// # Safety
 /// `context` must be the context argument of an `SA_SIGINFO` handler.
+#[cfg(target_os = "linux")]
 pub unsafe fn context_pc_fp(context: *mut c_void) -> (usize, usize) {
     // SAFETY: as the caller promises.
     let uc = unsafe { &*(context as *const libc::ucontext_t) };
     (uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize, uc.uc_mcontext.gregs[libc::REG_RBP as usize] as usize)
 }
 
+/// The program counter and frame pointer of a signal's `ucontext_t`
+/// (Darwin keeps the registers behind a pointer).
+///
+/// # Safety
+/// `context` must be the context argument of an `SA_SIGINFO` handler.
+#[cfg(target_vendor = "apple")]
+pub unsafe fn context_pc_fp(context: *mut c_void) -> (usize, usize) {
+    // SAFETY: as the caller promises; the kernel fills `uc_mcontext`.
+    let ss = unsafe { &(*(*(context as *const libc::ucontext_t)).uc_mcontext).__ss };
+    (ss.__rip as usize, ss.__rbp as usize)
+}
+
 /// The size of a return address on the stack above a frame pointer: a
 /// frame's return address is at `fp + 8`, its caller's frame pointer at
 /// `fp`.
 pub const RETURN_ADDRESS_OFFSET: usize = 8;
+
+/// The ELF machine of this CPU (`EM_X86_64`), for jitdump's header.
+pub const ELF_MACHINE: u32 = 62;
+
+// ---------------------------------------------------------------------------
+// Instruction cache
+
+/// Nothing to do: x86 keeps instruction fetch coherent with stores (see
+/// the AArch64 version for what other CPUs need).
+#[inline(always)]
+pub fn flush_icache(_start: usize, _len: usize) {}
+
+/// Whether code written as data needs [`flush_icache`] and a cross-core
+/// synchronisation before it runs.
+pub const INCOHERENT_ICACHE: bool = false;
 
 // ---------------------------------------------------------------------------
 // The null-call stub (see `null_call`)
@@ -102,11 +130,18 @@ pub const NULL_CALL_TRAP_OFFSET: usize = 4;
 // ---------------------------------------------------------------------------
 // Lazy compilation (see `lazy_stub`)
 
+/// How far a direct call reaches (`call rel32`).
+pub const DIRECT_CALL_REACH: usize = 1 << 31;
+
 /// Bytes per lazy stub.
 pub const LAZY_STUB_SIZE: usize = 16;
 
+/// Offset in a stub of the 8 bytes that publishing its code replaces.
+pub const LAZY_STUB_PATCH_AT: usize = 0;
+
 /// The bytes of the lazy stub at offset `at` of its region: lazy while
-/// `code` is 0, else jumping to the code at offset `code`.
+/// `code` is 0, else jumping to the code at offset `code` (the region's
+/// address is not needed: every target is `rip`-relative).
 ///
 /// ```text
 /// at+0:  4c 8d 1d f9 ff ff ff   lea r11, [rip - 7]      ; r11 = the stub's address
@@ -124,7 +159,7 @@ pub const LAZY_STUB_SIZE: usize = 16;
 /// to the code. The new version has a boundary at 5 only after its `jmp`,
 /// which never falls through. (x86 keeps instruction fetch coherent with
 /// stores, so no cache maintenance is needed.)
-pub fn lazy_stub(at: usize, code: usize) -> [u8; LAZY_STUB_SIZE] {
+pub fn lazy_stub(at: usize, code: usize, _base: usize) -> [u8; LAZY_STUB_SIZE] {
     let mut s = [0xcc; LAZY_STUB_SIZE];
     if code == 0 {
         s[..8].copy_from_slice(&[0x4c, 0x8d, 0x1d, 0xf9, 0xff, 0xff, 0xff, 0x90]);

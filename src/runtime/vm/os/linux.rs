@@ -96,6 +96,31 @@ pub fn process_fence() {
     unsafe { libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) };
 }
 
+const MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE: libc::c_int = 1 << 5;
+const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE: libc::c_int = 1 << 6;
+
+/// Makes every running thread of the process pass a context
+/// synchronisation event (on aarch64, the `isb` that discards
+/// instructions it fetched before new code was flushed to the point of
+/// unification), as code publishing needs on CPUs whose instruction fetch
+/// is not coherent with stores. A thread that is not running passes one
+/// when it is next scheduled. Without the command (kernels before 4.16,
+/// valgrind) nothing is done: code is then only ever written to addresses
+/// no thread has run since they were last flushed, so no core holds stale
+/// instructions of them, which the architecture does not promise but
+/// every implementation gives.
+pub fn sync_cores() {
+    static REGISTERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    // SAFETY: plain system calls.
+    let registered = *REGISTERED.get_or_init(|| unsafe {
+        libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0
+    });
+    if registered {
+        // SAFETY: a plain system call, registered for above.
+        unsafe { libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) };
+    }
+}
+
 /// The calling thread's stack: its lowest address, its size and the size
 /// of the guard area at its low end (which the lowest address includes).
 #[derive(Copy, Clone, Debug)]
@@ -126,9 +151,49 @@ pub fn thread_stack() -> Option<ThreadStack> {
     }
 }
 
+/// Returns the pages of `base..base + len`, part of a private anonymous
+/// read+write mapping, to the kernel, so that they read as zero again;
+/// false if it refused.
+///
+/// # Safety
+/// Nothing may use the range's contents any more.
+pub unsafe fn zero_pages(base: *mut u8, len: usize) -> bool {
+    // SAFETY: the caller's range; MADV_DONTNEED makes a private anonymous
+    // mapping's pages read as zero, as a fresh mapping's would.
+    unsafe { libc::madvise(base.cast(), len, libc::MADV_DONTNEED) == 0 }
+}
+
 /// Asks for the finest timer slack for the calling thread's sleeps (1 ns;
 /// the default, 50 us, stretches short sleeps). Failing leaves the default.
 pub fn fine_timer_slack() {
     // SAFETY: a plain prctl on this thread.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+}
+
+/// Sets the calling thread's `errno`.
+pub fn set_errno(e: libc::c_int) {
+    // SAFETY: this thread's errno.
+    unsafe { *libc::__errno_location() = e };
+}
+
+/// The bytes usable in a block of `malloc`'s (glibc's `malloc_usable_size`).
+///
+/// # Safety
+/// `p` must be null or a live block of this process's `malloc`.
+pub unsafe fn malloc_usable_size(p: *mut libc::c_void) -> usize {
+    // SAFETY: as the caller promises.
+    unsafe { libc::malloc_usable_size(p) }
+}
+
+/// Consumes `signal` while it is pending for the calling thread, which
+/// blocks it.
+pub fn drain_signal(signal: libc::c_int) {
+    // SAFETY: sigtimedwait with a zero timeout on a set we own.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, signal);
+        let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        while libc::sigtimedwait(&set, std::ptr::null_mut(), &zero) == signal {}
+    }
 }
