@@ -75,6 +75,7 @@ pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreCont
 pub use runtime::store_claim::{ClaimGuard, StoreClaim};
 pub use runtime::table::Table;
 pub use runtime::typed::{HostResult, IntoFunc, TypedFunc, WasmList, WasmTy};
+pub use runtime::vm::stack::native_stack_floor;
 pub use trap::{FrameInfo, Trap, TrapCode};
 pub use types::{
     ExportType, ExternType, FuncType, GlobalType, ImportType, Limits, MemoryType, Mutability, TableType, ValType,
