@@ -27,6 +27,7 @@
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod c_api;
+pub mod diag;
 pub mod export;
 pub mod handle;
 pub mod libc_builtin;
@@ -63,7 +64,7 @@ pub type wasm_shared_module_t = wasm_module_t;
 
 /// Writes one diagnostic line to stderr, for failures the C API cannot
 /// report otherwise (a malformed module, an instantiation without a trap
-/// pointer, ...).
+/// pointer, ...): an error line of [`diag`], silenced below level 1.
 pub(crate) fn log(args: std::fmt::Arguments<'_>) {
-    eprintln!("[cranewasm] {args}");
+    diag::line(diag::ERROR, args);
 }

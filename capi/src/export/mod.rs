@@ -14,7 +14,7 @@
 //! `_func`, whose argument parsing the `iwasm` command line shares),
 //! [`natives`] (signature strings and their trampolines), [`app_memory`]
 //! and [`heap`] (app addresses and the host-managed heap), [`wasi`],
-//! [`externref`], [`threads`], [`thread_mgr`] (spawned exec envs and
+//! [`externref`], [`funcref`], [`threads`], [`thread_mgr`] (spawned exec envs and
 //! threads, wasi-threads), and [`unsupported`]: the one place for the
 //! features cranewasm builds without, each behaving as WAMR does when
 //! built without it.
@@ -32,11 +32,13 @@ use std::ffi::{CStr, c_char};
 pub mod app_memory;
 pub mod application;
 pub mod args;
+pub mod aux_stack;
 pub mod call;
 pub mod context;
 pub mod exec_control;
 pub mod exec_env;
 pub mod externref;
+pub mod funcref;
 pub mod heap;
 pub mod instance;
 pub mod lock;
@@ -45,9 +47,11 @@ pub mod module;
 pub mod natives;
 pub mod reflect;
 pub mod runtime;
+pub mod teardown;
 pub mod thread_mgr;
 pub mod threads;
 pub mod types;
+pub mod undeclared;
 pub mod unsupported;
 pub mod wasi;
 

@@ -10,7 +10,6 @@
 //! Linear memories are always reserved by the core, not allocated here.
 
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use cranewasm::{Config, Engine};
@@ -59,16 +58,10 @@ fn runtime() -> MutexGuard<'static, Runtime> {
     RUNTIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The current log level (`wasm_runtime_set_log_level`).
-static LOG_LEVEL: AtomicU32 = AtomicU32::new(WASM_LOG_LEVEL_WARNING);
-
 /// Writes a diagnostic line on stderr if `level` is within the log level
-/// (WAMR writes them on stdout; a library's diagnostics stay out of the
-/// program's output here).
+/// ([`crate::diag`]).
 pub fn log(level: log_level_t, args: std::fmt::Arguments<'_>) {
-    if level <= LOG_LEVEL.load(Ordering::Relaxed) {
-        crate::log(args);
-    }
+    crate::diag::line(level, args);
 }
 
 /// A warning line ([`log`] at `WASM_LOG_LEVEL_WARNING`).
@@ -257,8 +250,9 @@ pub unsafe extern "C" fn wasm_runtime_full_init(init_args: *mut RuntimeInitArgs)
     true
 }
 
-/// Drops one initialisation; the last one forgets the registered natives,
-/// the module registry and the context keys, as WAMR does.
+/// Drops one initialisation; the last one frees the objects the client
+/// left ([`teardown`](crate::export::teardown)) and forgets the registered
+/// natives, the module registry and the context keys, as WAMR does.
 #[unsafe(no_mangle)]
 pub extern "C" fn wasm_runtime_destroy() {
     let last = {
@@ -270,6 +264,7 @@ pub extern "C" fn wasm_runtime_destroy() {
         rt.refs == 0
     };
     if last {
+        crate::export::teardown::free_all();
         crate::export::natives::clear();
         crate::export::module::clear_registry();
         crate::export::context::clear_keys();
@@ -277,10 +272,11 @@ pub extern "C" fn wasm_runtime_destroy() {
 }
 
 /// Sets the level of the library's diagnostics (`WASM_LOG_LEVEL_FATAL` 0
-/// .. `WASM_LOG_LEVEL_VERBOSE` 4; warnings by default).
+/// .. `WASM_LOG_LEVEL_VERBOSE` 4; warnings by default), the one
+/// `bh_log_set_verbose_level` sets too ([`crate::diag`]).
 #[unsafe(no_mangle)]
 pub extern "C" fn wasm_runtime_set_log_level(level: log_level_t) {
-    LOG_LEVEL.store(level, Ordering::Relaxed);
+    crate::diag::set_level(level);
 }
 
 /// Whether cranewasm runs modules in `running_mode`: `Mode_LLVM_JIT`
