@@ -11,11 +11,9 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// WAMR's `BH_LOG_LEVEL_ERROR`.
-pub const ERROR: u32 = 1;
+pub(crate) const ERROR: u32 = 1;
 /// WAMR's `BH_LOG_LEVEL_WARNING`, the default level.
-pub const WARNING: u32 = 2;
-/// WAMR's `BH_LOG_LEVEL_VERBOSE`.
-pub const VERBOSE: u32 = 4;
+pub(crate) const WARNING: u32 = 2;
 
 static LEVEL: AtomicU32 = AtomicU32::new(WARNING);
 

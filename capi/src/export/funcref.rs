@@ -11,7 +11,7 @@ use cranewasm::Val;
 use crate::export::instance::ModuleInst;
 
 /// `NULL_REF`: the cell of `ref.null func`.
-pub const NULL_FUNC: u32 = u32::MAX;
+pub(crate) const NULL_FUNC: u32 = u32::MAX;
 
 impl ModuleInst {
     /// The funcref for WAMR's cell `index`: `ref.null` for `NULL_REF`,

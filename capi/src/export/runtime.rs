@@ -250,9 +250,10 @@ pub unsafe extern "C" fn wasm_runtime_full_init(init_args: *mut RuntimeInitArgs)
     true
 }
 
-/// Drops one initialisation; the last one frees the objects the client
-/// left ([`teardown`](crate::export::teardown)) and forgets the registered
-/// natives, the module registry and the context keys, as WAMR does.
+/// Drops one initialisation; the last one frees the modules, instances and
+/// exec envs the client left (its later destroy calls for them are
+/// accepted silently) and forgets the registered natives, the module
+/// registry and the context keys, as WAMR does.
 #[unsafe(no_mangle)]
 pub extern "C" fn wasm_runtime_destroy() {
     let last = {
@@ -273,7 +274,7 @@ pub extern "C" fn wasm_runtime_destroy() {
 
 /// Sets the level of the library's diagnostics (`WASM_LOG_LEVEL_FATAL` 0
 /// .. `WASM_LOG_LEVEL_VERBOSE` 4; warnings by default), the one
-/// `bh_log_set_verbose_level` sets too ([`crate::diag`]).
+/// `bh_log_set_verbose_level` sets too; 0 silences the library.
 #[unsafe(no_mangle)]
 pub extern "C" fn wasm_runtime_set_log_level(level: log_level_t) {
     crate::diag::set_level(level);

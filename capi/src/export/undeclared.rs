@@ -23,10 +23,6 @@ const MMAP_PROT_EXEC: c_int = 4;
 const MMAP_MAP_32BIT: c_int = 1;
 const MMAP_MAP_FIXED: c_int = 2;
 
-unsafe extern "C" {
-    fn vprintf(format: *const c_char, ap: *mut c_void) -> c_int;
-}
-
 /// Sets the level of the library's diagnostics, the one
 /// `wasm_runtime_set_log_level` sets ([`crate::diag`]): 0 silences the
 /// library, 2 (warnings) is the default, 4 and above show everything.
@@ -93,6 +89,10 @@ pub unsafe extern "C" fn bh_log() {
 /// # Safety
 /// Called by the stub only, with what the client passed.
 unsafe extern "C" fn bh_log_saved(level: u32, file: *const c_char, line: c_int, fmt: *const c_char, ap: *mut c_void) {
+    // The C library's; x86-64's `va_list` is passed as a pointer.
+    unsafe extern "C" {
+        fn vprintf(format: *const c_char, ap: *mut c_void) -> c_int;
+    }
     if !crate::diag::enabled(level) || fmt.is_null() {
         return;
     }
