@@ -106,7 +106,15 @@ pub fn nested_limit(thread: &ThreadState, current: usize, max_wasm_stack: usize)
     if here >= current.saturating_add(HOST_MARGIN) {
         return None;
     }
-    Some(limit_from_here(thread, max_wasm_stack)).filter(|l| *l < current)
+    // Out of the thread's stack: the shared limit, above here, makes the
+    // call trap at once (whatever valgrind shows of the stack, unlike an
+    // outermost call's limit).
+    let floor = floor(thread);
+    if here <= floor {
+        return None;
+    }
+    let wanted = here.saturating_sub(max_wasm_stack) & !(LIMIT_GRANULE - 1);
+    Some(wanted.max(floor)).filter(|l| *l < current)
 }
 
 /// The lowest address wasm frames may use on the thread ([`HOST_MARGIN`]
