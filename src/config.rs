@@ -63,9 +63,11 @@ impl BoundsChecks {
 }
 
 /// Whether the process runs under valgrind: its `RUNNING_ON_VALGRIND`
-/// client request, which valgrind answers with its nesting depth.
+/// client request, which valgrind answers with its nesting depth. (An
+/// embedder with stack checks of its own needs it for the same reason as
+/// `vm::stack`: valgrind misplaces a forked child's main stack.)
 #[cfg(target_arch = "x86_64")]
-pub(crate) fn running_on_valgrind() -> bool {
+pub fn running_on_valgrind() -> bool {
     const VG_USERREQ_RUNNING_ON_VALGRIND: u64 = 0x1001;
     valgrind_request(VG_USERREQ_RUNNING_ON_VALGRIND, [0; 5]) != 0
 }
@@ -102,7 +104,7 @@ pub(crate) fn valgrind_request(request: u64, args: [u64; 5]) -> u64 {
 /// Without the client request on this architecture, set
 /// [`BOUNDS_CHECKS_ENV`] to get explicit checks under valgrind.
 #[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn running_on_valgrind() -> bool {
+pub fn running_on_valgrind() -> bool {
     false
 }
 

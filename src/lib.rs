@@ -52,7 +52,7 @@ pub mod wasi;
 // The translator still names code memory by its old path: `crate::code_memory`.
 use runtime::vm::code_memory;
 
-pub use config::{BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECKS_ENV, PROFILER_ENV};
+pub use config::{running_on_valgrind, BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECKS_ENV, PROFILER_ENV};
 pub use engine::Engine;
 pub use error::{Error, LinkError, Result};
 pub use linker::Linker;

@@ -86,6 +86,10 @@ impl Kind {
     }
 }
 
+/// The set of every kind of object (not `Free`): for asking whether a
+/// pointer is a live object at all, or why not.
+pub(crate) const ANY_KIND: u32 = !Kind::Free.bit();
+
 /// How to drop, copy and compare the object in a cell: one table per Rust
 /// type, so that `wasm_ref_copy` and friends need not know every type.
 pub struct VTable {
@@ -194,7 +198,7 @@ pub fn live(p: usize, kinds: u32) -> Result<NonNull<()>, Miss> {
 
 /// The object of the live cell at `p` (NULL if there is none).
 pub fn object_of(p: usize) -> *const () {
-    live(p, u32::MAX).map_or(ptr::null(), |o| o.as_ptr().cast_const())
+    live(p, ANY_KIND).map_or(ptr::null(), |o| o.as_ptr().cast_const())
 }
 
 impl Cell {
@@ -347,7 +351,7 @@ mod tests {
         assert!(take(p, Kind::Global.bit(), false).is_none(), "not freed as another kind");
         assert!(take(p, Kind::Func.bit(), false).is_some());
         assert!(take(p, Kind::Func.bit(), false).is_none(), "freed once");
-        assert_eq!(live(p, u32::MAX), Err(Miss::NotLive), "freed");
+        assert_eq!(live(p, ANY_KIND), Err(Miss::NotLive), "freed");
     }
 
     #[test]
@@ -356,7 +360,7 @@ mod tests {
         let p = alloc(Kind::Func, obj, &NOOP, ptr::null()).expect("a cell").as_ptr() as usize;
         assert!(live_cells(Kind::Func.bit()).contains(&p));
         assert!(take(p, Kind::Func.bit(), true).is_some());
-        assert_eq!(live(p, u32::MAX), Err(Miss::Retired), "freed for the client");
+        assert_eq!(live(p, ANY_KIND), Err(Miss::Retired), "freed for the client");
         assert!(!live_cells(Kind::Func.bit()).contains(&p));
     }
 }

@@ -317,7 +317,7 @@ unsafe fn free<C: Handle>(addr: usize, retired: bool) {
     match handle::take(addr, C::KINDS, retired) {
         // SAFETY: the cell held this object and has let go of it.
         Some((obj, vtable)) => unsafe { (vtable.destroy)(obj.as_ptr(), addr) },
-        None if !retired && addr != 0 && handle::live(addr, u32::MAX) == Err(handle::Miss::NotLive) => {
+        None if !retired && addr != 0 && handle::live(addr, handle::ANY_KIND) == Err(handle::Miss::NotLive) => {
             handle::refused(C::NAME)
         }
         None => {}

@@ -105,7 +105,7 @@ fn run(
     }
     // WAMR's check at the start of every call: the guard size of native
     // stack left above the guard pages ("native stack overflow").
-    if exec_env(env).is_some() && !crate::export::threads::detect(env as wasm_exec_env_t, None) {
+    if !crate::export::threads::call_may_start(env as wasm_exec_env_t, inst) {
         return false;
     }
     let locked = inst.lock();

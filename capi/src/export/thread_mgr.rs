@@ -415,7 +415,7 @@ pub unsafe extern "C" fn wasm_runtime_spawn_exec_env(exec_env: wasm_exec_env_t) 
 pub unsafe extern "C" fn wasm_runtime_destroy_spawned_exec_env(exec_env: wasm_exec_env_t) {
     let Some(s) = spawned().as_mut().and_then(|m| m.remove(&(exec_env as usize))) else {
         // One the end of the runtime freed goes without a word.
-        if crate::handle::live(exec_env as usize, u32::MAX) != Err(crate::handle::Miss::Retired) {
+        if crate::handle::live(exec_env as usize, crate::handle::ANY_KIND) != Err(crate::handle::Miss::Retired) {
             log(1, format_args!("wasm_runtime_destroy_spawned_exec_env: not a spawned exec env"));
         }
         return;

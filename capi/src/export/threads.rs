@@ -12,7 +12,7 @@
 
 use std::cell::Cell;
 
-use crate::export::exec_env::exec_env;
+use crate::export::exec_env::{ExecEnv, exec_env};
 use crate::export::types::*;
 
 thread_local! {
@@ -103,10 +103,8 @@ pub fn stack_boundary() -> usize {
 /// (`requested` `None`: the guard size) or a native (`Some(bytes)`) needs,
 /// above the guard pages past the exec env's boundary (the thread's
 /// [`stack_boundary`] plus the guard size, or the one set with
-/// `wasm_runtime_set_native_stack_boundary`); if not, "native stack
-/// overflow" is set on the exec env's instance. False for a bad exec env.
-pub fn detect(exec_env_h: wasm_exec_env_t, requested: Option<usize>) -> bool {
-    let Some(env) = exec_env(exec_env_h as usize) else { return false };
+/// `wasm_runtime_set_native_stack_boundary`).
+fn stack_left(env: &ExecEnv, requested: Option<usize>) -> bool {
     let boundary = match env.native_stack_boundary() {
         0 => match stack_boundary() {
             0 => return true,
@@ -120,14 +118,36 @@ pub fn detect(exec_env_h: wasm_exec_env_t, requested: Option<usize>) -> bool {
         Some(n) => (guarded + n).saturating_sub(STACK_GUARD),
     };
     // The address of a local is where the stack is now.
-    let here = std::hint::black_box(&limit) as *const usize as usize;
-    if here < limit {
-        if let Some(i) = env.instance() {
-            i.set_exception(Some("native stack overflow"));
-        }
-        return false;
+    std::hint::black_box(&limit) as *const usize as usize >= limit
+}
+
+/// [`stack_left`] for a live exec env; if not, "native stack overflow" is
+/// set on the exec env's instance. False for a bad exec env.
+pub fn detect(exec_env_h: wasm_exec_env_t, requested: Option<usize>) -> bool {
+    let Some(env) = exec_env(exec_env_h as usize) else { return false };
+    if stack_left(env, requested) {
+        return true;
     }
-    true
+    if let Some(i) = env.instance() {
+        i.set_exception(Some("native stack overflow"));
+    }
+    false
+}
+
+/// WAMR's check at the start of a call on `exec_env_h` into `inst`
+/// ([`detect`]). Under valgrind, in a forked child, the C library places
+/// the main thread's stack end just below the stack pointer (valgrind shows
+/// it only the part used so far): a call from outside wasm there would
+/// always fail, so, as the engine does for its own limit
+/// (`src/runtime/vm/stack.rs`), only calls made while wasm runs are held to
+/// it then.
+pub fn call_may_start(exec_env_h: wasm_exec_env_t, inst: &crate::export::instance::ModuleInst) -> bool {
+    let Some(env) = exec_env(exec_env_h as usize) else { return true };
+    if stack_left(env, None) || (inst.current_exec_env() == 0 && cranewasm::running_on_valgrind()) {
+        return true;
+    }
+    inst.set_exception(Some("native stack overflow"));
+    false
 }
 
 /// WAMR's exception for a call that ran out of stack, as it tells the two
