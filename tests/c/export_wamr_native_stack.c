@@ -29,6 +29,10 @@
  * checked with 1 KiB to spare.
  * In between, ours refuses with WAMR's message.
  *
+ * wasm_runtime_set_native_stack_boundary: WAMR's checks then count from
+ * the boundary given (its guard pages above it, but not the guard size),
+ * written from its source and recorded from the same runs.
+ *
  * Then wasm recursing to its deepest point calls a native and the
  * builtin libc's printf there (the host margin below compiled code's
  * limit is theirs): the marker survives, and the recursion that goes one
@@ -157,8 +161,9 @@ static void deepest(const char *expected)
     wasm_exec_env_t env = wasm_runtime_create_exec_env(i, 65536);
     uint32_t lo = 0, hi = 1;
     CHECK(i && env, "instantiate: %s", err);
-    while (rec(env, hi, exc, sizeof exc))
+    while (hi < (1u << 24) && rec(env, hi, exc, sizeof exc))
         hi *= 2;
+    CHECK(hi < (1u << 24), "a recursion of 16M frames ran");
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (rec(env, mid, exc, sizeof exc))
@@ -174,6 +179,34 @@ static void deepest(const char *expected)
     CHECK(strcmp(exc, expected) == 0, "exception \"%s\", expected \"%s\"", exc, expected);
     wasm_runtime_destroy_exec_env(env);
     wasm_runtime_deinstantiate(i);
+}
+
+/* wasm_runtime_set_native_stack_boundary: WAMR's checks count from it
+   (with the guard pages above it, not the guard size), from the next
+   call on. */
+static void *user_boundary(void *arg)
+{
+    char err[128];
+    wasm_module_inst_t i = wasm_runtime_instantiate(module, 65536, 0, err, sizeof err);
+    wasm_exec_env_t env = wasm_runtime_create_exec_env(i, 65536);
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    uint32_t cells[1] = { 0 };
+    CHECK(wasm_runtime_init_thread_env(), "init_thread_env");
+    CHECK(i && env, "instantiate: %s", err);
+    wasm_runtime_set_native_stack_boundary(env, (uint8_t *)(here - GUARD_PAGES + 1024));
+    CHECK(!wasm_runtime_call_wasm(env, func(i, "rec"), 1, cells), "a call: the guard pages above the boundary reach "
+                                                                  "past here");
+    CHECK_EXC(i, "Exception: native stack overflow");
+    wasm_runtime_clear_exception(i);
+    if (OURS("after a call its check refused, WAMR keeps its record of the thread's exec env, and the old "
+             "boundary with it: later calls on the thread fail too")) {
+        wasm_runtime_set_native_stack_boundary(env, (uint8_t *)(here - GUARD_PAGES - 64 * 1024));
+        cells[0] = 0;
+        CHECK(wasm_runtime_call_wasm(env, func(i, "rec"), 1, cells), "64 KiB left above them: %s", exception_of(i));
+    }
+    wasm_runtime_destroy_exec_env(env);
+    wasm_runtime_deinstantiate(i);
+    return arg;
 }
 
 static void *thread(void *stack_base)
@@ -255,6 +288,7 @@ int main(int argc, char **argv)
                         "3 KiB its call check leaves (product-mini's classic interpreter does at 15616 bytes left)");
     run_on_stack(thread, STACK_SIZE);
     run_on_stack(big_thread, 6 << 20);
+    run_on_stack(user_boundary, STACK_SIZE);
     unload(module);
     wasm_runtime_destroy();
     test_pass();

@@ -140,10 +140,11 @@ pub fn detect(exec_env_h: wasm_exec_env_t, requested: Option<usize>) -> bool {
 /// it only the part used so far): a call from outside wasm there would
 /// always fail, so, as the engine does for its own limit
 /// (`src/runtime/vm/stack.rs`), only calls made while wasm runs are held to
-/// it then.
+/// the thread's stack end then (a boundary the client set still counts).
 pub fn call_may_start(exec_env_h: wasm_exec_env_t, inst: &crate::export::instance::ModuleInst) -> bool {
     let Some(env) = exec_env(exec_env_h as usize) else { return true };
-    if stack_left(env, None) || (inst.current_exec_env() == 0 && cranewasm::running_on_valgrind()) {
+    let misplaced = env.native_stack_boundary() == 0 && cranewasm::running_on_valgrind();
+    if stack_left(env, None) || (inst.current_exec_env() == 0 && misplaced) {
         return true;
     }
     inst.set_exception(Some("native stack overflow"));
