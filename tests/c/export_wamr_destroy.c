@@ -51,6 +51,13 @@ static void free_buffers(void)
     }
 }
 
+/* Ends a capture that must have caught nothing. */
+static void expect_silence(void)
+{
+    const char *out = capture_stop();
+    CHECK(*out == 0, "nothing printed: \"%s\"", out);
+}
+
 /* The Go binding's order: the instance, then its exec env. */
 static void exec_env_after_instance(void)
 {
@@ -61,10 +68,7 @@ static void exec_env_after_instance(void)
     wasm_runtime_destroy_exec_env(env);
     unload(module);
     wasm_runtime_destroy();
-    {
-        const char *o = capture_stop();
-        CHECK(*o == 0, "nothing printed: \"%s\"", o);
-    }
+    expect_silence();
 }
 
 /* The module before its instance and exec envs. */
@@ -77,22 +81,17 @@ static void module_first(void)
     wasm_runtime_destroy_exec_env(env);
     wasm_runtime_deinstantiate(inst);
     wasm_runtime_destroy();
-    {
-        const char *o = capture_stop();
-        CHECK(*o == 0, "nothing printed: \"%s\"", o);
-    }
+    expect_silence();
 }
 
 /* The runtime first; then the client destroys the rest, as a binding's
    finalizers would. */
 static void runtime_first(void)
 {
-    const char *out;
     make_all();
     capture_start();
     wasm_runtime_destroy();
-    out = capture_stop();
-    CHECK(*out == 0, "nothing printed: \"%s\"", out);
+    expect_silence();
     if (OURS("WAMR leaves them, to be destroyed after it (on its system allocator) or not at all (its pool "
              "allocator goes with it): a destroy then reads freed memory")) {
         capture_start();
@@ -102,8 +101,7 @@ static void runtime_first(void)
         wasm_runtime_destroy_exec_env(env);
         wasm_runtime_deinstantiate(inst);
         wasm_runtime_unload(module);
-        out = capture_stop();
-        CHECK(*out == 0, "nothing printed for the late destroys: \"%s\"", out);
+        expect_silence();
     }
     free_buffers();
 }
