@@ -14,10 +14,14 @@
 //! `_func`, whose argument parsing the `iwasm` command line shares),
 //! [`natives`] (signature strings and their trampolines), [`app_memory`]
 //! and [`heap`] (app addresses and the host-managed heap), [`wasi`],
-//! [`externref`], [`funcref`], [`threads`], [`thread_mgr`] (spawned exec envs and
-//! threads, wasi-threads), and [`unsupported`]: the one place for the
-//! features cranewasm builds without, each behaving as WAMR does when
-//! built without it.
+//! [`externref`], [`funcref`] (WAMR's function indices in calls),
+//! [`threads`] (thread environments and WAMR's native stack checks),
+//! [`thread_mgr`] (spawned exec envs and threads, wasi-threads) with
+//! [`aux_stack`] (their shadow stack, found as WAMR's loader finds it),
+//! [`teardown`] (what the runtime's end frees for the client),
+//! [`undeclared`] (what WAMR exports outside its headers and its clients
+//! link), and [`unsupported`]: the one place for the features cranewasm
+//! builds without, each behaving as WAMR does when built without it.
 //!
 //! Every handle (`wasm_module_t`, `wasm_module_inst_t`, `wasm_exec_env_t`,
 //! `wasm_function_inst_t`, `wasm_memory_inst_t`, the type handles,
