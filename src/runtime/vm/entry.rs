@@ -47,10 +47,10 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     // return.
     let outermost = (*store).active_calls == 0;
     let mut outer_limit = None;
-    // The frames of the host call this entry is nested in (if any): the
-    // exit trampolines of this call overwrite the record, and a trap of
-    // that host call after this one returns must find its own frames.
-    let exit_fp = (*vm).last_exit_fp;
+    // The frames of the host call a nested entry runs in: the exit
+    // trampolines of this call overwrite the record, and a trap of that
+    // host call after this one returns must find its own frames.
+    let exit_fp = (!outermost).then(|| (*vm).last_exit_fp);
     if outermost {
         // A plain load: a caller that skipped claiming cannot run on a
         // store another thread has claimed (see `StoreClaim`).
@@ -80,7 +80,9 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     if let Some(limit) = outer_limit {
         (*store).publish_stack_limit(limit);
     }
-    (*vm).last_exit_fp = exit_fp;
+    if let Some(fp) = exit_fp {
+        (*vm).last_exit_fp = fp;
+    }
     // The limit stays set after the call: every entry sets it before any
     // compiled code runs, and leaving it avoids rewriting every instance's
     // copy twice per call.
