@@ -672,8 +672,10 @@ void wasm_runtime_set_context(wasm_module_inst_t inst,
                               void *key,
                               void *ctx);
 
-// As [`wasm_runtime_set_context`]: without the thread manager an instance
-// has no other threads to spread to, as in WAMR built without it.
+// Sets the context for `key` on every instance of the instance's program
+// (WAMR's cluster): the main instance and those of the threads spawned
+// from it, whichever of them it is called on. Threads spawned later start
+// with their parent's contexts, as in WAMR.
 //
 // # Safety
 // As for [`wasm_runtime_set_context`].
@@ -774,9 +776,11 @@ WASM_RUNTIME_API_EXTERN void wasm_runtime_set_user_data(wasm_exec_env_t exec_env
 // `exec_env` may be NULL or any pointer.
 WASM_RUNTIME_API_EXTERN void *wasm_runtime_get_user_data(wasm_exec_env_t exec_env);
 
-// Records a native stack boundary for the exec env. cranewasm finds the
-// stack of each calling thread itself and limits wasm's use of it by the
-// engine's maximum, so the boundary is kept but not needed.
+// Sets the exec env's native stack boundary, as WAMR does: its checks
+// (`wasm_runtime_detect_native_stack_overflow`, `_size`, and the one at
+// the start of each call) then count from it instead of from the
+// thread's stack end plus WAMR's guard size. (Compiled code keeps its own
+// limit, from the thread's stack: see `src/runtime/vm/stack.rs`.)
 //
 // # Safety
 // `exec_env` may be NULL or any pointer.
@@ -890,7 +894,10 @@ WASM_RUNTIME_API_EXTERN wasm_module_t wasm_runtime_get_module(wasm_module_inst_t
 WASM_RUNTIME_API_EXTERN const char *wasm_runtime_get_exception(wasm_module_inst_t module_inst);
 
 // Sets the instance's exception (NULL clears it), as a native reports a
-// failure: the call in progress then traps with it.
+// failure: the call in progress then traps with it. As WAMR spreads an
+// exception over the instance's cluster, the other instances of the
+// program get it too, and their running calls stop (a clear reaches them
+// all alike).
 //
 // # Safety
 // `module_inst` NULL or any pointer; `exception` NULL or NUL-terminated.
@@ -898,7 +905,8 @@ WASM_RUNTIME_API_EXTERN
 void wasm_runtime_set_exception(wasm_module_inst_t module_inst,
                                 const char *exception);
 
-// Clears the instance's exception.
+// Clears the instance's exception, and, as WAMR spreads it, that of
+// every instance of its program (withdrawing a termination).
 //
 // # Safety
 // `module_inst` may be NULL or any pointer.
@@ -907,11 +915,14 @@ WASM_RUNTIME_API_EXTERN void wasm_runtime_clear_exception(wasm_module_inst_t mod
 // Terminates the instance's execution, from any thread, as WAMR does:
 // the exception becomes "terminated by user", and the call running in the
 // instance stops — within microseconds in wasm code, when a native it is
-// in returns (a native blocked inside `wasm_runtime_begin_blocking_op`'s
-// bracket is woken: the blocking call returns `EINTR`) — and fails with
-// it. Until the exception is cleared, calls
-// fail at their start, as WAMR's thread manager stops them; once it is
-// cleared they run normally.
+// in returns, at once in a WASI wait or read, and a native blocked inside
+// `wasm_runtime_begin_blocking_op`'s bracket is woken (the blocking call
+// returns `EINTR`) — and fails with it. Until the exception is cleared,
+// calls fail at their start, as WAMR's thread manager stops them; once
+// it is cleared they run normally. As in WAMR, which spreads an exception
+// over the instance's cluster, every instance of the program is
+// terminated: the exec envs spawned from it too, those that have not
+// made their first call included.
 //
 // # Safety
 // `module_inst` may be NULL or any pointer.
@@ -1484,12 +1495,15 @@ WASM_RUNTIME_API_EXTERN bool wasm_runtime_init(void);
 // symbols as for `wasm_runtime_register_natives`.
 WASM_RUNTIME_API_EXTERN bool wasm_runtime_full_init(struct RuntimeInitArgs *init_args);
 
-// Drops one initialisation; the last one forgets the registered natives,
-// the module registry and the context keys, as WAMR does.
+// Drops one initialisation; the last one frees the modules, instances and
+// exec envs the client left (its later destroy calls for them are
+// accepted silently) and forgets the registered natives, the module
+// registry and the context keys, as WAMR does.
 WASM_RUNTIME_API_EXTERN void wasm_runtime_destroy(void);
 
 // Sets the level of the library's diagnostics (`WASM_LOG_LEVEL_FATAL` 0
-// .. `WASM_LOG_LEVEL_VERBOSE` 4; warnings by default).
+// .. `WASM_LOG_LEVEL_VERBOSE` 4; warnings by default), the one
+// `bh_log_set_verbose_level` sets too; 0 silences the library.
 WASM_RUNTIME_API_EXTERN void wasm_runtime_set_log_level(log_level_t level);
 
 // Whether cranewasm runs modules in `running_mode`: `Mode_LLVM_JIT`
@@ -1593,15 +1607,15 @@ WASM_RUNTIME_API_EXTERN void wasm_runtime_destroy_thread_env(void);
 // Whether the calling thread's environment is initialised.
 WASM_RUNTIME_API_EXTERN bool wasm_runtime_thread_env_inited(void);
 
-// Whether at least WAMR's guard size of native stack is left; sets
-// "native stack overflow" otherwise.
+// Whether WAMR's guard size of native stack is left above the guard
+// pages ([`detect`]); sets "native stack overflow" otherwise.
 //
 // # Safety
 // `exec_env` may be NULL or any pointer.
 WASM_RUNTIME_API_EXTERN bool wasm_runtime_detect_native_stack_overflow(wasm_exec_env_t exec_env);
 
-// Whether `required_size` bytes of native stack are left (at least the
-// guard size); sets "native stack overflow" otherwise.
+// Whether `required_size` bytes of native stack are left above the guard
+// pages ([`detect`]); sets "native stack overflow" otherwise.
 //
 // # Safety
 // `exec_env` may be NULL or any pointer.

@@ -71,6 +71,8 @@ pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreCont
 pub use runtime::table::Table;
 pub use runtime::typed::{HostResult, IntoFunc, TypedFunc, WasmList, WasmTy};
 pub use runtime::values::Val;
+pub use runtime::vm::arch::running_on_valgrind;
+pub use runtime::vm::stack::native_stack_floor;
 pub use runtime::vm::store_claim::{ClaimGuard, StoreClaim};
 
 /// What the C library (`cranewasm-capi`) needs of the machine and the OS

@@ -86,6 +86,10 @@ impl Kind {
     }
 }
 
+/// The set of every kind of object (not `Free`): for asking whether a
+/// pointer is a live object at all, or why not.
+pub(crate) const ANY_KIND: u32 = !Kind::Free.bit();
+
 /// How to drop, copy and compare the object in a cell: one table per Rust
 /// type, so that `wasm_ref_copy` and friends need not know every type.
 pub struct VTable {
@@ -107,6 +111,12 @@ pub struct Cell {
     vtable: AtomicPtr<VTable>,
     /// A [`Kind`]; `Free` when the cell holds nothing.
     kind: AtomicU32,
+    /// Set when the object was freed for the client by something else than
+    /// its own destroy call (its owner, its store, the runtime's end): a
+    /// later use of the handle is one of the orders WAMR accepts, refused
+    /// without a word (see [`Miss::Retired`]). Cleared when the cell is
+    /// reused.
+    retired: AtomicU32,
 }
 
 const _: () = assert!(std::mem::size_of::<Cell>() == CELL);
@@ -156,8 +166,13 @@ pub fn cell_at(p: usize) -> Option<&'static Cell> {
 /// Why [`live`] found no object.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Miss {
-    /// Not a live object: NULL, never handed out, or deleted.
+    /// Not a live object: NULL, never handed out, or deleted by its own
+    /// destroy call.
     NotLive,
+    /// An object freed for the client by its owner, its store or the end
+    /// of the runtime: the client may still name it in a destroy call
+    /// (WAMR's bindings destroy an exec env after its instance, say).
+    Retired,
     /// A live object of another kind.
     OtherKind,
 }
@@ -174,12 +189,16 @@ pub fn live(p: usize, kinds: u32) -> Result<NonNull<()>, Miss> {
         // races with this lookup (which the API forbids).
         return NonNull::new(cell.obj.load(Ordering::Relaxed)).ok_or(Miss::NotLive);
     }
-    Err(if kind == 0 { Miss::NotLive } else { Miss::OtherKind })
+    Err(match kind {
+        0 if cell.retired.load(Ordering::Relaxed) != 0 => Miss::Retired,
+        0 => Miss::NotLive,
+        _ => Miss::OtherKind,
+    })
 }
 
 /// The object of the live cell at `p` (NULL if there is none).
 pub fn object_of(p: usize) -> *const () {
-    live(p, u32::MAX).map_or(ptr::null(), |o| o.as_ptr().cast_const())
+    live(p, ANY_KIND).map_or(ptr::null(), |o| o.as_ptr().cast_const())
 }
 
 impl Cell {
@@ -254,6 +273,7 @@ pub fn alloc(kind: Kind, obj: NonNull<()>, vtable: &'static VTable, public: *con
     cell.public.store(public.cast_mut(), Ordering::Relaxed);
     cell.obj.store(obj.as_ptr(), Ordering::Relaxed);
     cell.vtable.store(ptr::from_ref(vtable).cast_mut(), Ordering::Relaxed);
+    cell.retired.store(0, Ordering::Relaxed);
     cell.kind.store(kind as u32, Ordering::Release);
     REGION.used.fetch_max(s.next * CELL, Ordering::Release);
     NonNull::new(addr as *mut Cell)
@@ -262,14 +282,16 @@ pub fn alloc(kind: Kind, obj: NonNull<()>, vtable: &'static VTable, public: *con
 /// Empties a live cell whose kind is in `kinds`, for the caller to destroy
 /// what it held (outside the lock: destroying an object may free others).
 /// `None` when `p` is not such a cell, so two deletes of one handle free
-/// the object once.
-pub fn take(p: usize, kinds: u32) -> Option<(NonNull<()>, &'static VTable)> {
+/// the object once. `retired`: the object goes for the client, not by its
+/// own destroy call (see [`Miss::Retired`]).
+pub fn take(p: usize, kinds: u32, retired: bool) -> Option<(NonNull<()>, &'static VTable)> {
     let cell = cell_at(p)?;
     let mut s = slab();
     let kind = cell.kind.load(Ordering::Relaxed);
     if kind == 0 || kinds & (1 << kind) == 0 {
         return None;
     }
+    cell.retired.store(u32::from(retired), Ordering::Relaxed);
     cell.kind.store(0, Ordering::Release);
     let obj = NonNull::new(cell.obj.swap(ptr::null_mut(), Ordering::Relaxed))?;
     // SAFETY: a live cell's vtable pointer is a `&'static VTable`.
@@ -279,6 +301,17 @@ pub fn take(p: usize, kinds: u32) -> Option<(NonNull<()>, &'static VTable)> {
     Some((obj, vtable))
 }
 
+/// The handles of the live objects whose kind is in `kinds`, oldest cell
+/// first: what the end of the runtime frees for the client.
+pub fn live_cells(kinds: u32) -> Vec<usize> {
+    let _s = slab();
+    let (base, used) = (REGION.base.load(Ordering::Relaxed), REGION.used.load(Ordering::Acquire));
+    (0..used / CELL)
+        .map(|i| base + i * CELL)
+        .filter(|&p| cell_at(p).is_some_and(|c| kinds & (1 << (c.kind() % 32)) != 0 && c.kind() != 0))
+        .collect()
+}
+
 /// Writes a line on stderr the first time a pointer that is not a live
 /// object of this library is refused: later ones are refused silently.
 #[cold]
@@ -286,11 +319,15 @@ pub fn take(p: usize, kinds: u32) -> Option<(NonNull<()>, &'static VTable)> {
 pub fn refused(what: &str) {
     use std::sync::atomic::AtomicBool;
     static SAID: AtomicBool = AtomicBool::new(false);
-    if !SAID.swap(true, Ordering::Relaxed) {
-        crate::log(format_args!(
-            "ignored a pointer that is not a live {what} of this library (deleted, or never handed out); \
+    // A warning: not said (and still to say) while warnings are silenced.
+    if crate::diag::enabled(crate::diag::WARNING) && !SAID.swap(true, Ordering::Relaxed) {
+        crate::diag::line(
+            crate::diag::WARNING,
+            format_args!(
+                "ignored a pointer that is not a live {what} of this library (deleted, or never handed out); \
              further ones are ignored silently"
-        ));
+            ),
+        );
     }
 }
 
@@ -311,9 +348,19 @@ mod tests {
         assert_eq!(live(p, Kind::Func.bit()), Ok(obj));
         assert_eq!(live(p, Kind::Global.bit()), Err(Miss::OtherKind));
         assert_eq!(live(p + 8, u32::MAX), Err(Miss::NotLive), "inside a cell");
-        assert!(take(p, Kind::Global.bit()).is_none(), "not freed as another kind");
-        assert!(take(p, Kind::Func.bit()).is_some());
-        assert!(take(p, Kind::Func.bit()).is_none(), "freed once");
-        assert_eq!(live(p, u32::MAX), Err(Miss::NotLive), "freed");
+        assert!(take(p, Kind::Global.bit(), false).is_none(), "not freed as another kind");
+        assert!(take(p, Kind::Func.bit(), false).is_some());
+        assert!(take(p, Kind::Func.bit(), false).is_none(), "freed once");
+        assert_eq!(live(p, ANY_KIND), Err(Miss::NotLive), "freed");
+    }
+
+    #[test]
+    fn retired_cells_say_so_until_reused() {
+        let obj = NonNull::<u64>::dangling().cast();
+        let p = alloc(Kind::Func, obj, &NOOP, ptr::null()).expect("a cell").as_ptr() as usize;
+        assert!(live_cells(Kind::Func.bit()).contains(&p));
+        assert!(take(p, Kind::Func.bit(), true).is_some());
+        assert_eq!(live(p, ANY_KIND), Err(Miss::Retired), "freed for the client");
+        assert!(!live_cells(Kind::Func.bit()).contains(&p));
     }
 }

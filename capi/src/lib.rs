@@ -28,6 +28,7 @@
 
 pub mod c_api;
 pub mod core;
+pub mod diag;
 pub mod export;
 pub mod handle;
 pub mod libc_builtin;
@@ -64,7 +65,7 @@ pub type wasm_shared_module_t = wasm_module_t;
 
 /// Writes one diagnostic line to stderr, for failures the C API cannot
 /// report otherwise (a malformed module, an instantiation without a trap
-/// pointer, ...).
+/// pointer, ...): an error line of [`diag`], silenced below level 1.
 pub(crate) fn log(args: std::fmt::Arguments<'_>) {
-    eprintln!("[cranewasm] {args}");
+    diag::line(diag::ERROR, args);
 }

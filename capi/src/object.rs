@@ -180,7 +180,8 @@ impl<C> Ptr<C> for *mut C {
 
 /// The object of a live handle of type `C` at `p`, or `None`. A pointer
 /// that is neither NULL nor a live object of any kind is noted on stderr
-/// (once per process).
+/// (once per process), unless the object was freed for the client (a
+/// retired cell: see [`handle::Miss::Retired`]).
 #[inline(always)]
 fn find<C: Handle>(p: usize) -> Option<NonNull<C::Obj>> {
     match handle::live(p, C::KINDS) {
@@ -191,6 +192,18 @@ fn find<C: Handle>(p: usize) -> Option<NonNull<C::Obj>> {
         }
         Err(_) => None,
     }
+}
+
+/// [`get`] for a handle the library stored itself (an exec env's
+/// instance, an instance's module): one that is gone is not the client's
+/// mistake, so it is refused without a word.
+///
+/// # Safety
+/// As for [`get`].
+#[inline(always)]
+pub unsafe fn get_stored<'a, C: Handle>(p: usize) -> Option<&'a C::Obj> {
+    // SAFETY: as in `get`.
+    handle::live(p, C::KINDS).ok().map(|obj| unsafe { obj.cast::<C::Obj>().as_ref() })
 }
 
 /// The object behind a C pointer of type `C`: `None` for NULL, for a
@@ -274,16 +287,39 @@ pub fn new<C: Handle>(obj: C::Obj) -> *mut C {
     register(obj).cast()
 }
 
-/// Deletes the object at `p` if it is a live `C`; anything else is ignored.
+/// Deletes the object at `p` if it is a live `C`; anything else is ignored
+/// (noted once, as in [`get`], unless it was freed for the client).
 ///
 /// # Safety
 /// No other thread may use the object meanwhile.
 pub unsafe fn delete<C: Handle>(p: impl Ptr<C>) {
-    let addr = p.addr();
-    match handle::take(addr, C::KINDS) {
+    // SAFETY: as the caller promises.
+    unsafe { free::<C>(p.addr(), false) }
+}
+
+/// Deletes the object at `p` for the client, by something else than its
+/// own destroy call (its owner, its store, the end of the runtime): the
+/// client may still name it afterwards, in the orders WAMR accepts, and is
+/// then refused without a word.
+///
+/// # Safety
+/// As for [`delete`].
+pub unsafe fn retire<C: Handle>(p: impl Ptr<C>) {
+    // SAFETY: as the caller promises.
+    unsafe { free::<C>(p.addr(), true) }
+}
+
+/// [`delete`] or [`retire`].
+///
+/// # Safety
+/// As for [`delete`].
+unsafe fn free<C: Handle>(addr: usize, retired: bool) {
+    match handle::take(addr, C::KINDS, retired) {
         // SAFETY: the cell held this object and has let go of it.
         Some((obj, vtable)) => unsafe { (vtable.destroy)(obj.as_ptr(), addr) },
-        None if addr != 0 && handle::live(addr, u32::MAX).is_err() => handle::refused(C::NAME),
+        None if !retired && addr != 0 && handle::live(addr, handle::ANY_KIND) == Err(handle::Miss::NotLive) => {
+            handle::refused(C::NAME)
+        }
         None => {}
     }
 }
@@ -362,8 +398,8 @@ pub fn recast_ref<A, B>(p: &A) -> &B {
 
 /// An owned handle held by another object (the content type of a global
 /// type, say): deleted with its owner. The client may be given it as a
-/// borrowed pointer; if it deletes it all the same, the owner's delete is
-/// refused rather than repeated.
+/// borrowed pointer; if it deletes it all the same, the owner's delete
+/// does nothing. The owner's delete retires the handle (see [`retire`]).
 pub struct Own<C: Handle>(NonNull<C>);
 
 impl<C: Handle> Own<C> {
@@ -404,7 +440,7 @@ impl<C: Handle> Own<C> {
 impl<C: Handle> Drop for Own<C> {
     fn drop(&mut self) {
         // SAFETY: an owned handle is used by its owner's thread only.
-        unsafe { delete::<C>(self.as_ptr()) }
+        unsafe { retire::<C>(self.as_ptr()) }
     }
 }
 
@@ -481,7 +517,7 @@ pub unsafe fn join(h: &mut Header, cell: usize, store: *mut StoreObj) {
 /// # Safety
 /// The object's store must be alive.
 pub unsafe fn destroy_popped(cell: usize) {
-    if let Some((obj, vtable)) = handle::take(cell, u32::MAX) {
+    if let Some((obj, vtable)) = handle::take(cell, u32::MAX, true) {
         // SAFETY: the cell held this object and has let go of it.
         unsafe { (vtable.destroy)(obj.as_ptr(), cell) }
     }

@@ -1,6 +1,7 @@
 //! The shared library exports exactly the 284 functions of `wasm_c_api.h`
 //! and the 173 of `wasm_export.h`, plus our `cranewasm_*` extensions, and
-//! no other `wasm_*` name.
+//! no other `wasm_*` name; and the functions WAMR's clients link that its
+//! headers leave out.
 
 mod common;
 
@@ -30,4 +31,29 @@ fn exports_exactly_the_api() {
     let extra: Vec<_> = wasm.difference(&expected).collect();
     assert!(missing.is_empty() && extra.is_empty(), "missing: {missing:?}\nunexpected: {extra:?}");
     assert!(exported.contains("cranewasm_wat2wasm"), "the wat2wasm extension is exported");
+}
+
+/// The functions WAMR's clients link that its headers do not declare are
+/// exported (`capi/README.md`, "Functions outside the headers"; the C test
+/// `tests/c/wamr_undeclared.c` declares and calls each).
+#[test]
+fn exports_what_wamr_clients_link_outside_the_headers() {
+    let lib = common::lib_dir().join("libiwasm.so");
+    let out = common::run(Command::new("nm").args(["-D", "--defined-only"]).arg(&lib));
+    assert!(out.status.success(), "nm failed: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let functions: BTreeSet<&str> = text
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1) == Some("T"))
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .collect();
+    let missing: Vec<String> =
+        common::undeclared_symbols().into_iter().filter(|s| !functions.contains(s.as_str())).collect();
+    assert!(missing.is_empty(), "not exported as functions: {missing:?}");
+    let headers = ["wasm_c_api.h", "wasm_export.h", "lib_export.h"]
+        .map(|h| std::fs::read_to_string(common::repo().join("include").join(h)).expect("the header"));
+    for s in common::undeclared_symbols() {
+        let pattern = format!("{s}(");
+        assert!(headers.iter().all(|h| !h.contains(&pattern)), "{s} is declared in a header; WAMR's do not declare it");
+    }
 }

@@ -12,8 +12,8 @@ use super::store::{AsContext, AsContextMut, StoreContext, StoreId, StoreOpaque};
 use super::table::Table;
 use super::vm::instance::{self as vm_instance, VMInstance};
 use crate::environ::error::{Error, LinkError, Result};
-use crate::environ::index::{EntityIndex, GlobalIndex, MemoryIndex, TableIndex};
-use crate::environ::types::{ExternType, MemoryType};
+use crate::environ::index::{EntityIndex, FuncIndex, GlobalIndex, MemoryIndex, TableIndex};
+use crate::environ::types::{ExternType, MemoryType, MAX_PAGES};
 use crate::runtime::engine::Engine;
 use crate::runtime::module::Module;
 
@@ -53,7 +53,7 @@ impl Instance {
     ) -> Result<Instance> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        check_imports(store, module, imports)?;
+        check_imports(store, module, imports, false)?;
         match limits.max_memory_pages.filter(|p| *p != 0) {
             None => instantiate(store, module, imports, None, &[]),
             Some(_) => instantiate(store, module, imports, Some(&|_, ty| limits.memory_type(ty)), &[]),
@@ -66,7 +66,10 @@ impl Instance {
     /// one: how an embedder makes room for a heap of its own at the end of
     /// a memory, or caps a memory below its declared maximum (WAMR's
     /// instantiation arguments). A type whose minimum exceeds its maximum
-    /// is an [`Error::Resource`].
+    /// is an [`Error::Resource`]. A memory given for an import may likewise
+    /// be larger than the import's maximum (below 4 GiB): the embedder made
+    /// it for this module, with room for a heap of its own (WAMR's app heap
+    /// in an imported `env.memory`).
     pub fn new_with_memory_types(
         mut store: impl AsContextMut,
         module: &Module,
@@ -75,7 +78,7 @@ impl Instance {
     ) -> Result<Instance> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        check_imports(store, module, imports)?;
+        check_imports(store, module, imports, true)?;
         instantiate(store, module, imports, Some(&memory_type), &[])
     }
 
@@ -86,7 +89,8 @@ impl Instance {
     /// WAMR's spawned instances are. Active data segments are not applied
     /// to a memory given here (the instance that made it did that). Fails
     /// with [`Error::Usage`] when a given memory is not shared or is
-    /// smaller than the module declares.
+    /// smaller than the module declares. Memories given for imports may be
+    /// larger than declared, as for [`Instance::new_with_memory_types`].
     pub fn new_sharing_memories(
         mut store: impl AsContextMut,
         module: &Module,
@@ -95,7 +99,7 @@ impl Instance {
     ) -> Result<Instance> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        check_imports(store, module, imports)?;
+        check_imports(store, module, imports, true)?;
         let info = module.info();
         let defined = info.memories.values().skip(info.num_imported_memories);
         for (i, (given, declared)) in shared.iter().zip(defined).enumerate() {
@@ -204,6 +208,19 @@ impl Instance {
             .flatten()
     }
 
+    /// Function `index` of the instance (imported ones first), exported
+    /// or not: how an embedder turns a function index (WAMR's funcref
+    /// values in its `wasm_export.h` calls) into a function.
+    pub fn func(&self, store: impl AsContext, index: u32) -> Option<Func> {
+        let cx = store.as_context();
+        let data = self.data(cx.opaque());
+        (index < data.info().funcs.len() as u32)
+            .then(|| {
+                Extern::from_vm(self.store, data.export(EntityIndex::Func(FuncIndex::from_u32(index)))).into_func()
+            })
+            .flatten()
+    }
+
     /// The exported function called `name`.
     pub fn get_func(&self, store: impl AsContext, name: &str) -> Option<Func> {
         self.get_export(store, name)?.into_func()
@@ -237,8 +254,10 @@ fn instantiate(
 }
 
 /// Checks that `imports` can instantiate `module` in `store`: same engine,
-/// one import per declared import, each of the store and of a matching type.
-fn check_imports(store: &StoreOpaque, module: &Module, imports: &[Extern]) -> Result<()> {
+/// one import per declared import, each of the store and of a matching type
+/// (with `enlarged`, memories larger than declared match too, see
+/// [`import_matches`]).
+fn check_imports(store: &StoreOpaque, module: &Module, imports: &[Extern], enlarged: bool) -> Result<()> {
     if !Engine::same(store.engine(), module.engine()) {
         return Err(Error::WrongEngine);
     }
@@ -256,7 +275,7 @@ fn check_imports(store: &StoreOpaque, module: &Module, imports: &[Extern]) -> Re
             }
         }
         let actual = given.ty_in(store);
-        if !import_matches(&actual, &info.entity_type(import.index)) {
+        if !import_matches(&actual, &info.entity_type(import.index), enlarged) {
             // Named only now: instantiating clones no strings.
             let import = module.imports().nth(index).expect("index of an import");
             return Err(LinkError::Incompatible { index, import, actual }.into());
@@ -265,13 +284,19 @@ fn check_imports(store: &StoreOpaque, module: &Module, imports: &[Extern]) -> Re
     Ok(())
 }
 
-/// Whether `actual` can be given where `expected` is imported.
-fn import_matches(actual: &ExternType, expected: &ExternType) -> bool {
+/// Whether `actual` can be given where `expected` is imported. With
+/// `enlarged`, a memory may also exceed the import's maximum, as long as it
+/// stays below 4 GiB: compiled code assumes no more of an imported memory
+/// (`ModuleInfo::memories_below_4gib`; such a memory stops growing short
+/// of 4 GiB, `vm::memory::max_pages`).
+fn import_matches(actual: &ExternType, expected: &ExternType, enlarged: bool) -> bool {
     match (actual, expected) {
         (ExternType::Func(a), ExternType::Func(e)) => a == e,
         (ExternType::Global(a), ExternType::Global(e)) => a == e,
         (ExternType::Table(a), ExternType::Table(e)) => a.matches(e),
-        (ExternType::Memory(a), ExternType::Memory(e)) => a.matches(e),
+        (ExternType::Memory(a), ExternType::Memory(e)) => {
+            a.matches(e) || (enlarged && a.matches(&e.with_max(None)) && a.minimum() < u64::from(MAX_PAGES))
+        }
         _ => false,
     }
 }

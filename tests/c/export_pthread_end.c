@@ -18,6 +18,10 @@ static const char *wat =
     "  (import \"env\" \"pthread_cond_wait\" (func $cwait (param i32 i32) (result i32)))\n"
     "  (memory (export \"memory\") 1 1 shared)\n"
     "  (global $sp (mut i32) (i32.const 65536))\n"
+    /* The linker's symbols, without which WAMR's loader finds no aux stack
+       for threads (export_wamr_aux_stack.c). */
+    "  (global (export \"__heap_base\") i32 (i32.const 65536))\n"
+    "  (global (export \"__data_end\") i32 (i32.const 1024))\n"
     /* Cells: 0 the new thread's id; 4 the spinner's counter; 8 a mutex;
        12 a condition variable; 16 set before the child locks; 20 set
        after it did; 24 never changes (waited on). */

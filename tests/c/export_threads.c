@@ -14,6 +14,10 @@ static const char *wat =
     "(module\n"
     "  (memory (export \"memory\") 1 1 shared)\n"
     "  (global $sp (mut i32) (i32.const 65536))\n"
+    /* The linker's symbols, without which WAMR's loader finds no aux stack
+       for threads (export_wamr_aux_stack.c). */
+    "  (global (export \"__heap_base\") i32 (i32.const 65536))\n"
+    "  (global (export \"__data_end\") i32 (i32.const 1024))\n"
     "  (func (export \"inc\") (param $n i32)\n"
     "    (loop $l\n"
     "      (drop (i32.atomic.rmw.add (i32.const 0) (i32.const 1)))\n"

@@ -5,9 +5,24 @@
 //!
 //! Cells: i32 and f32 take one, i64 and f64 two (low word first), v128
 //! four; an externref is a host pointer in two cells, a funcref the
-//! function's index in one (null is `0xffffffff`; cranewasm converts null
-//! only). Results are written to the first cells of `argv`, which must
-//! have room for them.
+//! function's index in one (null is `0xffffffff`, see [`funcref`]).
+//! Results are written to the first cells of `argv`, which must have room
+//! for them.
+//!
+//! `argc` as WAMR (with reference types, its default) counts it: an
+//! externref is one cell there, as in its interpreter's frames, though
+//! `argv` holds it in two. A call needs `argc` at least that count, else
+//! WAMR's "invalid argument count" exception (WAMR's default build reads
+//! on past `argc`; its build without reference types refuses so, and
+//! reading past the caller's count is not safe). Parameters are read
+//! while their first cell lies below `argc`; one that starts at or past it
+//! (only possible after an externref) reads as zero, as in WAMR.
+//!
+//! [`funcref`]: crate::export::funcref
+//!
+//! Each call first makes WAMR's native stack check
+//! ([`detect`](crate::export::threads::detect)): without its guard size
+//! of stack above the guard pages, it fails with "native stack overflow".
 //!
 //! A call fails — false, with the exception set — when the function traps,
 //! when a native sets an exception, and when an exception set earlier was
@@ -15,15 +30,16 @@
 //! it). Calls from a thread that did not initialise its environment fail
 //! with WAMR's "thread signal env not inited".
 
-use crate::core::kinds::valkind;
 use std::ffi::c_char;
 
 use cranewasm::__sys::VaArgs;
 use cranewasm::{AsContextMut, Func, FuncType, Trap, V128, Val, ValRaw, ValType};
 
+use crate::core::kinds::{self, valkind};
+
 use crate::c_api::val::wasm_val_t;
 use crate::export::exec_env::exec_env;
-use crate::export::instance::{ModuleInst, inst};
+use crate::export::instance::ModuleInst;
 use crate::export::lookup::func_inst;
 use crate::export::runtime::log;
 use crate::export::types::*;
@@ -31,7 +47,7 @@ use crate::export::types::*;
 /// Value slots kept on the stack for calls.
 const INLINE: usize = 16;
 
-/// How many cells a value of type `t` takes.
+/// How many cells a value of type `t` takes in `argv`.
 fn cells(t: ValType) -> usize {
     match t {
         ValType::I32 | ValType::F32 => 1,
@@ -40,6 +56,15 @@ fn cells(t: ValType) -> usize {
         // A function's index, or a host pointer.
         ValType::Ref(r) if r.is_func() => 1,
         ValType::Ref(_) => 2,
+    }
+}
+
+/// How many cells WAMR's `argc` counts for a value of type `t`: an
+/// externref as one (see the module documentation).
+fn argc_cells(t: ValType) -> usize {
+    match t {
+        ValType::EXTERNREF => 1,
+        t => cells(t),
     }
 }
 
@@ -54,8 +79,10 @@ fn resolve<'a>(
         log(1, format_args!("Invalid exec env stack info."));
         None
     })?;
-    // SAFETY: instance handles are checked before use.
-    let inst = unsafe { inst(env.inst() as wasm_module_inst_t) }?;
+    let inst = env.instance().or_else(|| {
+        log(1, format_args!("Invalid exec env stack info."));
+        None
+    })?;
     // SAFETY: function handles are checked before use.
     let Some(f) = (unsafe { func_inst(function) }) else {
         log(1, format_args!("wasm_runtime_call_wasm: not a live function"));
@@ -80,6 +107,11 @@ fn run(
         return false;
     }
     if inst.terminated() {
+        return false;
+    }
+    // WAMR's check at the start of every call: the guard size of native
+    // stack left above the guard pages ("native stack overflow").
+    if !crate::export::threads::call_may_start(env as wasm_exec_env_t, inst) {
         return false;
     }
     let locked = inst.lock();
@@ -148,11 +180,12 @@ fn has_refs(ty: &FuncType) -> bool {
     ty.params().iter().chain(ty.results()).any(|t| t.is_ref())
 }
 
-/// Reads a value of type `t` from cells at `argv[*p..]`.
+/// Reads a value of type `t` from cells at `argv[*p..]`; the exception
+/// for a value cells cannot stand for (an unknown function index).
 ///
 /// # Safety
 /// `argv` must hold the cells.
-unsafe fn read_cell(inst: &ModuleInst, argv: *const u32, p: &mut usize, t: ValType) -> Option<Val> {
+unsafe fn read_cell(inst: &ModuleInst, argv: *const u32, p: &mut usize, t: ValType) -> Result<Val, &'static str> {
     // SAFETY: as the caller promises.
     let c = |i: usize| unsafe { *argv.add(*p + i) };
     let w = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi) << 32);
@@ -163,17 +196,15 @@ unsafe fn read_cell(inst: &ModuleInst, argv: *const u32, p: &mut usize, t: ValTy
         ValType::F64 => Val::F64(w(c(0), c(1))),
         ValType::V128 => Val::V128(V128(u128::from(w(c(0), c(1))) | (u128::from(w(c(2), c(3))) << 64))),
         ValType::EXTERNREF => inst.externref_val(w(c(0), c(1)) as usize),
-        ValType::FUNCREF if c(0) == u32::MAX => Val::FuncRef(None),
-        // A function by index (not converted), or a reference of a type
-        // the C API cannot name.
-        ValType::Ref(_) => return None,
+        ValType::FUNCREF => inst.funcref_val(c(0)).ok_or("unknown function")?,
+        ValType::Ref(_) => return Err("a reference of a type the C API cannot pass"),
     };
     *p += cells(t);
-    Some(v)
+    Ok(v)
 }
 
 /// Writes value `v` into cells at `argv[*p..]`; false for a value cells
-/// cannot hold (a non-null funcref).
+/// cannot hold (a function of another instance).
 ///
 /// # Safety
 /// `argv` must have room for the cells.
@@ -214,11 +245,13 @@ unsafe fn write_cell(inst: &ModuleInst, argv: *mut u32, p: &mut usize, v: &Val) 
             put(1, (ptr >> 32) as u32);
             2
         }
-        Val::FuncRef(None) => {
-            put(0, u32::MAX);
-            1
-        }
-        Val::FuncRef(Some(_)) => return false,
+        Val::FuncRef(_) => match inst.funcref_index(v) {
+            Some(index) => {
+                put(0, index);
+                1
+            }
+            None => return false,
+        },
     };
     *p += n;
     true
@@ -229,7 +262,7 @@ unsafe fn write_cell(inst: &ModuleInst, argv: *mut u32, p: &mut usize, v: &Val) 
 /// # Safety
 /// `argv` must be NULL or hold `argc` cells, with room for the results.
 pub unsafe fn call_cells(inst: &ModuleInst, env: usize, func: Func, ty: &FuncType, argc: u32, argv: *mut u32) -> bool {
-    let need: usize = ty.params().iter().map(|t| cells(*t)).sum();
+    let need: usize = ty.params().iter().map(|t| argc_cells(*t)).sum();
     let out: usize = ty.results().iter().map(|t| cells(*t)).sum();
     if (argc as usize) < need {
         inst.set_exception(Some(&format!("invalid argument count {argc}, must be no smaller than {need}")));
@@ -243,7 +276,8 @@ pub unsafe fn call_cells(inst: &ModuleInst, env: usize, func: Func, ty: &FuncTyp
         let mut slots = [ValRaw::default(); INLINE];
         let mut p = 0;
         for (s, t) in slots.iter_mut().zip(ty.params()) {
-            // SAFETY: `argc >= need` cells (caller).
+            // SAFETY: `argc >= need` cells (caller); without references
+            // the two counts are the same.
             let v = unsafe { read_cell(inst, argv, &mut p, *t) }.expect("numbers always convert");
             *s = num_to_raw(&v);
         }
@@ -260,11 +294,19 @@ pub unsafe fn call_cells(inst: &ModuleInst, env: usize, func: Func, ty: &FuncTyp
     let mut p = 0;
     let mut params = Vec::with_capacity(ty.params().len());
     for t in ty.params() {
-        // SAFETY: `argc >= need` cells (caller).
+        if p >= argc as usize {
+            // Past the cells the caller counted: zero, as in WAMR.
+            params.push(Val::default_for(*t));
+            p += cells(*t);
+            continue;
+        }
+        // SAFETY: the parameter starts below `argc` (an externref at
+        // `argc - 1` reads one cell more, as WAMR's does); the caller's
+        // cells.
         match unsafe { read_cell(inst, argv, &mut p, *t) } {
-            Some(v) => params.push(v),
-            None => {
-                inst.set_exception(Some("the arguments conversion is failed"));
+            Ok(v) => params.push(v),
+            Err(e) => {
+                inst.set_exception(Some(e));
                 return false;
             }
         }
@@ -301,28 +343,44 @@ pub unsafe extern "C" fn wasm_runtime_call_wasm(
     unsafe { call_cells(inst, exec_env as usize, func, &ty, argc, argv) }
 }
 
-/// A `wasm_val_t` as a value of type `t` (`None` if the kinds differ or
-/// it is a v128, which `wasm_val_t` cannot hold here).
-fn from_c(inst: &ModuleInst, v: &wasm_val_t, t: ValType) -> Option<Val> {
-    if v.kind != valkind(t) {
-        return None;
-    }
-    // SAFETY: the union read as the member its kind names; every bit
-    // pattern of these is valid.
-    unsafe {
-        Some(match t {
-            ValType::I32 => Val::I32(v.of.i32),
-            ValType::I64 => Val::I64(v.of.i64),
-            ValType::F32 => Val::F32(v.of.f32.to_bits()),
-            ValType::F64 => Val::F64(v.of.f64.to_bits()),
-            ValType::EXTERNREF => inst.externref_val(v.of.i64 as usize),
-            ValType::FUNCREF if v.of.i32 == -1 => Val::FuncRef(None),
-            _ => return None,
-        })
+/// How many cells WAMR's `parse_args_to_uint32_array` makes of a
+/// `wasm_val_t` of kind `kind` (`None` for a kind it cannot pass).
+fn kind_cells(kind: u8) -> Option<usize> {
+    match kind {
+        0 | 2 | 129 => Some(1), // WASM_I32, WASM_F32, WASM_FUNCREF
+        1 | 3 | 128 => Some(2), // WASM_I64, WASM_F64, WASM_EXTERNREF
+        _ => None,
     }
 }
 
-/// A value as a `wasm_val_t` (`None` for a non-null funcref).
+/// A `wasm_val_t` as a value of type `t`. WAMR lays each argument out in
+/// cells by its own kind and the function reads them by its parameter's
+/// type, so a value of another kind of the same width passes its bits (an
+/// i32 for a funcref, as WAMR's funcref results come back, say).
+/// `Err(None)`: a kind of another width (WAMR shifts every later
+/// argument), or v128 (WAMR asserts); `Err(Some(exception))`: an unknown
+/// function index.
+fn from_c(inst: &ModuleInst, v: &wasm_val_t, t: ValType) -> Result<Val, Option<&'static str>> {
+    if t == ValType::V128 || kind_cells(v.kind) != Some(cells(t)) {
+        return Err(None);
+    }
+    // SAFETY: the union's first 4 or 8 bytes, as many as the kind filled;
+    // every bit pattern of the integer members is valid.
+    let (low, wide) = unsafe { (v.of.i32 as u32, v.of.i64 as u64) };
+    Ok(match t {
+        ValType::I32 => Val::I32(low as i32),
+        ValType::F32 => Val::F32(low),
+        ValType::I64 => Val::I64(wide as i64),
+        ValType::F64 => Val::F64(wide),
+        ValType::EXTERNREF => inst.externref_val(wide as usize),
+        ValType::FUNCREF => inst.funcref_val(low).ok_or(Some("unknown function"))?,
+        ValType::V128 | ValType::Ref(_) => return Err(None),
+    })
+}
+
+/// A value as a `wasm_val_t`: a funcref as its index with the kind
+/// `WASM_I32`, as WAMR gives it (`None` for a function of another
+/// instance).
 fn to_c(inst: &ModuleInst, v: &Val) -> Option<wasm_val_t> {
     let mut out = wasm_val_t::ZERO;
     out.kind = valkind(v.ty());
@@ -332,8 +390,11 @@ fn to_c(inst: &ModuleInst, v: &Val) -> Option<wasm_val_t> {
         Val::F32(b) => out.of.f32 = f32::from_bits(b),
         Val::F64(b) => out.of.f64 = f64::from_bits(b),
         Val::ExternRef(_) => out.of.i64 = inst.host_pointer_of(v) as i64,
-        Val::FuncRef(None) => out.of.i32 = -1,
-        _ => return None,
+        Val::FuncRef(_) => {
+            out.kind = kinds::I32;
+            out.of.i32 = inst.funcref_index(v)? as i32;
+        }
+        Val::V128(_) => return None,
     }
     Some(out)
 }
@@ -371,9 +432,13 @@ pub unsafe extern "C" fn wasm_runtime_call_wasm_a(
     for (i, t) in ty.params().iter().enumerate() {
         // SAFETY: `num_args` values (caller).
         match from_c(inst, unsafe { &*args.add(i) }, *t) {
-            Some(v) => params.push(v),
-            None => {
-                log(1, format_args!("wasm_runtime_call_wasm_a: argument {i} is not of the parameter's kind ({t})"));
+            Ok(v) => params.push(v),
+            Err(Some(e)) => {
+                inst.set_exception(Some(e));
+                return false;
+            }
+            Err(None) => {
+                log(1, format_args!("wasm_runtime_call_wasm_a: argument {i} is not of the parameter's width ({t})"));
                 return false;
             }
         }
@@ -444,7 +509,13 @@ unsafe extern "C" fn call_wasm_v_saved(regs: *const u64, stack: *const u64) -> b
                 ValType::F32 => Val::f32(va.double() as f32),
                 ValType::F64 => Val::f64(va.double()),
                 ValType::EXTERNREF => inst.externref_val(va.int() as usize),
-                ValType::FUNCREF if va.int() as i32 == -1 => Val::FuncRef(None),
+                ValType::FUNCREF => match inst.funcref_val(va.int() as u32) {
+                    Some(v) => v,
+                    None => {
+                        inst.set_exception(Some("unknown function"));
+                        return false;
+                    }
+                },
                 _ => {
                     log(1, format_args!("wasm_runtime_call_wasm_v: a {t} argument cannot be passed"));
                     return false;
@@ -460,7 +531,8 @@ unsafe extern "C" fn call_wasm_v_saved(regs: *const u64, stack: *const u64) -> b
 cranewasm::__sys::c_variadic_entry! {
     /// Calls `function` with `num_args` variadic arguments of its parameter
     /// types (i32 as `int32_t`, i64 as `int64_t`, f32 and f64 as `double`,
-    /// externref as a pointer), writing its results to `results`.
+    /// externref as a pointer, funcref as its index), writing its results
+    /// to `results`.
     ///
     /// Rust cannot define a variadic function, so this is a stub from the
     /// core's `arch` layer that saves the argument registers and hands them
@@ -491,8 +563,7 @@ pub unsafe extern "C" fn wasm_runtime_call_indirect(
         log(1, format_args!("Invalid exec env stack info."));
         return false;
     };
-    // SAFETY: a handle, checked.
-    let Some(inst) = (unsafe { inst(env.inst() as wasm_module_inst_t) }) else { return false };
+    let Some(inst) = env.instance() else { return false };
     let Some(instance) = inst.instance() else { return false };
     let element = {
         let locked = inst.lock();
@@ -525,8 +596,7 @@ pub unsafe extern "C" fn wasm_runtime_call_indirect(
 /// are no frames.
 fn call_stack(exec_env: wasm_exec_env_t) -> Option<String> {
     let env = self::exec_env(exec_env as usize)?;
-    // SAFETY: a handle, checked.
-    let inst = unsafe { inst(env.inst() as wasm_module_inst_t) }?;
+    let inst = env.instance()?;
     let frames = inst.frames.lock().unwrap_or_else(|e| e.into_inner());
     if frames.is_empty() {
         return Some(String::new());

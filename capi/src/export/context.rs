@@ -99,15 +99,27 @@ pub unsafe extern "C" fn wasm_runtime_set_context(inst: wasm_module_inst_t, key:
     }
 }
 
-/// As [`wasm_runtime_set_context`]: without the thread manager an instance
-/// has no other threads to spread to, as in WAMR built without it.
+/// Sets the context for `key` on every instance of the instance's program
+/// (WAMR's cluster): the main instance and those of the threads spawned
+/// from it, whichever of them it is called on. Threads spawned later start
+/// with their parent's contexts, as in WAMR.
 ///
 /// # Safety
 /// As for [`wasm_runtime_set_context`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_runtime_set_context_spread(inst: wasm_module_inst_t, key: *mut c_void, ctx: *mut c_void) {
     // SAFETY: as the caller promises.
-    unsafe { wasm_runtime_set_context(inst, key, ctx) }
+    if let (Some(i), Some(s)) = (unsafe { self::inst(inst) }, slot_of(key)) {
+        i.cluster.each(|m| m.contexts[s].store(ctx, Ordering::Relaxed));
+    }
+}
+
+/// Gives a new thread's instance its parent's contexts (WAMR's
+/// `wasm_native_inherit_contexts`).
+pub fn inherit(child: &ModuleInst, parent: &ModuleInst) {
+    for (c, p) in child.contexts.iter().zip(&parent.contexts) {
+        c.store(p.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
 }
 
 /// The instance's context for `key` (NULL if unset, or for a bad instance

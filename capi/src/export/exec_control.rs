@@ -97,8 +97,7 @@ pub fn on_grow_failure(handle: usize, f: &MemoryGrowFailure) {
 pub unsafe extern "C" fn wasm_runtime_set_instruction_count_limit(exec_env: wasm_exec_env_t, instruction_count: i32) {
     let Some(env) = self::exec_env(exec_env as usize) else { return };
     env.instruction_limit.store(instruction_count, Ordering::Relaxed);
-    // SAFETY: a handle, checked.
-    let counted = unsafe { inst(env.inst() as wasm_module_inst_t) }.is_some_and(counts_instructions);
+    let counted = env.instance().is_some_and(counts_instructions);
     if instruction_count >= 0 && !counted {
         log(
             WASM_LOG_LEVEL_VERBOSE,

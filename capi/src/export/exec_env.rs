@@ -11,19 +11,21 @@
 
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
-use crate::export::instance::inst;
+use crate::export::instance::{ModuleInst, inst};
 use crate::export::pool;
 use crate::export::runtime::warn;
 use crate::export::types::*;
 use crate::handle::Kind;
-use crate::object::{self, Handle, Object, get};
+use crate::object::{self, Handle, Object, get, get_stored};
 
 /// What a `wasm_exec_env_t` points at.
 pub struct ExecEnv {
     /// The instance it runs (a handle).
     inst: AtomicUsize,
+    /// That instance's [`ModuleInst::serial`].
+    inst_serial: AtomicU64,
     pub stack_size: u32,
     user_data: AtomicPtr<c_void>,
     /// The attachment of the native being called through it.
@@ -59,6 +61,7 @@ unsafe impl Handle for WASMExecEnv {
 pub fn new_exec_env(inst: usize, stack_size: u32, singleton: bool) -> ExecEnv {
     ExecEnv {
         inst: AtomicUsize::new(inst),
+        inst_serial: AtomicU64::new(serial_of(inst)),
         stack_size,
         user_data: AtomicPtr::new(ptr::null_mut()),
         attachment: AtomicPtr::new(ptr::null_mut()),
@@ -76,10 +79,32 @@ pub fn exec_env(addr: usize) -> Option<&'static ExecEnv> {
     unsafe { get::<WASMExecEnv>(addr as *const WASMExecEnv) }
 }
 
+/// The serial of the live instance with handle `h` (0 if there is none).
+fn serial_of(h: usize) -> u64 {
+    // SAFETY: a handle, checked; only a number is read.
+    unsafe { get_stored::<WASMModuleInstanceCommon>(h) }.map_or(0, |i| i.serial)
+}
+
 impl ExecEnv {
     /// The instance handle it runs.
     pub fn inst(&self) -> usize {
         self.inst.load(Ordering::Relaxed)
+    }
+
+    /// The instance it runs, unless that was destroyed (which is no
+    /// mistake of the client's until it calls through the exec env: WAMR's
+    /// bindings destroy an exec env after its instance).
+    pub fn instance(&self) -> Option<&'static ModuleInst> {
+        // SAFETY: a handle, checked; instances are destroyed by their
+        // owner, who keeps them while calling through their exec envs.
+        let i = unsafe { get_stored::<WASMModuleInstanceCommon>(self.inst()) }?;
+        (i.serial == self.inst_serial.load(Ordering::Relaxed)).then_some(i)
+    }
+
+    /// The boundary set with `wasm_runtime_set_native_stack_boundary`
+    /// (0 if none).
+    pub fn native_stack_boundary(&self) -> usize {
+        self.boundary.load(Ordering::Relaxed) as usize
     }
 
     /// Sets the attachment, giving the previous one. Only the thread
@@ -127,8 +152,7 @@ pub unsafe extern "C" fn wasm_runtime_destroy_exec_env(exec_env: wasm_exec_env_t
         warn(format_args!("wasm_runtime_destroy_exec_env: the singleton exec env belongs to its instance"));
         return;
     }
-    // SAFETY: as the caller promises.
-    if let Some(i) = unsafe { inst(env.inst() as wasm_module_inst_t) }
+    if let Some(i) = env.instance()
         && i.current_exec_env() == exec_env as usize
     {
         warn(format_args!("wasm_runtime_destroy_exec_env: the exec env is running a call"));
@@ -157,9 +181,7 @@ pub unsafe extern "C" fn wasm_runtime_get_exec_env_singleton(module_inst: wasm_m
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_runtime_get_module_inst(exec_env: wasm_exec_env_t) -> wasm_module_inst_t {
     let Some(env) = self::exec_env(exec_env as usize) else { return ptr::null_mut() };
-    let h = env.inst() as wasm_module_inst_t;
-    // SAFETY: a handle, checked before it is handed out.
-    if unsafe { inst(h) }.is_some() { h } else { ptr::null_mut() }
+    env.instance().map_or(ptr::null_mut(), |i| i.handle() as wasm_module_inst_t)
 }
 
 /// Makes the exec env run another instance; anything but a live exec env
@@ -171,8 +193,9 @@ pub unsafe extern "C" fn wasm_runtime_get_module_inst(exec_env: wasm_exec_env_t)
 pub unsafe extern "C" fn wasm_runtime_set_module_inst(exec_env: wasm_exec_env_t, module_inst: wasm_module_inst_t) {
     let Some(env) = self::exec_env(exec_env as usize) else { return };
     // SAFETY: as the caller promises.
-    if unsafe { inst(module_inst) }.is_some() {
+    if let Some(i) = unsafe { inst(module_inst) } {
         env.inst.store(module_inst as usize, Ordering::Relaxed);
+        env.inst_serial.store(i.serial, Ordering::Relaxed);
     }
 }
 
@@ -206,9 +229,11 @@ pub unsafe extern "C" fn wasm_runtime_get_user_data(exec_env: wasm_exec_env_t) -
     self::exec_env(exec_env as usize).map_or(ptr::null_mut(), |e| e.user_data.load(Ordering::Relaxed))
 }
 
-/// Records a native stack boundary for the exec env. cranewasm finds the
-/// stack of each calling thread itself and limits wasm's use of it by the
-/// engine's maximum, so the boundary is kept but not needed.
+/// Sets the exec env's native stack boundary, as WAMR does: its checks
+/// (`wasm_runtime_detect_native_stack_overflow`, `_size`, and the one at
+/// the start of each call) then count from it instead of from the
+/// thread's stack end plus WAMR's guard size. (Compiled code keeps its own
+/// limit, from the thread's stack: see `src/runtime/vm/stack.rs`.)
 ///
 /// # Safety
 /// `exec_env` may be NULL or any pointer.

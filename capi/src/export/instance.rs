@@ -91,6 +91,10 @@ pub struct ModuleInst {
     pub module_handle: usize,
     /// This instance's own handle.
     me: AtomicUsize,
+    /// A number no other instance of the process has: an exec env holding
+    /// this instance's handle checks it, so that a handle whose cell a
+    /// later instance took is not taken for this one.
+    pub serial: u64,
     pub module: Module,
     pub call_lock: ReentrantLock,
     /// Calls in progress (deinstantiation waits for none).
@@ -227,6 +231,11 @@ impl ModuleInst {
         self.exec_env.load(Ordering::Relaxed)
     }
 
+    /// Whether a call runs in the instance (on any thread).
+    pub fn running(&self) -> bool {
+        self.active.load(Ordering::Relaxed) > 0 || self.call_lock.is_held()
+    }
+
     /// The exec env object of the call in progress, if any.
     pub fn current_exec_env_obj(&self) -> Option<&ExecEnv> {
         // SAFETY: set by `enter` from a live exec env, which its owner may
@@ -315,7 +324,13 @@ impl ModuleInst {
                     self.set_exception(Some("wasi proc exit"));
                 }
             } else if !self.has_exception() {
-                self.set_exception(Some(trap.message()));
+                let msg = match trap.code() {
+                    Some(cranewasm::TrapCode::StackOverflow) => {
+                        crate::export::threads::stack_overflow_message(self.module.engine())
+                    }
+                    _ => trap.message(),
+                };
+                self.set_exception(Some(msg));
             }
             let program = self.program_frames.lock().unwrap_or_else(|e| e.into_inner()).take();
             *self.frames.lock().unwrap_or_else(|e| e.into_inner()) = program.unwrap_or_else(|| trap.frames().to_vec());
@@ -506,6 +521,10 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         instance: OnceLock::new(),
         module_handle: handle as usize,
         me: AtomicUsize::new(0),
+        serial: {
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        },
         module: core_module.clone(),
         call_lock: ReentrantLock::default(),
         active: AtomicUsize::new(0),
@@ -979,7 +998,7 @@ fn settings_of(a: &InstArgs) -> Settings {
 pub unsafe extern "C" fn wasm_runtime_deinstantiate(module_inst: wasm_module_inst_t) {
     // SAFETY: as the caller promises.
     let Some(inst) = (unsafe { self::inst(module_inst) }) else { return };
-    if inst.active.load(Ordering::Relaxed) > 0 || inst.call_lock.is_held() {
+    if inst.running() {
         warn(format_args!("wasm_runtime_deinstantiate: the instance is running a call; not destroyed"));
         return;
     }
@@ -1027,7 +1046,10 @@ pub unsafe extern "C" fn wasm_runtime_get_exception(module_inst: wasm_module_ins
 }
 
 /// Sets the instance's exception (NULL clears it), as a native reports a
-/// failure: the call in progress then traps with it.
+/// failure: the call in progress then traps with it. As WAMR spreads an
+/// exception over the instance's cluster, the other instances of the
+/// program get it too, and their running calls stop (a clear reaches them
+/// all alike).
 ///
 /// # Safety
 /// `module_inst` NULL or any pointer; `exception` NULL or NUL-terminated.
@@ -1038,12 +1060,18 @@ pub unsafe extern "C" fn wasm_runtime_set_exception(module_inst: wasm_module_ins
     // SAFETY: NULL or NUL-terminated (caller).
     let msg = (!exception.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(exception) }.to_string_lossy());
     match msg {
-        Some(m) => inst.set_exception(Some(&m)),
-        None => inst.clear_exception(),
+        Some(m) => inst.cluster.each(|other| {
+            other.set_exception(Some(&m));
+            if !ptr::eq(other, inst) {
+                other.interrupt.interrupt();
+            }
+        }),
+        None => inst.cluster.each(ModuleInst::clear_exception),
     }
 }
 
-/// Clears the instance's exception.
+/// Clears the instance's exception, and, as WAMR spreads it, that of
+/// every instance of its program (withdrawing a termination).
 ///
 /// # Safety
 /// `module_inst` may be NULL or any pointer.
@@ -1051,18 +1079,21 @@ pub unsafe extern "C" fn wasm_runtime_set_exception(module_inst: wasm_module_ins
 pub unsafe extern "C" fn wasm_runtime_clear_exception(module_inst: wasm_module_inst_t) {
     // SAFETY: as the caller promises.
     if let Some(inst) = unsafe { self::inst(module_inst) } {
-        inst.clear_exception();
+        inst.cluster.each(ModuleInst::clear_exception);
     }
 }
 
 /// Terminates the instance's execution, from any thread, as WAMR does:
 /// the exception becomes "terminated by user", and the call running in the
 /// instance stops — within microseconds in wasm code, when a native it is
-/// in returns (a native blocked inside `wasm_runtime_begin_blocking_op`'s
-/// bracket is woken: the blocking call returns `EINTR`) — and fails with
-/// it. Until the exception is cleared, calls
-/// fail at their start, as WAMR's thread manager stops them; once it is
-/// cleared they run normally.
+/// in returns, at once in a WASI wait or read, and a native blocked inside
+/// `wasm_runtime_begin_blocking_op`'s bracket is woken (the blocking call
+/// returns `EINTR`) — and fails with it. Until the exception is cleared,
+/// calls fail at their start, as WAMR's thread manager stops them; once
+/// it is cleared they run normally. As in WAMR, which spreads an exception
+/// over the instance's cluster, every instance of the program is
+/// terminated: the exec envs spawned from it too, those that have not
+/// made their first call included.
 ///
 /// # Safety
 /// `module_inst` may be NULL or any pointer.
@@ -1070,10 +1101,12 @@ pub unsafe extern "C" fn wasm_runtime_clear_exception(module_inst: wasm_module_i
 pub unsafe extern "C" fn wasm_runtime_terminate(module_inst: wasm_module_inst_t) {
     // SAFETY: as the caller promises.
     if let Some(inst) = unsafe { self::inst(module_inst) } {
-        inst.set_exception(Some("terminated by user"));
-        inst.terminated.store(true, Ordering::Relaxed);
-        inst.interrupt.interrupt();
-        crate::export::blocking_op::wake(module_inst as usize);
+        inst.cluster.each(|m| {
+            m.set_exception(Some("terminated by user"));
+            m.terminated.store(true, Ordering::Relaxed);
+            m.interrupt.interrupt();
+            crate::export::blocking_op::wake(m.handle());
+        });
     }
 }
 

@@ -15,11 +15,16 @@
 //! [`natives`] (signature strings and their trampolines), [`pool`] (the
 //! budget of `Alloc_With_Pool`), [`app_memory`]
 //! and [`heap`] (app addresses and the host-managed heap), [`wasi`],
-//! [`externref`], [`threads`], [`blocking_op`] (natives blocked in a system
-//! call, woken by a stop), [`thread_mgr`] (spawned exec envs and
-//! threads, wasi-threads), and [`unsupported`]: the one place for the
-//! features cranewasm builds without, each behaving as WAMR does when
-//! built without it.
+//! [`externref`], [`funcref`] (WAMR's function indices in calls),
+//! [`threads`] (thread environments and WAMR's native stack checks),
+//! [`blocking_op`] (natives blocked in a system call, woken by a stop),
+//! [`thread_mgr`] (spawned exec envs and threads, wasi-threads) with
+//! [`aux_stack`] (their shadow stack, found as WAMR's loader finds it),
+//! [`pool`] (the `Alloc_With_Pool` budget),
+//! [`teardown`] (what the runtime's end frees for the client),
+//! [`undeclared`] (what WAMR exports outside its headers and its clients
+//! link), and [`unsupported`]: the one place for the features cranewasm
+//! builds without, each behaving as WAMR does when built without it.
 //!
 //! Every handle (`wasm_module_t`, `wasm_module_inst_t`, `wasm_exec_env_t`,
 //! `wasm_function_inst_t`, `wasm_memory_inst_t`, the type handles,
@@ -34,12 +39,14 @@ use std::ffi::{CStr, c_char};
 pub mod app_memory;
 pub mod application;
 pub mod args;
+pub mod aux_stack;
 pub mod blocking_op;
 pub mod call;
 pub mod context;
 pub mod exec_control;
 pub mod exec_env;
 pub mod externref;
+pub mod funcref;
 pub mod heap;
 pub mod instance;
 pub mod lock;
@@ -49,9 +56,11 @@ pub mod natives;
 pub mod pool;
 pub mod reflect;
 pub mod runtime;
+pub mod teardown;
 pub mod thread_mgr;
 pub mod threads;
 pub mod types;
+pub mod undeclared;
 pub mod unsupported;
 pub mod wasi;
 

@@ -11,7 +11,6 @@
 //! always reserved by the core, not allocated here.
 
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use cranewasm::{Config, Engine, Profiler};
@@ -64,16 +63,10 @@ fn runtime() -> MutexGuard<'static, Runtime> {
     RUNTIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The current log level (`wasm_runtime_set_log_level`).
-static LOG_LEVEL: AtomicU32 = AtomicU32::new(WASM_LOG_LEVEL_WARNING);
-
 /// Writes a diagnostic line on stderr if `level` is within the log level
-/// (WAMR writes them on stdout; a library's diagnostics stay out of the
-/// program's output here).
+/// ([`crate::diag`]).
 pub fn log(level: log_level_t, args: std::fmt::Arguments<'_>) {
-    if level <= LOG_LEVEL.load(Ordering::Relaxed) {
-        crate::log(args);
-    }
+    crate::diag::line(level, args);
 }
 
 /// A warning line ([`log`] at `WASM_LOG_LEVEL_WARNING`).
@@ -282,8 +275,10 @@ pub unsafe extern "C" fn wasm_runtime_full_init(init_args: *mut RuntimeInitArgs)
     true
 }
 
-/// Drops one initialisation; the last one forgets the registered natives,
-/// the module registry and the context keys, as WAMR does.
+/// Drops one initialisation; the last one frees the modules, instances and
+/// exec envs the client left (its later destroy calls for them are
+/// accepted silently) and forgets the registered natives, the module
+/// registry and the context keys, as WAMR does.
 #[unsafe(no_mangle)]
 pub extern "C" fn wasm_runtime_destroy() {
     let last = {
@@ -295,6 +290,7 @@ pub extern "C" fn wasm_runtime_destroy() {
         rt.refs == 0
     };
     if last {
+        crate::export::teardown::free_all();
         // WAMR's pool goes with the runtime; what is left of it is no
         // longer counted.
         pool::start(None);
@@ -305,10 +301,11 @@ pub extern "C" fn wasm_runtime_destroy() {
 }
 
 /// Sets the level of the library's diagnostics (`WASM_LOG_LEVEL_FATAL` 0
-/// .. `WASM_LOG_LEVEL_VERBOSE` 4; warnings by default).
+/// .. `WASM_LOG_LEVEL_VERBOSE` 4; warnings by default), the one
+/// `bh_log_set_verbose_level` sets too; 0 silences the library.
 #[unsafe(no_mangle)]
 pub extern "C" fn wasm_runtime_set_log_level(level: log_level_t) {
-    LOG_LEVEL.store(level, Ordering::Relaxed);
+    crate::diag::set_level(level);
 }
 
 /// Whether cranewasm runs modules in `running_mode`: `Mode_LLVM_JIT`

@@ -20,10 +20,12 @@
 //! `wasm_cluster_add_exec_env` allows. A spawned exec env also needs a
 //! slice of the program's auxiliary (shadow) stack, LLVM's
 //! `__stack_pointer`: as WAMR does without heap-allocated aux stacks, the
-//! stack region (from `__data_end`, when exported, to the initial stack
-//! pointer) is cut into `max_thread_num + 1` slices, the first the main
-//! instance's; a spawn fails when none is free or the module has no stack
-//! pointer. wasi-threads programs manage their threads' stacks themselves
+//! stack its loader finds ([`aux_stack`](crate::export::aux_stack): from
+//! `__data_end` up to the initial stack pointer, in modules exporting
+//! `__heap_base` and `__data_end`) is cut into `max_thread_num + 1`
+//! slices, the first the main instance's; a spawn fails ("failed to
+//! allocate aux stack space for new thread") when none is free or the
+//! module has no such stack. wasi-threads programs manage their threads' stacks themselves
 //! (wasi-libc), so `thread-spawn` takes no slice.
 //!
 //! A wasi-threads thread that traps or calls `proc_exit` ends the whole
@@ -48,7 +50,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use cranewasm::wasi::threads::{MAX_TID, MODULE as WASI_THREADS, SPAWN};
-use cranewasm::{AsContextMut, ExternType, Func, FuncType, Instance, Mutability, Val, ValRaw, ValType};
+use cranewasm::{AsContextMut, Func, FuncType, Instance, Val, ValRaw, ValType};
 
 use crate::export::exec_env::{exec_env as live_exec_env, new_exec_env};
 use crate::export::instance::{Locked, ModuleInst, Settings, inst, instantiate};
@@ -158,6 +160,16 @@ impl Cluster {
     /// Records a new instance of the program.
     pub fn join(&self, inst: &'static ModuleInst) {
         self.members().push(ptr::from_ref(inst) as usize);
+    }
+
+    /// Runs `f` on every live instance of the program: WAMR spreads an
+    /// exception set or cleared through the API over its cluster.
+    pub fn each(&self, f: impl Fn(&ModuleInst)) {
+        for &m in self.members().iter() {
+            // SAFETY: members are live: an instance leaves (under this
+            // lock, held here) before it is dropped.
+            f(unsafe { &*(m as *const ModuleInst) });
+        }
     }
 
     /// Forgets an instance about to be dropped.
@@ -279,28 +291,17 @@ pub(crate) fn end_program(failed: &ModuleInst) {
     }
 }
 
-/// Records the shadow stack of a new main instance: the first global it
-/// defines when that is a mutable i32 (LLVM's `__stack_pointer`, the
-/// global WAMR's loader takes), reaching down to `__data_end` if exported.
+/// Records the shadow stack of a new main instance, as WAMR's loader
+/// finds it ([`aux_stack`](crate::export::aux_stack)), cut into
+/// `max_thread_num + 1` slices.
 pub fn find_aux_stack(locked: &Locked<'_>, instance: Instance) {
-    let store = locked.store();
-    let module = &locked.inst.module;
-    let index = module.imports().filter(|i| matches!(i.ty, ExternType::Global(_))).count() as u32;
-    let Some(sp) = instance.global(&*store, index) else { return };
-    let ty = sp.ty(&*store);
-    let (ValType::I32, Mutability::Var) = (ty.content, ty.mutability) else { return };
-    let Some(top) = sp.get(&*store).i32().map(|t| t as u32) else { return };
-    let data_end = instance.get_global(&*store, "__data_end").and_then(|g| g.get(&*store).i32()).map(|d| d as u32);
-    let total = match data_end {
-        Some(end) if end < top => top - end,
-        _ => top,
-    };
+    let Some(stack) = crate::export::aux_stack::find(locked, instance) else { return };
     let max = MAX_THREADS.load(Ordering::Relaxed);
-    let size = (total / (max + 1)) & !15;
+    let size = (stack.size / (max + 1)) & !15;
     if size < AUX_STACK_MIN {
         return;
     }
-    let aux = AuxStacks { global: index, top: top - size, size, used: vec![false; max as usize] };
+    let aux = AuxStacks { global: stack.global, top: stack.top - size, size, used: vec![false; max as usize] };
     *locked.inst.cluster.aux.lock().unwrap_or_else(|e| e.into_inner()) = Some(aux);
 }
 
@@ -315,15 +316,25 @@ fn instantiate_sub(parent: &'static ModuleInst) -> Result<wasm_module_inst_t, St
         wasi: None,
         parent: Some(parent),
     };
-    // SAFETY: the parent's module handle, which the sub instance needs
-    // only while it is made; a module unloaded meanwhile is refused.
-    unsafe { instantiate(parent.module_handle as wasm_module_t, &s) }
+    // SAFETY: a handle the library stored, checked.
+    if unsafe { object::get_stored::<crate::WASMModuleCommon>(parent.module_handle) }.is_none() {
+        return Err("the instance's module was unloaded".into());
+    }
+    // SAFETY: the parent's module handle, live (above), which the sub
+    // instance needs only while it is made.
+    let h = unsafe { instantiate(parent.module_handle as wasm_module_t, &s) }?;
+    // SAFETY: just made.
+    if let Some(sub) = unsafe { inst(h) } {
+        crate::export::context::inherit(sub, parent);
+    }
+    Ok(h)
 }
 
 /// Destroys a sub instance that no call uses any more.
 fn destroy_sub(h: wasm_module_inst_t) {
-    // SAFETY: a sub instance this file made, used by no one now.
-    unsafe { object::delete::<WASMModuleInstanceCommon>(h) };
+    // SAFETY: a sub instance this file made, used by no one now; the
+    // client may have seen its handle (`wasm_runtime_get_module_inst`).
+    unsafe { object::retire::<WASMModuleInstanceCommon>(h) };
 }
 
 /// What a spawned exec env holds besides itself.
@@ -403,14 +414,51 @@ pub unsafe extern "C" fn wasm_runtime_spawn_exec_env(exec_env: wasm_exec_env_t) 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_runtime_destroy_spawned_exec_env(exec_env: wasm_exec_env_t) {
     let Some(s) = spawned().as_mut().and_then(|m| m.remove(&(exec_env as usize))) else {
-        log(1, format_args!("wasm_runtime_destroy_spawned_exec_env: not a spawned exec env"));
+        // One the end of the runtime freed goes without a word.
+        if crate::handle::live(exec_env as usize, crate::handle::ANY_KIND) != Err(crate::handle::Miss::Retired) {
+            log(1, format_args!("wasm_runtime_destroy_spawned_exec_env: not a spawned exec env"));
+        }
         return;
     };
     // SAFETY: a spawned exec env, given up by the client.
-    unsafe { object::delete::<WASMExecEnv>(exec_env) };
+    unsafe { destroy_spawned(exec_env as usize, s, false) };
+}
+
+/// Frees a spawned exec env taken out of [`SPAWNED`], with its instance and
+/// shadow stack slice; `retired`: for the client (see [`object::retire`]).
+///
+/// # Safety
+/// No call may use the exec env or its instance.
+unsafe fn destroy_spawned(exec_env: usize, s: Spawned, retired: bool) {
+    // SAFETY: as the caller promises.
+    unsafe {
+        match retired {
+            true => object::retire::<WASMExecEnv>(exec_env as wasm_exec_env_t),
+            false => object::delete::<WASMExecEnv>(exec_env as wasm_exec_env_t),
+        }
+    }
     destroy_sub(s.inst as wasm_module_inst_t);
     s.cluster.free_stack(s.slot);
     s.cluster.release();
+}
+
+/// Frees the spawned exec envs whose instance runs no call, for the end of
+/// the runtime ([`teardown`](crate::export::teardown)); those of threads
+/// still running stay with them.
+pub fn destroy_idle_spawned() {
+    let idle: Vec<(usize, Spawned)> = {
+        let mut map = spawned();
+        let Some(map) = map.as_mut() else { return };
+        // SAFETY: the sub instances of spawned exec envs are live until
+        // their entry leaves the map.
+        let is_idle = |s: &Spawned| unsafe { inst(s.inst as wasm_module_inst_t) }.is_some_and(|i| !i.running());
+        let keys: Vec<usize> = map.iter().filter(|(_, s)| is_idle(s)).map(|(k, _)| *k).collect();
+        keys.into_iter().filter_map(|k| map.remove(&k).map(|s| (k, s))).collect()
+    };
+    for (exec_env, s) in idle {
+        // SAFETY: its instance runs no call, and the map no longer has it.
+        unsafe { destroy_spawned(exec_env, s, true) };
+    }
 }
 
 /// The program (cluster) of a live exec env's instance.
@@ -426,8 +474,7 @@ pub(crate) fn program_ended(exec_env: wasm_exec_env_t) -> bool {
 
 /// The instance of a live exec env.
 fn exec_env_of(h: wasm_exec_env_t) -> Option<&'static ModuleInst> {
-    // SAFETY: a handle, checked.
-    unsafe { inst(live_exec_env(h as usize)?.inst() as wasm_module_inst_t) }
+    live_exec_env(h as usize)?.instance()
 }
 
 /// Threads started by [`wasm_runtime_spawn_thread`], by id.

@@ -66,6 +66,26 @@ pub fn export_symbols() -> Vec<String> {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
 }
 
+/// The functions the library exports outside the headers, as WAMR's
+/// `libiwasm` does, for the clients that link them (`capi/README.md`,
+/// "Functions outside the headers"; `capi/src/export/undeclared.rs`).
+pub fn undeclared_symbols() -> Vec<String> {
+    [
+        "bh_log_set_verbose_level",
+        "bh_log",
+        "b_memcpy_s",
+        "os_mmap",
+        "os_munmap",
+        "os_thread_create",
+        "os_thread_join",
+        "os_usleep",
+        "os_time_get_boot_us",
+        "os_thread_get_stack_boundary",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 /// A raw pointer as the typed (nullable reference) argument the exported
 /// functions take for objects: the C types are zero-sized, so any pointer
 /// is a valid reference to one.

@@ -147,6 +147,20 @@ impl Module {
         self.info().name.as_deref()
     }
 
+    /// The value global `index` (imported globals first) is initialised
+    /// with, when it is a defined global whose initialiser is a single
+    /// `i32.const`: how an embedder recognises a toolchain's globals
+    /// (LLVM's `__stack_pointer`, `__heap_base`) as WAMR's loader does,
+    /// which reads only such constants.
+    pub fn global_i32_const(&self, index: u32) -> Option<i32> {
+        let info = self.info();
+        let defined = info.defined_global_index(crate::environ::index::GlobalIndex::from_u32(index))?;
+        match *info.global_inits.get(defined)?.ops {
+            [crate::environ::module_info::ConstOp::I32Const(v)] => Some(v),
+            _ => None,
+        }
+    }
+
     /// The contents of the first custom section called `name` (after its
     /// name), if the module has one.
     pub fn custom_section(&self, name: &str) -> Option<&[u8]> {

@@ -46,10 +46,19 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
     unsafe {
         let thread = thread::state();
         let vm: *mut VMStoreContext = &mut *(*store).vm;
-        // The first entry on a store sets the limit; re-entries (host functions
-        // calling back into wasm) share it, so recursion through the host is
-        // bounded too.
+        // The first entry on a store sets the limit; re-entries (host
+        // functions calling back into wasm) share it, so recursion through
+        // the host is bounded too, unless the host used up the room below it
+        // before calling back in (a WAMR native consuming stack of its own,
+        // say): that call gets room of its own, as an outermost one would,
+        // never past the thread's floor, and the shared limit comes back
+        // with its return.
         let outermost = (*store).active_calls == 0;
+        let mut outer_limit = None;
+        // The frames of the host call a nested entry runs in: the exit
+        // trampolines of this call overwrite the record, and a trap of that
+        // host call after this one returns must find its own frames.
+        let exit_fp = (!outermost).then(|| (*vm).last_exit_fp);
         if outermost {
             // A plain load: a caller that skipped claiming cannot run on a
             // store another thread has claimed (see `StoreClaim`).
@@ -58,6 +67,9 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
             }
             signals::ensure_alt_stack(thread);
             (*store).publish_stack_limit(stack::limit_from_here(thread, (*store).max_wasm_stack));
+        } else if let Some(limit) = stack::nested_limit(thread, (*store).vm.stack_limit, (*store).max_wasm_stack) {
+            outer_limit = Some((*store).vm.stack_limit);
+            (*store).publish_stack_limit(limit);
         }
         // Only stores with an interrupt handle pay for interruption.
         let entered = interrupt::of_store(vm)
@@ -73,9 +85,15 @@ pub(crate) unsafe fn enter_wasm(store: *mut StoreOpaque, body: impl FnOnce()) ->
         if let Some((e, _)) = entered {
             interrupt::leave(interrupt::of_store(vm).expect("entered"), e, || trap_code(&result));
         }
+        if let Some(limit) = outer_limit {
+            (*store).publish_stack_limit(limit);
+        }
+        if let Some(fp) = exit_fp {
+            (*vm).last_exit_fp = fp;
+        }
         // The limit stays set after the call: every entry sets it before any
-        // compiled code runs, and leaving it avoids rewriting every instance's
-        // copy twice per call.
+        // compiled code runs, and leaving it avoids rewriting every
+        // instance's copy twice per call.
         if outermost && !(*store).deferred_frees.is_empty() {
             for index in std::mem::take(&mut (*store).deferred_frees) {
                 super::instance::try_free(&mut *store, index);

@@ -105,8 +105,10 @@ impl StoreOpaque {
     /// store context). Writing every instance costs O(instances), so only
     /// a limit that differs from the current one is written: a host that
     /// calls in from the same depth (the usual loop) pays one compare.
-    /// Called only on an outermost entry, so no compiled code of the store
-    /// runs meanwhile.
+    /// Called on an outermost entry, or on a re-entry that needs room of its
+    /// own (see `vm::entry::enter_wasm`), which puts the outer limit back
+    /// before the outer call resumes: no compiled code of the store runs
+    /// meanwhile.
     #[inline]
     pub(crate) fn publish_stack_limit(&mut self, limit: usize) {
         if self.vm.stack_limit != limit {

@@ -345,6 +345,44 @@ impl VaArgs {
     }
 }
 
+impl VaArgs {
+    /// Calls `f` with the arguments not read yet as the C library's
+    /// `va_list`, for passing on to `vprintf` and its kin. System V's
+    /// `va_list` points at `{gp_offset, fp_offset, overflow_arg_area,
+    /// reg_save_area}`, whose save area holds the six integer registers and
+    /// then the eight vector registers in 16-byte slots; the stub saved the
+    /// vector registers' low halves only, which is all a `double` uses.
+    ///
+    /// # Safety
+    /// As for [`VaArgs::int`]: the arguments `f`'s callee reads must have
+    /// been passed.
+    pub unsafe fn with_va_list<R>(&self, f: impl FnOnce(*mut std::ffi::c_void) -> R) -> R {
+        #[repr(C)]
+        struct VaList {
+            gp_offset: u32,
+            fp_offset: u32,
+            overflow_arg_area: *const u64,
+            reg_save_area: *const u64,
+        }
+        let mut save = [0u64; 6 + 8 * 2];
+        // SAFETY: the stub saved six integer and eight vector registers.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.regs, save.as_mut_ptr(), 6);
+            for i in 0..8 {
+                save[6 + 2 * i] = *self.regs.add(6 + i);
+            }
+        }
+        let mut list = VaList {
+            gp_offset: 8 * self.gp as u32,
+            fp_offset: 48 + 16 * self.fp as u32,
+            // SAFETY: within (or one past) the caller's stack arguments.
+            overflow_arg_area: unsafe { self.stack.add(self.spill) },
+            reg_save_area: save.as_ptr(),
+        };
+        f((&raw mut list).cast())
+    }
+}
+
 /// Defines `$name`, a C function with variadic arguments: Rust cannot
 /// define one, so it is a stub that saves the argument registers and hands
 /// them, with the caller's stack arguments, to `$saved(regs, stack)`,

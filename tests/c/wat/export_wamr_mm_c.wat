@@ -1,0 +1,20 @@
+;; export_wamr_multi_module.c: the main module, importing functions, both
+;; globals and the memory of mA, and a function of mB.
+(module
+  (import "mA" "A1" (func $a1 (result i32)))
+  (import "mB" "B1" (func $b1 (result i32)))
+  (import "mA" "g" (global $g i32))
+  (import "mA" "counter" (global $c (mut i32)))
+  (import "mA" "bump" (func $bump (result i32)))
+  (import "mA" "mem" (memory 1))
+  (import "mA" "peek" (func $peek (param i32) (result i32)))
+  (func (export "C1") (result i32) (call $a1))
+  (func (export "C2") (result i32) (call $b1))
+  (func (export "C3") (result i32) (global.get $g))
+  (func (export "C4") (result i32) (drop (call $bump)) (global.get $c))
+  (func (export "C5") (result i32)
+    (i32.store (i32.const 64) (i32.const 1234))
+    (call $peek (i32.const 64)))
+  (func (export "C6") (result i32)
+    (global.set $c (i32.const 500))
+    (call $bump)))
