@@ -11,9 +11,11 @@
 //! damaged files.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use cranewasm::*;
+
+#[path = "support/self_exec.rs"]
+mod self_exec;
 
 const GUEST: &str = r#"(module $guest
     (type $ii (func (param i32) (result i32)))
@@ -172,7 +174,7 @@ fn loads_in_another_process() {
     let module = guest(&engine);
     let path = temp_file("child.cwasm");
     std::fs::write(&path, module.serialize()).unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
+    let out = self_exec::self_command()
         .args(["--exact", "child_loads_the_file", "--ignored", "--nocapture"])
         .env(CHILD_FILE, &path)
         .output()
@@ -216,14 +218,19 @@ fn mismatched_files_are_refused_with_the_reason() {
     assert!(why.contains(&format!("cranewasm = 9{}", &env!("CARGO_PKG_VERSION")[1..])), "{why}");
 
     // A CPU feature this host lacks: the file claims to need one.
+    #[cfg(target_arch = "x86_64")]
+    let (flag, present) = ("has_avx512vbmi", std::is_x86_feature_detected!("avx512vbmi"));
+    #[cfg(target_arch = "aarch64")]
+    let (flag, present) = ("has_pauth", std::arch::is_aarch64_feature_detected!("paca"));
     let mut cpu = bytes.clone();
-    if let Some(at) = find_opt(&cpu, b"cpu.has_avx512vbmi") {
-        let value = at + "cpu.has_avx512vbmi".len() + 4;
-        if cpu[value] == b'0' && !std::is_x86_feature_detected!("avx512vbmi") {
+    let key = format!("cpu.{flag}");
+    if let Some(at) = find_opt(&cpu, key.as_bytes()) {
+        let value = at + key.len() + 4;
+        if cpu[value] == b'0' && !present {
             cpu[value] = b'1';
             fix_checksum(&mut cpu);
             let why = refusal(&engine, &cpu);
-            assert!(why.contains("needs the CPU feature has_avx512vbmi"), "{why}");
+            assert!(why.contains(&format!("needs the CPU feature {flag}")), "{why}");
         }
     }
 

@@ -8,11 +8,13 @@
 //! Each scenario runs in a child process (this binary again, with
 //! `--child NAME`), so a failure cannot take the test harness down.
 
-use std::process::Command;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 use cranewasm::*;
+
+#[path = "support/self_exec.rs"]
+mod self_exec;
 
 /// The host's page that faults until its handler makes it accessible.
 static HOST_PAGE: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
@@ -201,7 +203,7 @@ fn main() {
     use std::os::unix::process::ExitStatusExt;
     let (mut passed, mut failed) = (0, 0);
     for (name, signal) in SCENARIOS {
-        let out = Command::new(std::env::current_exe().unwrap()).args(["--child", name]).output().unwrap();
+        let out = self_exec::self_command().args(["--child", name]).output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         let ok = match signal {
             None => out.status.success() && stdout.contains("child ok"),

@@ -45,9 +45,11 @@ use crate::environ::trap::TrapCode;
 pub use checksum::checksum;
 use codec::{damaged, Reader, Writer};
 
-/// Alignment of the code in the file: the page size of the hosts we run
-/// on, so that the code can be mapped from the file as it is.
-pub const CODE_ALIGN: usize = 4096;
+/// Alignment of the code in the file: the largest page size of the hosts
+/// we run on, so that the code can be mapped from the file as it is
+/// (arm64 kernels may use 4, 16 or 64 KiB pages; a file whose code is not
+/// at a multiple of the running kernel's page size is read instead).
+pub const CODE_ALIGN: usize = if cfg!(target_arch = "aarch64") { 64 << 10 } else { 4 << 10 };
 
 /// Whether `bytes` start with a compiled-code file's magic number.
 pub fn is_serialized(bytes: &[u8]) -> bool {

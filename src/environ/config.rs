@@ -456,6 +456,10 @@ mod tests {
     /// `wrapper` if given; returns the line it printed.
     fn default_in_child(value: Option<&str>, wrapper: &[&str]) -> String {
         let exe = std::env::current_exe().unwrap();
+        // Under emulation (tests/aarch64.sh), the emulator runs the child.
+        let runner = std::env::var("CRANEWASM_TEST_RUNNER").unwrap_or_default();
+        let runner: Vec<&str> = runner.split_whitespace().collect();
+        let wrapper = if wrapper.is_empty() { &runner[..] } else { wrapper };
         let (program, args) = match wrapper.split_first() {
             Some((p, rest)) => (*p, rest.to_vec()),
             None => (exe.to_str().unwrap(), vec![]),

@@ -12,6 +12,9 @@
 #
 # Environment:
 #   CC            C compiler (default: cc)
+#   RUNNER        command that runs the built programs (default: none; for
+#                 a cross build, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu",
+#                 as tests/aarch64.sh sets it; needs VALGRIND=0)
 #   VALGRIND=0    skip the valgrind pass (announced in the summary; the
 #                 default is to run it, and a missing valgrind is an error)
 #   PASSES=plain  the plain pass only, for a repeat run whose valgrind pass
@@ -28,6 +31,7 @@ inc=${1:?$usage}
 libdir=${2:?$usage}
 shift 2
 cc=${CC:-cc}
+read -r -a runner <<< "${RUNNER:-}"
 use_valgrind=${VALGRIND:-1}
 plain_only=0
 if [ "${PASSES:-all}" = plain ]; then plain_only=1; use_valgrind=0; fi
@@ -39,6 +43,9 @@ inc=$(cd "$inc" && pwd)
 libdir=$(cd "$libdir" && pwd)
 command -v wat2wasm >/dev/null || die "wat2wasm not found (apt install wabt)"
 command -v "$cc" >/dev/null || die "C compiler '$cc' not found"
+if [ -n "${RUNNER:-}" ] && [ "$use_valgrind" != 0 ]; then
+    die "RUNNER is set: valgrind cannot run the programs, set VALGRIND=0"
+fi
 if [ "$use_valgrind" != 0 ]; then
     command -v valgrind >/dev/null ||
         die "valgrind not found (install it, or set VALGRIND=0 to skip that pass)"
@@ -111,7 +118,7 @@ for t in "${tests[@]}"; do
         sed 's/^/    | /' "$build/log/$t.build.log" | tail -n 25
         continue
     fi
-    run "$t" 300 "$build/bin/$t" "$build/wasm"
+    run "$t" 300 ${runner[@]+"${runner[@]}"} "$build/bin/$t" "$build/wasm"
     if [ "$use_valgrind" != 0 ]; then
         # soak.c runs 1/100 of its rounds under valgrind (it would take an
         # hour); its leak checks stay exact.
@@ -152,7 +159,7 @@ example() {
     if "$cc" -I "$inc" "$ex" -L "$libdir" -liwasm -Wl,-rpath,"$libdir" \
         -o "$bin" >"$build/log/example_$1.build.log" 2>&1; then
         run "examples/c/$1" 60 sh -c '
-            out=$("$1") || { echo "$out"; echo "exit status $?"; exit 1; }
+            out=$(${RUNNER:-} "$1") || { echo "$out"; echo "exit status $?"; exit 1; }
             echo "$out"
             [ "$out" = "$2" ] || { echo "unexpected output"; exit 1; }' sh "$bin" "$2"
         if [ "$use_valgrind" != 0 ]; then

@@ -22,6 +22,7 @@ const BHT_ERROR: c_int = -1;
 const MMAP_PROT_READ: c_int = 1;
 const MMAP_PROT_WRITE: c_int = 2;
 const MMAP_PROT_EXEC: c_int = 4;
+#[cfg_attr(not(all(target_os = "linux", target_arch = "x86_64")), allow(dead_code))]
 const MMAP_MAP_32BIT: c_int = 1;
 const MMAP_MAP_FIXED: c_int = 2;
 
@@ -155,6 +156,8 @@ pub unsafe extern "C" fn os_mmap(
         }
     }
     let mut map_flags = libc::MAP_ANONYMOUS | libc::MAP_PRIVATE;
+    // As WAMR: only x86-64 Linux has MAP_32BIT; elsewhere it is ignored.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     if flags & MMAP_MAP_32BIT != 0 {
         map_flags |= libc::MAP_32BIT;
     }

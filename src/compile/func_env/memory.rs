@@ -18,7 +18,7 @@ use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{
     condcodes::IntCC,
     types::{I32, I64},
-    Endianness, InstBuilder, MemFlagsData, Value,
+    Endianness, InstBuilder, MemFlagsData, Type, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 
@@ -90,6 +90,20 @@ impl FuncEnv<'_> {
         match i32::try_from(offset) {
             Ok(offset) => HeapAccess { addr, offset, flags },
             Err(_) => HeapAccess { addr: b.ins().iadd_imm_u(addr, offset as i64), offset: 0, flags },
+        }
+    }
+
+    /// Before a store of a `ty` to `a`, where the target needs it: a load
+    /// of the same bytes, so that a store that guard pages would stop
+    /// part-way traps before it writes anything. An unaligned store that
+    /// crosses into a guard page may write its bytes below the page before
+    /// the fault on AArch64 (the architecture allows it; vector stores and
+    /// qemu do it), and wasm forbids any effect of a trapping store; loads
+    /// have none. The load traps with the store's code and is kept because
+    /// it may trap.
+    pub fn probe_store(&mut self, b: &mut FunctionBuilder, a: &HeapAccess, ty: Type) {
+        if self.module.probe_stores && ty.bytes() > 1 {
+            b.ins().load(ty, a.flags, a.addr, a.offset);
         }
     }
 

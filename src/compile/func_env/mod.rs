@@ -72,6 +72,8 @@ pub struct ModuleEnv<'a> {
     /// Place each function so its inner loops start early in a cache line
     /// (`compile::loop_align`).
     pub loop_align: bool,
+    /// Load what a store will write before it (`FuncEnv::probe_store`).
+    pub probe_stores: bool,
 }
 
 impl<'a> ModuleEnv<'a> {
@@ -103,6 +105,7 @@ impl<'a> ModuleEnv<'a> {
             address_steps: config.address_steps && x86 && info.memories_below_4gib(),
             mul_consts: config.mul_consts && x86,
             loop_align: x86,
+            probe_stores: isa.name() == "aarch64" && config.bounds_checks == BoundsChecks::GuardPages,
         }
     }
 }

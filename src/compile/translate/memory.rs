@@ -59,6 +59,8 @@ impl Translator<'_, '_> {
         let v = self.pop1();
         let size = self.b.func.dfg.value_type(v).bytes();
         let a = self.heap_access(memarg, size)?;
+        let ty = self.b.func.dfg.value_type(v);
+        self.env.probe_store(&mut self.b, &a, ty);
         self.b.ins().store(a.flags, v, a.addr, a.offset);
         Ok(())
     }
@@ -66,7 +68,9 @@ impl Translator<'_, '_> {
     /// A store of the low `size` bytes of an integer.
     pub(super) fn narrow_store(&mut self, memarg: &MemArg, size: u32) -> Result<()> {
         let v = self.pop1();
-        let HeapAccess { addr, offset, flags: f } = self.heap_access(memarg, size)?;
+        let a = self.heap_access(memarg, size)?;
+        self.env.probe_store(&mut self.b, &a, Type::int(size as u16 * 8).expect("1, 2 or 4 bytes"));
+        let HeapAccess { addr, offset, flags: f } = a;
         match size {
             1 => self.b.ins().istore8(f, v, addr, offset),
             2 => self.b.ins().istore16(f, v, addr, offset),

@@ -109,17 +109,22 @@ impl Module {
     /// The code of every function `bytes` defines, as text: the optimised
     /// Cranelift IR and the machine code, for the golden-code tests
     /// (`tests/disas`). The code is generated with `engine`'s settings for
-    /// a fixed CPU, x86-64-v3 (AVX, AVX2, BMI2, LZCNT, FMA), whatever the host,
-    /// so the text is the same on every machine; signature ids, which are
-    /// addresses, are written `sigid(type N)`. Not for embedders.
+    /// a fixed CPU of the host's architecture, whatever the host's model,
+    /// so the text is the same on every machine of it: x86-64-v3 (AVX,
+    /// AVX2, BMI2, LZCNT, FMA), or baseline ARMv8.0-A (no LSE atomics, as a
+    /// Cortex-A72); signature ids, which are addresses, are written
+    /// `sigid(type N)`. Not for embedders.
     #[doc(hidden)]
     pub fn code_text(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<String> {
         use cranelift_codegen::settings::Configurable;
-        let unsupported = |e: &dyn std::fmt::Display| Error::Unsupported(format!("x86-64 code generator: {e}"));
-        let mut builder = cranelift_codegen::isa::lookup_by_name("x86_64").map_err(|e| unsupported(&e))?;
         // Cranelift's x86-64-v3 preset leaves plain AVX out, which every
-        // v3 CPU has and cranelift-native turns on.
-        for flag in ["x86-64-v3", "has_avx"] {
+        // v3 CPU has and cranelift-native turns on. (Only the host's code
+        // generator is built in.)
+        let (arch, flags): (&str, &[&str]) =
+            if cfg!(target_arch = "aarch64") { ("aarch64", &[]) } else { ("x86_64", &["x86-64-v3", "has_avx"]) };
+        let unsupported = |e: &dyn std::fmt::Display| Error::Unsupported(format!("{arch} code generator: {e}"));
+        let mut builder = cranelift_codegen::isa::lookup_by_name(arch).map_err(|e| unsupported(&e))?;
+        for flag in flags {
             builder.enable(flag).map_err(|e| unsupported(&e))?;
         }
         let isa = builder.finish(engine.isa().flags().clone()).map_err(|e| unsupported(&e))?;

@@ -24,6 +24,7 @@ impl Translator<'_, '_> {
     pub(super) fn v128_store(&mut self, memarg: &MemArg) -> Result<()> {
         let v = self.pop_v(I8X16);
         let a = self.heap_access(memarg, 16)?;
+        self.env.probe_store(&mut self.b, &a, I8X16);
         self.b.ins().store(a.flags, v, a.addr, a.offset);
         Ok(())
     }
@@ -72,6 +73,7 @@ impl Translator<'_, '_> {
         let v = self.pop_v(ty);
         let x = self.b.ins().extractlane(v, lane);
         let a = self.heap_access(memarg, ty.lane_type().bytes())?;
+        self.env.probe_store(&mut self.b, &a, ty.lane_type());
         self.b.ins().store(a.flags, x, a.addr, a.offset);
         Ok(())
     }

@@ -372,6 +372,56 @@ impl VaArgs {
     }
 }
 
+impl VaArgs {
+    /// Calls `f` with the arguments not read yet as the C library's
+    /// `va_list`, for passing on to `vprintf` and its kin.
+    ///
+    /// AAPCS64's `va_list` is `{__stack, __gr_top, __vr_top, __gr_offs,
+    /// __vr_offs}`: the next stack argument, the ends of a save area of the
+    /// eight integer registers and of one of the eight vector registers in
+    /// 16-byte slots, and the (negative) offsets from those ends of the
+    /// next register argument of each class. Being larger than 16 bytes, it
+    /// is passed as a pointer to a copy the callee may change, so `f` gets
+    /// a pointer to ours. The stub saved the vector registers' low halves
+    /// only, which is all a `double` uses. Apple's `va_list` is a plain
+    /// pointer to the next stack argument.
+    ///
+    /// # Safety
+    /// As for [`VaArgs::int`]: the arguments `f`'s callee reads must have
+    /// been passed.
+    pub unsafe fn with_va_list<R>(&self, f: impl FnOnce(*mut c_void) -> R) -> R {
+        // SAFETY: within (or one past) the caller's stack arguments.
+        let next_stack = unsafe { self.stack.add(self.spill) };
+        if !VARIADIC_IN_REGISTERS {
+            return f(next_stack as *mut c_void);
+        }
+        #[repr(C)]
+        struct VaList {
+            stack: *const u64,
+            gr_top: *const u64,
+            vr_top: *const u64,
+            gr_offs: i32,
+            vr_offs: i32,
+        }
+        let mut save = [0u64; 8 + 8 * 2];
+        // SAFETY: the stub saved eight integer and eight vector registers.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.regs, save.as_mut_ptr(), 8);
+            for i in 0..8 {
+                save[8 + 2 * i] = *self.regs.add(8 + i);
+            }
+        }
+        let mut list = VaList {
+            stack: next_stack,
+            gr_top: save[8..].as_ptr(),
+            vr_top: save.as_ptr_range().end,
+            gr_offs: -8 * (8 - self.gp.min(8) as i32),
+            vr_offs: -16 * (8 - self.fp.min(8) as i32),
+        };
+        f((&raw mut list).cast())
+    }
+}
+
 /// Defines `$name`, a C function with variadic arguments: Rust cannot
 /// define one, so it is a stub that saves the argument registers and hands
 /// them, with the caller's stack arguments, to `$saved(regs, stack)`,

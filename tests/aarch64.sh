@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The second CPU (issue 35): cross-builds everything for aarch64 Linux and
+# runs a chosen part of the tests under qemu-aarch64 user-mode emulation;
+# checks that both macOS targets compile. tests/run-all.sh runs it; it
+# installs what it needs (rustup targets; apt's cross gcc, cross C library
+# and qemu-user). .cargo/config.toml names the linker and makes qemu the
+# runner of cross-built tests.
+#
+# What runs under emulation, and what does not (README, "Platforms"): the
+# spec suite, the API, trap, bounds, stack-exhaustion, interrupt, signal,
+# thread, lazy-compilation, cache, golden-code and WASI tests; the C tests
+# without their valgrind pass (valgrind does not run under qemu); the WASI
+# test suite through the aarch64 iwasm; the differential fuzzer on its
+# first fixed seeds. The threads and atomics tests run once more on a
+# Cortex-A72 model, which has no LSE atomics, so that Cranelift's
+# load/store-exclusive loops run. Not here: benchmarks' timings (qemu's
+# mean nothing; the benches are only built), the Python binding and
+# package tests (an aarch64 Python is not installed; the library they load
+# is the one the C tests run), the soak, profiling (perf) and valgrind
+# runs, and the sockets and WAMR-sample scripts (the same C library and
+# WASI layer the tests above run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+target=aarch64-unknown-linux-gnu
+sysroot=/usr/aarch64-linux-gnu
+out=target/$target/release
+
+# --- tools -------------------------------------------------------------------
+missing=()
+for tool in aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-aarch64:qemu-user; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
+done
+dpkg -s libc6-dev-arm64-cross >/dev/null 2>&1 || missing+=(libc6-dev-arm64-cross)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -q
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+installed=$(rustup target list --installed)
+for t in "$target" aarch64-apple-darwin x86_64-apple-darwin; do
+  grep -qx "$t" <<< "$installed" || rustup target add "$t"
+done
+
+# --- macOS: compiles, not tested (no SDK is needed to check) -----------------
+for t in aarch64-apple-darwin x86_64-apple-darwin; do
+  cargo check --release --workspace --target "$t"
+done
+
+# --- cross-build: the library, iwasm, libiwasm.so/.a, tests and benches ------
+cargo build --release --workspace --all-targets --target "$target"
+for f in "$out/iwasm" "$out/libiwasm.so"; do
+  aarch64-linux-gnu-readelf -h "$f" | grep -q "Machine: *AArch64" || { echo "$f is not an aarch64 binary" >&2; exit 1; }
+done
+[ -f "$out/libiwasm.a" ] || { echo "no $out/libiwasm.a" >&2; exit 1; }
+# The variadic entries are naked functions in the core: they must come out
+# of the cdylib as exported functions.
+exports=$(aarch64-linux-gnu-nm -D --defined-only "$out/libiwasm.so")
+for sym in wasm_runtime_call_wasm_v bh_log wasm_runtime_init wasm_engine_new; do
+  grep -qE " T $sym\$" <<< "$exports" || { echo "libiwasm.so does not export $sym" >&2; exit 1; }
+done
+
+# --- Rust tests under qemu (the runner of .cargo/config.toml) ----------------
+rust_tests=(--test spec --test api --test traps --test bounds --test stack_exhaustion --test interrupt
+            --test signals --test threads --test store_threads --test lazy --test cache --test disas
+            --test wasi_api --test wasi_threads --test simd_api --test frozen_tables)
+cargo test --release --target "$target" -p cranewasm --lib "${rust_tests[@]}"
+# ... each function compiled on its first call (code published to other
+# threads through the stub's data word, see README "Platforms")
+CRANEWASM_LAZY=1 cargo test --release --target "$target" -p cranewasm \
+    --test spec --test traps --test interrupt --test threads --test stack_exhaustion --test lazy
+# ... on a CPU without LSE atomics (ARMv8.0: Raspberry Pi 4), where
+# Cranelift's atomics are load/store-exclusive loops
+QEMU_CPU=cortex-a72 cargo test --release --target "$target" -p cranewasm --test threads --test store_threads \
+    --test cache
+QEMU_CPU=cortex-a72 cargo test --release --target "$target" -p cranewasm --test spec -- proposals/threads
+# ... the differential fuzzer on the first fixed seeds (all 10,000 and the
+# random ones run natively on x86-64)
+CRANEWASM_FUZZ_FIXED=1000 CRANEWASM_FUZZ_SECONDS=0 \
+    cargo test --release --target "$target" -p cranewasm --test fuzz_differential -- fixed_seeds regressions
+
+# --- the C tests, cross-compiled, under qemu ----------------------------------
+CC=aarch64-linux-gnu-gcc RUNNER="qemu-aarch64 -L $sysroot" VALGRIND=0 tests/c/run.sh include "$out"
+
+# --- the WASI test suite through the aarch64 iwasm ---------------------------
+source tests/wasi-runner.sh
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r ../shared/wasi-testsuite "$work/"
+(cd "$work/wasi-testsuite" && run_suite 72 "qemu-aarch64 -L $sysroot $root/$out/iwasm")
+
+echo "aarch64: all tests passed"
