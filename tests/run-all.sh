@@ -72,6 +72,10 @@ CRANEWASM_LAZY=1 ../shared/clients/run-wamr-python.sh target/release/libiwasm.so
     python3 -m pytest -q tests/python
 CRANEWASM_LAZY=1 tests/wasi-testsuite.sh
 
+# --- aarch64 Linux, cross-built and run under qemu-aarch64, and the macOS
+# targets compiled (README, "Platforms": what runs under emulation and why)
+tests/aarch64.sh
+
 # --- examples ----------------------------------------------------------------
 cargo run --release --example hello
 # a wasi-libc C program through iwasm and through the Rust API
