@@ -69,25 +69,25 @@ rust_tests=(--test api --test traps --test bounds --test stack_exhaustion --test
             --test wasi_api --test wasi_threads --test simd_api --test frozen_tables)
 # (valgrind cannot run inside qemu: the one unit test that starts a child
 # under valgrind is left out by name)
-cargo test --release --target "$target" -p cranewasm --lib "${rust_tests[@]}" -- \
+cargo test --release --target "$target" --workspace --lib "${rust_tests[@]}" -- \
     --skip environ::config::tests::valgrind_gets_explicit_bounds_checks
 # The spec suite, one child process per file: qemu 7.2 never frees the page
 # descriptors of a guest mapping (about 48 MiB per guarded memory), so the
 # whole suite in one process runs out of memory.
 export CRANEWASM_SPEC_CHILDREN=1
-cargo test --release --target "$target" -p cranewasm --test spec
+cargo test --release --target "$target" --workspace --test spec
 # ... each function compiled on its first call (code published to other
 # threads through the stub's data word, see README "Platforms")
-CRANEWASM_LAZY=1 cargo test --release --target "$target" -p cranewasm \
+CRANEWASM_LAZY=1 cargo test --release --target "$target" --workspace \
     --test spec --test traps --test interrupt --test threads --test stack_exhaustion --test lazy
 # ... on a CPU without LSE atomics (ARMv8.0: Raspberry Pi 4), where
 # Cranelift's atomics are load/store-exclusive loops
-QEMU_CPU=cortex-a72 cargo test --release --target "$target" -p cranewasm --test threads --test store_threads \
+QEMU_CPU=cortex-a72 cargo test --release --target "$target" --workspace --test threads --test store_threads \
     --test cache
-QEMU_CPU=cortex-a72 cargo test --release --target "$target" -p cranewasm --test spec -- proposals/threads
+QEMU_CPU=cortex-a72 cargo test --release --target "$target" --workspace --test spec -- proposals/threads
 # ... the differential fuzzer on its 10,000 fixed seeds and the regressions
 # (the random seeds run on x86-64)
-CRANEWASM_FUZZ_SECONDS=0 cargo test --release --target "$target" -p cranewasm --test fuzz_differential -- \
+CRANEWASM_FUZZ_SECONDS=0 cargo test --release --target "$target" --workspace --test fuzz_differential -- \
     --nocapture fixed_seeds regressions
 
 # --- the C tests, cross-compiled, under qemu ----------------------------------
