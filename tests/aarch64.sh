@@ -95,6 +95,24 @@ CRANEWASM_FUZZ_SECONDS=0 cargo test --release --target "$target" --workspace --t
 CC=aarch64-linux-gnu-gcc RUNNER="qemu-aarch64 -L $sysroot" VALGRIND=0 EXCLUDE=soak \
     tests/c/run.sh include "$out"
 
+# --- benches: the C harness cross-built on our library; each kernel runs once
+# at its test size and must give its native checksum (no timings: qemu's
+# mean nothing) ------------------------------------------------------------
+bench_bin=$(mktemp -d)/bench-ours
+aarch64-linux-gnu-gcc -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Ibenches/harness -DABI_WAMR \
+    benches/harness/bench.c -Iinclude -L"$out" -liwasm -Wl,-rpath,"$root/$out" -o "$bench_bin"
+kernels=0
+while read -r name test_n check _; do
+  [[ "$name" == \#* ]] && continue
+  got=$(qemu-aarch64 -L "$sysroot" "$bench_bin" kernel "$name" "benches/kernels/$name.wasm" "$test_n" 1 |
+        awk '$1 == "RESULT" { print $5 }')
+  [ "$got" = "$check" ] || { echo "bench kernel $name on aarch64: checksum $got, native $check" >&2; exit 1; }
+  kernels=$((kernels + 1))
+done < benches/kernels/expected.txt
+echo "bench kernels on aarch64: $kernels ran with their native checksums"
+[ "$kernels" -gt 0 ]
+rm -rf "$(dirname "$bench_bin")"
+
 # --- the WASI test suite through the aarch64 iwasm ---------------------------
 source tests/wasi-runner.sh
 work=$(mktemp -d)
