@@ -203,7 +203,7 @@ impl Module {
         let tables = info.tables.values().skip(info.num_imported_tables);
         let elements: usize = tables.map(|t| t.minimum() as usize * 8).sum();
         let tables_len = compiled.tables.traps.len() + compiled.tables.srclocs.len();
-        let code = compiled.code.range().len() + tables_len * 8;
+        let code = compiled.code_bytes() + tables_len * 8;
         (self.inner.wasm.len() + code, self.inner.offsets.size() as usize + elements)
     }
 

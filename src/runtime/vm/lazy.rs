@@ -186,6 +186,12 @@ impl LazyLayout {
     }
 }
 impl LazyCode {
+    /// Bytes of the region written so far: stubs, trampolines and the
+    /// functions compiled until now.
+    pub fn used(&self) -> usize {
+        self.placed.read().unwrap_or_else(|e| e.into_inner()).end
+    }
+
     /// The defined function whose stub is at `offset`, if one is.
     pub fn stub_function(&self, offset: usize) -> Option<DefinedFuncIndex> {
         let i = offset.checked_sub(STUBS_AT)?;

@@ -23,6 +23,16 @@ pub struct CompiledModule {
 }
 
 impl CompiledModule {
+    /// Bytes of machine code the module holds: all of an eager module's
+    /// image, but only what a lazy one has laid out and compiled so far
+    /// (its region is a sparse reservation, mostly never touched).
+    pub fn code_bytes(&self) -> usize {
+        match &self.lazy {
+            Some(lazy) => lazy.used(),
+            None => self.code.range().len(),
+        }
+    }
+
     /// The trap recorded for the instruction at `offset` in the code, if
     /// it is a trap site.
     pub fn trap_at(&self, offset: u32) -> Option<TrapCode> {
