@@ -80,8 +80,10 @@ fn growth_budget(own: usize) -> usize {
 
 /// The flag of a synthetic source location: the rest is an index into the
 /// function's table of inline chains. Wasm offsets stay below it (modules
-/// of 2 GiB or more are not inlined).
-const CHAIN: u32 = 1 << 31;
+/// of 1 GiB or more are not inlined). Not bit 31: Cranelift keeps source
+/// locations as 31-bit values (`MaybeRelSourceLoc` uses the top bit for
+/// itself) and drops it.
+const CHAIN: u32 = 1 << 30;
 
 /// The inline chains (wasm offsets, outermost call site first) of one
 /// function's synthetic source locations.

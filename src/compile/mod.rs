@@ -24,6 +24,12 @@ mod trap_codes;
 mod widen_loads;
 mod widen_params;
 
+/// The Cranelift release generating code (the workspace's requirement;
+/// `tests::cranelift_version_is_the_workspaces` keeps it in step): a
+/// compiled-code file records it, so that code from another code generator
+/// is compiled again rather than trusted to follow the same conventions.
+pub const CRANELIFT_VERSION: &str = "0.137";
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -33,7 +39,7 @@ use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::entity::{EntityRef, PrimaryMap};
 use cranelift_codegen::ir::{self, ExternalName};
 use cranelift_codegen::isa::TargetIsa;
-use cranelift_codegen::{Context, FinalizedRelocTarget};
+use cranelift_codegen::{Context, RelocTarget as ClifRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
 use wasmparser::FuncValidatorAllocations;
 
@@ -171,11 +177,11 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
     let mut relocs = Vec::new();
     for r in buffer.relocs() {
         let target = match &r.target {
-            FinalizedRelocTarget::ExternalName(ExternalName::User(name)) => match names[*name].namespace {
+            ClifRelocTarget::ExternalName(ExternalName::User(name)) => match names[*name].namespace {
                 FUNC_NAMESPACE => RelocTarget::Func(FuncIndex::from_u32(names[*name].index)),
                 other => return Err(Error::unsupported(format_args!("external name namespace {other}"), None)),
             },
-            FinalizedRelocTarget::ExternalName(ExternalName::LibCall(l)) => {
+            ClifRelocTarget::ExternalName(ExternalName::LibCall(l)) => {
                 RelocTarget::Process(ProcessAddress::LibCall(libcall(*l)?))
             }
             other => return Err(Error::unsupported(format_args!("relocation target {other:?}"), None)),
@@ -198,11 +204,13 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
     let srclocs = buffer
         .get_srclocs_sorted()
         .iter()
-        .filter(|s| s.start < s.end && !s.loc.is_default())
-        .map(|s| (s.start, s.loc.bits()))
+        // `apply_params` made every location absolute.
+        .map(|s| (s.start, s.end, s.loc.as_abs()))
+        .filter(|&(start, end, loc)| start < end && !loc.is_default())
+        .map(|(start, _, loc)| (start, loc.bits()))
         .collect();
     Ok(CompiledFunction {
-        code: FunctionCode { body: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps, srclocs },
+        code: FunctionCode { body: buffer.data().to_vec(), alignment: buffer.min_alignment, relocs, traps, srclocs },
         loop_heads: loop_align::innermost_loop_heads(&compiled.bb_edges),
         vcode: compiled.vcode,
     })

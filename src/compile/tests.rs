@@ -61,3 +61,17 @@ fn unsupported_operators_in_unreachable_code_are_skipped() {
         (func (result i64 i64) unreachable (i64.mul_wide_u (i64.const 1) (i64.const 2))))"#;
     compile(wat, WasmFeatures::WIDE_ARITHMETIC).expect("dead code is not translated");
 }
+
+#[test]
+fn cranelift_version_is_the_workspaces() {
+    // The version a compiled-code file records must be the one the
+    // workspace builds with.
+    let manifest = include_str!("../../Cargo.toml");
+    let line =
+        manifest.lines().find(|l| l.starts_with("cranelift-codegen =")).expect("cranelift-codegen in Cargo.toml");
+    assert!(
+        line.contains(&format!("version = \"{}\"", super::CRANELIFT_VERSION)),
+        "compile::CRANELIFT_VERSION is {}, Cargo.toml has {line}",
+        super::CRANELIFT_VERSION
+    );
+}

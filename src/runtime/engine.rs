@@ -130,6 +130,7 @@ impl Engine {
         let isa = self.isa();
         let mut out = vec![
             ("cranewasm".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+            ("cranelift".to_string(), crate::compile::CRANELIFT_VERSION.to_string()),
             ("target".to_string(), isa.triple().to_string()),
         ];
         for v in isa.isa_flags() {
