@@ -8,6 +8,8 @@ from typing import Optional
 from . import _ffi as f
 
 _OFFSET = re.compile(r"\(at offset (0x[0-9a-fA-F]+|\d+)\)")
+# The C function a library message starts with, which says nothing to Python.
+_C_FUNCTION = re.compile(r"^(?:wasm|cranewasm)_\w+: ")
 
 
 class WasmError(Exception):
@@ -32,7 +34,7 @@ class WasmError(Exception):
     def _from_library(cls, what: str) -> "WasmError":
         """The error for a failed C call: the library's last error message
         when it left one, else ``what``."""
-        return cls(f.last_error() or what)
+        return cls(_C_FUNCTION.sub("", f.last_error()) or what)
 
 
 class LinkError(WasmError):

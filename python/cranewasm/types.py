@@ -20,30 +20,37 @@ class ValType:
 
     @classmethod
     def i32(cls) -> "ValType":
+        """A 32-bit integer (a Python int)."""
         return cls(f.I32)
 
     @classmethod
     def i64(cls) -> "ValType":
+        """A 64-bit integer (a Python int)."""
         return cls(f.I64)
 
     @classmethod
     def f32(cls) -> "ValType":
+        """A 32-bit float (a Python float)."""
         return cls(f.F32)
 
     @classmethod
     def f64(cls) -> "ValType":
+        """A 64-bit float (a Python float)."""
         return cls(f.F64)
 
     @classmethod
     def v128(cls) -> "ValType":
+        """A 128-bit vector (16 bytes, or an int in [0, 2**128))."""
         return cls(f.V128)
 
     @classmethod
     def externref(cls) -> "ValType":
+        """A host reference (any Python object, or None)."""
         return cls(f.EXTERNREF)
 
     @classmethod
     def funcref(cls) -> "ValType":
+        """A function reference (a Func, or None)."""
         return cls(f.FUNCREF)
 
     def _new_c(self) -> int:
@@ -115,10 +122,12 @@ class FuncType(_Owned):
 
     @property
     def params(self) -> List[ValType]:
+        """The parameter types."""
         return _valtypes_of(f.wasm_functype_params(self._ptr))
 
     @property
     def results(self) -> List[ValType]:
+        """The result types."""
         return _valtypes_of(f.wasm_functype_results(self._ptr))
 
     def __repr__(self) -> str:
@@ -137,10 +146,12 @@ class GlobalType(_Owned):
 
     @property
     def content(self) -> ValType:
+        """The type of the value."""
         return ValType(f.wasm_valtype_kind(f.wasm_globaltype_content(self._ptr)))
 
     @property
     def mutable(self) -> bool:
+        """Whether the global may be set."""
         return bool(f.wasm_globaltype_mutability(self._ptr) == f.VAR)
 
     def __repr__(self) -> str:
@@ -171,6 +182,7 @@ class TableType(_Owned):
 
     @property
     def element(self) -> ValType:
+        """The element type (funcref or externref)."""
         return ValType(f.wasm_valtype_kind(f.wasm_tabletype_element(self._ptr)))
 
     @property
@@ -204,6 +216,7 @@ class MemoryType(_Owned):
 
     @property
     def shared(self) -> bool:
+        """Whether the memory is shared (the threads proposal)."""
         return bool(f.cranewasm_memorytype_is_shared(self._ptr))
 
     def __repr__(self) -> str:
