@@ -128,10 +128,8 @@ pub unsafe fn from_core(store: *mut StoreObj, t: &Trap) -> *mut wasm_trap_t {
     // SAFETY: as the caller promises.
     let p = unsafe { new_trap(store, message_of(t).as_bytes(), t.frames().to_vec()) };
     // SAFETY: just made, so live, and not shared yet.
-    if let Some(obj) = unsafe { object::get_mut::<wasm_trap_t>(p) } {
-        if let Some(data) = Rc::get_mut(&mut obj.data) {
-            (data.code, data.exit_code) = (t.code(), t.exit_code());
-        }
+    if let Some(data) = unsafe { object::get_mut::<wasm_trap_t>(p) }.and_then(|o| Rc::get_mut(&mut o.data)) {
+        (data.code, data.exit_code) = (t.code(), t.exit_code());
     }
     p
 }

@@ -23,12 +23,12 @@ use crate::object;
 #[derive(Copy, Clone, Debug)]
 pub struct cranewasm_engine_options_t {
     /// Count operators against each store's fuel
-    /// ([`super::store_control::cranewasm_store_set_fuel`]); running out
+    /// (`cranewasm_store_set_fuel`); running out
     /// traps with `CRANEWASM_TRAP_OUT_OF_FUEL`.
     pub consume_fuel: bool,
     /// Let epoch deadlines stop calls
-    /// ([`super::store_control::cranewasm_store_set_epoch_deadline`],
-    /// [`cranewasm_engine_increment_epoch`]).
+    /// (`cranewasm_store_set_epoch_deadline`,
+    /// `cranewasm_engine_increment_epoch`).
     pub epoch_interruption: bool,
     /// Compile each function on its first call: -1 default, 0 no, 1 yes.
     pub lazy_compilation: i8,

@@ -78,7 +78,7 @@ pub unsafe extern "C" fn cranewasm_store_get_fuel(s: *mut wasm_store_t, fuel: *m
 
 /// cranewasm extension: calls in the store trap with
 /// `CRANEWASM_TRAP_EPOCH_DEADLINE` once its engine's epoch is `ticks`
-/// beyond the current one ([`super::engine_options::cranewasm_engine_increment_epoch`]).
+/// beyond the current one (`cranewasm_engine_increment_epoch`).
 /// Ignored (true) unless the engine has epoch interruption; false for
 /// anything but a live store.
 ///
