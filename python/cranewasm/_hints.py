@@ -21,6 +21,10 @@ i32 = NewType("i32", int)
 i64 = NewType("i64", int)
 f32 = NewType("f32", float)
 f64 = NewType("f64", float)
+i32.__doc__ = "A hint for a wasm i32 (an int): ``def f(x: i32) -> i32``."
+i64.__doc__ = "A hint for a wasm i64 (an int): ``def f(x: i64) -> i64``."
+f32.__doc__ = "A hint for a wasm f32 (a float): ``def f(x: f32) -> f32``."
+f64.__doc__ = "A hint for a wasm f64 (a float; plain ``float`` is one too)."
 
 _BY_HINT: Dict[Any, Callable[[], ValType]] = {
     int: ValType.i32, i32: ValType.i32, i64: ValType.i64, float: ValType.f64, f32: ValType.f32, f64: ValType.f64,

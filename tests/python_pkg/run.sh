@@ -48,11 +48,15 @@ case "$(basename "$wheel")" in
   *-py3-none-linux_*.whl) ;;
   *) echo "unexpected wheel tag: $wheel" >&2; exit 1 ;;
 esac
-"$py" -m zipfile -l "$wheel" | grep -q "cranewasm/libiwasm.so" || { echo "the wheel lacks libiwasm.so" >&2; exit 1; }
+# (the listing is read whole: grep -q closing the pipe early would fail it)
+listing=$("$py" -m zipfile -l "$wheel")
+grep -q "cranewasm/libiwasm.so" <<<"$listing" || { echo "the wheel lacks libiwasm.so" >&2; exit 1; }
+grep -q "cranewasm/py.typed" <<<"$listing" || { echo "the wheel lacks py.typed" >&2; exit 1; }
 # ... and CRANEWASM_LIB at build time bundles that library instead of running cargo.
 quiet_pip env CRANEWASM_LIB="$root/target/release/libiwasm.so" "$py" -m pip wheel -q --no-deps \
     -w "$tmp/given" "$root/python"
-"$py" -m zipfile -l "$tmp/given"/cranewasm-*.whl | grep -q "cranewasm/libiwasm.so"
+listing=$("$py" -m zipfile -l "$tmp/given"/cranewasm-*.whl)
+grep -q "cranewasm/libiwasm.so" <<<"$listing" || { echo "the CRANEWASM_LIB wheel lacks libiwasm.so" >&2; exit 1; }
 
 # --- the other Pythons the machine has (3.8 to 3.13), on the wheel --------
 others=()
