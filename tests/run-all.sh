@@ -39,7 +39,9 @@ CRANEWASM_LAZY=1 cargo test --release --test spec --test api --test traps --test
 # ... and again under valgrind: no memory error or leak involving our library
 python3 tests/python/valgrind.py target/release/libiwasm.so
 
-# --- our Python package, installed from python/ with the library bundled ------
+# --- our Python package: `pip install ./python` in a fresh venv (cargo builds
+# and bundles the library), mypy --strict, pyright, its tests with coverage
+# >= 90 %, the wheel's platform tag, and the tests on every pyenv Python 3.8+
 tests/python_pkg/run.sh
 
 # --- WASI: the conformance suite, unchanged, through the iwasm command line ----

@@ -30,6 +30,9 @@ use crate::wasm_module_t;
 pub struct WasiArgs {
     pub dirs: Vec<String>,
     pub map_dirs: Vec<String>,
+    /// `GUEST::HOST` mappings opened read-only
+    /// (`crate::ext::wasi_readonly`).
+    pub readonly_map_dirs: Vec<String>,
     pub env: Vec<String>,
     pub argv: Vec<String>,
     /// Host fds for stdin, stdout and stderr; -1 for the process's own.
@@ -43,6 +46,7 @@ impl Default for WasiArgs {
         WasiArgs {
             dirs: Vec::new(),
             map_dirs: Vec::new(),
+            readonly_map_dirs: Vec::new(),
             env: Vec::new(),
             argv: Vec::new(),
             stdio: [-1; 3],
@@ -78,12 +82,17 @@ impl WasiArgs {
             opens_as_dir(d).map_err(|e| format!("error while pre-opening directory {d}: {e}\n"))?;
             b.preopened_dir(d, d.as_str());
         }
-        for m in &self.map_dirs {
+        let maps = self.map_dirs.iter().map(|m| (m, false));
+        for (m, readonly) in maps.chain(self.readonly_map_dirs.iter().map(|m| (m, true))) {
             let Some((guest, host)) = m.split_once("::") else {
                 return Err("error while pre-opening mapped directory: invalid map\n".into());
             };
             opens_as_dir(host).map_err(|e| format!("error while pre-opening mapped directory {host}: {e}\n"))?;
-            b.preopened_dir(host, guest);
+            if readonly {
+                b.preopened_dir_readonly(host, guest);
+            } else {
+                b.preopened_dir(host, guest);
+            }
         }
         for a in &self.addr_pool {
             // WAMR's message for an entry it refuses.
@@ -218,7 +227,7 @@ fn capi_view(
 ///
 /// # Safety
 /// `module` may be NULL or any pointer.
-unsafe fn with(module: wasm_module_t, f: impl FnOnce(&mut WasiArgs)) {
+pub(crate) unsafe fn with(module: wasm_module_t, f: impl FnOnce(&mut WasiArgs)) {
     // SAFETY: as the caller promises.
     if let Some(m) = unsafe { self::module(module) } {
         f(&mut m.wasi.lock().unwrap_or_else(|e| e.into_inner()));
