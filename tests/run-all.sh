@@ -46,6 +46,27 @@ tests/python_pkg/run.sh
 
 # --- WASI: the conformance suite, unchanged, through the iwasm command line ----
 tests/wasi-testsuite.sh
+# ... and from files that iwasm compiled, on the runtime-only build (below)
+
+# --- the runtime-only build: no `compiler` feature, so no Cranelift, translator
+# or validator (README "Footprint"), in its own target dir. It runs files that
+# the full build's `iwasm compile` made (tests/runtime_only.rs: host calls,
+# traps, the cache's refusals, CPU features checked without Cranelift), and
+# refuses WebAssembly bytes naming the missing feature.
+ro=target/runtime-only
+cargo build --release --target-dir $ro --no-default-features -p cranewasm-cli -p cranewasm-capi
+CRANEWASM_COMPILER=$PWD/target/release/iwasm \
+    cargo test --release --target-dir $ro --no-default-features --features wasi --test runtime_only
+probe=$(mktemp -d)
+printf '\0asm\1\0\0\0' > "$probe/empty.wasm"
+if $ro/release/iwasm "$probe/empty.wasm" > "$probe/out" 2>&1 || ! grep -q '`compiler` feature' "$probe/out"; then
+  echo "the runtime-only iwasm did not refuse a WebAssembly binary naming the compiler feature" >&2
+  cat "$probe/out" >&2
+  exit 1
+fi
+rm -rf "$probe"
+RUNTIME_ONLY=$ro/release tests/wasi-testsuite.sh
+
 # ... and the wasi-threads proposal's tests (shared memories, thread-spawn)
 tests/wasi-threads.sh
 # ... and WAMR's socket apps and lib-socket's tests, unchanged, on loopback

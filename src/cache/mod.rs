@@ -11,6 +11,7 @@
 //! 16  file length u64
 //! 24  compatibility: count u32, then (name, value) strings  (header::fingerprint)
 //!     metadata: length u32, then the code's metadata        (see `write_metadata`)
+//!     wasm-to-host trampolines of the module's function types  (exits.rs)
 //!     wasm offset u64, wasm length u64, code offset u64, code length u64
 //!     ... the module's binary (its declarations, data segments and names
 //!         are read from it again: parsing is fast, compiling is not)
@@ -33,7 +34,10 @@
 
 mod checksum;
 mod codec;
+mod exits;
 pub(crate) mod header;
+#[cfg(not(feature = "compiler"))]
+mod host;
 
 use std::ops::Range;
 
@@ -44,6 +48,7 @@ use crate::environ::error::Result;
 use crate::environ::trap::TrapCode;
 pub use checksum::checksum;
 use codec::{damaged, Reader, Writer};
+pub use exits::Exits;
 
 /// Alignment of the code in the file: the page size of the hosts we run
 /// on, so that the code can be mapped from the file as it is.
@@ -55,9 +60,17 @@ pub fn is_serialized(bytes: &[u8]) -> bool {
 }
 
 /// The compiled-code file of a module: its code image `code`, described
-/// by `tables`, its binary `wasm`, and the `fingerprint` of the engine
-/// that compiled it (`Engine::fingerprint`), which loading compares.
-pub fn serialize(fingerprint: &[(String, String)], tables: &CodeTables, wasm: &[u8], code: &[u8]) -> Vec<u8> {
+/// by `tables`, its binary `wasm`, the wasm-to-host trampolines of its
+/// function types `exits` (type index, code), and the `fingerprint` of
+/// the engine that compiled it (`Engine::fingerprint`), which loading
+/// compares.
+pub fn serialize(
+    fingerprint: &[(String, String)],
+    tables: &CodeTables,
+    exits: &[(u32, Vec<u8>)],
+    wasm: &[u8],
+    code: &[u8],
+) -> Vec<u8> {
     let mut w = Writer::default();
     w.bytes.extend_from_slice(header::MAGIC);
     w.u32(header::FORMAT_VERSION);
@@ -73,6 +86,7 @@ pub fn serialize(fingerprint: &[(String, String)], tables: &CodeTables, wasm: &[
     write_metadata(&mut meta, tables);
     w.len(meta.bytes.len());
     w.bytes.extend_from_slice(&meta.bytes);
+    exits::write(&mut w, exits);
     let offsets_at = w.bytes.len();
     w.bytes.resize(offsets_at + 32, 0);
     let wasm_at = w.bytes.len();
@@ -180,6 +194,8 @@ pub struct Parts {
     pub wasm: Range<usize>,
     /// The code image, at a multiple of [`CODE_ALIGN`] in the file.
     pub code: Range<usize>,
+    /// The wasm-to-host trampolines (their code's range is in the file).
+    pub exits: Exits,
 }
 
 /// Checks a whole file (header, checksum, compatibility with the engine
@@ -214,9 +230,12 @@ pub fn check(bytes: &[u8], fingerprint: &[(String, String)]) -> Result<Parts> {
     for _ in 0..r.count(8)? {
         recorded.push((r.str()?.to_string(), r.str()?.to_string()));
     }
+    #[cfg(not(feature = "compiler"))]
+    let recorded = host::check(recorded)?;
     header::check(&recorded, fingerprint)?;
     let meta_len = r.count(1)?;
     let meta = r.bytes(meta_len)?;
+    let exits = exits::read(&mut r, body.as_ptr())?;
     let mut field = || -> Result<usize> { usize::try_from(r.u64()?).map_err(|_| damaged("an offset is out of range")) };
     let (wasm_at, wasm_len, code_at, code_len) = (field()?, field()?, field()?, field()?);
     let range = |at: usize, len: usize, what: &str| match at.checked_add(len) {
@@ -226,5 +245,5 @@ pub fn check(bytes: &[u8], fingerprint: &[(String, String)]) -> Result<Parts> {
     let wasm = range(wasm_at, wasm_len, "module binary")?;
     let code = range(code_at, code_len, "code")?;
     let tables = read_metadata(meta, code.len())?;
-    Ok(Parts { tables, wasm, code })
+    Ok(Parts { tables, wasm, code, exits })
 }

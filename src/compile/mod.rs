@@ -24,12 +24,6 @@ mod trap_codes;
 mod widen_loads;
 mod widen_params;
 
-/// The Cranelift release generating code (the workspace's requirement;
-/// `tests::cranelift_version_is_the_workspaces` keeps it in step): a
-/// compiled-code file records it, so that code from another code generator
-/// is compiled again rather than trusted to follow the same conventions.
-pub const CRANELIFT_VERSION: &str = "0.137";
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;

@@ -9,6 +9,11 @@
 //! machinery of calls and traps live in [`vm`], where the unsafe code is.
 
 pub mod caller;
+#[cfg(feature = "compiler")]
+mod codegen;
+#[cfg(not(feature = "compiler"))]
+#[path = "no_codegen.rs"]
+mod codegen;
 pub mod engine;
 pub mod extern_;
 pub mod externref;

@@ -53,6 +53,13 @@ pub(super) fn compile_eagerly(engine: &Engine, wasm: &[u8]) -> Result<(ModuleInf
     Ok((parsed.info, image))
 }
 
+/// The wasm→host trampoline of each function type of `info`, by type
+/// index, for its compiled-code file (`cache::exits`).
+pub(super) fn exit_trampolines(engine: &Engine, info: &ModuleInfo) -> Result<Vec<(u32, Vec<u8>)>> {
+    let funcs = info.types.iter().filter_map(|(t, ty)| Some((t, ty.as_func()?)));
+    funcs.map(|(t, ty)| Ok((t.as_u32(), compile::exit_trampoline(engine.isa(), ty)?))).collect()
+}
+
 /// A linked image in executable pages, with this process's addresses
 /// written into it.
 fn load_image(compiled: CompiledImage) -> Result<CompiledModule> {

@@ -73,7 +73,7 @@ pub(crate) struct VMHostFunc {
 impl VMHostFunc {
     /// A host function of type `ty` running `f`, owned by `store`.
     pub(crate) fn create<F: HostClosure>(store: &mut StoreOpaque, ty: FuncType, f: F) -> Result<Stored<VMFuncRef>> {
-        let trampoline = store.engine().exit_trampoline(&ty)?;
+        let (trampoline, wasm_call) = store.engine().exit_trampoline(&ty)?;
         let ty = RegisteredType::new(store.engine().type_registry(), ty);
         let store_ptr: *mut StoreOpaque = store;
         let mut host = Box::new(VMHostFunc {
@@ -81,7 +81,7 @@ impl VMHostFunc {
             host_call: host_call::<F>,
             store_vm: &mut *store.vm,
             func_ref: VMFuncRef {
-                wasm_call: trampoline.base(),
+                wasm_call,
                 array_call: host_array_call::<F>,
                 vmctx: std::ptr::null_mut(),
                 sig: ty.sig_id(),

@@ -29,7 +29,7 @@ use crate::environ::types::MAX_PAGES;
 use crate::environ::types::{ExternType, MemoryType, ValType};
 use crate::environ::val_raw::ValRaw;
 use crate::environ::vmctx::*;
-use cranelift_codegen::entity::EntityRef;
+use cranelift_entity::EntityRef;
 
 /// An instance's VMContext allocation.
 struct VMContextBox {

@@ -11,7 +11,7 @@
 //! Safety of every builtin: it may only be called by compiled code of the
 //! instance whose VMContext it gets, with indices the validator accepted.
 
-use cranelift_codegen::entity::EntityRef;
+use cranelift_entity::EntityRef;
 
 use super::instance::VMInstance;
 use super::interrupt;
