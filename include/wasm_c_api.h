@@ -558,6 +558,9 @@ typedef uint8_t cranewasm_trap_code_t;
 // A call of an import that was never linked.
 #define CRANEWASM_TRAP_UNLINKED_FUNCTION 14
 
+// `ref.as_non_null`, `call_ref` or `return_call_ref` of a null reference.
+#define CRANEWASM_TRAP_NULL_REFERENCE 15
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

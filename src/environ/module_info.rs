@@ -97,6 +97,9 @@ pub struct ModuleInfo {
     /// Defined tables that never change after instantiation, and what
     /// their segments put in them (see `frozen_tables`).
     pub frozen_tables: HashMap<TableIndex, super::frozen_tables::FrozenTable>,
+    /// The initialiser of each defined table that has one (typed function
+    /// references); the others start null.
+    pub table_inits: HashMap<TableIndex, ConstExpr>,
 }
 
 impl ModuleInfo {

@@ -101,13 +101,12 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                 }
             }
             Payload::TableSection(reader) => {
-                let offset = reader.range().start;
                 for table in reader {
                     let table = table?;
-                    if !matches!(table.init, wasmparser::TableInit::RefNull) {
-                        return Err(Error::unsupported("table initialiser expressions", Some(offset as usize)));
+                    let t = info.tables.push(table_type(&table.ty));
+                    if let wasmparser::TableInit::Expr(init) = &table.init {
+                        info.table_inits.insert(t, const_expr(init)?);
                     }
-                    info.tables.push(table_type(&table.ty));
                 }
             }
             Payload::MemorySection(reader) => {
@@ -170,6 +169,8 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
         }
     }
     info.frozen_tables = super::frozen_tables::find(&info, bodies.iter().map(|b| b.body.clone()));
+    // What the analysis proves of a table's slots assumes they start null.
+    info.frozen_tables.retain(|t, _| !info.table_inits.contains_key(t));
     Ok(ParsedModule { info, bodies })
 }
 

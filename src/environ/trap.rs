@@ -40,6 +40,10 @@ pub enum TrapCode {
     /// The engine's epoch reached the store's deadline (see
     /// [`Config::epoch_interruption`](crate::Config::epoch_interruption)).
     EpochDeadline,
+    /// `ref.as_non_null` (or a cast) of a null reference.
+    NullReference,
+    /// `call_ref` or `return_call_ref` of a null function reference.
+    NullFunctionReference,
 }
 
 impl TrapCode {
@@ -64,12 +68,14 @@ impl TrapCode {
             TrapCode::Interrupted => "terminated by user",
             TrapCode::OutOfFuel => "instruction limit exceeded",
             TrapCode::EpochDeadline => "epoch deadline reached",
+            TrapCode::NullReference => "null reference",
+            TrapCode::NullFunctionReference => "null function reference",
         }
     }
 
     /// Every trap code, in a fixed order: a code's position is its number
     /// in serialized modules.
-    pub const ALL: [TrapCode; 16] = [
+    pub const ALL: [TrapCode; 18] = [
         TrapCode::StackOverflow,
         TrapCode::MemoryOutOfBounds,
         TrapCode::TableOutOfBounds,
@@ -86,6 +92,8 @@ impl TrapCode {
         TrapCode::EpochDeadline,
         TrapCode::HeapMisaligned,
         TrapCode::AtomicWaitNonSharedMemory,
+        TrapCode::NullReference,
+        TrapCode::NullFunctionReference,
     ];
 }
 

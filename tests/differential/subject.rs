@@ -89,6 +89,9 @@ pub fn trap_kind(trap: &Trap) -> TrapKind {
             TrapCode::HeapMisaligned | TrapCode::AtomicWaitNonSharedMemory => {
                 panic!("a threads trap from a module generated without threads: {trap}")
             }
+            TrapCode::NullReference | TrapCode::NullFunctionReference => {
+                panic!("a typed-reference trap from a module generated without them: {trap}")
+            }
             TrapCode::Interrupted | TrapCode::OutOfFuel | TrapCode::EpochDeadline => {
                 panic!("nothing interrupts, counts fuel or sets deadlines here, yet: {trap}")
             }

@@ -120,6 +120,32 @@ impl FuncEnv<'_> {
         self.call_code(b, &ty, code, vmctx, args, tail)
     }
 
+    /// `call_ref` of `func_ref`, a function reference of type `ty`; as
+    /// [`FuncEnv::call`]. The type is proven, so the only check is for
+    /// null: with guard pages the first load from the funcref faults on
+    /// page 0 with that trap code, otherwise an explicit test.
+    pub fn call_ref(
+        &mut self,
+        b: &mut FunctionBuilder,
+        ty: TypeIndex,
+        func_ref: Value,
+        args: Vec<Value>,
+        tail: bool,
+    ) -> Option<Inst> {
+        let null = crate::environ::trap::TrapCode::NullFunctionReference.to_clif();
+        let mut flags = super::trusted().with_readonly();
+        match self.module.bounds_checks {
+            crate::environ::config::BoundsChecks::GuardPages => flags = flags.with_trap_code(Some(null)),
+            crate::environ::config::BoundsChecks::Explicit => {
+                b.ins().trapz(func_ref, null);
+            }
+        }
+        let code = b.ins().load(POINTER, flags, func_ref, VMFuncRef::WASM_CALL);
+        let vmctx = b.ins().load(POINTER, super::trusted().with_readonly(), func_ref, VMFuncRef::VMCTX);
+        let ty = self.info().func_sig(ty).clone();
+        self.call_code(b, &ty, code, vmctx, args, tail)
+    }
+
     /// An indirect call of `code` with callee VMContext `callee_vmctx`.
     fn call_code(
         &mut self,

@@ -1,4 +1,4 @@
-//! Calls: `call`, `call_indirect` and their tail-call forms.
+//! Calls: `call`, `call_indirect`, `call_ref` and their tail-call forms.
 //!
 //! The arguments come off the operand stack and the results go back on it;
 //! how the callee is reached, and what `call_indirect` checks, is the
@@ -24,6 +24,17 @@ impl Translator<'_, '_> {
         let index = self.pop1();
         let args = self.popn(n);
         let call = self.env.call_indirect(&mut self.b, ty, table, index, args, tail);
+        self.finish_call(call);
+    }
+
+    /// `call_ref` (or `return_call_ref` when `tail`) of a function of type
+    /// `ty`: the reference's type proves the signature, so only null is
+    /// checked.
+    pub(super) fn call_ref(&mut self, ty: TypeIndex, tail: bool) {
+        let n = self.env.info().func_sig(ty).params().len();
+        let func_ref = self.pop1();
+        let args = self.popn(n);
+        let call = self.env.call_ref(&mut self.b, ty, func_ref, args, tail);
         self.finish_call(call);
     }
 

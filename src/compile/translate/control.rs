@@ -257,6 +257,23 @@ impl<'a> Translator<'a, '_> {
         }
     }
 
+    /// `br_on_null`: branches (without the reference) when it is null,
+    /// else goes on with it.
+    pub(super) fn br_on_null(&mut self, depth: u32) {
+        let r = self.pop1();
+        let is_null = self.b.ins().icmp_imm_u(ir::condcodes::IntCC::Equal, r, 0);
+        self.branch(depth, Some(is_null));
+        self.push1(r);
+    }
+
+    /// `br_on_non_null`: branches with the reference when it is not null,
+    /// else drops it and goes on.
+    pub(super) fn br_on_non_null(&mut self, depth: u32) {
+        let r = *self.top(1).last().expect("validated: operand present");
+        self.branch(depth, Some(r));
+        self.pop1();
+    }
+
     pub(super) fn br_table(&mut self, targets: BrTable<'_>) -> Result<()> {
         let index = self.pop1();
         let mut calls = Vec::with_capacity(targets.len() as usize + 1);

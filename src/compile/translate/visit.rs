@@ -71,6 +71,13 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
         visit_ref_null(_hty: HeapType) => t.ref_null();
         visit_ref_is_null => t.ref_is_null();
         visit_ref_func(function_index: u32) => t.ref_func(FuncIndex::from_u32(function_index));
+        visit_ref_as_non_null => t.ref_as_non_null();
+
+        // Typed function references (call.rs, control.rs).
+        visit_call_ref(type_index: u32) => t.call_ref(TypeIndex::from_u32(type_index), false);
+        visit_return_call_ref(type_index: u32) => t.call_ref(TypeIndex::from_u32(type_index), true);
+        visit_br_on_null(relative_depth: u32) => t.br_on_null(relative_depth);
+        visit_br_on_non_null(relative_depth: u32) => t.br_on_non_null(relative_depth);
 
         // table.rs
         visit_table_get(table: u32) => t.table_get(TableIndex::from_u32(table));
@@ -295,10 +302,6 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
     }
     unsupported! { "legacy exception handling":
         visit_try(BlockType), visit_catch(u32), visit_rethrow(u32), visit_delegate(u32), visit_catch_all(),
-    }
-    unsupported! { "typed function references":
-        visit_call_ref(u32), visit_return_call_ref(u32), visit_ref_as_non_null(), visit_br_on_null(u32),
-        visit_br_on_non_null(u32),
     }
     unsupported! { "stack switching":
         visit_cont_new(u32), visit_cont_bind(u32, u32), visit_suspend(u32), visit_resume(u32, ResumeTable),

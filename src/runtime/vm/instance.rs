@@ -615,6 +615,10 @@ unsafe fn initialize(
     unsafe {
         let code = data.module.code().clone();
         let info = &code.info;
+        for (t, init) in &info.table_inits {
+            let value = data.eval(init).get_ref();
+            (*data.table(*t).as_ptr()).elements_mut().fill(value);
+        }
         for seg in info.elems.values() {
             let ElemMode::Active { table, offset } = &seg.mode else { continue };
             let start = data.eval(offset).get_i32() as u32 as usize;
