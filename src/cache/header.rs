@@ -15,7 +15,7 @@ pub const MAGIC: &[u8; 8] = b"\0cwasm\r\n";
 /// and small signature ids are immediates; 3: the VMContext header holds a
 /// copy of the stack limit; 4: large signature ids in the VMContext, no
 /// longer relocations).
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// Settings whose names start with this are CPU features: code that does
 /// not use one runs on a CPU that has it, so only features the file needs

@@ -47,11 +47,20 @@ fn wide_arithmetic_is_refused_as_unsupported_where_it_is() {
 }
 
 #[test]
-fn exception_blocks_are_refused_even_in_unreachable_code() {
-    // Dead code is only scanned for nesting, which a `try_table` changes.
-    let wat = "(module (func unreachable try_table end))";
-    let message = unsupported_message(wat, WasmFeatures::EXCEPTIONS);
-    assert!(message.starts_with("exception handling operator try_table"), "{message}");
+fn exception_blocks_in_unreachable_code_keep_their_nesting() {
+    // Dead code is only scanned for nesting, which `try_table` and the
+    // legacy `try` (with `catch` making code live again, and `delegate`
+    // ending it) change.
+    let wat = r#"(module (tag $e) (func (result i32)
+        unreachable
+        try_table end
+        try catch $e catch_all end
+        try delegate 0
+        i32.const 1))"#;
+    compile(wat, WasmFeatures::EXCEPTIONS | WasmFeatures::LEGACY_EXCEPTIONS).expect("compiles");
+    let live_catch = r#"(module (tag $e (param i32)) (func (result i32)
+        try (result i32) unreachable catch $e end))"#;
+    compile(live_catch, WasmFeatures::EXCEPTIONS | WasmFeatures::LEGACY_EXCEPTIONS).expect("compiles");
 }
 
 #[test]

@@ -98,6 +98,12 @@ declare_builtins! {
     memory_atomic_wait64(vmctx, i32, i64, i64, i64) -> i32;
     /// `(mem, addr, count)` → threads woken; `addr` checked by the caller.
     memory_atomic_notify(vmctx, i32, i64, i32) -> i32;
+    /// `(tag)` → a new exception of tag `tag` with a zeroed payload, which
+    /// the caller then writes (see `VMExn`).
+    exn_new(vmctx, i32) -> ptr;
+    /// `(exn, fp)`: throws `exn` from the wasm frame whose frame pointer
+    /// is `fp` (which has no handler of its own for it); never returns.
+    throw(vmctx, ptr, ptr);
 }
 
 impl Builtin {

@@ -90,6 +90,9 @@ pub struct ModuleInfo {
     pub num_imported_tables: usize,
     pub num_imported_memories: usize,
     pub num_imported_globals: usize,
+    /// Each tag's type (exceptions), imported tags first.
+    pub tags: PrimaryMap<TagIndex, TypeIndex>,
+    pub num_imported_tags: usize,
     /// Function names from the `name` custom section, for backtraces.
     pub func_names: HashMap<FuncIndex, String>,
     /// The module's own name from the `name` section.
@@ -154,6 +157,7 @@ impl ModuleInfo {
             EntityIndex::Table(t) => ExternType::Table(self.tables[t]),
             EntityIndex::Memory(m) => ExternType::Memory(self.memories[m]),
             EntityIndex::Global(g) => ExternType::Global(self.globals[g]),
+            EntityIndex::Tag(t) => ExternType::Tag(TagType::new(self.func_sig(self.tags[t]).clone())),
         }
     }
 

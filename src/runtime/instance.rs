@@ -301,6 +301,8 @@ fn import_matches(actual: &ExternType, expected: &ExternType, enlarged: bool) ->
                     && a.content().matches(e.content()))
         }
         (ExternType::Table(a), ExternType::Table(e)) => a.matches(e),
+        // Tag types match exactly (in canonical form).
+        (ExternType::Tag(a), ExternType::Tag(e)) => a == e,
         (ExternType::Memory(a), ExternType::Memory(e)) => {
             a.matches(e) || (enlarged && a.matches(&e.with_max(None)) && a.minimum() < u64::from(MAX_PAGES))
         }

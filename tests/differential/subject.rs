@@ -193,7 +193,7 @@ impl Subject {
     fn observe(&self, name: &str, ext: &Extern, state: &mut State) {
         let store = &self.store;
         match ext {
-            Extern::Func(_) => {}
+            Extern::Func(_) | Extern::Tag(_) => {}
             Extern::Global(g) => state.globals.push((name.to_string(), to_value(store, &g.get(store)))),
             Extern::Memory(m) => state.memories.push((name.to_string(), m.data(store).to_vec())),
             Extern::Table(t) => {

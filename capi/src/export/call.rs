@@ -126,7 +126,7 @@ fn run(
 /// A core call error as a trap.
 fn as_trap(e: cranewasm::Error) -> Trap {
     match e {
-        cranewasm::Error::Trap(t) => t,
+        cranewasm::Error::Trap(t) | cranewasm::Error::Exception(t) => t,
         cranewasm::Error::Exit(code) => Trap::exit(code),
         e => Trap::new(e.to_string()),
     }

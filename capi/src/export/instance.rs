@@ -620,7 +620,7 @@ fn build(
     }
     let instance = match result {
         Ok(i) => i,
-        Err(cranewasm::Error::Trap(t)) => {
+        Err(cranewasm::Error::Trap(t) | cranewasm::Error::Exception(t)) => {
             inst.finish_call(Err(t));
             return Err(format!("Exception: {}", inst.exception_message().unwrap_or_default()));
         }
@@ -737,7 +737,7 @@ fn post_instantiate(locked: &Locked<'_>, instance: Instance) -> Result<(), Strin
             continue;
         }
         let outcome = f.call(&mut *store, &[], &mut []).map_err(|e| match e {
-            cranewasm::Error::Trap(t) => t,
+            cranewasm::Error::Trap(t) | cranewasm::Error::Exception(t) => t,
             cranewasm::Error::Exit(code) => Trap::exit(code),
             e => Trap::new(e.to_string()),
         });
@@ -851,7 +851,7 @@ fn sub_export(
             let sub_rt = unsafe { module(h as wasm_module_t) }.ok_or_else(|| format!("unknown import {dep}"))?;
             let imports = link(locked, sub_rt, 0, 0, false, &Cell::new(HeapPlan::None), None)?;
             let i = Instance::new(&mut *store, &sub_rt.module, &imports).map_err(|e| match e {
-                cranewasm::Error::Trap(t) => format!("Exception: {}", t.message()),
+                cranewasm::Error::Trap(t) | cranewasm::Error::Exception(t) => format!("Exception: {}", t.message()),
                 e => link_error(&e),
             })?;
             locked.inst.subs.lock().unwrap_or_else(|e| e.into_inner()).push((dep.to_string(), i));

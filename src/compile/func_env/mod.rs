@@ -17,6 +17,7 @@
 //! the representation of references.
 
 mod call;
+mod exceptions;
 mod fuel;
 mod global;
 mod memory;
@@ -213,6 +214,9 @@ pub struct FuncEnv<'a> {
     wasm_sigs: HashMap<FuncType, SigRef>,
     func_refs: HashMap<FuncIndex, FuncRef>,
     fuel: fuel::Fuel,
+    /// Where calls that throw go: the landing pad of the innermost handler
+    /// (see `exceptions`), or `None` for the caller.
+    handler: Option<ir::Block>,
 }
 
 impl<'a> FuncEnv<'a> {
@@ -225,6 +229,7 @@ impl<'a> FuncEnv<'a> {
             wasm_sigs: HashMap::new(),
             func_refs: HashMap::new(),
             fuel: fuel::Fuel::default(),
+            handler: None,
         }
     }
 

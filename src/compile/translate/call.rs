@@ -4,8 +4,6 @@
 //! how the callee is reached, and what `call_indirect` checks, is the
 //! function environment's business.
 
-use cranelift_codegen::ir::Inst;
-
 use super::Translator;
 use crate::environ::index::{FuncIndex, TableIndex, TypeIndex};
 
@@ -39,9 +37,9 @@ impl Translator<'_, '_> {
     }
 
     /// Pushes the results of a call; after a tail call, nothing follows.
-    fn finish_call(&mut self, call: Option<Inst>) {
-        match call {
-            Some(call) => self.stack.extend_from_slice(self.b.inst_results(call)),
+    fn finish_call(&mut self, results: Option<Vec<cranelift_codegen::ir::Value>>) {
+        match results {
+            Some(results) => self.stack.extend(results),
             None => self.reachable = false,
         }
     }

@@ -209,6 +209,12 @@ impl VMInstance {
         self.memory_objects[m.index()]
     }
 
+    /// Tag `t` of this instance (defined or imported; its store keeps it).
+    pub(crate) fn tag(&self, t: TagIndex) -> *mut super::exception::VMTag {
+        // SAFETY: the slot of a tag of this module, written at instantiation.
+        unsafe { *self.field::<*mut super::exception::VMTag>(self.module.offsets().tag(t)) }
+    }
+
     pub(crate) fn table(&self, t: TableIndex) -> NonNull<VMTable> {
         // SAFETY: as for `memory`, with `VMTable`.
         unsafe { NonNull::new_unchecked(*self.field::<*mut VMTableDefinition>(self.module.offsets().table(t))).cast() }
@@ -229,6 +235,7 @@ impl VMInstance {
             EntityIndex::Func(f) => VMExtern::Func(self.func_ref(f)),
             EntityIndex::Memory(m) => VMExtern::Memory(self.memory(m)),
             EntityIndex::Table(t) => VMExtern::Table(self.table(t)),
+            EntityIndex::Tag(t) => VMExtern::Tag(NonNull::new(self.tag(t)).expect("tags are set at instantiation")),
             EntityIndex::Global(g) => {
                 let owner = match self.info().defined_global_index(g) {
                     Some(_) => Some(self.index),
@@ -438,8 +445,18 @@ unsafe fn fill_vmctx(
                 (EntityIndex::Table(t), VMExtern::Table(table)) => {
                     *data.field::<*mut VMTable>(offsets.table(t)) = table.as_ptr();
                 }
+                (EntityIndex::Tag(t), VMExtern::Tag(tag)) => {
+                    *data.field::<*mut super::exception::VMTag>(offsets.tag(t)) = tag.as_ptr();
+                }
                 _ => unreachable!("import kinds were checked"),
             }
+        }
+
+        // A defined tag is new per instance; the store keeps it, since
+        // exceptions of it may outlive the instance.
+        for (t, ty) in info.tags.iter().skip(info.num_imported_tags) {
+            let tag = store.keep_tag(Box::new(super::exception::VMTag { ty: info.func_sig(*ty).clone() }));
+            *data.field::<*mut super::exception::VMTag>(offsets.tag(t)) = tag;
         }
 
         for (i, (m, ty)) in info.memories.iter().skip(info.num_imported_memories).enumerate() {
@@ -539,6 +556,7 @@ unsafe fn owner_of(store: &StoreOpaque, e: &VMExtern) -> Option<usize> {
             VMExtern::Memory(m) => m.as_ref().owner,
             VMExtern::Table(t) => t.as_ref().owner,
             VMExtern::Global { owner, .. } => *owner,
+            VMExtern::Tag(_) => None,
         }
     }
 }

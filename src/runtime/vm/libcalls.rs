@@ -40,6 +40,8 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     memory_atomic_wait32,
     memory_atomic_wait64,
     memory_atomic_notify,
+    exn_new: super::exception::exn_new,
+    throw: super::exception::throw,
 };
 
 /// The store of the instance owning `vmctx`.

@@ -39,6 +39,7 @@ pub mod blocking;
 pub mod code_memory;
 pub mod code_registry;
 pub mod entry;
+pub mod exception;
 pub mod export;
 pub mod externref;
 pub mod fault_regions;

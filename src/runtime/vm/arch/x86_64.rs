@@ -66,6 +66,21 @@ pub unsafe extern "C" fn unwind(buf: *const JmpBuf) -> ! {
     )
 }
 
+/// Resumes compiled code at exception handler `pc` of the frame whose
+/// frame pointer is `fp` and whose stack pointer at the call was `sp`,
+/// with `exn` in the first payload register (rax, as Cranelift's
+/// `try_call` expects on x86-64). The handler treats every other register
+/// as clobbered.
+///
+/// # Safety
+/// `pc`, `sp` and `fp` must be a handler of a call in progress on this
+/// thread's stack and that call's frame; the frames jumped over must own
+/// nothing with a destructor.
+#[unsafe(naked)]
+pub unsafe extern "C" fn resume_at_handler(pc: usize, sp: usize, fp: usize, exn: usize) -> ! {
+    std::arch::naked_asm!("mov rsp, rsi", "mov rbp, rdx", "mov rax, rcx", "jmp rdi")
+}
+
 /// The program counter and frame pointer of a signal's `ucontext_t`.
 ///
 /// # Safety
