@@ -305,3 +305,33 @@ fn legacy_instructions() {
     let err = Module::new(&strict, "(module (func try catch_all end))").map(|_| ()).unwrap_err();
     assert!(matches!(err, Error::Invalid { .. }), "{err}");
 }
+
+/// Rust programs built with `panic=unwind` (legacy and exnref builds of
+/// `tests/rust-unwind`, which `tests/rust-unwind.sh` makes and names in
+/// `RUST_UNWIND_WASM`, separated by `:`) run through the Rust API: each
+/// panics inside `catch_unwind` twice, recovers, prints, and exits 0.
+#[test]
+#[ignore = "run by tests/rust-unwind.sh, which builds the programs first"]
+fn rust_panic_unwind_programs() {
+    let paths = std::env::var("RUST_UNWIND_WASM").expect("RUST_UNWIND_WASM names the programs to run");
+    for path in paths.split(':') {
+        let wasm = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let engine = Engine::default();
+        let module = Module::new(&engine, &wasm).unwrap();
+        let out = wasi::WritePipe::new();
+        let mut store = Store::new(&engine, wasi::WasiCtx::builder().stdout(out.clone()).build().unwrap());
+        let mut linker = Linker::new();
+        linker.define_wasi(&mut store, |ctx: &mut wasi::WasiCtx| ctx).unwrap();
+        // LLVM's legacy exceptions import their tag; nothing else defines it.
+        for import in module.imports() {
+            if let ExternType::Tag(ty) = &import.ty {
+                let tag = Tag::new(&mut store, ty).unwrap();
+                linker.define(&import.module, &import.name, tag);
+            }
+        }
+        let instance = linker.instantiate(&mut store, &module).unwrap();
+        assert_eq!(wasi::start(&mut store, &instance).unwrap(), 0, "{path}");
+        let text = String::from_utf8(out.contents()).unwrap();
+        assert!(text.contains("recovered from x") && text.ends_with("recovered 2 times\n"), "{path}: {text}");
+    }
+}

@@ -207,6 +207,11 @@ impl Trap {
         }
     }
 
+    /// Whether this stands for a wasm exception that nothing caught.
+    pub fn is_exception(&self) -> bool {
+        self.exception.is_some()
+    }
+
     /// The uncaught exception this stands for, if it does (see
     /// `Exn::from_error`).
     pub(crate) fn exception(&self) -> Option<usize> {

@@ -823,7 +823,15 @@ fn link(
                         .ok_or_else(|| format!("failed to link import table ({m}, {n})"))?
                 }
             }
-            ExternType::Tag(_) => return Err(format!("failed to link import tag ({m}, {n})")),
+            // A tag the built-in modules "export" is a new one of the
+            // declared type, as their memories and tables are: what
+            // toolchains import for their exceptions (LLVM's
+            // `env.__cpp_exception`) when nothing defines it.
+            ExternType::Tag(ty) if is_built_in_module(m) => {
+                Extern::Tag(cranewasm::Tag::new(&mut *store, ty).map_err(|e| e.to_string())?)
+            }
+            ExternType::Tag(_) => sub_export(locked, rt, m, n, &import.ty)?
+                .ok_or_else(|| format!("failed to link import tag ({m}, {n})"))?,
         };
         externs.push(ext);
     }
