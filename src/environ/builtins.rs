@@ -104,6 +104,9 @@ declare_builtins! {
     /// `(exn, fp)`: throws `exn` from the wasm frame whose frame pointer
     /// is `fp` (which has no handler of its own for it); never returns.
     throw(vmctx, ptr, ptr);
+    /// `(exn)`: a catch took the payload of `exn` and dropped it; frees it
+    /// unless it was exposed (see `vmctx::exn::EXPOSED`).
+    exn_release(vmctx, ptr);
 }
 
 impl Builtin {

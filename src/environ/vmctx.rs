@@ -182,6 +182,10 @@ pub mod exn {
     pub const SLOT: i32 = 16;
     /// Offset of a scalar in its slot.
     pub const SCALAR: i32 = 8;
+    /// Offset of the byte that is nonzero once the exception may be
+    /// referred to from anywhere but the throw in flight (an `exnref`, a
+    /// legacy catch, the host): until then a catch that drops it frees it.
+    pub const EXPOSED: i32 = 16;
 }
 
 /// The VMContext layout of one module.

@@ -58,7 +58,10 @@ impl Exn {
             return Err(Error::Usage(format!("exception values do not match the tag's type {ty}")));
         }
         let raw = values.iter().map(|v| v.to_raw(store)).collect::<Result<Vec<_>>>()?;
-        let ptr = store.keep_exn(VMExn::new(tag_ptr, raw.into()));
+        let mut exn = VMExn::new(tag_ptr, raw.into());
+        // The host holds it.
+        exn.exposed = 1;
+        let ptr = store.keep_exn(exn);
         // SAFETY: the store keeps the exception as long as it lives.
         Ok(Exn(unsafe { Stored::new_unchecked(store.id(), NonNull::new(ptr).expect("boxed")) }))
     }

@@ -110,6 +110,19 @@ impl FuncEnv<'_> {
         b.ins().icmp(IntCC::Equal, actual, expected)
     }
 
+    /// Marks exception `e` as referable from elsewhere than its throw (an
+    /// `exnref`, a legacy catch): it then lives as long as its store.
+    pub fn exn_expose(&mut self, b: &mut FunctionBuilder, e: Value) {
+        let one = b.ins().iconst(cranelift_codegen::ir::types::I8, 1);
+        b.ins().store(trusted(), one, e, exn::EXPOSED);
+    }
+
+    /// A catch took what it needs of exception `e` and drops it: the
+    /// runtime frees it unless it was exposed.
+    pub fn exn_release(&mut self, b: &mut FunctionBuilder, e: Value) {
+        self.call_builtin(b, Builtin::exn_release, &[e]);
+    }
+
     /// Throws `e` out of this function (no handler of it applies): the
     /// runtime finds the handler, or the call ends with the exception.
     pub fn throw_to_caller(&mut self, b: &mut FunctionBuilder, e: Value) {

@@ -132,16 +132,12 @@ impl Translator<'_, '_> {
                     self.b.switch_to_block(yes);
                     let tys = self.env.info().func_sig(self.env.info().tags[tag]).params().to_vec();
                     args = self.env.exn_values(&mut self.b, exn, &tys);
-                    if with_exn {
-                        args.push(exn);
-                    }
+                    self.deliver(exn, with_exn, &mut args);
                     self.jump_to_label(label + 1, &args);
                     self.b.switch_to_block(no);
                 }
                 None => {
-                    if with_exn {
-                        args.push(exn);
-                    }
+                    self.deliver(exn, with_exn, &mut args);
                     self.jump_to_label(label + 1, &args);
                     caught_all = true;
                     break;
@@ -158,6 +154,17 @@ impl Translator<'_, '_> {
         }
         self.b.switch_to_block(body);
         self.push_handler(pad, dispatch, None);
+    }
+
+    /// A catch hands `exn` on as an `exnref` (`with_exn`: exposed from now
+    /// on), or drops it, freeing it unless something else may refer to it.
+    fn deliver(&mut self, exn: Value, with_exn: bool, args: &mut Vec<Value>) {
+        if with_exn {
+            self.env.exn_expose(&mut self.b, exn);
+            args.push(exn);
+        } else {
+            self.env.exn_release(&mut self.b, exn);
+        }
     }
 
     fn push_handler(
@@ -195,6 +202,8 @@ impl Translator<'_, '_> {
         *caught = Some(exn);
         self.sync_handler();
         self.b.switch_to_block(block);
+        // `rethrow` may throw it again from anywhere in the section.
+        self.env.exn_expose(&mut self.b, exn);
         if let Some(tag) = tag {
             let tys = self.env.info().func_sig(self.env.info().tags[tag]).params().to_vec();
             let values = self.env.exn_values(&mut self.b, exn, &tys);

@@ -47,18 +47,25 @@ pub struct VMTag {
 pub struct VMExn {
     pub tag: *const VMTag,
     pub values: *mut ValRaw,
+    /// Nonzero once something besides the throw in flight may refer to
+    /// it: then it lives as long as its store. Until then the catch that
+    /// drops it frees it, so a program that throws in a loop stays small.
+    pub exposed: u8,
+    /// Its index in its store's `exns`.
+    slot: usize,
     storage: Box<[ValRaw]>,
 }
 
 const _: () = assert!(std::mem::offset_of!(VMExn, tag) as i32 == crate::environ::vmctx::exn::TAG);
 const _: () = assert!(std::mem::offset_of!(VMExn, values) as i32 == crate::environ::vmctx::exn::VALUES);
+const _: () = assert!(std::mem::offset_of!(VMExn, exposed) as i32 == crate::environ::vmctx::exn::EXPOSED);
 const _: () = assert!(std::mem::size_of::<ValRaw>() as i32 == crate::environ::vmctx::exn::SLOT);
 const _: () = assert!(ValRaw::PAYLOAD as i32 == crate::environ::vmctx::exn::SCALAR);
 
 impl VMExn {
     /// An exception of `tag` whose payload is `values`.
     pub fn new(tag: *const VMTag, values: Box<[ValRaw]>) -> Box<VMExn> {
-        let mut exn = Box::new(VMExn { tag, values: ptr::null_mut(), storage: values });
+        let mut exn = Box::new(VMExn { tag, values: ptr::null_mut(), exposed: 0, slot: 0, storage: values });
         exn.values = exn.storage.as_mut_ptr();
         exn
     }
@@ -71,10 +78,24 @@ impl VMExn {
 
 impl StoreOpaque {
     /// Keeps `exn` for the store's lifetime; its address.
-    pub(crate) fn keep_exn(&mut self, exn: Box<VMExn>) -> *mut VMExn {
+    pub(crate) fn keep_exn(&mut self, mut exn: Box<VMExn>) -> *mut VMExn {
+        exn.slot = self.exns.len();
         let p = &*exn as *const VMExn as *mut VMExn;
         self.exns.push(exn);
         p
+    }
+
+    /// Frees `exn`, one of this store's that nothing else refers to.
+    fn release_exn(&mut self, exn: *const VMExn) {
+        // SAFETY: one of this store's, so live.
+        let slot = unsafe { (*exn).slot };
+        if !self.exns.get(slot).is_some_and(|e| ptr::eq(&**e, exn)) {
+            return;
+        }
+        self.exns.swap_remove(slot);
+        if let Some(moved) = self.exns.get_mut(slot) {
+            moved.slot = slot;
+        }
     }
 
     /// Keeps `tag` for the store's lifetime; its address.
@@ -101,6 +122,23 @@ pub(super) unsafe extern "C" fn exn_new(vmctx: *mut VMContext, tag: u32) -> usiz
         let store = (*(*vmctx.cast::<u8>().add(header::STORE as usize).cast::<*const VMStoreContext>())).store;
         let store = &mut *store.cast::<StoreOpaque>();
         store.keep_exn(VMExn::new(tag, vec![ValRaw::default(); n].into())) as usize
+    }
+}
+
+/// Builtin `exn_release`: a catch dropped `exn`; frees it unless exposed.
+///
+/// # Safety
+/// `vmctx` must be the VMContext of a live instance, passed by its code,
+/// with a live exception of its store.
+pub(super) unsafe extern "C" fn exn_release(vmctx: *mut VMContext, exn: usize) {
+    // SAFETY: as the caller promises.
+    unsafe {
+        let exn = exn as *const VMExn;
+        if (*exn).exposed != 0 {
+            return;
+        }
+        let store = (*(*vmctx.cast::<u8>().add(header::STORE as usize).cast::<*const VMStoreContext>())).store;
+        (*store.cast::<StoreOpaque>()).release_exn(exn);
     }
 }
 
@@ -141,6 +179,8 @@ pub(crate) unsafe fn throw_from(exn: usize, mut fp: usize) -> ! {
             lowest = fp;
             fp = caller_fp;
         }
+        // The host gets it now.
+        (*(exn as *mut VMExn)).exposed = 1;
         unwind::raise(UnwindReason::Host(Trap::uncaught_exception(exn)))
     }
 }

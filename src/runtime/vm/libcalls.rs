@@ -42,6 +42,7 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     memory_atomic_notify,
     exn_new: super::exception::exn_new,
     throw: super::exception::throw,
+    exn_release: super::exception::exn_release,
 };
 
 /// The store of the instance owning `vmctx`.
