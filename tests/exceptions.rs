@@ -335,3 +335,44 @@ fn rust_panic_unwind_programs() {
         assert!(text.contains("recovered from x") && text.ends_with("recovered 2 times\n"), "{path}: {text}");
     }
 }
+
+/// An interrupt stops a guest that throws and catches in a loop: the
+/// trap is not caught by its `catch_all`, and the store throws and catches
+/// normally afterwards.
+#[test]
+fn interrupts_stop_throwing_loops() {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let module = Module::new(
+        &engine,
+        r#"(module
+            (tag $e (param i32))
+            (func $throw (param i32) (throw $e (local.get 0)))
+            (func (export "spin") (param $n i32) (result i32)
+                (local $caught i32)
+                (loop $l
+                    (block $c (result i32)
+                        (try_table (catch $e $c) (catch_all 1) (call $throw (local.get $n)))
+                        (i32.const 0))
+                    (local.set $caught (i32.add (local.get $caught) (i32.const 1)))
+                    (drop)
+                    (br_if $l (i32.or (i32.eqz (local.get $n))
+                                      (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))
+                (local.get $caught)))"#,
+    )
+    .unwrap();
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    let spin = instance.get_func(&store, "spin").unwrap();
+    let handle = store.interrupt_handle();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        handle.interrupt();
+    });
+    // From 0 the count wraps: some 2^32 throws, far longer than the wait.
+    let err = spin.call(&mut store, &[Val::I32(0)], &mut [Val::I32(0)]).unwrap_err();
+    stopper.join().unwrap();
+    assert_eq!(err.as_trap().and_then(|t| t.code()), Some(TrapCode::Interrupted), "{err}");
+    let mut out = [Val::I32(0)];
+    spin.call(&mut store, &[Val::I32(5)], &mut out).unwrap();
+    assert!(matches!(out[0], Val::I32(5)), "{:?}", out[0]);
+}
