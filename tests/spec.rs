@@ -195,10 +195,9 @@ fn config_for(name: &str) -> Config {
 /// The 3.0 suite runs with all of 3.0 on; each proposal folder with its
 /// proposal on as well.
 fn config_for_3_0(name: &str) -> Config {
-    let _ = name;
     let mut config = Config::new();
     // Threads are not part of 3.0.
-    config.wasm_threads(false);
+    config.wasm_threads(false).wasm_wide_arithmetic(name.contains("/wide-arithmetic/"));
     config
 }
 

@@ -1,5 +1,7 @@
 //! Engine-wide settings: which proposals are on, and how code is generated.
 
+use super::config_memory64::WideProposals;
+
 /// How linear-memory accesses are kept in bounds.
 ///
 /// The default comes from the environment, so that programs whose
@@ -117,6 +119,8 @@ pub struct Config {
     pub(crate) extended_const: bool,
     pub(crate) multi_memory: bool,
     pub(crate) threads: bool,
+    /// memory64, custom page sizes, wide arithmetic (`config_memory64`).
+    pub(crate) wide: WideProposals,
     pub(crate) bounds_checks: BoundsChecks,
     /// Whether neither [`Config::bounds_checks`] nor [`BOUNDS_CHECKS_ENV`]
     /// chose the mode: the engine then picks explicit checks under
@@ -175,6 +179,7 @@ impl Default for Config {
             extended_const: true,
             multi_memory: true,
             threads: true,
+            wide: WideProposals::default(),
             bounds_checks: chosen.unwrap_or(BoundsChecks::GuardPages),
             bounds_checks_unchosen: chosen.is_none(),
             bounds_checks_env_error,
@@ -441,6 +446,7 @@ impl Config {
         f.set(F::EXTENDED_CONST, self.extended_const);
         f.set(F::MULTI_MEMORY, self.multi_memory);
         f.set(F::THREADS, self.threads);
+        self.wide.apply(&mut f);
         f
     }
 }

@@ -38,7 +38,6 @@ pub const FILES: &[(&str, &str)] = &[
     ("wasm-3.0/proposals/custom-page-sizes/memory_max.wast", "custom page sizes: not yet compiled"),
     ("wasm-3.0/proposals/custom-page-sizes/memory_max_i64.wast", "custom page sizes with memory64: not yet compiled"),
     // --- wide arithmetic ---
-    ("wasm-3.0/proposals/wide-arithmetic/wide-arithmetic.wast", "wide arithmetic: not yet compiled"),
     // --- function references ---
     ("wasm-3.0/br_on_non_null.wast", "function references: not yet compiled"),
     ("wasm-3.0/br_on_null.wast", "function references: not yet compiled"),
