@@ -1578,7 +1578,9 @@ WASM_API_EXTERN wasm_byte_t *wasm_memory_data(struct wasm_memory_t *m);
 // As for [`wasm_memory_type`].
 WASM_API_EXTERN size_t wasm_memory_data_size(const struct wasm_memory_t *m);
 
-// Current size in pages.
+// Current size in pages (of the memory's page size; a 64-bit memory's
+// too, as it is at most 4 GiB here; a count past `uint32_t`, only
+// possible with 1-byte pages, saturates).
 //
 // # Safety
 // As for [`wasm_memory_type`].

@@ -14,9 +14,9 @@ pub(crate) struct WideProposals {
 
 impl Default for WideProposals {
     fn default() -> WideProposals {
-        // The other two are later proposals than 3.0, off until asked
-        // for (as in wasmtime).
-        WideProposals { memory64: false, custom_page_sizes: false, wide_arithmetic: false }
+        // memory64 is part of WebAssembly 3.0; the other two are later
+        // proposals, off until asked for (as in wasmtime).
+        WideProposals { memory64: true, custom_page_sizes: false, wide_arithmetic: false }
     }
 }
 

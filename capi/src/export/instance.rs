@@ -687,7 +687,7 @@ fn place_heap(locked: &Locked<'_>, instance: Instance, plan: HeapPlan) -> Result
                         pages += 1;
                     }
                     memory
-                        .grow(&mut *store, pages as u32)
+                        .grow(&mut *store, pages as u64)
                         .map_err(|_| "failed to insert app heap into linear memory")?;
                     // SAFETY: the global's storage, an i32 at byte 0;
                     // WAMR rewrites the (immutable) __heap_base the same way.
@@ -697,7 +697,7 @@ fn place_heap(locked: &Locked<'_>, instance: Instance, plan: HeapPlan) -> Result
                 _ => {
                     let pages = size.div_ceil(PAGE);
                     memory
-                        .grow(&mut *store, pages as u32)
+                        .grow(&mut *store, pages as u64)
                         .map_err(|_| "failed to insert app heap into linear memory")?;
                     (init, pages * PAGE - 1024)
                 }

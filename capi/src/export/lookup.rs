@@ -384,7 +384,7 @@ fn enlarge(inst: &ModuleInst, m: Memory, index: u32, inc: u64) -> bool {
         crate::export::exec_control::report_enlarge_failure(inst, inc, size, index, reason);
         return false;
     };
-    m.grow(&mut *store, n).is_ok()
+    m.grow(&mut *store, n.into()).is_ok()
 }
 
 /// Grows the instance's memory 0 (see [`wasm_memory_enlarge`]).

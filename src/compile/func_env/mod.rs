@@ -16,6 +16,7 @@
 //! per-function state and what they share: the VMContext, value types and
 //! the representation of references.
 
+mod bounds64;
 mod call;
 mod fuel;
 mod global;
@@ -213,6 +214,8 @@ pub struct FuncEnv<'a> {
     wasm_sigs: HashMap<FuncType, SigRef>,
     func_refs: HashMap<FuncIndex, FuncRef>,
     fuel: fuel::Fuel,
+    /// Bounds checks of the current block that later accesses reuse.
+    done_checks: Vec<bounds64::DoneCheck>,
 }
 
 impl<'a> FuncEnv<'a> {
@@ -225,6 +228,7 @@ impl<'a> FuncEnv<'a> {
             wasm_sigs: HashMap::new(),
             func_refs: HashMap::new(),
             fuel: fuel::Fuel::default(),
+            done_checks: Vec::new(),
         }
     }
 
