@@ -24,11 +24,14 @@
 //! once stays in bounds. The access then reuses the earlier compare's
 //! result for its select (still spectre-safe, with no second compare or
 //! length load), or, with explicit checks, needs nothing at all. Loop code
-//! that accesses `p`, `p + 8` and `p + 16` through immediate offsets, as
-//! clang's wasm64 output does, pays for one compare.
+//! that accesses `p`, `p + 8` and `p + 16` through immediate offsets pays
+//! for one compare. So does `p` and then `(i64.add p 8)`, clang's other
+//! form, in the one-compare form: once `p <= length` (at most 4 GiB) is
+//! known, `p + 8` cannot wrap, and the guard region covers the step as it
+//! covers an offset.
 
 use crate::compile::trap_codes::ToClif;
-use cranelift_codegen::ir::{condcodes::IntCC, types::I64, Block, InstBuilder, Value};
+use cranelift_codegen::ir::{condcodes::IntCC, types::I64, Block, InstBuilder, InstructionData, Opcode, Value};
 use cranelift_frontend::FunctionBuilder;
 
 use super::memory::{heap_access_flags, HeapAccess};
@@ -55,6 +58,10 @@ pub(super) struct DoneCheck {
     end: Option<u64>,
     /// The compare's result, true when out of bounds.
     oob: Value,
+    /// `base + index`, or null when out of bounds (the select of an access
+    /// with a small offset): a stepped access adds its step to it, and
+    /// needs neither a compare nor a select of its own.
+    guarded_addr: Option<Value>,
 }
 
 impl FuncEnv<'_> {
@@ -87,6 +94,19 @@ impl FuncEnv<'_> {
         let one_compare = guarded && ty.page_size_log2() == 16 && end <= MAX_MEMORY_BYTES;
         let wanted = if one_compare { None } else { Some(end) };
         let block = b.current_block().expect("accesses are translated in a block");
+        // `index = x + step`, with `x` checked in this block in any form:
+        // the earlier compare bounds this access too.
+        let stepped = wanted.is_none().then(|| small_step(b, index)).flatten().and_then(|(x, step)| {
+            let covered = end.saturating_add(step) <= MAX_MEMORY_BYTES;
+            let c = self.done_checks.iter().find(|c| c.block == block && c.memory == m && c.index == x);
+            c.filter(|_| covered).map(|c| (*c, step))
+        });
+        if let Some((DoneCheck { guarded_addr: Some(addr), .. }, step)) = stepped {
+            // The null address plus step and offset still faults.
+            if end + step <= NULL_PAGE {
+                return HeapAccess { addr, offset: (offset + step) as i32, flags: heap_access_flags() };
+            }
+        }
         let done = self.done_checks.iter().find(|c| {
             c.block == block
                 && c.memory == m
@@ -100,8 +120,8 @@ impl FuncEnv<'_> {
                     (None, Some(_)) => false,
                 }
         });
-        let oob = match done {
-            Some(c) => c.oob,
+        let oob = match done.map(|c| c.oob).or(stepped.map(|(c, _)| c.oob)) {
+            Some(oob) => oob,
             None => {
                 let len = self.memory_length(b, m);
                 let oob = match wanted {
@@ -119,7 +139,7 @@ impl FuncEnv<'_> {
                     b.ins().trapnz(oob, TrapCode::MemoryOutOfBounds.to_clif());
                 }
                 self.done_checks.retain(|c| c.block == block);
-                self.done_checks.push(DoneCheck { block, memory: m, index, end: wanted, oob });
+                self.done_checks.push(DoneCheck { block, memory: m, index, end: wanted, oob, guarded_addr: None });
                 oob
             }
         };
@@ -141,6 +161,26 @@ impl FuncEnv<'_> {
         }
         let null = b.ins().iconst(POINTER, 0);
         let addr = b.ins().select_spectre_guard(oob, null, addr);
+        if small {
+            let c = self.done_checks.iter_mut().find(|c| c.block == block && c.memory == m && c.index == index);
+            if let Some(c) = c.filter(|c| c.oob == oob && c.guarded_addr.is_none()) {
+                c.guarded_addr = Some(addr);
+            }
+        }
         HeapAccess { addr, offset: if small { offset as i32 } else { 0 }, flags }
+    }
+}
+
+/// `(x, c)` when `v` is `x + c` for a constant `c` below 2^31 (either
+/// operand order), as the translator emits an `i64.add` of a constant.
+fn small_step(b: &FunctionBuilder, v: Value) -> Option<(Value, u64)> {
+    let dfg = &b.func.dfg;
+    let inst = dfg.value_def(v).inst()?;
+    let InstructionData::Binary { opcode: Opcode::Iadd, args: [x, y] } = dfg.insts[inst] else { return None };
+    let constant = |c| crate::compile::iconst_bits(dfg, c).filter(|c| (0..1 << 31).contains(c));
+    match (constant(y), constant(x)) {
+        (Some(c), _) => Some((x, c as u64)),
+        (None, Some(c)) => Some((y, c as u64)),
+        _ => None,
     }
 }
