@@ -49,6 +49,7 @@ pub mod externref;
 pub mod funcref;
 pub mod heap;
 pub mod instance;
+pub mod link;
 pub mod lock;
 pub mod lookup;
 pub mod module;
