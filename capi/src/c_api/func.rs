@@ -301,13 +301,19 @@ pub unsafe fn realize(store: *mut StoreObj, host: &Arc<HostCallback>) -> cranewa
     let (ty, host) = (host.ty.clone(), host.clone());
     // SAFETY: as the caller promises.
     let core = unsafe { store::core(store) };
-    let raw = is_raw(&ty);
     // A NULL host pointer in an externref result is `ref.null`.
-    crate::core::host::new(core.as_context_mut(), ty, 0, move |caller, slots| {
-        // SAFETY: the core calls this on the store's thread, with the
-        // parameters in `slots` and room for the results.
-        unsafe { if raw { host.call_raw(slots) } else { host.call_slots(caller, slots) } }
-    })
+    if is_raw(&ty) {
+        crate::core::host::new(core.as_context_mut(), ty, 0, move |_, slots| {
+            // SAFETY: the core calls this on the store's thread, with the
+            // parameters in `slots` and room for the results.
+            unsafe { host.call_raw(slots) }
+        })
+    } else {
+        crate::core::host::new(core.as_context_mut(), ty, 0, move |mut caller, slots| {
+            // SAFETY: as above.
+            unsafe { host.call_slots(&mut caller, slots) }
+        })
+    }
 }
 
 /// A host function of type `ty` that runs `callback`; of no store for a

@@ -87,15 +87,3 @@ pub fn num(t: ValType, bits: u128) -> Option<ValRaw> {
         ValType::Ref(_) => return None,
     })
 }
-
-/// The bits of a number of type `t` in a slot (0 for a reference).
-pub fn bits(t: ValType, slot: ValRaw) -> u128 {
-    match t {
-        ValType::I32 => u128::from(slot.get_i32() as u32),
-        ValType::F32 => u128::from(slot.get_f32()),
-        ValType::I64 => u128::from(slot.get_i64() as u64),
-        ValType::F64 => u128::from(slot.get_f64()),
-        ValType::V128 => slot.get_v128(),
-        ValType::Ref(_) => 0,
-    }
-}

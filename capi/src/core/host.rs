@@ -23,14 +23,15 @@ use crate::core::store::{StoreData, externref_for, host_pointer};
 /// the wasm-c-api, `(uintptr_t)-1` for natives).
 pub fn new<F>(store: StoreContextMut<'_, StoreData>, ty: FuncType, null: usize, body: F) -> cranewasm::Result<Func>
 where
-    F: Fn(&mut Caller<'_, StoreData>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
+    F: Fn(Caller<'_, StoreData>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
 {
     let positions = |types: &[ValType]| -> Vec<usize> {
         types.iter().enumerate().filter(|(_, t)| **t == ValType::EXTERNREF).map(|(i, _)| i).collect()
     };
     let (params, results) = (positions(ty.params()), positions(ty.results()));
     if params.is_empty() && results.is_empty() {
-        return Func::new_raw(store, ty, move |mut caller, slots| body(&mut caller, slots));
+        // Nothing to convert: the body is the host function itself.
+        return Func::new_raw(store, ty, body);
     }
     Func::new_raw(store, ty, move |mut caller, slots| {
         for &i in &params {
@@ -43,7 +44,7 @@ where
             };
             slots[i] = ValRaw::reference(ValType::EXTERNREF, p);
         }
-        body(&mut caller, slots)?;
+        body(caller.reborrow(), slots)?;
         for &i in &results {
             let p = slots[i].get_ref();
             let v = if p == null { Val::ExternRef(None) } else { Val::ExternRef(Some(externref_for(&mut caller, p))) };

@@ -158,19 +158,20 @@ fn call_slots(inst: &ModuleInst, env: usize, func: Func, slots: &mut [ValRaw]) -
 /// # Safety
 /// `argv` must hold the cells.
 unsafe fn read_cell(inst: &ModuleInst, argv: *const u32, p: &mut usize, t: ValType) -> Result<ValRaw, &'static str> {
-    let n = cells(t);
-    let mut bits = 0u128;
-    for i in 0..n {
-        // SAFETY: as the caller promises.
-        bits |= u128::from(unsafe { *argv.add(*p + i) }) << (32 * i);
-    }
+    // SAFETY: as the caller promises.
+    let c = |i: usize| unsafe { *argv.add(*p + i) };
+    let w = |i: usize| u64::from(c(i)) | (u64::from(c(i + 1)) << 32);
     let slot = match t {
-        ValType::EXTERNREF => inst.externref_raw(bits as usize),
-        ValType::FUNCREF => inst.funcref_raw(bits as u32).ok_or("unknown function")?,
+        ValType::I32 => ValRaw::i32(c(0) as i32),
+        ValType::F32 => ValRaw::f32(c(0)),
+        ValType::I64 => ValRaw::i64(w(0) as i64),
+        ValType::F64 => ValRaw::f64(w(0)),
+        ValType::V128 => ValRaw::v128(u128::from(w(0)) | (u128::from(w(2)) << 64)),
+        ValType::EXTERNREF => inst.externref_raw(w(0) as usize),
+        ValType::FUNCREF => inst.funcref_raw(c(0)).ok_or("unknown function")?,
         ValType::Ref(_) => return Err("a reference of a type the C API cannot pass"),
-        t => core::num(t, bits).unwrap_or_default(),
     };
-    *p += n;
+    *p += cells(t);
     Ok(slot)
 }
 
@@ -180,17 +181,28 @@ unsafe fn read_cell(inst: &ModuleInst, argv: *const u32, p: &mut usize, t: ValTy
 /// # Safety
 /// `argv` must have room for the cells.
 unsafe fn write_cell(inst: &ModuleInst, argv: *mut u32, p: &mut usize, t: ValType, s: ValRaw) -> bool {
-    let bits = match t {
-        ValType::EXTERNREF => inst.host_pointer_of_raw(s) as u128,
+    let put = |i: usize, x: u32| {
+        // SAFETY: as the caller promises.
+        unsafe { *argv.add(*p + i) = x };
+    };
+    let wide = |x: u64| {
+        put(0, x as u32);
+        put(1, (x >> 32) as u32);
+    };
+    match t {
+        ValType::I32 | ValType::F32 => put(0, s.get_i32() as u32),
+        ValType::I64 | ValType::F64 => wide(s.get_i64() as u64),
+        ValType::V128 => {
+            let x = s.get_v128();
+            for i in 0..4 {
+                put(i, (x >> (32 * i)) as u32);
+            }
+        }
         ValType::FUNCREF => match inst.funcref_index_of_raw(s) {
-            Some(index) => u128::from(index),
+            Some(index) => put(0, index),
             None => return false,
         },
-        t => core::bits(t, s),
-    };
-    for i in 0..cells(t) {
-        // SAFETY: as the caller promises.
-        unsafe { *argv.add(*p + i) = (bits >> (32 * i)) as u32 };
+        ValType::Ref(_) => wide(inst.host_pointer_of_raw(s) as u64),
     }
     *p += cells(t);
     true

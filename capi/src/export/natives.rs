@@ -341,11 +341,11 @@ pub fn host_func(store: &mut Store<InstData>, native: &Native, ty: FuncType) -> 
     let funcrefs = Funcrefs::of(&ty);
     if native.raw {
         let call = NativeCall::new(&engine, &[ValType::I64], &[])?;
-        return crate::core::host::new(store.as_context_mut(), ty.clone(), usize::MAX, move |caller, slots| {
+        return crate::core::host::new(store.as_context_mut(), ty.clone(), usize::MAX, move |mut caller, slots| {
             funcrefs.params(slots);
             // SAFETY: the trampoline is for `void f(exec_env, uint64_t *)`,
             // the client's raw native's type.
-            unsafe { call_raw_native(caller, &call, func, attachment, &args, &ty, slots)? };
+            unsafe { call_raw_native(&mut caller, &call, func, attachment, &args, &ty, slots)? };
             funcrefs.results(slots);
             Ok(())
         });
@@ -360,14 +360,22 @@ pub fn host_func(store: &mut Store<InstData>, native: &Native, ty: FuncType) -> 
     let results: Vec<ValType> = ty.results().iter().map(|t| c_type(*t)).collect();
     let call = NativeCall::new(&engine, &params, &results)?;
     let plain = args.iter().all(|a| matches!(a, Arg::Plain | Arg::Extern));
-    crate::core::host::new(store.as_context_mut(), ty, usize::MAX, move |caller, slots| {
+    if plain && funcrefs.is_empty() {
+        // The common case, kept lean: nothing to convert.
+        return crate::core::host::new(store.as_context_mut(), ty, usize::MAX, move |caller, slots| {
+            // SAFETY: as below.
+            unsafe { invoke(&caller, &call, func, attachment, slots) };
+            caller.data().inst().trap_if_exception()
+        });
+    }
+    crate::core::host::new(store.as_context_mut(), ty, usize::MAX, move |mut caller, slots| {
         funcrefs.params(slots);
         if !plain {
-            convert_args(caller, &args, slots)?;
+            convert_args(&mut caller, &args, slots)?;
         }
         // SAFETY: the trampoline was compiled for this native's C type, and
         // `slots` holds the converted arguments with room for the results.
-        unsafe { invoke(caller, &call, func, attachment, slots) };
+        unsafe { invoke(&caller, &call, func, attachment, slots) };
         funcrefs.results(slots);
         caller.data().inst().trap_if_exception()
     })
@@ -387,7 +395,12 @@ impl Funcrefs {
         Funcrefs { params: at(ty.params()), results: at(ty.results()) }
     }
 
+    fn is_empty(&self) -> bool {
+        self.params.is_empty() && self.results.is_empty()
+    }
+
     /// A funcref parameter reaches the native as NULL.
+    #[inline(always)]
     fn params(&self, slots: &mut [ValRaw]) {
         for &i in &self.params {
             slots[i] = ValRaw::i64(0);
@@ -395,6 +408,7 @@ impl Funcrefs {
     }
 
     /// A funcref result is `ref.null`.
+    #[inline(always)]
     fn results(&self, slots: &mut [ValRaw]) {
         for &i in &self.results {
             slots[i] = ValRaw::reference(ValType::FUNCREF, 0);
