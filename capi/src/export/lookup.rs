@@ -16,7 +16,7 @@ use std::ptr;
 
 use cranewasm::{Func, FuncType, Memory, Mutability, Table, Val, ValType};
 
-use crate::c_api::val::wasm_valkind_t;
+use crate::core::val::wasm_valkind_t;
 use crate::export::cstr;
 use crate::export::instance::{ModuleInst, inst};
 use crate::export::reflect::table_max;
