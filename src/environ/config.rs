@@ -1,5 +1,7 @@
 //! Engine-wide settings: which proposals are on, and how code is generated.
 
+use super::config_memory64::WideProposals;
+
 /// How linear-memory accesses are kept in bounds.
 ///
 /// The default comes from the environment, so that programs whose
@@ -120,6 +122,8 @@ pub struct Config {
     pub(crate) function_references: bool,
     pub(crate) exceptions: bool,
     pub(crate) legacy_exceptions: bool,
+    /// memory64, custom page sizes, wide arithmetic (`config_memory64`).
+    pub(crate) wide: WideProposals,
     pub(crate) bounds_checks: BoundsChecks,
     /// Whether neither [`Config::bounds_checks`] nor [`BOUNDS_CHECKS_ENV`]
     /// chose the mode: the engine then picks explicit checks under
@@ -181,6 +185,7 @@ impl Default for Config {
             function_references: true,
             exceptions: true,
             legacy_exceptions: true,
+            wide: WideProposals::default(),
             bounds_checks: chosen.unwrap_or(BoundsChecks::GuardPages),
             bounds_checks_unchosen: chosen.is_none(),
             bounds_checks_env_error,
@@ -475,6 +480,7 @@ impl Config {
         f.set(F::FUNCTION_REFERENCES, self.function_references);
         f.set(F::EXCEPTIONS, self.exceptions);
         f.set(F::LEGACY_EXCEPTIONS, self.exceptions && self.legacy_exceptions);
+        self.wide.apply(&mut f);
         f
     }
 }

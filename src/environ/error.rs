@@ -40,7 +40,7 @@ pub enum Error {
     /// refused the memory.
     MemoryGrow {
         /// The pages asked for.
-        delta: u32,
+        delta: u64,
     },
     /// A table cannot grow by `delta` elements: past its maximum or the
     /// runtime's limit on table size.

@@ -145,8 +145,8 @@ impl ModuleInfo {
     /// made 4 GiB (WAMR's app heap can add pages).
     pub fn memories_below_4gib(&self) -> bool {
         self.memories.iter().all(|(m, ty)| match m.index() < self.num_imported_memories {
-            true => ty.maximum().is_some_and(|max| max < u64::from(MAX_PAGES)),
-            false => ty.minimum() < u64::from(MAX_PAGES),
+            true => ty.maximum().is_some_and(|max| max < ty.pages_in_4gib()),
+            false => ty.minimum() < ty.pages_in_4gib(),
         })
     }
 

@@ -13,7 +13,7 @@ use super::table::Table;
 use super::vm::instance::{self as vm_instance, VMInstance};
 use crate::environ::error::{Error, LinkError, Result};
 use crate::environ::index::{EntityIndex, FuncIndex, GlobalIndex, MemoryIndex, TableIndex};
-use crate::environ::types::{ExternType, MemoryType, Mutability, MAX_PAGES};
+use crate::environ::types::{ExternType, MemoryType, Mutability};
 use crate::runtime::engine::Engine;
 use crate::runtime::module::Module;
 
@@ -304,7 +304,7 @@ fn import_matches(actual: &ExternType, expected: &ExternType, enlarged: bool) ->
         // Tag types match exactly (in canonical form).
         (ExternType::Tag(a), ExternType::Tag(e)) => a == e,
         (ExternType::Memory(a), ExternType::Memory(e)) => {
-            a.matches(e) || (enlarged && a.matches(&e.with_max(None)) && a.minimum() < u64::from(MAX_PAGES))
+            a.matches(e) || (enlarged && a.matches(&e.with_max(None)) && a.minimum() < a.pages_in_4gib())
         }
         _ => false,
     }

@@ -171,6 +171,23 @@ use crate::runtime::store::StoreOpaque;
 use crate::runtime::vm::stored::Stored;
 
 impl Val {
+    /// The raw slot form of this value in `store`: what [`Func::call_raw`]
+    /// and raw host functions ([`Func::new_raw`]) see. A reference of
+    /// another store is an error.
+    pub fn into_raw_in(self, store: impl crate::AsContext) -> crate::Result<ValRaw> {
+        self.to_raw(store.as_context().opaque())
+    }
+
+    /// The value of type `ty` in a raw slot of `store`.
+    ///
+    /// # Safety
+    /// A reference in `raw` must be one of `store`: written by its compiled
+    /// code (a raw call's results, a raw host function's parameters) or
+    /// made by [`Val::into_raw_in`] in it.
+    pub unsafe fn from_raw_in(store: impl crate::AsContext, raw: ValRaw, ty: ValType) -> Val {
+        Val::from_raw(store.as_context().opaque(), raw, ty)
+    }
+
     /// The raw slot form of this value, checking that references belong to
     /// `store`.
     pub(crate) fn to_raw(self, store: &StoreOpaque) -> crate::Result<ValRaw> {

@@ -176,7 +176,7 @@ unsafe fn instantiate(
     let Some(slot) = (unsafe { crate::c_api::module::slot(module) }) else { return Err(ptr::null_mut()) };
     let module = slot.module().clone();
     // SAFETY: as the caller promises.
-    let linked = match unsafe { link::link(store, &module, slot.rt(), imports, max_memory_pages) } {
+    let linked = match unsafe { link::link(store, &module, slot.wasi_args(), imports, max_memory_pages) } {
         Ok(linked) => linked,
         Err(Failure::Validate) => return Err(fail(format!("{FAILED}Failed to validate imports"), Vec::new())),
         Err(Failure::Instantiate(why)) => {

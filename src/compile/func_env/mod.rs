@@ -16,6 +16,7 @@
 //! per-function state and what they share: the VMContext, value types and
 //! the representation of references.
 
+mod bounds64;
 mod call;
 mod exceptions;
 mod fuel;
@@ -217,6 +218,8 @@ pub struct FuncEnv<'a> {
     /// Where calls that throw go: the landing pad of the innermost handler
     /// (see `exceptions`), or `None` for the caller.
     handler: Option<ir::Block>,
+    /// Bounds checks of the current block that later accesses reuse.
+    done_checks: Vec<bounds64::DoneCheck>,
 }
 
 impl<'a> FuncEnv<'a> {
@@ -230,6 +233,7 @@ impl<'a> FuncEnv<'a> {
             func_refs: HashMap::new(),
             fuel: fuel::Fuel::default(),
             handler: None,
+            done_checks: Vec::new(),
         }
     }
 

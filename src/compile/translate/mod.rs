@@ -58,6 +58,7 @@ mod simd;
 mod table;
 mod variables;
 mod visit;
+mod wide;
 
 use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{self, types, InstBuilder, SourceLoc, UserFuncName, Value};

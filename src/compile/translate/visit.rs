@@ -285,6 +285,12 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
         visit_i64_reinterpret_f64 => t.bitcast(I64);
         visit_f32_reinterpret_i32 => t.bitcast(F32);
         visit_f64_reinterpret_i64 => t.bitcast(F64);
+
+        // wide.rs
+        visit_i64_add128 => t.add_sub128(false);
+        visit_i64_sub128 => t.add_sub128(true);
+        visit_i64_mul_wide_s => t.mul_wide(true);
+        visit_i64_mul_wide_u => t.mul_wide(false);
     }
 
     // A `select` with other than one result is never valid (wasmparser
@@ -312,9 +318,6 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
     unsupported! { "stack switching":
         visit_cont_new(u32), visit_cont_bind(u32, u32), visit_suspend(u32), visit_resume(u32, ResumeTable),
         visit_resume_throw(u32, u32, ResumeTable), visit_resume_throw_ref(u32, ResumeTable), visit_switch(u32, u32),
-    }
-    unsupported! { "wide arithmetic":
-        visit_i64_add128(), visit_i64_sub128(), visit_i64_mul_wide_s(), visit_i64_mul_wide_u(),
     }
     unsupported! { "memory control":
         visit_memory_discard(u32),

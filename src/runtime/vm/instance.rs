@@ -25,7 +25,6 @@ use crate::environ::error::{Error, Result};
 use crate::environ::index::*;
 use crate::environ::module_info::{ConstExpr, ConstOp, DataMode, ElemMode, ModuleInfo};
 use crate::environ::trap::{Trap, TrapCode};
-use crate::environ::types::MAX_PAGES;
 use crate::environ::types::{ExternType, MemoryType, ValType};
 use crate::environ::val_raw::ValRaw;
 use crate::environ::vmctx::*;
@@ -464,7 +463,7 @@ unsafe fn fill_vmctx(
                 Some(s) => VMMemory::from_shared(s.clone(), store.engine())?,
                 None => {
                     let ty = memory_type.map_or(*ty, |f| f(i as u32, *ty));
-                    if ty.minimum() >= u64::from(MAX_PAGES) && info.memories_below_4gib() {
+                    if ty.minimum() >= ty.pages_in_4gib() && info.memories_below_4gib() {
                         return Err(Error::Resource(format!(
                             "memory {} would be 4 GiB, but the module's code was compiled for memories below 4 GiB",
                             m.index()
@@ -639,7 +638,7 @@ unsafe fn initialize(
         }
         for seg in info.elems.values() {
             let ElemMode::Active { table, offset } = &seg.mode else { continue };
-            let start = data.eval(offset).get_i32() as u32 as usize;
+            let start = segment_offset(data.eval(offset), info.tables[*table].is_64());
             let table = &mut *data.table(*table).as_ptr();
             let end = start.checked_add(seg.items.len()).filter(|e| *e <= table.len() as usize);
             let Some(end) = end else { return Err(Trap::from_code(TrapCode::TableOutOfBounds).into()) };
@@ -675,7 +674,7 @@ unsafe fn initialize(
             if matches!(imaged, Some(Some(_))) || reused {
                 continue;
             }
-            let start = data.eval(offset).get_i32() as u32 as usize;
+            let start = segment_offset(data.eval(offset), info.memories[*memory].is_64());
             let memory = &mut *data.memory(*memory).as_ptr();
             let bytes = &wasm[seg.range.clone()];
             let dst = start.checked_add(bytes.len()).and_then(|end| memory.data_mut().get_mut(start..end));
@@ -688,4 +687,12 @@ unsafe fn initialize(
         }
         Ok(())
     }
+}
+
+/// An active segment's offset: an i64 for a 64-bit memory or table, an i32
+/// otherwise, unsigned (saturating to the host's width, which is past the
+/// end anyway).
+fn segment_offset(v: ValRaw, is_64: bool) -> usize {
+    let offset = if is_64 { v.get_i64() as u64 } else { u64::from(v.get_i32() as u32) };
+    usize::try_from(offset).unwrap_or(usize::MAX)
 }
