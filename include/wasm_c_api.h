@@ -495,9 +495,6 @@ typedef struct cranewasm_store_limits_t {
 // `cranewasm_trap_code_t`: why wasm trapped.
 typedef uint8_t cranewasm_trap_code_t;
 
-// `Alloc_With_System_Allocator`, the default.
-#define ALLOC_WITH_SYSTEM_ALLOCATOR 2
-
 // 128-bit SIMD (part of WebAssembly 2.0).
 #define CRANEWASM_FEATURE_SIMD 0
 
@@ -512,6 +509,9 @@ typedef uint8_t cranewasm_trap_code_t;
 
 // Several memories per module.
 #define CRANEWASM_FEATURE_MULTI_MEMORY 4
+
+// `Alloc_With_System_Allocator`, the default.
+#define ALLOC_WITH_SYSTEM_ALLOCATOR 2
 
 // The native stack wasm may use ran out.
 #define CRANEWASM_TRAP_STACK_OVERFLOW 0
@@ -557,6 +557,9 @@ typedef uint8_t cranewasm_trap_code_t;
 
 // A call of an import that was never linked.
 #define CRANEWASM_TRAP_UNLINKED_FUNCTION 14
+
+// `ref.as_non_null`, `call_ref` or `return_call_ref` of a null reference.
+#define CRANEWASM_TRAP_NULL_REFERENCE 15
 
 #ifdef __cplusplus
 extern "C" {
@@ -1207,7 +1210,7 @@ const struct wasm_externtype_t *wasm_importtype_type(const struct wasm_importtyp
 // Whether the runtime links the import itself, so that a client may pass
 // a `wasm_extern_new_empty` placeholder for it: WASI's functions, which
 // `wasm_instance_new` links as WAMR's does (see
-// `crate::export::wasi::link_for_capi`). Natives registered through
+// `crate::core::wasi::resolve`). Natives registered through
 // `wasm_export.h` serve `wasm_runtime_instantiate` only, so they do not
 // count here.
 //
@@ -1578,7 +1581,9 @@ WASM_API_EXTERN wasm_byte_t *wasm_memory_data(struct wasm_memory_t *m);
 // As for [`wasm_memory_type`].
 WASM_API_EXTERN size_t wasm_memory_data_size(const struct wasm_memory_t *m);
 
-// Current size in pages.
+// Current size in pages (of the memory's page size; a 64-bit memory's
+// too, as it is at most 4 GiB here; a count past `uint32_t`, only
+// possible with 1-byte pages, saturates).
 //
 // # Safety
 // As for [`wasm_memory_type`].

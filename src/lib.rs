@@ -73,6 +73,7 @@ pub use runtime::native::NativeCall;
 pub use runtime::shared_memory::{SharedMemory, WaitResult};
 pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreContextMut, StoreOpaque};
 pub use runtime::table::Table;
+pub use runtime::tag::{Exn, ExnRef, Tag};
 pub use runtime::typed::{HostResult, IntoFunc, TypedFunc, WasmList, WasmTy};
 pub use runtime::values::Val;
 pub use runtime::vm::arch::running_on_valgrind;

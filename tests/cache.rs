@@ -196,7 +196,7 @@ fn mismatched_files_are_refused_with_the_reason() {
 
     let mut version = bytes.clone();
     version[8] += 1;
-    assert!(refusal(&engine, &version).contains("format version is 6, this runtime reads version 5"));
+    assert!(refusal(&engine, &version).contains("format version is 7, this runtime reads version 6"));
 
     assert!(refusal(&engine, &bytes[..bytes.len() - 1]).contains("truncated"));
     let mut longer = bytes.clone();

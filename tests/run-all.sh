@@ -99,5 +99,9 @@ CRANEWASM_LAZY=1 tests/wasi-testsuite.sh
 cargo run --release --example hello
 # a wasi-libc C program through iwasm and through the Rust API
 tests/wasi-example.sh
+# a Rust program built with panic=unwind (legacy and exnref exceptions; the
+# script installs rustup's 1.95.0 toolchain with wasm32-wasip1 and rust-src
+# and rebuilds std) through iwasm and through the Rust API
+tests/rust-unwind.sh
 
 echo "all tests passed"

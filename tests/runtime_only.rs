@@ -27,6 +27,9 @@ const GUEST: &str = r#"(module
     (func $inc (type $ii) (i32.add (local.get 0) (i32.const 1)))
     (func (export "dispatch") (param i32 i32) (result i32)
         (call_indirect $t (type $ii) (local.get 1) (local.get 0)))
+    (table $ext (export "ext") 2 funcref)
+    (func (export "dispatch_ext") (param i32 i32) (result i32)
+        (call_indirect $ext (type $ii) (local.get 1) (local.get 0)))
     (func (export "byte") (param i32) (result i32) (i32.load8_u (local.get 0)))
     (func $deep (param i32) (result i32) (i32.div_u (i32.const 1) (local.get 0)))
     (func (export "fail") (result i32) (call $deep (i32.const 0))))"#;
@@ -84,14 +87,44 @@ fn a_compiled_file_runs() {
         assert_eq!(trap.code(), Some(TrapCode::IntegerDivisionByZero));
         assert_eq!(trap.frames().len(), 2, "{trap}");
     }
-    // A host function of a type no loaded module has: no trampoline, and
-    // no compiler to make one.
-    let mut store = Store::new(&engine, ());
-    let ty = FuncType::new([ValType::F64, ValType::I64], [ValType::F32]);
-    let why = Func::new_raw(store.as_context_mut(), ty, |_, _| Ok(())).err().expect("refused").to_string();
-    assert!(why.contains("`compiler` feature"), "{why}");
     // Writing a file needs the compiler (its trampolines, its settings).
     assert!(modules[0].serialize().is_empty());
+}
+
+/// Host functions made before any module of their type is loaded have no
+/// wasm-to-host trampoline yet (and no compiler to make one): the host
+/// calls them without one, and wasm, which can reach them only through a
+/// type of a loaded module, finds the file's trampoline on the way
+/// (`runtime::vm::late_exit`).
+#[test]
+fn host_functions_made_before_their_module_is_loaded() {
+    let path = compiled("early");
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let twice = Func::wrap(&mut store, |x: i32| x * 2);
+    let thrice = Func::wrap(&mut store, |x: i32| x * 3);
+    // A type no module of this test declares.
+    let other = Func::wrap(&mut store, |x: f64, y: i64| (x + y as f64) as f32);
+    assert_eq!(thrice.typed::<i32, i32>(&store).unwrap().call(&mut store, 5).unwrap(), 15);
+    assert_eq!(other.typed::<(f64, i64), f32>(&store).unwrap().call(&mut store, (1.5, 2)).unwrap(), 3.5);
+
+    // SAFETY: made by this test's `iwasm compile`.
+    let module = unsafe { Module::deserialize_file(&engine, &path) }.unwrap();
+    // Imported: found at instantiation, so the import slot and the frozen
+    // table `$t` hold the trampoline itself.
+    let instance = Instance::new(&mut store, &module, &[twice.into()]).unwrap();
+    let dispatch = instance.get_func(&store, "dispatch").unwrap().typed::<(i32, i32), i32>(&store).unwrap();
+    assert_eq!(dispatch.call(&mut store, (1, 10)).unwrap(), 20);
+    // Reached first through a table: found on the first call.
+    let ext = instance.get_table(&store, "ext").unwrap();
+    ext.set(&mut store, 0, Val::FuncRef(Some(thrice))).unwrap();
+    ext.set(&mut store, 1, Val::FuncRef(Some(other))).unwrap();
+    let dispatch_ext = instance.get_func(&store, "dispatch_ext").unwrap().typed::<(i32, i32), i32>(&store).unwrap();
+    assert_eq!(dispatch_ext.call(&mut store, (0, 7)).unwrap(), 21);
+    assert_eq!(dispatch_ext.call(&mut store, (0, 8)).unwrap(), 24);
+    // The other type is never called from wasm: its signature check traps.
+    assert_eq!(dispatch_ext.call(&mut store, (1, 7)).unwrap_err().code(), Some(TrapCode::BadSignature));
+    assert_eq!(other.typed::<(f64, i64), f32>(&store).unwrap().call(&mut store, (0.5, 1)).unwrap(), 1.5);
 }
 
 #[test]

@@ -30,6 +30,7 @@ class TrapCode(enum.IntEnum):
     ATOMIC_WAIT_NON_SHARED_MEMORY = 12
     EPOCH_DEADLINE = 13
     UNLINKED_FUNCTION = 14
+    NULL_REFERENCE = 15
 
 
 class Frame:

@@ -14,9 +14,10 @@ pub const MAGIC: &[u8; 8] = b"\0cwasm\r\n";
 /// VMContext layout compiled code assumes (2: `VMFuncRef` holds its type,
 /// and small signature ids are immediates; 3: the VMContext header holds a
 /// copy of the stack limit; 4: large signature ids in the VMContext, no
-/// longer relocations; 5: the wasm-to-host trampolines of the module's
-/// function types, for builds without the compiler).
-pub const FORMAT_VERSION: u32 = 5;
+/// longer relocations; 5: exception handler tables; 6: the wasm-to-host
+/// trampolines of the module's function types, for builds without the
+/// compiler).
+pub const FORMAT_VERSION: u32 = 6;
 
 /// The Cranelift release generating code (the workspace's requirement;
 /// `compile::tests` keeps it in step):

@@ -43,7 +43,7 @@ use std::ops::Range;
 
 use cranelift_entity::PrimaryMap;
 
-use crate::environ::compiled::{CodeTables, FunctionLoc, ImageReloc, LibCall, ProcessAddress};
+use crate::environ::compiled::{CodeTables, FunctionLoc, Handler, ImageReloc, LibCall, ProcessAddress};
 use crate::environ::error::Result;
 use crate::environ::trap::TrapCode;
 pub use checksum::checksum;
@@ -123,6 +123,12 @@ fn write_metadata(w: &mut Writer, c: &CodeTables) {
         w.u32(*code);
         w.u32(*wasm);
     }
+    w.len(c.handlers.len());
+    for h in &c.handlers {
+        w.u32(h.ret);
+        w.u32(h.handler);
+        w.u32(h.frame_offset);
+    }
     w.len(c.relocs.len());
     for r in &c.relocs {
         w.u32(r.offset);
@@ -166,6 +172,13 @@ fn read_metadata(bytes: &[u8], code_len: usize) -> Result<CodeTables> {
         in_code(loc.0, 0, "source location")?;
         srclocs.push(loc);
     }
+    let mut handlers = Vec::new();
+    for _ in 0..r.count(12)? {
+        let h = Handler { ret: r.u32()?, handler: r.u32()?, frame_offset: r.u32()? };
+        in_code(h.ret, 0, "call site")?;
+        in_code(h.handler, 1, "exception handler")?;
+        handlers.push(h);
+    }
     let mut relocs = Vec::new();
     for _ in 0..r.count(9)? {
         let offset = r.u32()?;
@@ -180,10 +193,10 @@ fn read_metadata(bytes: &[u8], code_len: usize) -> Result<CodeTables> {
     }
     r.finish()?;
     // Lookups binary-search these.
-    if !traps.is_sorted_by_key(|t| t.0) || !srclocs.is_sorted_by_key(|s| s.0) {
+    if !traps.is_sorted_by_key(|t| t.0) || !srclocs.is_sorted_by_key(|s| s.0) || !handlers.is_sorted_by_key(|h| h.ret) {
         return Err(damaged("its trap or source tables are out of order"));
     }
-    Ok(CodeTables { funcs, entry_trampolines, traps, srclocs, relocs })
+    Ok(CodeTables { funcs, entry_trampolines, traps, srclocs, handlers, relocs })
 }
 
 /// Where the parts of a checked file are.

@@ -363,6 +363,13 @@ impl Inline for Policy<'_> {
         _args: &[ir::Value],
     ) -> InlineCommand<'_> {
         let Some(d) = defined_callee(self.info, caller, callee) else { return InlineCommand::KeepCall };
+        // A call with an exception handler stays a call: a throw in the
+        // callee's body (a builtin call given the frame pointer) finds
+        // handlers from the caller of the frame it runs in, which would
+        // then be this one, past the handler (see `vm::exception`).
+        if opcode == Opcode::TryCall {
+            return InlineCommand::KeepCall;
+        }
         // A tail call inlined at a plain call would become a plain call,
         // one more frame where the program counts on none.
         if opcode != Opcode::ReturnCall && self.tail_calls[d] {

@@ -38,7 +38,7 @@ use cranelift_frontend::FunctionBuilderContext;
 use wasmparser::FuncValidatorAllocations;
 
 use crate::environ::compiled::{
-    resolve_relocs, CodeTables, CompiledImage, FuncReloc, FunctionCode, FunctionLoc, ImageReloc, LibCall,
+    resolve_relocs, CodeTables, CompiledImage, FuncReloc, FunctionCode, FunctionLoc, Handler, ImageReloc, LibCall,
     ProcessAddress, RelocKind, RelocTarget,
 };
 use crate::environ::error::{Error, Result};
@@ -203,11 +203,38 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
         .filter(|&(start, end, loc)| start < end && !loc.is_default())
         .map(|(start, _, loc)| (start, loc.bits()))
         .collect();
+    let handlers = exception_handlers(buffer)?;
     Ok(CompiledFunction {
-        code: FunctionCode { body: buffer.data().to_vec(), alignment: buffer.min_alignment, relocs, traps, srclocs },
+        code: FunctionCode {
+            body: buffer.data().to_vec(),
+            alignment: buffer.min_alignment,
+            relocs,
+            traps,
+            srclocs,
+            handlers,
+        },
         loop_heads: loop_align::innermost_loop_heads(&compiled.bb_edges),
         vcode: compiled.vcode,
     })
+}
+
+/// The call sites of `buffer` with an exception handler. Our handlers
+/// catch everything (each compares tags itself, see `vm::exception`), so
+/// a site has one default handler, and needs its frame size.
+fn exception_handlers(buffer: &cranelift_codegen::MachBufferFinalized) -> Result<Vec<Handler>> {
+    let mut handlers = Vec::new();
+    for site in buffer.call_sites() {
+        for h in site.exception_handlers {
+            let cranelift_codegen::MachExceptionHandler::Default(target) = h else { continue };
+            let handler = target.as_offset();
+            let frame_offset = site
+                .frame_offset
+                .ok_or_else(|| Error::unsupported("an exception handler without a frame size", None))?;
+            handlers.push(Handler { ret: site.ret_addr, handler, frame_offset });
+        }
+    }
+    handlers.sort_by_key(|h| h.ret);
+    Ok(handlers)
 }
 
 /// The machine code of a function that needs no linking (a trampoline).
@@ -381,6 +408,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
     let mut locs = PrimaryMap::<DefinedFuncIndex, FunctionLoc>::new();
     let mut traps = Vec::new();
     let mut srclocs = Vec::new();
+    let mut handlers = Vec::new();
     for f in &funcs {
         align(&mut image, f.code.alignment);
         if env.loop_align {
@@ -391,6 +419,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
         locs.push(FunctionLoc { start, len: f.code.body.len() as u32 });
         traps.extend(f.code.traps.iter().map(|(o, c)| (start + o, *c)));
         srclocs.extend(f.code.srclocs.iter().map(|(o, l)| (start + o, *l)));
+        handlers.extend(f.code.handlers.iter().map(|h| h.moved(start)));
     }
 
     let entry_trampolines = entry_trampolines(isa, env, &mut image, &mut relocs, &|d| locs[d].start)?;
@@ -399,7 +428,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
         let body = &mut image[loc.start as usize..(loc.start + loc.len) as usize];
         resolve_relocs(body, loc.start, &f.code.relocs, &defined, &|d| locs[d].start, &mut relocs)?;
     }
-    let tables = CodeTables { funcs: locs, entry_trampolines, traps, srclocs, relocs };
+    let tables = CodeTables { funcs: locs, entry_trampolines, traps, srclocs, handlers, relocs };
     Ok(CompiledImage { image, tables })
 }
 

@@ -29,6 +29,7 @@ pub mod native;
 pub mod shared_memory;
 pub mod store;
 pub mod table;
+pub mod tag;
 pub mod typed;
 pub mod values;
 pub mod vm;

@@ -114,6 +114,8 @@ pub unsafe fn new_trap(store: *mut StoreObj, message: &[u8], frames: Vec<FrameIn
 /// The C API's text for a core trap.
 pub fn message_of(t: &Trap) -> String {
     match t.code() {
+        // WAMR's text for an exception that left wasm.
+        None if t.is_exception() => format!("Exception: {}", t.message()),
         None | Some(TrapCode::UnlinkedFunction) => t.message().to_string(),
         Some(TrapCode::StackOverflow) => "Exception: wasm operand stack overflow".to_string(),
         Some(_) => format!("Exception: {}", t.message()),

@@ -53,7 +53,7 @@ use cranewasm::wasi::threads::{MAX_TID, MODULE as WASI_THREADS, SPAWN};
 use cranewasm::{AsContextMut, Func, FuncType, Instance, Val, ValRaw, ValType};
 
 use crate::export::exec_env::{exec_env as live_exec_env, new_exec_env};
-use crate::export::instance::{Locked, ModuleInst, Settings, inst, instantiate};
+use crate::export::instance::{InstOf, Locked, ModuleInst, Settings, inst, instantiate};
 use crate::export::runtime::log;
 use crate::export::types::*;
 use crate::object;

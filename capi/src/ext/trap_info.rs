@@ -37,6 +37,8 @@ pub const CRANEWASM_TRAP_ATOMIC_WAIT_NON_SHARED_MEMORY: cranewasm_trap_code_t = 
 pub const CRANEWASM_TRAP_EPOCH_DEADLINE: cranewasm_trap_code_t = 13;
 /// A call of an import that was never linked.
 pub const CRANEWASM_TRAP_UNLINKED_FUNCTION: cranewasm_trap_code_t = 14;
+/// `ref.as_non_null`, `call_ref` or `return_call_ref` of a null reference.
+pub const CRANEWASM_TRAP_NULL_REFERENCE: cranewasm_trap_code_t = 15;
 
 fn code_number(c: cranewasm::TrapCode) -> cranewasm_trap_code_t {
     use cranewasm::TrapCode as T;
@@ -56,6 +58,7 @@ fn code_number(c: cranewasm::TrapCode) -> cranewasm_trap_code_t {
         T::AtomicWaitNonSharedMemory => CRANEWASM_TRAP_ATOMIC_WAIT_NON_SHARED_MEMORY,
         T::EpochDeadline => CRANEWASM_TRAP_EPOCH_DEADLINE,
         T::UnlinkedFunction => CRANEWASM_TRAP_UNLINKED_FUNCTION,
+        T::NullReference | T::NullFunctionReference => CRANEWASM_TRAP_NULL_REFERENCE,
     }
 }
 

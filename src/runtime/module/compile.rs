@@ -25,9 +25,9 @@ use crate::runtime::vm::module_code::{CompiledModule, ModuleCode};
 /// each function body, and its code.
 pub(super) fn compile(engine: &Engine, wasm: &[u8]) -> Result<ModuleCode> {
     let parsed = parse::parse(wasm, engine.config().wasm_features())?;
-    let info = parsed.info;
+    let mut info = parsed.info;
     let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
-    let types = TypeCollection::new(engine.type_registry(), &info.types);
+    let types = TypeCollection::for_module(engine.type_registry(), &mut info);
     let compiled = if engine.config().lazy_compilation {
         match compile_lazily(engine, &info, wasm, parsed.bodies)? {
             Some(compiled) => compiled,

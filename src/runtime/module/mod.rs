@@ -104,9 +104,9 @@ impl Module {
         code: impl FnOnce(&ModuleInfo) -> Result<CompiledModule>,
     ) -> Result<Module> {
         let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
-        let info = parsed.info;
+        let mut info = parsed.info;
         let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
-        let types = TypeCollection::new(engine.type_registry(), &info.types);
+        let types = TypeCollection::for_module(engine.type_registry(), &mut info);
         let compiled = code(&info)?;
         Ok(Module::assemble(engine, wasm, ModuleCode { info, compiled, body_offsets, types }))
     }

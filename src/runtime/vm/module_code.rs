@@ -42,6 +42,15 @@ impl CompiledModule {
         }
     }
 
+    /// The exception handler of the call returning to `ret`, if it has
+    /// one: its offset and frame size.
+    pub fn handler_at(&self, ret: u32) -> Option<(u32, u32)> {
+        match &self.lazy {
+            Some(lazy) => lazy.handler_at(ret),
+            None => crate::environ::compiled::handler_at(&self.tables.handlers, ret),
+        }
+    }
+
     /// The defined function whose code holds `offset`, and the wasm
     /// offsets of the source location there (see [`CodeTables::frame_at`]).
     pub fn frame_at(&self, offset: u32) -> Option<(DefinedFuncIndex, Vec<u32>)> {
