@@ -42,3 +42,28 @@ build_native_kernel() {
   "$CLANG" "${flags[@]}" -DKERNEL_NAME="\"$1\"" -I"$KERNEL_DIR" \
     "$KERNEL_DIR/$1.c" "$BENCH_DIR/harness/native_main.c" -o "$2" -lm
 }
+
+# fetch_wasmtime_lib: prints the path of wasmtime's C library, taken out of
+# its PyPI wheel (WASMTIME_VERSION) the first time.
+fetch_wasmtime_lib() {
+  local lib="$BUILD_DIR/wasmtime/libwasmtime.so"
+  if [[ ! -f "$lib" ]]; then
+    echo "== fetching the wasmtime $WASMTIME_VERSION wheel" >&2
+    rm -rf "$BUILD_DIR/wasmtime-wheel"
+    python3 -m pip download --quiet --no-deps --only-binary=:all: \
+      -d "$BUILD_DIR/wasmtime-wheel" "wasmtime==$WASMTIME_VERSION" >&2
+    mkdir -p "$BUILD_DIR/wasmtime"
+    # The wheel is a zip holding wasmtime/<platform>/_libwasmtime.so.
+    python3 - "$BUILD_DIR/wasmtime-wheel" "$lib" <<'EOF'
+import glob, sys, zipfile
+wheel = glob.glob(sys.argv[1] + "/wasmtime-*.whl")[0]
+with zipfile.ZipFile(wheel) as z:
+    lib = [n for n in z.namelist() if n.endswith("/_libwasmtime.so")]
+    if not lib:
+        sys.exit(f"{wheel}: no _libwasmtime.so for this platform")
+    with open(sys.argv[2], "wb") as out:
+        out.write(z.read(lib[0]))
+EOF
+  fi
+  echo "$lib"
+}

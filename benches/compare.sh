@@ -61,25 +61,7 @@ if [[ -n "$PROGRAMS" ]]; then
 fi
 
 # ---- wasmtime ---------------------------------------------------------------
-wasmtime_lib="$BUILD_DIR/wasmtime/libwasmtime.so"
-if [[ ! -f "$wasmtime_lib" ]]; then
-  log "fetching the wasmtime $WASMTIME_VERSION wheel"
-  rm -rf "$BUILD_DIR/wasmtime-wheel"
-  python3 -m pip download --quiet --no-deps --only-binary=:all: \
-    -d "$BUILD_DIR/wasmtime-wheel" "wasmtime==$WASMTIME_VERSION"
-  mkdir -p "$BUILD_DIR/wasmtime"
-  # The wheel is a zip holding wasmtime/<platform>/_libwasmtime.so.
-  python3 - "$BUILD_DIR/wasmtime-wheel" "$wasmtime_lib" <<'EOF'
-import glob, sys, zipfile
-wheel = glob.glob(sys.argv[1] + "/wasmtime-*.whl")[0]
-with zipfile.ZipFile(wheel) as z:
-    lib = [n for n in z.namelist() if n.endswith("/_libwasmtime.so")]
-    if not lib:
-        sys.exit(f"{wheel}: no _libwasmtime.so for this platform")
-    with open(sys.argv[2], "wb") as out:
-        out.write(z.read(lib[0]))
-EOF
-fi
+wasmtime_lib="$(fetch_wasmtime_lib)"
 wt_link=(-L"$BUILD_DIR/wasmtime" -lwasmtime -Wl,-rpath,"$BUILD_DIR/wasmtime")
 log "harnesses for wasmtime (the standard wasm.h ABI; its own C API for programs)"
 "$CC" "${HARNESS_CFLAGS[@]}" -DABI_WASMC "$BENCH_DIR/harness/bench.c" "${wt_link[@]}" -o "$BUILD_DIR/bench-wasmtime"

@@ -1,5 +1,7 @@
 # Joins the RESULT lines of compare.sh's columns into one table.
 # usage: awk -f table.awk results/ours.txt results/wasmtime.txt results/native.txt results/native-vec.txt
+# With -v cols="A B C D" the four columns are results/A.txt... instead, and
+# the ratios A/B, A/C, A/D (wasm64.sh: ours64 against the others).
 # Each line: RESULT <case> <value> <unit> <check>, one per round and column
 # (the rounds interleave the columns, so the k-th line of a case in two
 # columns comes from the same round).
@@ -95,7 +97,8 @@ function row(label, u, o, w, n, v, ow, on, ov) {
 }
 
 END {
-  row("case", "unit", "ours", "wasmtime", "native", "native-vec", "ours/wasmtime", "ours/native", "ours/native-vec")
+  split(cols != "" ? cols : "ours wasmtime native native-vec", cn, " ")
+  row("case", "unit", cn[1], cn[2], cn[3], cn[4], cn[1] "/" cn[2], cn[1] "/" cn[3], cn[1] "/" cn[4])
   split("programs compile kernels overhead", groups, " ")
   for (k = 1; k <= 4; k++) {
     g = groups[k]
@@ -104,14 +107,14 @@ END {
       c = order[i]
       if (group_of(c) != g) continue
       any = 1
-      row(c, unit[c], time_cell(c, "ours"), time_cell(c, "wasmtime"), time_cell(c, "native"),
-          time_cell(c, "native-vec"), ratio_cell(c, "ours", "wasmtime", g), ratio_cell(c, "ours", "native", g),
-          ratio_cell(c, "ours", "native-vec", g))
+      row(c, unit[c], time_cell(c, cn[1]), time_cell(c, cn[2]), time_cell(c, cn[3]),
+          time_cell(c, cn[4]), ratio_cell(c, cn[1], cn[2], g), ratio_cell(c, cn[1], cn[3], g),
+          ratio_cell(c, cn[1], cn[4], g))
       if (c in bad) print "    CHECK MISMATCH: the columns disagree on " c
     }
     if (any)
-      row("geomean (" g ")", "", "", "", "", "", geomean_cell(g, "ours", "wasmtime"),
-          geomean_cell(g, "ours", "native"), geomean_cell(g, "ours", "native-vec"))
+      row("geomean (" g ")", "", "", "", "", "", geomean_cell(g, cn[1], cn[2]),
+          geomean_cell(g, cn[1], cn[3]), geomean_cell(g, cn[1], cn[4]))
   }
   for (c in bad) { print "ERROR: columns disagree on the result of " c; failed = 1 }
   exit failed

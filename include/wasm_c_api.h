@@ -187,6 +187,9 @@ static const uint32_t wasm_limits_max_default = 0xffffffff;
 static const size_t MEMORY_PAGE_SIZE = 0x10000;
 
 
+// `cranewasm_interrupt_handle_t`: stops a store's calls from any thread.
+typedef struct cranewasm_interrupt_handle_t cranewasm_interrupt_handle_t;
+
 // The process-wide engine (one, reference-counted).
 typedef struct wasm_engine_t wasm_engine_t;
 
@@ -453,8 +456,44 @@ typedef struct wasm_externtype_vec_t {
   void *lock;
 } wasm_externtype_vec_t;
 
-// `Alloc_With_System_Allocator`, the default.
-#define ALLOC_WITH_SYSTEM_ALLOCATOR 2
+// `cranewasm_engine_options_t`: what [`cranewasm_engine_new_with_options`]
+// builds an engine with. For the tri-state fields, -1 keeps the default
+// (which the environment may set: `CRANEWASM_LAZY`,
+// `CRANEWASM_BOUNDS_CHECKS`), 0 and 1 choose.
+typedef struct cranewasm_engine_options_t {
+  // Count operators against each store's fuel
+  // (`cranewasm_store_set_fuel`); running out
+  // traps with `CRANEWASM_TRAP_OUT_OF_FUEL`.
+  bool consume_fuel;
+  // Let epoch deadlines stop calls
+  // (`cranewasm_store_set_epoch_deadline`,
+  // `cranewasm_engine_increment_epoch`).
+  bool epoch_interruption;
+  // Compile each function on its first call: -1 default, 0 no, 1 yes.
+  int8_t lazy_compilation;
+  // Bounds checks: -1 default, 0 guard pages, 1 an explicit compare.
+  int8_t bounds_checks;
+  // The most bytes of native stack wasm may use (0: the default).
+  size_t max_wasm_stack;
+} cranewasm_engine_options_t;
+
+// `cranewasm_store_limits_t`: caps on what a store may use; a negative
+// field means no cap.
+typedef struct cranewasm_store_limits_t {
+  // The most bytes one memory may have.
+  int64_t memory_size;
+  // The most elements one table may have.
+  int64_t table_elements;
+  // The most instances the store may hold.
+  int64_t instances;
+  // The most memories the store may hold.
+  int64_t memories;
+  // The most tables the store may hold.
+  int64_t tables;
+} cranewasm_store_limits_t;
+
+// `cranewasm_trap_code_t`: why wasm trapped.
+typedef uint8_t cranewasm_trap_code_t;
 
 // 128-bit SIMD (part of WebAssembly 2.0).
 #define CRANEWASM_FEATURE_SIMD 0
@@ -470,6 +509,57 @@ typedef struct wasm_externtype_vec_t {
 
 // Several memories per module.
 #define CRANEWASM_FEATURE_MULTI_MEMORY 4
+
+// `Alloc_With_System_Allocator`, the default.
+#define ALLOC_WITH_SYSTEM_ALLOCATOR 2
+
+// The native stack wasm may use ran out.
+#define CRANEWASM_TRAP_STACK_OVERFLOW 0
+
+// A memory access out of bounds.
+#define CRANEWASM_TRAP_MEMORY_OUT_OF_BOUNDS 1
+
+// A misaligned atomic access.
+#define CRANEWASM_TRAP_HEAP_MISALIGNED 2
+
+// A table access out of bounds.
+#define CRANEWASM_TRAP_TABLE_OUT_OF_BOUNDS 3
+
+// `call_indirect` of a null or uninitialized element.
+#define CRANEWASM_TRAP_INDIRECT_CALL_TO_NULL 4
+
+// `call_indirect` of a function of another type.
+#define CRANEWASM_TRAP_BAD_SIGNATURE 5
+
+// Integer overflow (`i32.div_s` of the minimum by -1).
+#define CRANEWASM_TRAP_INTEGER_OVERFLOW 6
+
+// Integer division or remainder by zero.
+#define CRANEWASM_TRAP_INTEGER_DIVISION_BY_ZERO 7
+
+// A float that does not convert to the integer type.
+#define CRANEWASM_TRAP_BAD_CONVERSION_TO_INTEGER 8
+
+// `unreachable` was executed.
+#define CRANEWASM_TRAP_UNREACHABLE 9
+
+// An interrupt handle (or `wasm_runtime_terminate`) stopped the call.
+#define CRANEWASM_TRAP_INTERRUPTED 10
+
+// The store's fuel ran out.
+#define CRANEWASM_TRAP_OUT_OF_FUEL 11
+
+// `memory.atomic.wait` on an unshared memory.
+#define CRANEWASM_TRAP_ATOMIC_WAIT_NON_SHARED_MEMORY 12
+
+// The store's epoch deadline was reached.
+#define CRANEWASM_TRAP_EPOCH_DEADLINE 13
+
+// A call of an import that was never linked.
+#define CRANEWASM_TRAP_UNLINKED_FUNCTION 14
+
+// `ref.as_non_null`, `call_ref` or `return_call_ref` of a null reference.
+#define CRANEWASM_TRAP_NULL_REFERENCE 15
 
 #ifdef __cplusplus
 extern "C" {
@@ -1120,7 +1210,7 @@ const struct wasm_externtype_t *wasm_importtype_type(const struct wasm_importtyp
 // Whether the runtime links the import itself, so that a client may pass
 // a `wasm_extern_new_empty` placeholder for it: WASI's functions, which
 // `wasm_instance_new` links as WAMR's does (see
-// `crate::export::wasi::link_for_capi`). Natives registered through
+// `crate::core::wasi::resolve`). Natives registered through
 // `wasm_export.h` serve `wasm_runtime_instantiate` only, so they do not
 // count here.
 //
@@ -1491,7 +1581,9 @@ WASM_API_EXTERN wasm_byte_t *wasm_memory_data(struct wasm_memory_t *m);
 // As for [`wasm_memory_type`].
 WASM_API_EXTERN size_t wasm_memory_data_size(const struct wasm_memory_t *m);
 
-// Current size in pages.
+// Current size in pages (of the memory's page size; a 64-bit memory's
+// too, as it is at most 4 GiB here; a count past `uint32_t`, only
+// possible with 1-byte pages, saturates).
 //
 // # Safety
 // As for [`wasm_memory_type`].
@@ -3051,6 +3143,164 @@ void wasm_extern_vec_copy(struct wasm_extern_vec_t *out,
 // `v` must be NULL or a valid vector whose buffer comes from the C
 // allocator; its elements are deleted like any handle.
 WASM_API_EXTERN void wasm_extern_vec_delete(struct wasm_extern_vec_t *v);
+
+// cranewasm extension: a new engine of its own with `options` (NULL for
+// the defaults), not the process engine `wasm_engine_new` returns. NULL,
+// with the reason as the last error (and on stderr), for an option out
+// of range or an engine that cannot be made.
+//
+// # Safety
+// `options` must be NULL or point at a readable options struct.
+WASM_API_EXTERN
+struct wasm_engine_t *cranewasm_engine_new_with_options(const struct cranewasm_engine_options_t *options);
+
+// cranewasm extension: deletes an engine from
+// [`cranewasm_engine_new_with_options`], or drops a reference to the
+// process engine as `wasm_engine_delete` does. Stores keep their engine
+// alive on their own, so deleting it before them is harmless. NULL, or
+// anything but a live engine, is ignored.
+//
+// # Safety
+// `engine` may be NULL or any pointer.
+WASM_API_EXTERN void cranewasm_engine_delete(struct wasm_engine_t *engine);
+
+// cranewasm extension: advances `engine`'s epoch by one, from any thread:
+// calls in its stores whose epoch deadline this reaches trap with
+// `CRANEWASM_TRAP_EPOCH_DEADLINE`. False for NULL or anything but a live
+// engine.
+//
+// # Safety
+// `engine` may be NULL or any pointer.
+WASM_API_EXTERN bool cranewasm_engine_increment_epoch(struct wasm_engine_t *engine);
+
+// cranewasm extension: moves the calling thread's last error message
+// (UTF-8, no NUL) into `*out` and forgets it. Returns false, with `*out`
+// empty, when there is none since the last call or
+// [`cranewasm_last_error_clear`].
+//
+// # Safety
+// `out` must be NULL or point at writable room for a vector.
+WASM_API_EXTERN bool cranewasm_last_error(struct wasm_byte_vec_t *out);
+
+// cranewasm extension: forgets the calling thread's last error, so that
+// the next [`cranewasm_last_error`] reports only what follows.
+//
+// # Safety
+// None needed: it takes no pointer.
+WASM_API_EXTERN void cranewasm_last_error_clear(void);
+
+// cranewasm extension: gives the store `fuel` units, replacing what was
+// left (one unit per operator, see `cranewasm_engine_options_t`). False,
+// with the reason as the last error, unless the store's engine consumes
+// fuel.
+//
+// # Safety
+// `s` may be NULL or any pointer: anything but a live store counts as
+// NULL. No other thread may delete the store meanwhile.
+WASM_API_EXTERN bool cranewasm_store_set_fuel(struct wasm_store_t *s, uint64_t fuel);
+
+// cranewasm extension: writes the fuel left to `*fuel`. False (leaving
+// `*fuel` alone), with the reason as the last error, unless the store's
+// engine consumes fuel.
+//
+// # Safety
+// As for [`cranewasm_store_set_fuel`]; `fuel` NULL or writable.
+WASM_API_EXTERN bool cranewasm_store_get_fuel(struct wasm_store_t *s, uint64_t *fuel);
+
+// cranewasm extension: calls in the store trap with
+// `CRANEWASM_TRAP_EPOCH_DEADLINE` once its engine's epoch is `ticks`
+// beyond the current one (`cranewasm_engine_increment_epoch`).
+// Ignored (true) unless the engine has epoch interruption; false for
+// anything but a live store.
+//
+// # Safety
+// As for [`cranewasm_store_set_fuel`].
+WASM_API_EXTERN bool cranewasm_store_set_epoch_deadline(struct wasm_store_t *s, uint64_t ticks);
+
+// cranewasm extension: puts the store's memories, tables and instances
+// under `limits` (replacing earlier ones; what exists stays as it is). A
+// growth past a cap fails (`memory.grow` returns -1, `wasm_memory_grow`
+// false); an instantiation past one fails with the reason. False for
+// NULL limits or anything but a live store.
+//
+// # Safety
+// As for [`cranewasm_store_set_fuel`]; `limits` NULL or readable.
+WASM_API_EXTERN
+bool cranewasm_store_set_limits(struct wasm_store_t *s,
+                                const struct cranewasm_store_limits_t *limits);
+
+// cranewasm extension: a handle that stops the store's calls from any
+// thread ([`cranewasm_interrupt_handle_interrupt`]); NULL for anything but
+// a live store. It stays usable (doing nothing) after the store is gone.
+//
+// # Safety
+// As for [`cranewasm_store_set_fuel`].
+WASM_API_EXTERN
+struct cranewasm_interrupt_handle_t *cranewasm_store_interrupt_handle(struct wasm_store_t *s);
+
+// cranewasm extension: makes the store's running call trap with
+// `CRANEWASM_TRAP_INTERRUPTED` (within microseconds in wasm code; on its
+// return to wasm from a host function), or, when none runs, its next
+// call. Returns at once; false for anything but a live handle.
+//
+// # Safety
+// `h` may be NULL or any pointer; any thread may call this.
+WASM_API_EXTERN
+bool cranewasm_interrupt_handle_interrupt(const struct cranewasm_interrupt_handle_t *h);
+
+// cranewasm extension: deletes an interrupt handle. NULL, or anything but
+// a live handle, is ignored.
+//
+// # Safety
+// `h` may be NULL or any pointer.
+WASM_API_EXTERN void cranewasm_interrupt_handle_delete(struct cranewasm_interrupt_handle_t *h);
+
+// cranewasm extension: writes the trap's code to `*code`. False (leaving
+// it alone) for a trap wasm did not raise (one a host function returned,
+// one made with `wasm_trap_new`, a WASI exit) and for anything but a live
+// trap.
+//
+// # Safety
+// `t` may be NULL or any pointer; `code` NULL or writable. No other
+// thread may delete the trap meanwhile.
+WASM_API_EXTERN bool cranewasm_trap_code(const struct wasm_trap_t *t, cranewasm_trap_code_t *code);
+
+// cranewasm extension: writes to `*status` the exit status a WASI
+// `proc_exit` ended the call with, when that is what this trap is. False
+// (leaving it alone) otherwise.
+//
+// # Safety
+// As for [`cranewasm_trap_code`].
+WASM_API_EXTERN bool cranewasm_trap_exit_status(const struct wasm_trap_t *t, int32_t *status);
+
+// cranewasm extension: the name of the function of frame `index` of the
+// trap's backtrace (innermost first, as `wasm_trap_trace` lists them),
+// from the module's name section, in `*out` (UTF-8, no NUL). False, with
+// `*out` empty, when that frame or its name is unknown.
+//
+// # Safety
+// As for [`cranewasm_trap_code`]; `out` NULL or writable room for a
+// vector.
+WASM_API_EXTERN
+bool cranewasm_trap_frame_func_name(const struct wasm_trap_t *t,
+                                    size_t index,
+                                    wasm_name_t *out);
+
+// cranewasm extension: directories the WASI instances of `module` see
+// read-only, as `GUEST::HOST` mappings (the form of `map_dir_list` in
+// `wasm_runtime_set_wasi_args`), replacing earlier ones: the guest may
+// list, stat and read in them, and any write, create, rename or removal
+// fails with `ENOTCAPABLE`. A host path that does not open as a
+// directory, or a malformed mapping, fails the instantiation.
+//
+// # Safety
+// `module` (the `wasm_module_t` of `wasm_export.h`, which `*module` of a
+// wasm-c-api module is) may be NULL or any pointer; `map_dirs` NULL or
+// `n` readable pointers, each NULL or NUL-terminated (copied here).
+WASM_API_EXTERN
+void cranewasm_module_set_wasi_readonly_dirs(wasm_module_t module,
+                                             const char *const *map_dirs,
+                                             uint32_t n);
 
 #ifdef __cplusplus
 }  // extern "C"

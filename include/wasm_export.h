@@ -335,6 +335,9 @@ typedef struct SharedHeapInitArgs {
 // [`cranewasm_config_set_feature`] switches.
 typedef uint32_t cranewasm_feature_t;
 
+// `cranewasm_trap_code_t`: why wasm trapped.
+typedef uint8_t cranewasm_trap_code_t;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

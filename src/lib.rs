@@ -34,8 +34,12 @@
 // Every unsafe operation sits in an `unsafe` block that says why it is
 // sound, also inside `unsafe fn`s, as in the C layer.
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+// Without the compiler, much of what `environ` describes for it (builtins,
+// relocations, VMContext offsets the generated code uses) has no reader.
+#![cfg_attr(not(feature = "compiler"), allow(dead_code))]
 
 mod cache;
+#[cfg(feature = "compiler")]
 mod compile;
 mod environ;
 mod runtime;
@@ -69,6 +73,7 @@ pub use runtime::native::NativeCall;
 pub use runtime::shared_memory::{SharedMemory, WaitResult};
 pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreContextMut, StoreOpaque};
 pub use runtime::table::Table;
+pub use runtime::tag::{Exn, ExnRef, Tag};
 pub use runtime::typed::{HostResult, IntoFunc, TypedFunc, WasmList, WasmTy};
 pub use runtime::values::Val;
 pub use runtime::vm::arch::running_on_valgrind;

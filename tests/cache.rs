@@ -198,7 +198,7 @@ fn mismatched_files_are_refused_with_the_reason() {
 
     let mut version = bytes.clone();
     version[8] += 1;
-    assert!(refusal(&engine, &version).contains("format version is 5, this runtime reads version 4"));
+    assert!(refusal(&engine, &version).contains("format version is 7, this runtime reads version 6"));
 
     assert!(refusal(&engine, &bytes[..bytes.len() - 1]).contains("truncated"));
     let mut longer = bytes.clone();

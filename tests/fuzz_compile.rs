@@ -2,7 +2,8 @@
 //! compile under every code-generation setting: a valid module is never
 //! refused with "unsupported". wasm-smith makes modules with SIMD (and
 //! relaxed SIMD), threads, tail calls, multi-memory, extended constants,
-//! bulk memory and reference types; each is compiled eagerly and lazily
+//! bulk memory, reference types, memory64 (with table64), custom page
+//! sizes and wide arithmetic; each is compiled eagerly and lazily
 //! (forced), with guard pages and explicit bounds checks, with and
 //! without inlining and Cranelift's optimiser.
 //!
@@ -18,6 +19,7 @@ fn configs() -> Vec<(&'static str, Config)> {
     let mut add = |name: &'static str, f: &dyn Fn(&mut Config)| {
         let mut c = Config::new();
         c.parallel_compilation(false).lazy_compilation(false).bounds_checks(BoundsChecks::GuardPages);
+        c.wasm_custom_page_sizes(true).wasm_wide_arithmetic(true);
         f(&mut c);
         all.push((name, c));
     };
@@ -71,12 +73,12 @@ fn module(seed: u64) -> Option<Vec<u8>> {
     c.saturating_float_to_int_enabled = true;
     c.sign_extension_ops_enabled = true;
     c.multi_value_enabled = true;
+    c.memory64_enabled = true;
+    c.custom_page_sizes_enabled = true;
+    c.wide_arithmetic_enabled = true;
     // Not claimed yet.
     c.exceptions_enabled = false;
     c.gc_enabled = false;
-    c.memory64_enabled = false;
-    c.custom_page_sizes_enabled = false;
-    c.wide_arithmetic_enabled = false;
     c.shared_everything_threads_enabled = false;
     c.compact_imports_enabled = false;
     c.custom_descriptors_enabled = false;

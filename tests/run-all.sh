@@ -39,11 +39,34 @@ CRANEWASM_LAZY=1 cargo test --release --test spec --test api --test traps --test
 # ... and again under valgrind: no memory error or leak involving our library
 python3 tests/python/valgrind.py target/release/libiwasm.so
 
-# --- our Python package, installed from python/ with the library bundled ------
+# --- our Python package: `pip install ./python` in a fresh venv (cargo builds
+# and bundles the library), mypy --strict, pyright, its tests with coverage
+# >= 90 %, the wheel's platform tag, and the tests on every pyenv Python 3.8+
 tests/python_pkg/run.sh
 
 # --- WASI: the conformance suite, unchanged, through the iwasm command line ----
 tests/wasi-testsuite.sh
+# ... and from files that iwasm compiled, on the runtime-only build (below)
+
+# --- the runtime-only build: no `compiler` feature, so no Cranelift, translator
+# or validator (README "Footprint"), in its own target dir. It runs files that
+# the full build's `iwasm compile` made (tests/runtime_only.rs: host calls,
+# traps, the cache's refusals, CPU features checked without Cranelift), and
+# refuses WebAssembly bytes naming the missing feature.
+ro=target/runtime-only
+cargo build --release --target-dir $ro --no-default-features -p cranewasm-cli -p cranewasm-capi
+CRANEWASM_COMPILER=$PWD/target/release/iwasm \
+    cargo test --release --target-dir $ro --no-default-features --features wasi --test runtime_only
+probe=$(mktemp -d)
+printf '\0asm\1\0\0\0' > "$probe/empty.wasm"
+if $ro/release/iwasm "$probe/empty.wasm" > "$probe/out" 2>&1 || ! grep -q '`compiler` feature' "$probe/out"; then
+  echo "the runtime-only iwasm did not refuse a WebAssembly binary naming the compiler feature" >&2
+  cat "$probe/out" >&2
+  exit 1
+fi
+rm -rf "$probe"
+RUNTIME_ONLY=$ro/release tests/wasi-testsuite.sh
+
 # ... and the wasi-threads proposal's tests (shared memories, thread-spawn)
 tests/wasi-threads.sh
 # ... and WAMR's socket apps and lib-socket's tests, unchanged, on loopback
@@ -80,5 +103,9 @@ tests/aarch64.sh
 cargo run --release --example hello
 # a wasi-libc C program through iwasm and through the Rust API
 tests/wasi-example.sh
+# a Rust program built with panic=unwind (legacy and exnref exceptions; the
+# script installs rustup's 1.95.0 toolchain with wasm32-wasip1 and rust-src
+# and rebuilds std) through iwasm and through the Rust API
+tests/rust-unwind.sh
 
 echo "all tests passed"

@@ -6,6 +6,9 @@
 # No expectations file: every test must pass, and the totals are asserted
 # (run_suite in tests/wasi-runner.sh). CRANEWASM_LAZY=1 in the environment
 # reaches iwasm, so tests/run-all.sh runs it once more lazily.
+# RUNTIME_ONLY=DIR runs the tests on DIR/iwasm, a build without the compiler,
+# from files that target/release/iwasm compiled in the copy (each test's
+# .wasm replaced by its compiled-code file), as an AOT-only WAMR runs .aot files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -18,4 +21,12 @@ cp -r "$suite" "$work/"
 cd "$work/wasi-testsuite"
 # 72 tests: the suite's C, Rust and AssemblyScript folders at the commit in
 # ../shared (a different count means the suite or the runner changed).
-run_suite 72 "$root/target/release/iwasm"
+iwasm="$root/target/release/iwasm"
+if [ -n "${RUNTIME_ONLY:-}" ]; then
+  find tests -name '*.wasm' -print0 | while IFS= read -r -d '' f; do
+    "$iwasm" compile "$f" -o "$f.cwasm" || { echo "iwasm compile $f failed" >&2; exit 1; }
+    mv "$f.cwasm" "$f"
+  done
+  iwasm="$RUNTIME_ONLY/iwasm"
+fi
+run_suite 72 "$iwasm"

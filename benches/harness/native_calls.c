@@ -4,6 +4,12 @@
  *   callback  a wasm_func_new callback (wasm_c_api.h), as host_roundtrip
  *   native    a native registered with a signature string (wasm_export.h)
  *
+ * and of a host -> wasm call of the i32 -> i32 export inc through
+ * wasm_export.h (as call_i32 is through wasm_c_api.h):
+ *
+ *   call_wasm    wasm_runtime_call_wasm, arguments in 32-bit cells
+ *   call_wasm_a  wasm_runtime_call_wasm_a, arguments as wasm_val_t
+ *
  *   native_calls SMALL.wasm REPS
  *
  * Output: RESULT lines as timing.h writes them. A native is a plain C
@@ -91,7 +97,7 @@ static void bench_native(char *bytes, long size, int reps) {
   wasm_module_t module;
   wasm_module_inst_t inst;
   wasm_exec_env_t env;
-  wasm_function_inst_t loop;
+  wasm_function_inst_t loop, inc;
   double ns[MAX_REPS];
   if (!wasm_runtime_init() || !wasm_runtime_register_natives("env", natives, 1)) exit(1);
   module = wasm_runtime_load((uint8_t *)bytes, (uint32_t)size, err, sizeof err);
@@ -106,6 +112,31 @@ static void bench_native(char *bytes, long size, int reps) {
     ns[r] = (now_seconds() - t0) * 1e9 / CALLS;
   }
   REPORT("roundtrip_native", median(ns, reps), "ns/call", CALLS);
+  inc = wasm_runtime_lookup_function(inst, "inc");
+  for (int r = 0; r < reps; r++) {
+    uint32_t sum = 0;
+    double t0 = now_seconds();
+    for (uint32_t i = 0; i < CALLS; i++) {
+      uint32_t argv[1] = { i };
+      if (!wasm_runtime_call_wasm(env, inc, 1, argv)) { fprintf(stderr, "call_wasm failed\n"); exit(1); }
+      sum += argv[0] - i;
+    }
+    ns[r] = (now_seconds() - t0) * 1e9 / CALLS;
+    if (sum != CALLS) { fprintf(stderr, "call_wasm: wrong results\n"); exit(1); }
+  }
+  REPORT("call_wasm", median(ns, reps), "ns/call", CALLS);
+  for (int r = 0; r < reps; r++) {
+    uint32_t sum = 0;
+    double t0 = now_seconds();
+    for (uint32_t i = 0; i < CALLS; i++) {
+      wasm_val_t arg = { .kind = WASM_I32, .of.i32 = (int32_t)i }, res = { .kind = WASM_I32 };
+      if (!wasm_runtime_call_wasm_a(env, inc, 1, &res, 1, &arg)) { fprintf(stderr, "call_wasm_a failed\n"); exit(1); }
+      sum += (uint32_t)res.of.i32 - i;
+    }
+    ns[r] = (now_seconds() - t0) * 1e9 / CALLS;
+    if (sum != CALLS) { fprintf(stderr, "call_wasm_a: wrong results\n"); exit(1); }
+  }
+  REPORT("call_wasm_a", median(ns, reps), "ns/call", CALLS);
   wasm_runtime_destroy_exec_env(env);
   wasm_runtime_deinstantiate(inst);
   wasm_runtime_unload(module);

@@ -31,6 +31,10 @@ pub fn enabled(level: u32) -> bool {
 /// on stdout; a library's diagnostics stay out of the program's output
 /// here).
 pub fn line(level: u32, args: std::fmt::Arguments<'_>) {
+    if level <= ERROR {
+        // Kept whatever the level, for `cranewasm_last_error`.
+        crate::ext::last_error::record(args.to_string());
+    }
     if enabled(level) {
         eprintln!("[cranewasm] {args}");
     }

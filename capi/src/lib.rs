@@ -30,6 +30,7 @@ pub mod c_api;
 pub mod core;
 pub mod diag;
 pub mod export;
+pub mod ext;
 pub mod handle;
 pub mod libc_builtin;
 pub mod object;

@@ -545,3 +545,31 @@ fn engines_are_counted() {
         wasm_engine_delete(hm(b));
     }
 }
+
+/// An exception that leaves wasm is a trap with WAMR's message; a tag
+/// export, which `wasm_c_api.h` has no kind for, is left out of the
+/// instance's exports.
+#[test]
+fn uncaught_exceptions_are_traps_with_wamrs_message() {
+    unsafe {
+        let (engine, store, module) = setup(
+            r#"(module
+                (tag $e (export "e") (param i32))
+                (func (export "throw") (throw $e (i32.const 1))))"#,
+        );
+        let mut trap = ptr::null_mut();
+        let instance = wasm_instance_new(hm(store), module, None, &mut trap);
+        assert!(!instance.is_null() && trap.is_null());
+        let ex = exports(instance);
+        assert_eq!(ex.len(), 1, "the tag is left out");
+        let throw = wasm_extern_as_func(hm(ex[0]));
+        let t = wasm_func_call(hc(throw), hc(ptr::null()), hm(ptr::null_mut()));
+        assert!(!t.is_null());
+        assert_eq!(message(t), b"Exception: uncaught wasm exception\0");
+        wasm_trap_delete(hm(t));
+        wasm_instance_delete(hm(instance));
+        wasm_module_delete(module);
+        wasm_store_delete(hm(store));
+        wasm_engine_delete(hm(engine));
+    }
+}

@@ -146,6 +146,7 @@ static void make(void **slot, const char *type) {
     else if IS(wasm_externtype_t) *slot = wasm_extern_type(ex.data[0]);
     else if IS(wasm_importtype_t) *slot = wasm_importtype_copy(im.data[0]);
     else if IS(wasm_exporttype_t) *slot = wasm_exporttype_copy(et.data[0]);
+    else if IS(cranewasm_interrupt_handle_t) *slot = cranewasm_store_interrupt_handle(store);
     else { fprintf(stderr, "no maker for %s\n", type); exit(4); }
     if (!*slot) { fprintf(stderr, "could not make a %s\n", type); exit(5); }
 }
@@ -173,6 +174,7 @@ static void kill(void *o, const char *type) {
     else if IS(wasm_externtype_t) wasm_externtype_delete(o);
     else if IS(wasm_importtype_t) wasm_importtype_delete(o);
     else if IS(wasm_exporttype_t) wasm_exporttype_delete(o);
+    else if IS(cranewasm_interrupt_handle_t) cranewasm_interrupt_handle_delete(o);
 }
 "#;
 
@@ -181,8 +183,9 @@ fn every_function_refuses_foreign_and_dead_objects() {
     let header = std::fs::read_to_string(common::repo().join("include/wasm_c_api.h")).expect("our header");
     let decls = common::declarations(&header);
     let types = object_types(&header);
-    // The 20 opaque types of the header and the 3 above.
-    assert_eq!(types.len(), 23, "object types found in the header: {types:?}");
+    // The 21 opaque types of the header (20 of wasm_c_api.h's, and our
+    // interrupt handle) and the 3 above.
+    assert_eq!(types.len(), 24, "object types found in the header: {types:?}");
 
     let mut c = String::from(PRELUDE);
     // The engine is one per process: a dead one is the first, deleted

@@ -53,6 +53,23 @@ fn checked_in_headers_are_current() {
         "cranewasm_config_set_feature",
         "cranewasm_memorytype_new_shared",
         "cranewasm_memorytype_is_shared",
+        // capi/src/ext/
+        "cranewasm_last_error",
+        "cranewasm_last_error_clear",
+        "cranewasm_engine_new_with_options",
+        "cranewasm_engine_delete",
+        "cranewasm_engine_increment_epoch",
+        "cranewasm_store_set_fuel",
+        "cranewasm_store_get_fuel",
+        "cranewasm_store_set_epoch_deadline",
+        "cranewasm_store_set_limits",
+        "cranewasm_store_interrupt_handle",
+        "cranewasm_interrupt_handle_interrupt",
+        "cranewasm_interrupt_handle_delete",
+        "cranewasm_trap_code",
+        "cranewasm_trap_exit_status",
+        "cranewasm_trap_frame_func_name",
+        "cranewasm_module_set_wasi_readonly_dirs",
     ]
     .map(String::from)
     .to_vec();

@@ -248,6 +248,7 @@ fn load_and_run(opts: &Options) -> u8 {
         }
     };
     // A module may be WebAssembly text.
+    #[cfg(feature = "compiler")]
     if !bytes.starts_with(b"\0asm") {
         if let Ok(bin) = wat::parse_bytes(&bytes) {
             bytes = bin.into_owned();

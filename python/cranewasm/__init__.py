@@ -7,31 +7,54 @@
     instance = w.Instance(w.Store(engine), module)
     instance.exports.add(2, 3)  # 5
 
-Everything goes through the standard C API of ``libiwasm.so`` (ctypes, no
-other native code; WASI settings through WAMR's ``wasm_export.h``, as WAMR
-takes them for its C API too). One module per concept, as in wasmtime's
-package: ``_engine``, ``_store`` (and the base of objects in a store),
-``_module``, ``_instance``, ``_func``, ``_global``, ``_table``, ``_memory``,
-``_extern``, ``_trap``, ``_error``, ``_wasi``; ``_value`` converts values,
-``_ffi`` declares the C API, ``types`` holds the type objects.
+Everything goes through the C API of ``libiwasm.so`` (ctypes, no other
+native code): WAMR's ``wasm_c_api.h``, its ``wasm_export.h`` for WASI
+settings, and cranewasm's ``cranewasm_*`` extensions (fuel, limits,
+interrupts, epochs, trap codes, error messages). One module per concept,
+as in wasmtime's package: ``_config``, ``_engine``, ``_store`` (and the
+base of objects in a store), ``_module``, ``_instance``, ``_linker``,
+``_func`` (``_hints`` reads a callable's type hints), ``_global``,
+``_table``, ``_memory``, ``_extern``, ``_trap``, ``_error``, ``_wasi``;
+``_value`` converts values, ``_ffi`` declares the C API, ``types`` holds
+the type objects.
+
+The library's diagnostics on stderr are off (level 0): errors reach
+Python as exceptions with the library's reason. ``set_log_level(2)`` turns
+its warnings back on.
 """
 
+from . import _ffi
+from ._config import Config
 from ._engine import Engine
-from ._error import WasmError
+from ._error import LinkError, StoreClosed, WasiExit, WasmError
 from ._ffi import LIBRARY_PATH
 from ._func import Func
 from ._global import Global
+from ._hints import f32, f64, i32, i64
 from ._instance import Exports, Instance
+from ._linker import Linker
 from ._memory import Memory
 from ._module import Module
-from ._store import Store
+from ._store import InterruptHandle, Store
 from ._table import Table
-from ._trap import Frame, Trap
-from ._wasi import WasiConfig
+from ._trap import Frame, Trap, TrapCode
+from ._wasi import CAPTURE, WasiConfig
 from .types import ExportType, FuncType, GlobalType, ImportType, MemoryType, TableType, ValType
 
+
+def set_log_level(level: int) -> None:
+    """The level of the library's lines on stderr (WAMR's): 0 none (the
+    package's default), 1 errors, 2 warnings, 3 debug, 4 verbose."""
+    if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+        raise ValueError(f"a log level is an int from 0, not {level!r}")
+    _ffi.wasm_runtime_set_log_level(level)
+
+
+set_log_level(0)
+
 __all__ = [
-    "Engine", "Store", "Module", "Instance", "Exports", "Func", "Global", "Table", "Memory", "Trap", "Frame",
-    "WasmError", "ValType", "FuncType", "GlobalType", "TableType", "MemoryType", "ImportType", "ExportType",
-    "WasiConfig", "LIBRARY_PATH",
+    "Config", "Engine", "Store", "InterruptHandle", "Module", "Instance", "Exports", "Linker", "Func", "Global",
+    "Table", "Memory", "Trap", "TrapCode", "Frame", "WasmError", "LinkError", "StoreClosed", "WasiExit", "ValType",
+    "FuncType", "GlobalType", "TableType", "MemoryType", "ImportType", "ExportType", "WasiConfig", "CAPTURE",
+    "LIBRARY_PATH", "set_log_level", "i32", "i64", "f32", "f64",
 ]

@@ -10,11 +10,18 @@ against ``include/wasm_c_api.h`` by the tests). The library is, in order:
 import ctypes as c
 import os
 from pathlib import Path
+from typing import Any, List
 
 I32, I64, F32, F64, V128, EXTERNREF, FUNCREF = 0, 1, 2, 3, 4, 128, 129
 EXTERN_FUNC, EXTERN_GLOBAL, EXTERN_TABLE, EXTERN_MEMORY = 0, 1, 2, 3
 CONST, VAR = 0, 1
 NO_MAX = 0xFFFFFFFF
+
+
+def __getattr__(name: str) -> Any:
+    """For type checkers: the C functions are set below, from a table, so
+    they are typed as ``Any`` (ctypes checks their arguments)."""
+    raise AttributeError(name)
 
 
 def _find_library() -> str:
@@ -62,6 +69,20 @@ class Limits(c.Structure):
     _fields_ = [("min", c.c_uint32), ("max", c.c_uint32)]
 
 
+class EngineOptions(c.Structure):
+    """``cranewasm_engine_options_t``."""
+
+    _fields_ = [("consume_fuel", c.c_bool), ("epoch_interruption", c.c_bool), ("lazy_compilation", c.c_int8),
+                ("bounds_checks", c.c_int8), ("max_wasm_stack", c.c_size_t)]
+
+
+class StoreLimits(c.Structure):
+    """``cranewasm_store_limits_t`` (a negative field: no cap)."""
+
+    _fields_ = [("memory_size", c.c_int64), ("table_elements", c.c_int64), ("instances", c.c_int64),
+                ("memories", c.c_int64), ("tables", c.c_int64)]
+
+
 P = c.c_void_p
 PV = c.POINTER(Vec)
 PVal = c.POINTER(Val)
@@ -84,6 +105,25 @@ _SIGNATURES = {
     "wasm_exporttype_vec_delete": (None, [PV]),
     "wasm_frame_vec_delete": (None, [PV]),
     "cranewasm_wat2wasm": (c.c_bool, [c.c_char_p, c.c_size_t, PV]),
+    # cranewasm's extensions (capi/src/ext/).
+    "cranewasm_last_error": (c.c_bool, [PV]),
+    "cranewasm_last_error_clear": (None, []),
+    "cranewasm_engine_new_with_options": (P, [c.POINTER(EngineOptions)]),
+    "cranewasm_engine_delete": (None, [P]),
+    "cranewasm_engine_increment_epoch": (c.c_bool, [P]),
+    "cranewasm_store_set_fuel": (c.c_bool, [P, c.c_uint64]),
+    "cranewasm_store_get_fuel": (c.c_bool, [P, c.POINTER(c.c_uint64)]),
+    "cranewasm_store_set_epoch_deadline": (c.c_bool, [P, c.c_uint64]),
+    "cranewasm_store_set_limits": (c.c_bool, [P, c.POINTER(StoreLimits)]),
+    "cranewasm_store_interrupt_handle": (P, [P]),
+    "cranewasm_interrupt_handle_interrupt": (c.c_bool, [P]),
+    "cranewasm_interrupt_handle_delete": (None, [P]),
+    "cranewasm_trap_code": (c.c_bool, [P, c.POINTER(c.c_uint8)]),
+    "cranewasm_trap_exit_status": (c.c_bool, [P, c.POINTER(c.c_int32)]),
+    "cranewasm_trap_frame_func_name": (c.c_bool, [P, c.c_size_t, PV]),
+    "cranewasm_module_set_wasi_readonly_dirs": (None, [P, PS, c.c_uint32]),
+    "wasm_extern_new_empty": (P, [P, c.c_uint8]),
+    "wasm_runtime_set_log_level": (None, [c.c_int]),
     "wasm_valtype_new": (P, [c.c_uint8]),
     "wasm_valtype_delete": (None, [P]),
     "wasm_valtype_kind": (c.c_uint8, [P]),
@@ -188,21 +228,32 @@ free.argtypes = [c.c_void_p]
 def byte_vec(data: bytes) -> Vec:
     """A runtime-allocated byte vector holding a copy of ``data``."""
     v = Vec()
-    wasm_byte_vec_new(c.byref(v), len(data), data)  # noqa: F821 (declared above)
+    lib.wasm_byte_vec_new(c.byref(v), len(data), data)
     return v
+
+
+def last_error() -> str:
+    """The calling thread's last error message from the library (empty if
+    none), forgotten once read."""
+    v = Vec()
+    if not lib.cranewasm_last_error(c.byref(v)):
+        return ""
+    text = vec_bytes(v).decode("utf-8", "replace")
+    lib.wasm_byte_vec_delete(c.byref(v))
+    return text
 
 
 def vec_bytes(v: Vec) -> bytes:
     return c.string_at(v.data, v.num_elems) if v.data and v.num_elems else b""
 
 
-def name_str(v) -> str:
+def name_str(v: Any) -> str:
     """A name the runtime handed out (NUL-terminated, NUL counted)."""
     raw = vec_bytes(v.contents if hasattr(v, "contents") else v)
     return raw[:-1].decode() if raw.endswith(b"\0") else raw.decode()
 
 
-def elems(v: Vec):
+def elems(v: Vec) -> List[int]:
     """The pointers of a vector of pointers."""
     if not v.data:
         return []

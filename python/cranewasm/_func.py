@@ -2,15 +2,19 @@
 
 A host function is one C trampoline (``_host_call``) shared by all of them;
 the env pointer the C library passes back is a key into ``_HOST``, where
-the callable, its store and its value kinds wait."""
+the callable, its store and its value kinds wait. A Python exception in
+one becomes a trap (never unwinding through C); the call that the trap
+ends raises ``Trap`` with that exception as its ``__cause__``."""
 
 import builtins
 import ctypes as c
+import threading
 import weakref
-from typing import Callable, Dict
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _ffi as f
-from ._error import WasmError
+from ._error import WasiExit, WasmError
+from ._hints import functype_of
 from ._store import Store, _InStore
 from ._trap import Trap
 from ._value import _from_c, _release, _to_c, _val_vec
@@ -24,18 +28,23 @@ class Func(_InStore):
     """A function: exported by an instance, or made from a Python callable::
 
         Func(store, FuncType([ValType.i32()], [ValType.i32()]), lambda x: x + 1)
+        Func(store, None, add)      # the type from add's hints: def add(x: int, y: int) -> int
 
     Calling it (``func(1)``) returns None, one value, or a tuple of values;
-    a trap raises ``Trap``. An exception in a Python host function becomes
-    a trap whose message names it."""
+    a trap raises ``Trap``, a WASI ``proc_exit`` ``WasiExit``, a wrong
+    number of arguments or a value of the wrong type ``TypeError``."""
 
     _free = staticmethod(f.wasm_func_delete)
 
-    def __init__(self, store: Store, ty: FuncType, callable: Callable):
-        if not isinstance(store, Store) or not isinstance(ty, FuncType):
-            raise TypeError("Func(store, FuncType, callable)")
+    def __init__(self, store: Store, ty: Optional[FuncType], callable: Callable[..., Any]) -> None:
+        if not isinstance(store, Store):
+            raise TypeError(f"Func(store, FuncType or None, callable): {store!r} is not a Store")
         if not builtins_callable(callable):
             raise TypeError(f"{callable!r} is not callable")
+        if ty is None:
+            ty = functype_of(callable)
+        elif not isinstance(ty, FuncType):
+            raise TypeError(f"Func(store, FuncType or None, callable): {ty!r} is not a FuncType")
         key = _HOST.add(store, ty, callable)
         ptr = f.wasm_func_new_with_env(store._live(), ty._ptr, _TRAMPOLINE, key, _FINALIZER)
         if not ptr:
@@ -45,23 +54,24 @@ class Func(_InStore):
 
     @property
     def type(self) -> FuncType:
-        return FuncType._wrap(f.wasm_func_type(self._ptr))
+        """The function's type."""
+        return FuncType._wrap(f.wasm_func_type(self._live()))
 
-    def _kinds(self):
+    def _kinds(self) -> Tuple[List[int], List[int]]:
         # A function's type never changes: read it once.
-        kinds = self.__dict__.get("_kinds_cache")
+        kinds: Optional[Tuple[List[int], List[int]]] = self.__dict__.get("_kinds_cache")
         if kinds is None:
             ty = self.type
             kinds = self._kinds_cache = ([p.kind for p in ty.params], [r.kind for r in ty.results])
         return kinds
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         store = self.store
         store._live()
         params, results = self._kinds()
         if len(args) != len(params):
             raise TypeError(f"expected {len(params)} arguments, got {len(args)}")
-        keep: list = []
+        keep: List[Any] = []
         try:
             pvec, parr = _val_vec([_to_c(store, k, a, keep) for k, a in zip(params, args)], len(params))
             rvec, rarr = _val_vec((), len(results))
@@ -69,24 +79,50 @@ class Func(_InStore):
         finally:
             _release(keep)
         if trap:
-            raise Trap._take(trap)
+            raise _call_error(trap)
         if len(results) == 1:
             return _from_c(store, rarr[0], owned=True)
         out = tuple(_from_c(store, rarr[i], owned=True) for i in range(len(results)))
         return out or None
 
     def __repr__(self) -> str:
+        if not self.store._ptr:
+            return "Func(<store closed>)"
         return f"Func({self.type!r})"
+
+
+def _call_error(trap: int) -> BaseException:
+    """The exception for the trap a call returned (deleted here): a
+    ``WasiExit`` for a WASI exit, else a ``Trap``, caused by the Python
+    exception of a host function when that is what trapped."""
+    status = c.c_int32()
+    if f.cranewasm_trap_exit_status(trap, c.byref(status)):
+        f.wasm_trap_delete(trap)
+        _PENDING.error = None
+        return WasiExit(status.value)
+    t = Trap._take(trap)
+    cause: Optional[BaseException] = getattr(_PENDING, "error", None)
+    _PENDING.error = None
+    if cause is not None and t.code is None:
+        if isinstance(cause, WasiExit):
+            return cause
+        t.__cause__ = cause
+    return t
+
+
+# The exception of the last host function that failed on this thread,
+# until the call it ends raises.
+_PENDING = threading.local()
 
 
 class _HostFuncs:
     """Python callables behind host functions, by env key."""
 
-    def __init__(self):
-        self.funcs: Dict[int, tuple] = {}
+    def __init__(self) -> None:
+        self.funcs: Dict[int, Tuple["weakref.ref[Store]", List[int], List[int], Callable[..., Any]]] = {}
         self.next = 1
 
-    def add(self, store: Store, ty: FuncType, fn: Callable) -> int:
+    def add(self, store: Store, ty: FuncType, fn: Callable[..., Any]) -> int:
         key = self.next
         self.next += 1
         # The store by weak reference: this table is global, and the entry
@@ -101,7 +137,7 @@ class _HostFuncs:
 _HOST = _HostFuncs()
 
 
-def _host_call(env, args, results):
+def _host_call(env: int, args: Any, results: Any) -> Optional[int]:
     entry = _HOST.funcs.get(env)
     if entry is None:
         return None
@@ -112,8 +148,8 @@ def _host_call(env, args, results):
     try:
         a = args.contents
         vals = c.cast(a.data, c.POINTER(f.Val)) if a.data else None
-        py_args = [_from_c(store, vals[i], owned=False) for i in range(len(pkinds))]
-        out = fn(*py_args)
+        py_args = [_from_c(store, vals[i], owned=False) for i in range(len(pkinds))]  # type: ignore[index]
+        out: Union[Any, Tuple[Any, ...]] = fn(*py_args)
         if len(rkinds) == 0:
             out = ()
         elif len(rkinds) == 1:
@@ -128,8 +164,9 @@ def _host_call(env, args, results):
             slots[i] = _to_c(store, k, v, keep)
         return None
     except BaseException as e:  # everything becomes a trap: never unwind through C
+        _PENDING.error = e
         msg = f.byte_vec(f"{type(e).__name__}: {e}".encode() + b"\0")
-        t = f.wasm_trap_new(store._ptr, c.byref(msg))
+        t: int = f.wasm_trap_new(store._ptr, c.byref(msg))
         f.wasm_byte_vec_delete(c.byref(msg))
         return t
 
@@ -137,10 +174,10 @@ def _host_call(env, args, results):
 # v128 results of a host function, and the reference objects made for
 # funcref results, must outlive the callback's return until the runtime
 # reads them: they live here until the next call.
-_HOST_KEEP: list = []
+_HOST_KEEP: List[Any] = []
 
 
-def _finalize(env):
+def _finalize(env: int) -> None:
     _HOST.funcs.pop(env, None)
 
 

@@ -10,7 +10,7 @@ of a v128 handed out come from ``malloc`` and go back with ``free``
 ctypes')."""
 
 import ctypes as c
-from typing import Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 from . import _ffi as f
 from ._store import Store
@@ -22,11 +22,11 @@ class _Ref:
 
     __slots__ = ("ptr",)
 
-    def __init__(self, ptr):
+    def __init__(self, ptr: Optional[int]) -> None:
         self.ptr = ptr
 
 
-def _forget(keep: list) -> None:
+def _forget(keep: List[Any]) -> None:
     """Drops the reference objects in ``keep`` without deleting them: a C
     call took them (``wasm_table_set`` of a funcref)."""
     for k in keep:
@@ -34,7 +34,7 @@ def _forget(keep: list) -> None:
             k.ptr = None
 
 
-def _release(keep: list) -> None:
+def _release(keep: List[Any]) -> None:
     """Deletes the reference objects ``_to_c`` made into ``keep``, whose
     C call is done, and empties it."""
     for k in keep:
@@ -44,7 +44,7 @@ def _release(keep: list) -> None:
     keep.clear()
 
 
-def _to_c(store: Store, kind: int, value, keep: list) -> f.Val:
+def _to_c(store: Store, kind: int, value: Any, keep: List[Any]) -> f.Val:
     """A ``wasm_val_t`` of ``kind`` for a Python value; buffers and
     reference objects it needs go to ``keep`` (``_release`` it after the
     C call)."""
@@ -78,7 +78,7 @@ def _to_c(store: Store, kind: int, value, keep: list) -> f.Val:
     return v
 
 
-def _int(value, bits: int) -> int:
+def _int(value: Any, bits: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError("expected an int")
     if not -(1 << (bits - 1)) <= value < (1 << bits):
@@ -86,7 +86,7 @@ def _int(value, bits: int) -> int:
     return value - (1 << bits) if value >= 1 << (bits - 1) else value
 
 
-def _v128_bytes(value) -> bytes:
+def _v128_bytes(value: Any) -> bytes:
     if isinstance(value, (bytes, bytearray)) and len(value) == 16:
         return bytes(value)
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 128:
@@ -94,7 +94,7 @@ def _v128_bytes(value) -> bytes:
     raise TypeError("a v128 is 16 bytes or an int in [0, 2**128)")
 
 
-def _from_c(store: Store, v: f.Val, owned: bool):
+def _from_c(store: Store, v: f.Val, owned: bool) -> Any:
     """The Python value of a ``wasm_val_t``. ``owned``: the value was handed
     out to us (its v128 bytes or reference object are ours to free)."""
     k = v.kind
@@ -126,7 +126,7 @@ def _from_c(store: Store, v: f.Val, owned: bool):
     raise TypeError(f"unknown value kind {k}")
 
 
-def _val_vec(vals: Sequence[f.Val], capacity: int):
+def _val_vec(vals: Sequence[f.Val], capacity: int) -> Tuple[f.Vec, Any]:
     n = max(capacity, len(vals))
     arr = (f.Val * max(n, 1))(*vals)
     return f.Vec(n, c.addressof(arr), len(vals), c.sizeof(f.Val), None), arr

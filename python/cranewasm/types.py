@@ -2,7 +2,7 @@
 types. Each owns its C object and frees it once; types belong to no store."""
 
 import ctypes as c
-from typing import List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from . import _ffi as f
 
@@ -10,46 +10,53 @@ from . import _ffi as f
 class ValType:
     """A value type: ``ValType.i32()``, ..., ``ValType.funcref()``."""
 
-    _NAMES = {f.I32: "i32", f.I64: "i64", f.F32: "f32", f.F64: "f64", f.V128: "v128",
+    _NAMES: Dict[int, str] = {f.I32: "i32", f.I64: "i64", f.F32: "f32", f.F64: "f64", f.V128: "v128",
               f.EXTERNREF: "externref", f.FUNCREF: "funcref"}
 
-    def __init__(self, kind: int):
+    def __init__(self, kind: int) -> None:
         if kind not in self._NAMES:
             raise ValueError(f"not a value kind: {kind!r}")
         self.kind = kind
 
     @classmethod
     def i32(cls) -> "ValType":
+        """A 32-bit integer (a Python int)."""
         return cls(f.I32)
 
     @classmethod
     def i64(cls) -> "ValType":
+        """A 64-bit integer (a Python int)."""
         return cls(f.I64)
 
     @classmethod
     def f32(cls) -> "ValType":
+        """A 32-bit float (a Python float)."""
         return cls(f.F32)
 
     @classmethod
     def f64(cls) -> "ValType":
+        """A 64-bit float (a Python float)."""
         return cls(f.F64)
 
     @classmethod
     def v128(cls) -> "ValType":
+        """A 128-bit vector (16 bytes, or an int in [0, 2**128))."""
         return cls(f.V128)
 
     @classmethod
     def externref(cls) -> "ValType":
+        """A host reference (any Python object, or None)."""
         return cls(f.EXTERNREF)
 
     @classmethod
     def funcref(cls) -> "ValType":
+        """A function reference (a Func, or None)."""
         return cls(f.FUNCREF)
 
-    def _new_c(self):
-        return f.wasm_valtype_new(self.kind)
+    def _new_c(self) -> int:
+        return int(f.wasm_valtype_new(self.kind))
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, ValType) and other.kind == self.kind
 
     def __hash__(self) -> int:
@@ -62,7 +69,7 @@ class ValType:
         return f"ValType.{self}()"
 
 
-def _valtypes_of(vec) -> List[ValType]:
+def _valtypes_of(vec: Any) -> List[ValType]:
     return [ValType(f.wasm_valtype_kind(p)) for p in f.elems(vec.contents)]
 
 
@@ -76,22 +83,32 @@ def _valtype_vec(types: Sequence[ValType]) -> f.Vec:
     return v
 
 
+_O = TypeVar("_O", bound="_Owned")
+
+
 class _Owned:
     """A C type object this wrapper owns (``_delete`` frees it)."""
 
-    _delete = None
+    _delete: Callable[[int], None]
 
-    def __init__(self, ptr, owner=None):
+    def __init__(self, ptr: int, owner: Any = None) -> None:
         if not ptr:
             raise ValueError(f"cannot make a {type(self).__name__}")
         self._ptr = ptr
         # A type borrowed from another object keeps that object alive.
         self._owner = owner
 
-    def __del__(self):
+    @classmethod
+    def _wrap(cls: Type[_O], ptr: int, owner: Any = None) -> _O:
+        """A wrapper of ``ptr`` (borrowed from ``owner`` when given, else owned)."""
+        t = cls.__new__(cls)
+        _Owned.__init__(t, ptr, owner)
+        return t
+
+    def __del__(self) -> None:
         if getattr(self, "_owner", 1) is None and getattr(self, "_ptr", None):
             type(self)._delete(self._ptr)
-            self._ptr = None
+            self._ptr = 0
 
 
 class FuncType(_Owned):
@@ -99,22 +116,18 @@ class FuncType(_Owned):
 
     _delete = staticmethod(f.wasm_functype_delete)
 
-    def __init__(self, params: Sequence[ValType], results: Sequence[ValType]):
+    def __init__(self, params: Sequence[ValType], results: Sequence[ValType]) -> None:
         p, r = _valtype_vec(list(params)), _valtype_vec(list(results))
         super().__init__(f.wasm_functype_new(c.byref(p), c.byref(r)))
 
-    @classmethod
-    def _wrap(cls, ptr, owner=None) -> "FuncType":
-        t = cls.__new__(cls)
-        _Owned.__init__(t, ptr, owner)
-        return t
-
     @property
     def params(self) -> List[ValType]:
+        """The parameter types."""
         return _valtypes_of(f.wasm_functype_params(self._ptr))
 
     @property
     def results(self) -> List[ValType]:
+        """The result types."""
         return _valtypes_of(f.wasm_functype_results(self._ptr))
 
     def __repr__(self) -> str:
@@ -126,24 +139,20 @@ class GlobalType(_Owned):
 
     _delete = staticmethod(f.wasm_globaltype_delete)
 
-    def __init__(self, content: ValType, mutable: bool):
+    def __init__(self, content: ValType, mutable: bool) -> None:
         if not isinstance(content, ValType):
             raise TypeError(f"expected a ValType, got {content!r}")
         super().__init__(f.wasm_globaltype_new(content._new_c(), f.VAR if mutable else f.CONST))
 
-    @classmethod
-    def _wrap(cls, ptr, owner=None) -> "GlobalType":
-        t = cls.__new__(cls)
-        _Owned.__init__(t, ptr, owner)
-        return t
-
     @property
     def content(self) -> ValType:
+        """The type of the value."""
         return ValType(f.wasm_valtype_kind(f.wasm_globaltype_content(self._ptr)))
 
     @property
     def mutable(self) -> bool:
-        return f.wasm_globaltype_mutability(self._ptr) == f.VAR
+        """Whether the global may be set."""
+        return bool(f.wasm_globaltype_mutability(self._ptr) == f.VAR)
 
     def __repr__(self) -> str:
         return f"GlobalType({self.content!r}, mutable={self.mutable})"
@@ -155,7 +164,7 @@ def _limits(minimum: int, maximum: Optional[int]) -> f.Limits:
     return f.Limits(minimum, f.NO_MAX if maximum is None else maximum)
 
 
-def _limits_of(p):
+def _limits_of(p: Any) -> Tuple[int, Optional[int]]:
     lim = p.contents
     return lim.min, None if lim.max == f.NO_MAX else lim.max
 
@@ -165,24 +174,19 @@ class TableType(_Owned):
 
     _delete = staticmethod(f.wasm_tabletype_delete)
 
-    def __init__(self, element: ValType, minimum: int, maximum: Optional[int] = None):
+    def __init__(self, element: ValType, minimum: int, maximum: Optional[int] = None) -> None:
         if not isinstance(element, ValType) or element.kind not in (f.FUNCREF, f.EXTERNREF):
             raise TypeError(f"a table holds funcref or externref, not {element!r}")
         lim = _limits(minimum, maximum)
         super().__init__(f.wasm_tabletype_new(element._new_c(), c.byref(lim)))
 
-    @classmethod
-    def _wrap(cls, ptr, owner=None) -> "TableType":
-        t = cls.__new__(cls)
-        _Owned.__init__(t, ptr, owner)
-        return t
-
     @property
     def element(self) -> ValType:
+        """The element type (funcref or externref)."""
         return ValType(f.wasm_valtype_kind(f.wasm_tabletype_element(self._ptr)))
 
     @property
-    def limits(self):
+    def limits(self) -> Tuple[int, Optional[int]]:
         """``(minimum, maximum or None)``."""
         return _limits_of(f.wasm_tabletype_limits(self._ptr))
 
@@ -198,46 +202,45 @@ class MemoryType(_Owned):
 
     _delete = staticmethod(f.wasm_memorytype_delete)
 
-    def __init__(self, minimum: int, maximum: Optional[int] = None, shared: bool = False):
+    def __init__(self, minimum: int, maximum: Optional[int] = None, shared: bool = False) -> None:
         if shared and maximum is None:
             raise ValueError("a shared memory needs a maximum")
         lim = _limits(minimum, maximum)
         new = f.cranewasm_memorytype_new_shared if shared else f.wasm_memorytype_new
         super().__init__(new(c.byref(lim)))
 
-    @classmethod
-    def _wrap(cls, ptr, owner=None) -> "MemoryType":
-        t = cls.__new__(cls)
-        _Owned.__init__(t, ptr, owner)
-        return t
-
     @property
-    def limits(self):
+    def limits(self) -> Tuple[int, Optional[int]]:
         """``(minimum, maximum or None)``."""
         return _limits_of(f.wasm_memorytype_limits(self._ptr))
 
     @property
     def shared(self) -> bool:
-        return f.cranewasm_memorytype_is_shared(self._ptr)
+        """Whether the memory is shared (the threads proposal)."""
+        return bool(f.cranewasm_memorytype_is_shared(self._ptr))
 
     def __repr__(self) -> str:
         shared = ", shared=True" if self.shared else ""
         return f"MemoryType({self.limits[0]}, {self.limits[1]}{shared})"
 
 
-def extern_type(ptr, owner=None):
+ExternType = Union["FuncType", "GlobalType", "TableType", "MemoryType"]
+
+
+def extern_type(ptr: int, owner: Any = None) -> ExternType:
     """The Python type object for a ``wasm_externtype_t`` (borrowed from
     ``owner`` when given, else owned)."""
     kind = f.wasm_externtype_kind(ptr)
-    cls = {f.EXTERN_FUNC: FuncType, f.EXTERN_GLOBAL: GlobalType, f.EXTERN_TABLE: TableType,
+    cls: Type[Any] = {f.EXTERN_FUNC: FuncType, f.EXTERN_GLOBAL: GlobalType, f.EXTERN_TABLE: TableType,
            f.EXTERN_MEMORY: MemoryType}[kind]
-    return cls._wrap(ptr, owner)
+    out: ExternType = cls._wrap(ptr, owner)
+    return out
 
 
 class ImportType:
     """An import of a module: ``module``, ``name`` and ``type``."""
 
-    def __init__(self, module: str, name: str, type):
+    def __init__(self, module: str, name: str, type: ExternType) -> None:
         self.module, self.name, self.type = module, name, type
 
     def __repr__(self) -> str:
@@ -247,7 +250,7 @@ class ImportType:
 class ExportType:
     """An export of a module: ``name`` and ``type``."""
 
-    def __init__(self, name: str, type):
+    def __init__(self, name: str, type: ExternType) -> None:
         self.name, self.type = name, type
 
     def __repr__(self) -> str:

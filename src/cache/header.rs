@@ -14,13 +14,22 @@ pub const MAGIC: &[u8; 8] = b"\0cwasm\r\n";
 /// VMContext layout compiled code assumes (2: `VMFuncRef` holds its type,
 /// and small signature ids are immediates; 3: the VMContext header holds a
 /// copy of the stack limit; 4: large signature ids in the VMContext, no
-/// longer relocations).
-pub const FORMAT_VERSION: u32 = 4;
+/// longer relocations; 5: exception handler tables; 6: the wasm-to-host
+/// trampolines of the module's function types, for builds without the
+/// compiler).
+pub const FORMAT_VERSION: u32 = 6;
+
+/// The Cranelift release generating code (the workspace's requirement;
+/// `compile::tests` keeps it in step):
+/// a compiled-code file records it, so that code from another code
+/// generator is compiled again rather than trusted to follow the same
+/// conventions.
+pub const CRANELIFT_VERSION: &str = "0.137";
 
 /// Settings whose names start with this are CPU features: code that does
 /// not use one runs on a CPU that has it, so only features the file needs
 /// and the host lacks refuse the file.
-const CPU_FEATURE_PREFIX: &str = "cpu.has_";
+pub(crate) const CPU_FEATURE_PREFIX: &str = "cpu.has_";
 
 /// Checks a file's recorded values against `ours` (the loading engine's
 /// fingerprint), naming the first that differs.

@@ -11,6 +11,7 @@
 //! 16  file length u64
 //! 24  compatibility: count u32, then (name, value) strings  (header::fingerprint)
 //!     metadata: length u32, then the code's metadata        (see `write_metadata`)
+//!     wasm-to-host trampolines of the module's function types  (exits.rs)
 //!     wasm offset u64, wasm length u64, code offset u64, code length u64
 //!     ... the module's binary (its declarations, data segments and names
 //!         are read from it again: parsing is fast, compiling is not)
@@ -33,17 +34,21 @@
 
 mod checksum;
 mod codec;
+mod exits;
 pub(crate) mod header;
+#[cfg(not(feature = "compiler"))]
+mod host;
 
 use std::ops::Range;
 
 use cranelift_entity::PrimaryMap;
 
-use crate::environ::compiled::{CodeTables, FunctionLoc, ImageReloc, LibCall, ProcessAddress};
+use crate::environ::compiled::{CodeTables, FunctionLoc, Handler, ImageReloc, LibCall, ProcessAddress};
 use crate::environ::error::Result;
 use crate::environ::trap::TrapCode;
 pub use checksum::checksum;
 use codec::{damaged, Reader, Writer};
+pub use exits::Exits;
 
 /// Alignment of the code in the file: the largest page size of the hosts
 /// we run on, so that the code can be mapped from the file as it is
@@ -57,9 +62,17 @@ pub fn is_serialized(bytes: &[u8]) -> bool {
 }
 
 /// The compiled-code file of a module: its code image `code`, described
-/// by `tables`, its binary `wasm`, and the `fingerprint` of the engine
-/// that compiled it (`Engine::fingerprint`), which loading compares.
-pub fn serialize(fingerprint: &[(String, String)], tables: &CodeTables, wasm: &[u8], code: &[u8]) -> Vec<u8> {
+/// by `tables`, its binary `wasm`, the wasm-to-host trampolines of its
+/// function types `exits` (type index, code), and the `fingerprint` of
+/// the engine that compiled it (`Engine::fingerprint`), which loading
+/// compares.
+pub fn serialize(
+    fingerprint: &[(String, String)],
+    tables: &CodeTables,
+    exits: &[(u32, Vec<u8>)],
+    wasm: &[u8],
+    code: &[u8],
+) -> Vec<u8> {
     let mut w = Writer::default();
     w.bytes.extend_from_slice(header::MAGIC);
     w.u32(header::FORMAT_VERSION);
@@ -75,6 +88,7 @@ pub fn serialize(fingerprint: &[(String, String)], tables: &CodeTables, wasm: &[
     write_metadata(&mut meta, tables);
     w.len(meta.bytes.len());
     w.bytes.extend_from_slice(&meta.bytes);
+    exits::write(&mut w, exits);
     let offsets_at = w.bytes.len();
     w.bytes.resize(offsets_at + 32, 0);
     let wasm_at = w.bytes.len();
@@ -110,6 +124,12 @@ fn write_metadata(w: &mut Writer, c: &CodeTables) {
     for (code, wasm) in &c.srclocs {
         w.u32(*code);
         w.u32(*wasm);
+    }
+    w.len(c.handlers.len());
+    for h in &c.handlers {
+        w.u32(h.ret);
+        w.u32(h.handler);
+        w.u32(h.frame_offset);
     }
     w.len(c.relocs.len());
     for r in &c.relocs {
@@ -154,6 +174,13 @@ fn read_metadata(bytes: &[u8], code_len: usize) -> Result<CodeTables> {
         in_code(loc.0, 0, "source location")?;
         srclocs.push(loc);
     }
+    let mut handlers = Vec::new();
+    for _ in 0..r.count(12)? {
+        let h = Handler { ret: r.u32()?, handler: r.u32()?, frame_offset: r.u32()? };
+        in_code(h.ret, 0, "call site")?;
+        in_code(h.handler, 1, "exception handler")?;
+        handlers.push(h);
+    }
     let mut relocs = Vec::new();
     for _ in 0..r.count(9)? {
         let offset = r.u32()?;
@@ -168,10 +195,10 @@ fn read_metadata(bytes: &[u8], code_len: usize) -> Result<CodeTables> {
     }
     r.finish()?;
     // Lookups binary-search these.
-    if !traps.is_sorted_by_key(|t| t.0) || !srclocs.is_sorted_by_key(|s| s.0) {
+    if !traps.is_sorted_by_key(|t| t.0) || !srclocs.is_sorted_by_key(|s| s.0) || !handlers.is_sorted_by_key(|h| h.ret) {
         return Err(damaged("its trap or source tables are out of order"));
     }
-    Ok(CodeTables { funcs, entry_trampolines, traps, srclocs, relocs })
+    Ok(CodeTables { funcs, entry_trampolines, traps, srclocs, handlers, relocs })
 }
 
 /// Where the parts of a checked file are.
@@ -182,6 +209,8 @@ pub struct Parts {
     pub wasm: Range<usize>,
     /// The code image, at a multiple of [`CODE_ALIGN`] in the file.
     pub code: Range<usize>,
+    /// The wasm-to-host trampolines (their code's range is in the file).
+    pub exits: Exits,
 }
 
 /// Checks a whole file (header, checksum, compatibility with the engine
@@ -216,9 +245,12 @@ pub fn check(bytes: &[u8], fingerprint: &[(String, String)]) -> Result<Parts> {
     for _ in 0..r.count(8)? {
         recorded.push((r.str()?.to_string(), r.str()?.to_string()));
     }
+    #[cfg(not(feature = "compiler"))]
+    let recorded = host::check(recorded)?;
     header::check(&recorded, fingerprint)?;
     let meta_len = r.count(1)?;
     let meta = r.bytes(meta_len)?;
+    let exits = exits::read(&mut r, body.as_ptr())?;
     let mut field = || -> Result<usize> { usize::try_from(r.u64()?).map_err(|_| damaged("an offset is out of range")) };
     let (wasm_at, wasm_len, code_at, code_len) = (field()?, field()?, field()?, field()?);
     let range = |at: usize, len: usize, what: &str| match at.checked_add(len) {
@@ -228,5 +260,5 @@ pub fn check(bytes: &[u8], fingerprint: &[(String, String)]) -> Result<Parts> {
     let wasm = range(wasm_at, wasm_len, "module binary")?;
     let code = range(code_at, code_len, "code")?;
     let tables = read_metadata(meta, code.len())?;
-    Ok(Parts { tables, wasm, code })
+    Ok(Parts { tables, wasm, code, exits })
 }

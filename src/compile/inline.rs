@@ -80,8 +80,10 @@ fn growth_budget(own: usize) -> usize {
 
 /// The flag of a synthetic source location: the rest is an index into the
 /// function's table of inline chains. Wasm offsets stay below it (modules
-/// of 2 GiB or more are not inlined).
-const CHAIN: u32 = 1 << 31;
+/// of 1 GiB or more are not inlined). Not bit 31: Cranelift keeps source
+/// locations as 31-bit values (`MaybeRelSourceLoc` uses the top bit for
+/// itself) and drops it.
+const CHAIN: u32 = 1 << 30;
 
 /// The inline chains (wasm offsets, outermost call site first) of one
 /// function's synthetic source locations.
@@ -361,6 +363,13 @@ impl Inline for Policy<'_> {
         _args: &[ir::Value],
     ) -> InlineCommand<'_> {
         let Some(d) = defined_callee(self.info, caller, callee) else { return InlineCommand::KeepCall };
+        // A call with an exception handler stays a call: a throw in the
+        // callee's body (a builtin call given the frame pointer) finds
+        // handlers from the caller of the frame it runs in, which would
+        // then be this one, past the handler (see `vm::exception`).
+        if opcode == Opcode::TryCall {
+            return InlineCommand::KeepCall;
+        }
         // A tail call inlined at a plain call would become a plain call,
         // one more frame where the program counts on none.
         if opcode != Opcode::ReturnCall && self.tail_calls[d] {

@@ -33,12 +33,12 @@ use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::entity::{EntityRef, PrimaryMap};
 use cranelift_codegen::ir::{self, ExternalName};
 use cranelift_codegen::isa::TargetIsa;
-use cranelift_codegen::{Context, FinalizedRelocTarget};
+use cranelift_codegen::{Context, RelocTarget as ClifRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
 use wasmparser::FuncValidatorAllocations;
 
 use crate::environ::compiled::{
-    resolve_relocs, CodeTables, CompiledImage, FuncReloc, FunctionCode, FunctionLoc, ImageReloc, LibCall,
+    resolve_relocs, CodeTables, CompiledImage, FuncReloc, FunctionCode, FunctionLoc, Handler, ImageReloc, LibCall,
     ProcessAddress, RelocKind, RelocTarget,
 };
 use crate::environ::error::{Error, Result};
@@ -171,11 +171,11 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
     let mut relocs = Vec::new();
     for r in buffer.relocs() {
         let target = match &r.target {
-            FinalizedRelocTarget::ExternalName(ExternalName::User(name)) => match names[*name].namespace {
+            ClifRelocTarget::ExternalName(ExternalName::User(name)) => match names[*name].namespace {
                 FUNC_NAMESPACE => RelocTarget::Func(FuncIndex::from_u32(names[*name].index)),
                 other => return Err(Error::unsupported(format_args!("external name namespace {other}"), None)),
             },
-            FinalizedRelocTarget::ExternalName(ExternalName::LibCall(l)) => {
+            ClifRelocTarget::ExternalName(ExternalName::LibCall(l)) => {
                 RelocTarget::Process(ProcessAddress::LibCall(libcall(*l)?))
             }
             other => return Err(Error::unsupported(format_args!("relocation target {other:?}"), None)),
@@ -198,14 +198,43 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
     let srclocs = buffer
         .get_srclocs_sorted()
         .iter()
-        .filter(|s| s.start < s.end && !s.loc.is_default())
-        .map(|s| (s.start, s.loc.bits()))
+        // `apply_params` made every location absolute.
+        .map(|s| (s.start, s.end, s.loc.as_abs()))
+        .filter(|&(start, end, loc)| start < end && !loc.is_default())
+        .map(|(start, _, loc)| (start, loc.bits()))
         .collect();
+    let handlers = exception_handlers(buffer)?;
     Ok(CompiledFunction {
-        code: FunctionCode { body: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps, srclocs },
+        code: FunctionCode {
+            body: buffer.data().to_vec(),
+            alignment: buffer.min_alignment,
+            relocs,
+            traps,
+            srclocs,
+            handlers,
+        },
         loop_heads: loop_align::innermost_loop_heads(&compiled.bb_edges),
         vcode: compiled.vcode,
     })
+}
+
+/// The call sites of `buffer` with an exception handler. Our handlers
+/// catch everything (each compares tags itself, see `vm::exception`), so
+/// a site has one default handler, and needs its frame size.
+fn exception_handlers(buffer: &cranelift_codegen::MachBufferFinalized) -> Result<Vec<Handler>> {
+    let mut handlers = Vec::new();
+    for site in buffer.call_sites() {
+        for h in site.exception_handlers {
+            let cranelift_codegen::MachExceptionHandler::Default(target) = h else { continue };
+            let handler = target.as_offset();
+            let frame_offset = site
+                .frame_offset
+                .ok_or_else(|| Error::unsupported("an exception handler without a frame size", None))?;
+            handlers.push(Handler { ret: site.ret_addr, handler, frame_offset });
+        }
+    }
+    handlers.sort_by_key(|h| h.ret);
+    Ok(handlers)
 }
 
 /// The machine code of a function that needs no linking (a trampoline).
@@ -379,6 +408,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
     let mut locs = PrimaryMap::<DefinedFuncIndex, FunctionLoc>::new();
     let mut traps = Vec::new();
     let mut srclocs = Vec::new();
+    let mut handlers = Vec::new();
     for f in &funcs {
         align(&mut image, f.code.alignment);
         if env.loop_align {
@@ -389,6 +419,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
         locs.push(FunctionLoc { start, len: f.code.body.len() as u32 });
         traps.extend(f.code.traps.iter().map(|(o, c)| (start + o, *c)));
         srclocs.extend(f.code.srclocs.iter().map(|(o, l)| (start + o, *l)));
+        handlers.extend(f.code.handlers.iter().map(|h| h.moved(start)));
     }
 
     let entry_trampolines = entry_trampolines(isa, env, &mut image, &mut relocs, &|d| locs[d].start)?;
@@ -397,7 +428,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
         let body = &mut image[loc.start as usize..(loc.start + loc.len) as usize];
         resolve_relocs(body, loc.start, &f.code.relocs, &defined, &|d| locs[d].start, &mut relocs)?;
     }
-    let tables = CodeTables { funcs: locs, entry_trampolines, traps, srclocs, relocs };
+    let tables = CodeTables { funcs: locs, entry_trampolines, traps, srclocs, handlers, relocs };
     Ok(CompiledImage { image, tables })
 }
 

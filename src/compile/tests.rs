@@ -34,24 +34,32 @@ fn unsupported_message(wat: &str, extra: WasmFeatures) -> String {
 }
 
 #[test]
-fn wide_arithmetic_is_refused_as_unsupported_where_it_is() {
-    let wat = r#"(module (func (param i64 i64) (result i64 i64)
-        (i64.mul_wide_u (local.get 0) (local.get 1))))"#;
+fn gc_operators_are_refused_as_unsupported_where_they_are() {
+    let wat = "(module (func (drop (ref.i31 (i32.const 7)))))";
     // Off by default: the validator rejects the module.
     assert!(matches!(compile(wat, WasmFeatures::empty()), Err(Error::Invalid { .. })));
-    let message = unsupported_message(wat, WasmFeatures::WIDE_ARITHMETIC);
-    // The error points at the operator: its 0xfc prefix and opcode 0x16.
+    let message = unsupported_message(wat, WasmFeatures::GC);
+    // The error points at the operator: its 0xfb prefix and opcode 0x1c.
     let bytes = wat::parse_str(wat).unwrap();
-    let at = bytes.windows(2).position(|w| w == [0xfc, 0x16]).expect("i64.mul_wide_u in the binary");
-    assert_eq!(message, format!("wide arithmetic operator i64_mul_wide_u (at offset {at:#x})"));
+    let at = bytes.windows(2).position(|w| w == [0xfb, 0x1c]).expect("ref.i31 in the binary");
+    assert_eq!(message, format!("garbage collection operator ref_i31 (at offset {at:#x})"));
 }
 
 #[test]
-fn exception_blocks_are_refused_even_in_unreachable_code() {
-    // Dead code is only scanned for nesting, which a `try_table` changes.
-    let wat = "(module (func unreachable try_table end))";
-    let message = unsupported_message(wat, WasmFeatures::EXCEPTIONS);
-    assert!(message.starts_with("exception handling operator try_table"), "{message}");
+fn exception_blocks_in_unreachable_code_keep_their_nesting() {
+    // Dead code is only scanned for nesting, which `try_table` and the
+    // legacy `try` (with `catch` making code live again, and `delegate`
+    // ending it) change.
+    let wat = r#"(module (tag $e) (func (result i32)
+        unreachable
+        try_table end
+        try catch $e catch_all end
+        try delegate 0
+        i32.const 1))"#;
+    compile(wat, WasmFeatures::EXCEPTIONS | WasmFeatures::LEGACY_EXCEPTIONS).expect("compiles");
+    let live_catch = r#"(module (tag $e (param i32)) (func (result i32)
+        try (result i32) unreachable catch $e end))"#;
+    compile(live_catch, WasmFeatures::EXCEPTIONS | WasmFeatures::LEGACY_EXCEPTIONS).expect("compiles");
 }
 
 #[test]
@@ -60,4 +68,18 @@ fn unsupported_operators_in_unreachable_code_are_skipped() {
     let wat = r#"(module
         (func (result i64 i64) unreachable (i64.mul_wide_u (i64.const 1) (i64.const 2))))"#;
     compile(wat, WasmFeatures::WIDE_ARITHMETIC).expect("dead code is not translated");
+}
+
+#[test]
+fn cranelift_version_is_the_workspaces() {
+    // The version a compiled-code file records must be the one the
+    // workspace builds with.
+    let manifest = include_str!("../../Cargo.toml");
+    let line =
+        manifest.lines().find(|l| l.starts_with("cranelift-codegen =")).expect("cranelift-codegen in Cargo.toml");
+    assert!(
+        line.contains(&format!("version = \"{}\"", crate::cache::header::CRANELIFT_VERSION)),
+        "CRANELIFT_VERSION is {}, Cargo.toml has {line}",
+        crate::cache::header::CRANELIFT_VERSION
+    );
 }

@@ -7,7 +7,7 @@ use crate::environ::trap::TrapCode;
 
 /// The codes Cranelift has no name for, numbered as Cranelift's user
 /// codes (1 for the first).
-const USER: [TrapCode; 11] = [
+const USER: [TrapCode; 13] = [
     TrapCode::Unreachable,
     TrapCode::TableOutOfBounds,
     TrapCode::UndefinedElement,
@@ -19,6 +19,8 @@ const USER: [TrapCode; 11] = [
     TrapCode::Interrupted,
     TrapCode::OutOfFuel,
     TrapCode::EpochDeadline,
+    TrapCode::NullReference,
+    TrapCode::NullFunctionReference,
 ];
 
 /// Our trap codes as the Cranelift trap codes compiled code uses.

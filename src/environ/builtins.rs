@@ -70,8 +70,9 @@ macro_rules! declare_builtins {
 // of bounds and the compiled caller traps (see `Builtin::trap_code`), so
 // the trap is raised at a wasm pc and its backtrace starts in wasm.
 declare_builtins! {
-    /// `(mem, delta_pages)` → old size in pages, or -1.
-    memory_grow(vmctx, i32, i32) -> i32;
+    /// `(mem, delta_pages)` → old size in pages, or -1: 64-bit, for
+    /// 64-bit memories and 1-byte pages (32-bit code narrows it).
+    memory_grow(vmctx, i32, i64) -> i64;
     /// `(mem, dst, byte, len)` → nonzero when out of bounds.
     memory_fill(vmctx, i32, i64, i32, i64) -> i32;
     /// `(dst_mem, dst, src_mem, src, len)` → nonzero when out of bounds.
@@ -98,6 +99,15 @@ declare_builtins! {
     memory_atomic_wait64(vmctx, i32, i64, i64, i64) -> i32;
     /// `(mem, addr, count)` → threads woken; `addr` checked by the caller.
     memory_atomic_notify(vmctx, i32, i64, i32) -> i32;
+    /// `(tag)` → a new exception of tag `tag` with a zeroed payload, which
+    /// the caller then writes (see `VMExn`).
+    exn_new(vmctx, i32) -> ptr;
+    /// `(exn, fp)`: throws `exn` from the wasm frame whose frame pointer
+    /// is `fp` (which has no handler of its own for it); never returns.
+    throw(vmctx, ptr, ptr);
+    /// `(exn)`: a catch took the payload of `exn` and dropped it; frees it
+    /// unless it was exposed (see `vmctx::exn::EXPOSED`).
+    exn_release(vmctx, ptr);
 }
 
 impl Builtin {

@@ -114,6 +114,32 @@ pub struct FunctionCode {
     pub traps: Vec<(u32, TrapCode)>,
     /// `(code offset, wasm byte offset)` at which each source range starts.
     pub srclocs: Vec<(u32, u32)>,
+    /// Exception handlers: see [`Handler`].
+    pub handlers: Vec<Handler>,
+}
+
+/// A call site with an exception handler (a `try_call`): the offset of
+/// its return address, of its handler, and the size of its frame below the
+/// frame pointer at the call, from which the handler's stack pointer comes.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Handler {
+    pub ret: u32,
+    pub handler: u32,
+    pub frame_offset: u32,
+}
+
+impl Handler {
+    /// The same handler `start` bytes further into the code.
+    pub fn moved(self, start: u32) -> Handler {
+        Handler { ret: self.ret + start, handler: self.handler + start, frame_offset: self.frame_offset }
+    }
+}
+
+/// The handler of the call whose return address is at `ret` in
+/// `handlers` (sorted by return address): its offset and frame size.
+pub fn handler_at(handlers: &[Handler], ret: u32) -> Option<(u32, u32)> {
+    let i = handlers.binary_search_by_key(&ret, |h| h.ret).ok()?;
+    Some((handlers[i].handler, handlers[i].frame_offset))
 }
 
 /// The tables that describe a module's linked code image (all offsets are
@@ -127,6 +153,8 @@ pub struct CodeTables {
     pub traps: Vec<(u32, TrapCode)>,
     /// Source locations, sorted by code offset.
     pub srclocs: Vec<(u32, u32)>,
+    /// Exception handlers, sorted by return address.
+    pub handlers: Vec<Handler>,
     /// The addresses of the process to write into the image.
     pub relocs: Vec<ImageReloc>,
 }

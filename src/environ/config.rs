@@ -1,5 +1,7 @@
 //! Engine-wide settings: which proposals are on, and how code is generated.
 
+use super::config_memory64::WideProposals;
+
 /// How linear-memory accesses are kept in bounds.
 ///
 /// The default comes from the environment, so that programs whose
@@ -117,6 +119,11 @@ pub struct Config {
     pub(crate) extended_const: bool,
     pub(crate) multi_memory: bool,
     pub(crate) threads: bool,
+    pub(crate) function_references: bool,
+    pub(crate) exceptions: bool,
+    pub(crate) legacy_exceptions: bool,
+    /// memory64, custom page sizes, wide arithmetic (`config_memory64`).
+    pub(crate) wide: WideProposals,
     pub(crate) bounds_checks: BoundsChecks,
     /// Whether neither [`Config::bounds_checks`] nor [`BOUNDS_CHECKS_ENV`]
     /// chose the mode: the engine then picks explicit checks under
@@ -175,6 +182,10 @@ impl Default for Config {
             extended_const: true,
             multi_memory: true,
             threads: true,
+            function_references: true,
+            exceptions: true,
+            legacy_exceptions: true,
+            wide: WideProposals::default(),
             bounds_checks: chosen.unwrap_or(BoundsChecks::GuardPages),
             bounds_checks_unchosen: chosen.is_none(),
             bounds_checks_env_error,
@@ -251,6 +262,31 @@ impl Config {
     /// `memory.atomic.wait`/`notify` and `atomic.fence`.
     pub fn wasm_threads(&mut self, on: bool) -> &mut Config {
         self.threads = on;
+        self
+    }
+
+    /// Typed function references (WebAssembly 3.0): `(ref $t)` types,
+    /// `call_ref`, `return_call_ref`, `ref.as_non_null`, `br_on_null`,
+    /// `br_on_non_null`, non-nullable locals and table initialisers.
+    pub fn wasm_function_references(&mut self, on: bool) -> &mut Config {
+        self.function_references = on;
+        self
+    }
+
+    /// Exception handling (WebAssembly 3.0): tags, `throw`, `throw_ref`,
+    /// `try_table` and `exnref`. A call inside `try_table` costs what a
+    /// plain call costs; only a throw pays.
+    pub fn wasm_exceptions(&mut self, on: bool) -> &mut Config {
+        self.exceptions = on;
+        self
+    }
+
+    /// The legacy exception instructions (`try`, `catch`, `catch_all`,
+    /// `delegate`, `rethrow`), which clang emits by default and WAMR runs.
+    /// On by default, as WAMR's build accepts them; they need
+    /// [`wasm_exceptions`](Self::wasm_exceptions) too.
+    pub fn wasm_legacy_exceptions(&mut self, on: bool) -> &mut Config {
+        self.legacy_exceptions = on;
         self
     }
 
@@ -441,6 +477,10 @@ impl Config {
         f.set(F::EXTENDED_CONST, self.extended_const);
         f.set(F::MULTI_MEMORY, self.multi_memory);
         f.set(F::THREADS, self.threads);
+        f.set(F::FUNCTION_REFERENCES, self.function_references);
+        f.set(F::EXCEPTIONS, self.exceptions);
+        f.set(F::LEGACY_EXCEPTIONS, self.exceptions && self.legacy_exceptions);
+        self.wide.apply(&mut f);
         f
     }
 }

@@ -12,7 +12,6 @@
 use std::ops::Range;
 
 use super::module_info::{ConstExpr, ConstOp, DataMode, ModuleInfo};
-use super::types::WASM_PAGE_SIZE;
 use crate::environ::index::MemoryIndex;
 
 /// Below this many bytes of data, copying is cheaper than mapping (one
@@ -35,7 +34,9 @@ pub struct ImageLayout {
 /// no segments, too little data to be worth it, or segments whose effect
 /// is not the same for every instance.
 pub fn layout(info: &ModuleInfo, memory: MemoryIndex, page: usize) -> Option<ImageLayout> {
-    let initial = info.memories[memory].minimum() as usize * WASM_PAGE_SIZE;
+    let ty = &info.memories[memory];
+    // In bytes whatever the page size; past the address space, no image.
+    let initial = usize::try_from(ty.minimum().saturating_mul(ty.page_size())).ok()?;
     let mut segments = Vec::new();
     let mut data = 0;
     for seg in info.datas.values() {

@@ -40,7 +40,7 @@ pub enum Error {
     /// refused the memory.
     MemoryGrow {
         /// The pages asked for.
-        delta: u32,
+        delta: u64,
     },
     /// A table cannot grow by `delta` elements: past its maximum or the
     /// runtime's limit on table size.
@@ -60,6 +60,10 @@ pub enum Error {
     /// `proc_exit`, through [`Trap::exit`]): the guest finished on purpose,
     /// this is not a trap.
     Exit(i32),
+    /// A wasm exception that no handler caught: its message is
+    /// "uncaught wasm exception", and [`Exn::from_error`](crate::Exn::from_error)
+    /// gives its tag and payload.
+    Exception(Trap),
     /// The embedder passed something else unusable: wrong arity, a value
     /// of the wrong type, a write to a constant global.
     Usage(String),
@@ -126,7 +130,7 @@ impl Error {
     /// The trap behind this error, if it is one.
     pub fn as_trap(&self) -> Option<&Trap> {
         match self {
-            Error::Trap(t) => Some(t),
+            Error::Trap(t) | Error::Exception(t) => Some(t),
             _ => None,
         }
     }
@@ -140,7 +144,7 @@ impl fmt::Display for Error {
             }
             Error::Unsupported(m) => write!(f, "unsupported: {m}"),
             Error::Link(e) => write!(f, "link error: {e}"),
-            Error::Trap(t) => write!(f, "{t}"),
+            Error::Trap(t) | Error::Exception(t) => write!(f, "{t}"),
             Error::Resource(m) => write!(f, "resource error: {m}"),
             Error::WrongStore => f.write_str("object used with a store it does not belong to"),
             Error::WrongEngine => f.write_str("module and store belong to different engines"),
@@ -180,6 +184,7 @@ impl From<Trap> for Error {
     fn from(t: Trap) -> Error {
         match t.exit_code() {
             Some(code) => Error::Exit(code),
+            None if t.exception().is_some() => Error::Exception(t),
             None => Error::Trap(t),
         }
     }

@@ -38,6 +38,8 @@ indices! {
     ElemIndex = "elem";
     /// A data segment.
     DataIndex = "data";
+    /// An exception tag, imported or defined.
+    TagIndex = "tag";
 }
 
 /// An index into any of the spaces an import or export can name.
@@ -47,4 +49,5 @@ pub enum EntityIndex {
     Table(TableIndex),
     Memory(MemoryIndex),
     Global(GlobalIndex),
+    Tag(TagIndex),
 }

@@ -90,6 +90,9 @@ pub struct ModuleInfo {
     pub num_imported_tables: usize,
     pub num_imported_memories: usize,
     pub num_imported_globals: usize,
+    /// Each tag's type (exceptions), imported tags first.
+    pub tags: PrimaryMap<TagIndex, TypeIndex>,
+    pub num_imported_tags: usize,
     /// Function names from the `name` custom section, for backtraces.
     pub func_names: HashMap<FuncIndex, String>,
     /// The module's own name from the `name` section.
@@ -97,6 +100,9 @@ pub struct ModuleInfo {
     /// Defined tables that never change after instantiation, and what
     /// their segments put in them (see `frozen_tables`).
     pub frozen_tables: HashMap<TableIndex, super::frozen_tables::FrozenTable>,
+    /// The initialiser of each defined table that has one (typed function
+    /// references); the others start null.
+    pub table_inits: HashMap<TableIndex, ConstExpr>,
 }
 
 impl ModuleInfo {
@@ -139,8 +145,8 @@ impl ModuleInfo {
     /// made 4 GiB (WAMR's app heap can add pages).
     pub fn memories_below_4gib(&self) -> bool {
         self.memories.iter().all(|(m, ty)| match m.index() < self.num_imported_memories {
-            true => ty.maximum().is_some_and(|max| max < u64::from(MAX_PAGES)),
-            false => ty.minimum() < u64::from(MAX_PAGES),
+            true => ty.maximum().is_some_and(|max| max < ty.pages_in_4gib()),
+            false => ty.minimum() < ty.pages_in_4gib(),
         })
     }
 
@@ -151,6 +157,7 @@ impl ModuleInfo {
             EntityIndex::Table(t) => ExternType::Table(self.tables[t]),
             EntityIndex::Memory(m) => ExternType::Memory(self.memories[m]),
             EntityIndex::Global(g) => ExternType::Global(self.globals[g]),
+            EntityIndex::Tag(t) => ExternType::Tag(TagType::new(self.func_sig(self.tags[t]).clone())),
         }
     }
 

@@ -86,7 +86,11 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                             info.num_imported_globals += 1;
                             EntityIndex::Global(info.globals.push(global_type(&g)))
                         }
-                        TypeRef::Tag(_) => return Err(Error::unsupported("exception tags", Some(offset as usize))),
+                        TypeRef::Tag(t) => {
+                            let _ = offset;
+                            info.num_imported_tags += 1;
+                            EntityIndex::Tag(info.tags.push(TypeIndex::from_u32(t.func_type_idx)))
+                        }
                     };
                     info.imports.push(Import {
                         module: import.module.to_string(),
@@ -101,13 +105,12 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                 }
             }
             Payload::TableSection(reader) => {
-                let offset = reader.range().start;
                 for table in reader {
                     let table = table?;
-                    if !matches!(table.init, wasmparser::TableInit::RefNull) {
-                        return Err(Error::unsupported("table initialiser expressions", Some(offset as usize)));
+                    let t = info.tables.push(table_type(&table.ty));
+                    if let wasmparser::TableInit::Expr(init) = &table.init {
+                        info.table_inits.insert(t, const_expr(init)?);
                     }
-                    info.tables.push(table_type(&table.ty));
                 }
             }
             Payload::MemorySection(reader) => {
@@ -132,7 +135,7 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                         wasmparser::ExternalKind::Table => EntityIndex::Table(TableIndex::from_u32(e.index)),
                         wasmparser::ExternalKind::Memory => EntityIndex::Memory(MemoryIndex::from_u32(e.index)),
                         wasmparser::ExternalKind::Global => EntityIndex::Global(GlobalIndex::from_u32(e.index)),
-                        wasmparser::ExternalKind::Tag => return Err(Error::unsupported("exception tags", None)),
+                        wasmparser::ExternalKind::Tag => EntityIndex::Tag(TagIndex::from_u32(e.index)),
                     };
                     info.export_names.insert(e.name.to_string(), info.exports.len());
                     info.exports.push((e.name.to_string(), index));
@@ -164,12 +167,18 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                     let _ = read_names(names, &mut info);
                 }
             }
-            Payload::TagSection(r) => return Err(Error::unsupported("exception tags", Some(r.range().start as usize))),
+            Payload::TagSection(reader) => {
+                for tag in reader {
+                    info.tags.push(TypeIndex::from_u32(tag?.func_type_idx));
+                }
+            }
             Payload::End(_) => break,
             _ => {}
         }
     }
     info.frozen_tables = super::frozen_tables::find(&info, bodies.iter().map(|b| b.body.clone()));
+    // What the analysis proves of a table's slots assumes they start null.
+    info.frozen_tables.retain(|t, _| !info.table_inits.contains_key(t));
     Ok(ParsedModule { info, bodies })
 }
 

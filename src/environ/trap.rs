@@ -40,6 +40,10 @@ pub enum TrapCode {
     /// The engine's epoch reached the store's deadline (see
     /// [`Config::epoch_interruption`](crate::Config::epoch_interruption)).
     EpochDeadline,
+    /// `ref.as_non_null` (or a cast) of a null reference.
+    NullReference,
+    /// `call_ref` or `return_call_ref` of a null function reference.
+    NullFunctionReference,
 }
 
 impl TrapCode {
@@ -64,12 +68,14 @@ impl TrapCode {
             TrapCode::Interrupted => "terminated by user",
             TrapCode::OutOfFuel => "instruction limit exceeded",
             TrapCode::EpochDeadline => "epoch deadline reached",
+            TrapCode::NullReference => "null reference",
+            TrapCode::NullFunctionReference => "null function reference",
         }
     }
 
     /// Every trap code, in a fixed order: a code's position is its number
     /// in serialized modules.
-    pub const ALL: [TrapCode; 16] = [
+    pub const ALL: [TrapCode; 18] = [
         TrapCode::StackOverflow,
         TrapCode::MemoryOutOfBounds,
         TrapCode::TableOutOfBounds,
@@ -86,6 +92,8 @@ impl TrapCode {
         TrapCode::EpochDeadline,
         TrapCode::HeapMisaligned,
         TrapCode::AtomicWaitNonSharedMemory,
+        TrapCode::NullReference,
+        TrapCode::NullFunctionReference,
     ];
 }
 
@@ -133,6 +141,9 @@ impl FrameInfo {
     }
 }
 
+/// The message of an exception that no wasm handler caught (WAMR's).
+pub const UNCAUGHT_EXCEPTION: &str = "uncaught wasm exception";
+
 /// A trap: execution stopped, with a reason and a backtrace.
 #[derive(Clone, Debug)]
 pub struct Trap {
@@ -143,12 +154,15 @@ pub struct Trap {
     /// `proc_exit`): it travels out of wasm like a trap, but callers see
     /// [`Error::Exit`](crate::Error::Exit), not a failure.
     exit_code: Option<i32>,
+    /// The exception (a `vm::exception::VMExn` of the store that ran the
+    /// call) when wasm threw one that nothing caught.
+    exception: Option<usize>,
 }
 
 impl Trap {
     /// A trap with a message, as host functions raise them.
     pub fn new(message: impl Into<String>) -> Trap {
-        Trap { code: None, message: message.into(), frames: Vec::new(), exit_code: None }
+        Trap { code: None, message: message.into(), frames: Vec::new(), exit_code: None, exception: None }
     }
 
     /// Ends the running call with exit status `code`, as a process's exit
@@ -156,7 +170,13 @@ impl Trap {
     /// the call then fails with [`Error::Exit`](crate::Error::Exit)`(code)`
     /// rather than with a trap.
     pub fn exit(code: i32) -> Trap {
-        Trap { code: None, message: format!("exit with status {code}"), frames: Vec::new(), exit_code: Some(code) }
+        Trap {
+            code: None,
+            message: format!("exit with status {code}"),
+            frames: Vec::new(),
+            exit_code: Some(code),
+            exception: None,
+        }
     }
 
     /// The exit status, when this is a [`Trap::exit`] and not a trap.
@@ -165,7 +185,37 @@ impl Trap {
     }
 
     pub(crate) fn from_code(code: TrapCode) -> Trap {
-        Trap { code: Some(code), message: code.message().to_string(), frames: Vec::new(), exit_code: None }
+        Trap {
+            code: Some(code),
+            message: code.message().to_string(),
+            frames: Vec::new(),
+            exit_code: None,
+            exception: None,
+        }
+    }
+
+    /// What an exception that left wasm becomes on its way to the host:
+    /// WAMR's message (the C APIs print it as "Exception: uncaught wasm
+    /// exception"), with the exception itself for the Rust API.
+    pub(crate) fn uncaught_exception(exn: usize) -> Trap {
+        Trap {
+            code: None,
+            message: UNCAUGHT_EXCEPTION.to_string(),
+            frames: Vec::new(),
+            exit_code: None,
+            exception: Some(exn),
+        }
+    }
+
+    /// Whether this stands for a wasm exception that nothing caught.
+    pub fn is_exception(&self) -> bool {
+        self.exception.is_some()
+    }
+
+    /// The uncaught exception this stands for, if it does (see
+    /// `Exn::from_error`).
+    pub(crate) fn exception(&self) -> Option<usize> {
+        self.exception
     }
 
     /// The trap's cause, if it came from wasm code or the runtime rather

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use cranelift_entity::PrimaryMap;
 
 use super::index::TypeIndex;
-use super::types::{FuncType, SubType, LARGE_SIG_ID_TAG};
+use super::types::{FuncType, HeapType, RefType, SubType, ValType, LARGE_SIG_ID_TAG};
 
 /// A type's canonical id in its engine's registry.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -102,6 +102,36 @@ pub fn sig_id(ty: &FuncType, id: SharedTypeIndex) -> usize {
     ty.small_sig_id().unwrap_or(id.0 as usize | LARGE_SIG_ID_TAG)
 }
 
+/// Marks a concrete heap type whose index is an engine's canonical id
+/// ([`SharedTypeIndex`]) rather than an index in a module's type section.
+pub const CANONICAL_TYPE_BIT: u32 = 1 << 31;
+
+/// `ty` with each reference to a module type `t` (of those in `ids`)
+/// replaced by one to canonical id `ids[t]`, marked with
+/// [`CANONICAL_TYPE_BIT`]. Ids are those of the types' structure, so the
+/// same type in two modules gets the same form; an id stays valid while
+/// the module that registered it lives, as the types that use it do.
+fn canonical(ty: ValType, ids: &PrimaryMap<TypeIndex, SharedTypeIndex>) -> ValType {
+    match ty {
+        ValType::Ref(r) => match r.heap_type() {
+            HeapType::Concrete(t) => match ids.get(t) {
+                Some(id) => ValType::Ref(RefType::new(
+                    r.is_nullable(),
+                    HeapType::Concrete(TypeIndex::from_u32(id.0 | CANONICAL_TYPE_BIT)),
+                )),
+                None => ty,
+            },
+            _ => ty,
+        },
+        _ => ty,
+    }
+}
+
+fn canonical_func(func: &FuncType, ids: &PrimaryMap<TypeIndex, SharedTypeIndex>) -> FuncType {
+    let map = |t: &ValType| canonical(*t, ids);
+    FuncType::new(func.params().iter().map(map), func.results().iter().map(map))
+}
+
 /// One use of one type, released when dropped: what a host function holds.
 pub struct RegisteredType {
     registry: Arc<TypeRegistry>,
@@ -143,19 +173,53 @@ pub struct TypeCollection {
 }
 
 impl TypeCollection {
-    /// Registers every type of a module's type section.
-    pub fn new(registry: &Arc<TypeRegistry>, types: &PrimaryMap<TypeIndex, SubType>) -> TypeCollection {
-        let mut ids = PrimaryMap::with_capacity(types.len());
+    /// Registers every type of a module's type section, rewriting the
+    /// references to the module's types inside them into canonical form
+    /// first (see [`canonical`]), so that two modules' types are equal
+    /// exactly when they are the same type.
+    pub fn new(registry: &Arc<TypeRegistry>, types: &mut PrimaryMap<TypeIndex, SubType>) -> TypeCollection {
+        let mut ids: PrimaryMap<TypeIndex, SharedTypeIndex> = PrimaryMap::with_capacity(types.len());
         let mut sig_ids = PrimaryMap::with_capacity(types.len());
-        for ty in types.values() {
+        for ty in types.values_mut() {
             // Validation lets only function types through (see the module
             // documentation).
             let func = ty.as_func().expect("only function types are registered before GC");
-            let id = registry.register(func);
+            // Without recursion groups (GC), a type refers only to earlier
+            // ones, whose ids are known.
+            let func = canonical_func(func, &ids);
+            ty.composite = super::types::CompositeType::Func(func.clone());
+            let id = registry.register(&func);
             ids.push(id);
-            sig_ids.push(sig_id(func, id));
+            sig_ids.push(sig_id(&func, id));
         }
         TypeCollection { registry: registry.clone(), ids, sig_ids }
+    }
+
+    /// `ty` with its references to the module's types in canonical form:
+    /// for the types of globals, tables and tags, so that imports match
+    /// across modules.
+    pub fn canonical(&self, ty: ValType) -> ValType {
+        canonical(ty, &self.ids)
+    }
+
+    /// Registers the types of `info` (see [`TypeCollection::new`]) and puts
+    /// the types of its globals and tables in canonical form too.
+    pub fn for_module(registry: &Arc<TypeRegistry>, info: &mut super::module_info::ModuleInfo) -> TypeCollection {
+        let types = TypeCollection::new(registry, &mut info.types);
+        for g in info.globals.values_mut() {
+            *g = super::types::GlobalType::new(types.canonical(g.content()), g.mutability());
+        }
+        for t in info.tables.values_mut() {
+            let element = match types.canonical(ValType::Ref(t.element())) {
+                ValType::Ref(r) => r,
+                _ => unreachable!("a reference stays one"),
+            };
+            *t = match t.is_64() {
+                false => super::types::TableType::new(element, t.minimum() as u32, t.maximum().map(|m| m as u32)),
+                true => super::types::TableType::new64(element, t.minimum(), t.maximum()),
+            };
+        }
+        types
     }
 
     /// What compiled code compares the module's type `t` by.

@@ -169,6 +169,25 @@ pub mod header {
     pub const SIZE: u32 = 40;
 }
 
+/// The layout of an exception object (`vm::exception::VMExn`) as compiled
+/// code reads it: the tag's address, then a pointer to the payload, one
+/// 16-byte slot per value (a scalar at offset 8 of its slot, as in a
+/// `ValRaw`; a vector in the whole slot).
+pub mod exn {
+    /// Offset of the tag's address.
+    pub const TAG: i32 = 0;
+    /// Offset of the pointer to the payload.
+    pub const VALUES: i32 = 8;
+    /// Bytes per payload slot.
+    pub const SLOT: i32 = 16;
+    /// Offset of a scalar in its slot.
+    pub const SCALAR: i32 = 8;
+    /// Offset of the byte that is nonzero once the exception may be
+    /// referred to from anywhere but the throw in flight (an `exnref`, a
+    /// legacy catch, the host): until then a catch that drops it frees it.
+    pub const EXPOSED: i32 = 16;
+}
+
 /// The VMContext layout of one module.
 #[derive(Clone, Debug)]
 pub struct VMOffsets {
@@ -179,6 +198,7 @@ pub struct VMOffsets {
     defined_globals: u32,
     defined_funcs: u32,
     type_ids: u32,
+    tags: u32,
     size: u32,
 }
 
@@ -195,8 +215,19 @@ impl VMOffsets {
         let num_defined_globals = info.globals.len() - info.num_imported_globals;
         let defined_funcs = defined_globals + count(num_defined_globals) * 16;
         let type_ids = defined_funcs + count(info.num_defined_funcs()) * std::mem::size_of::<VMFuncRef>() as u32;
-        let size = type_ids + count(info.types.len()) * PTR;
-        VMOffsets { imported_funcs, memories, tables, imported_globals, defined_globals, defined_funcs, type_ids, size }
+        let tags = type_ids + count(info.types.len()) * PTR;
+        let size = tags + count(info.tags.len()) * PTR;
+        VMOffsets {
+            imported_funcs,
+            memories,
+            tables,
+            imported_globals,
+            defined_globals,
+            defined_funcs,
+            type_ids,
+            tags,
+            size,
+        }
     }
 
     /// Total size of the block in bytes.
@@ -237,6 +268,12 @@ impl VMOffsets {
     /// Slot holding the id `call_indirect` compares type `t` by.
     pub fn type_id(&self, t: TypeIndex) -> u32 {
         self.type_ids + t.index() as u32 * PTR
+    }
+
+    /// Slot holding the `*const VMTag` of tag `t` (its identity: defined
+    /// here or imported, see `vm::exception`).
+    pub fn tag(&self, t: TagIndex) -> u32 {
+        self.tags + t.index() as u32 * PTR
     }
 
     /// The `VMFuncRef` of a defined function.

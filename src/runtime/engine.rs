@@ -5,11 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
-use cranelift_codegen::settings::{self, Configurable};
-
-use crate::compile;
-use crate::environ::config::{BoundsChecks, Config, Regalloc};
+use crate::environ::config::{BoundsChecks, Config};
 use crate::environ::error::{Error, Result};
 use crate::environ::type_registry::TypeRegistry;
 use crate::environ::types::{FuncType, ValType};
@@ -31,9 +27,12 @@ type NativeSignature = (Vec<ValType>, Vec<ValType>);
 
 struct EngineInner {
     config: Config,
-    isa: OwnedTargetIsa,
-    /// Wasm→host trampolines by signature, compiled on first use.
-    exit_trampolines: Mutex<HashMap<FuncType, Arc<CodeMemory>>>,
+    /// The code generator for this host (`codegen.rs`).
+    #[cfg(feature = "compiler")]
+    isa: cranelift_codegen::isa::OwnedTargetIsa,
+    /// Wasm→host trampolines by signature, compiled on first use or taken
+    /// from compiled-code files: the code and the trampoline's offset in it.
+    exit_trampolines: Mutex<HashMap<FuncType, (Arc<CodeMemory>, usize)>>,
     /// Host→C trampolines by (parameters, results), compiled on first use.
     native_trampolines: Mutex<HashMap<NativeSignature, Arc<CodeMemory>>>,
     /// Released memory reservations, for reuse.
@@ -57,34 +56,8 @@ impl Engine {
         if let Some(e) = env_errors.into_iter().flatten().next() {
             return Err(Error::Usage(e.clone()));
         }
-        let mut flags = settings::builder();
-        let set = |flags: &mut settings::Builder, name: &str, value: &str| {
-            flags.set(name, value).map_err(|e| Error::Unsupported(format!("cranelift setting {name}: {e}")))
-        };
-        set(&mut flags, "opt_level", if config.optimize { "speed" } else { "none" })?;
-        let regalloc = match config.regalloc {
-            Regalloc::Backtracking => "backtracking",
-            Regalloc::SinglePass => "single_pass",
-        };
-        set(&mut flags, "regalloc_algorithm", regalloc)?;
-        // Frame pointers give trap backtraces a chain to follow.
-        set(&mut flags, "preserve_frame_pointers", "true")?;
-        // Prologues check the stack limit before allocating, so no probes.
-        set(&mut flags, "enable_probestack", "false")?;
-        set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
-        set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
-        // Guard pages keep heap accesses in bounds; table indices are
-        // checked against the length right before use.
-        set(&mut flags, "enable_heap_access_spectre_mitigation", "false")?;
-        set(&mut flags, "enable_table_access_spectre_mitigation", "false")?;
-        set(&mut flags, "unwind_info", "false")?;
-        // Block offsets and edges, to place functions by their loops
-        // (`compile::loop_align`).
-        set(&mut flags, "machine_code_cfg_info", "true")?;
-        let isa = cranelift_native::builder()
-            .map_err(|e| Error::Unsupported(format!("host not supported by Cranelift: {e}")))?
-            .finish(settings::Flags::new(flags))
-            .map_err(|e| Error::Unsupported(format!("cannot configure Cranelift: {e}")))?;
+        #[cfg(feature = "compiler")]
+        let isa = super::codegen::host_isa(config)?;
         signals::install_handlers();
         let mut config = config.clone();
         // Under valgrind an out-of-bounds access to a guard page would be
@@ -95,6 +68,7 @@ impl Engine {
         }
         Ok(Engine {
             inner: Arc::new(EngineInner {
+                #[cfg(feature = "compiler")]
                 isa,
                 exit_trampolines: Mutex::default(),
                 native_trampolines: Mutex::default(),
@@ -112,36 +86,34 @@ impl Engine {
         &self.inner.config
     }
 
-    pub(crate) fn isa(&self) -> &dyn TargetIsa {
+    #[cfg(feature = "compiler")]
+    pub(crate) fn isa(&self) -> &dyn cranelift_codegen::isa::TargetIsa {
         &*self.inner.isa
     }
 
     /// The code generator, shared (lazily compiled modules keep it).
-    pub(crate) fn shared_isa(&self) -> OwnedTargetIsa {
+    #[cfg(feature = "compiler")]
+    pub(crate) fn shared_isa(&self) -> cranelift_codegen::isa::OwnedTargetIsa {
         self.inner.isa.clone()
     }
 
     /// What code compiled by this engine depends on, as named values: the
     /// runtime version, the target and its CPU features, and every setting
     /// that changes generated code. A compiled-code file records them, and
-    /// loading it compares them one by one (`cache::header::check`).
+    /// loading it compares them one by one (`cache::header::check`). A
+    /// runtime-only build knows no code generator settings: it leaves them
+    /// and the CPU features out, and the loader checks those against the
+    /// host (`cache::host`).
     pub(crate) fn fingerprint(&self) -> Vec<(String, String)> {
         let config = self.config();
-        let isa = self.isa();
         let mut out = vec![
             ("cranewasm".to_string(), env!("CARGO_PKG_VERSION").to_string()),
-            ("target".to_string(), isa.triple().to_string()),
+            ("cranelift".to_string(), crate::cache::header::CRANELIFT_VERSION.to_string()),
         ];
-        for v in isa.isa_flags() {
-            let text = v.to_string();
-            let value = text.split_once('=').map_or(text.as_str(), |(_, v)| v).to_string();
-            out.push((format!("cpu.{}", v.name), value));
-        }
-        for v in isa.flags().iter() {
-            let text = v.to_string();
-            let value = text.split_once('=').map_or(text.as_str(), |(_, v)| v).to_string();
-            out.push((format!("cranelift.{}", v.name), value));
-        }
+        #[cfg(feature = "compiler")]
+        super::codegen::fingerprint(self.isa(), &mut out);
+        #[cfg(not(feature = "compiler"))]
+        out.push(("target".to_string(), target_lexicon::HOST.to_string()));
         let bounds = match config.bounds_checks {
             BoundsChecks::GuardPages => "guard-pages",
             BoundsChecks::Explicit => "explicit",
@@ -199,21 +171,36 @@ impl Engine {
         &self.inner.memory_pool
     }
 
-    /// The wasm→host trampoline for `ty`, compiled on first request.
-    pub(crate) fn exit_trampoline(&self, ty: &FuncType) -> Result<Arc<CodeMemory>> {
+    /// The wasm→host trampoline for `ty`, compiled on first request (in a
+    /// runtime-only build, taken from a loaded compiled-code file): its code
+    /// and its address.
+    pub(crate) fn exit_trampoline(&self, ty: &FuncType) -> Result<(Arc<CodeMemory>, *const u8)> {
         let mut cache = self.inner.exit_trampolines.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(t) = cache.get(ty) {
-            return Ok(t.clone());
+        if let Some((code, at)) = cache.get(ty) {
+            // SAFETY: the offset was checked to lie within the code when it
+            // was cached.
+            return Ok((code.clone(), unsafe { code.base().add(*at) }));
         }
-        let code = Arc::new(CodeMemory::new(&compile::exit_trampoline(self.isa(), ty)?)?);
+        let code = super::codegen::exit_trampoline(self, ty)?;
         let range = code.range();
         profiling::register(
             self.config().profiler,
             code.bytes(),
             &[(range.start, range.len(), format!("wasm-to-host[{ty}]"))],
         );
-        cache.insert(ty.clone(), code.clone());
-        Ok(code)
+        cache.insert(ty.clone(), (code.clone(), 0));
+        let base = code.base();
+        Ok((code, base))
+    }
+
+    /// Adds wasm→host trampolines that a compiled-code file brought, at
+    /// offsets within `code`, for the signatures the engine has none for.
+    pub(crate) fn add_exit_trampolines(&self, code: &Arc<CodeMemory>, at: impl IntoIterator<Item = (FuncType, usize)>) {
+        let mut cache = self.inner.exit_trampolines.lock().unwrap_or_else(|e| e.into_inner());
+        for (ty, offset) in at {
+            debug_assert!(offset < code.bytes().len());
+            cache.entry(ty).or_insert_with(|| (code.clone(), offset));
+        }
     }
 
     /// The host→C trampoline for a C function of `params` and `results`
@@ -224,7 +211,7 @@ impl Engine {
         if let Some(t) = cache.get(&key) {
             return Ok(t.clone());
         }
-        let code = Arc::new(CodeMemory::new(&compile::native_trampoline(self.isa(), params, results)?)?);
+        let code = super::codegen::native_trampoline(self, params, results)?;
         cache.insert(key, code.clone());
         Ok(code)
     }
@@ -238,6 +225,9 @@ impl Default for Engine {
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Engine").field("isa", &self.inner.isa.name()).finish()
+        #[cfg(feature = "compiler")]
+        return f.debug_struct("Engine").field("isa", &self.inner.isa.name()).finish();
+        #[cfg(not(feature = "compiler"))]
+        f.debug_struct("Engine").field("compiler", &"none").finish()
     }
 }

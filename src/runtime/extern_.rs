@@ -5,6 +5,7 @@ use super::global::Global;
 use super::memory::Memory;
 use super::store::{AsContext, StoreId, StoreOpaque};
 use super::table::Table;
+use super::tag::Tag;
 use super::vm::export::VMExtern;
 use super::vm::stored::Stored;
 use crate::environ::types::ExternType;
@@ -20,6 +21,8 @@ pub enum Extern {
     Table(Table),
     /// A linear memory.
     Memory(Memory),
+    /// An exception tag.
+    Tag(Tag),
 }
 
 impl Extern {
@@ -30,6 +33,7 @@ impl Extern {
             Extern::Global(g) => VMExtern::Global { storage: g.storage.as_non_null(), ty: g.ty, owner: g.owner },
             Extern::Table(t) => VMExtern::Table(t.0.as_non_null()),
             Extern::Memory(m) => VMExtern::Memory(m.0.as_non_null()),
+            Extern::Tag(t) => VMExtern::Tag(t.0.as_non_null()),
         }
     }
 
@@ -47,6 +51,7 @@ impl Extern {
                 }
                 VMExtern::Table(t) => Extern::Table(Table(Stored::new_unchecked(store, t))),
                 VMExtern::Memory(m) => Extern::Memory(Memory(Stored::new_unchecked(store, m))),
+                VMExtern::Tag(t) => Extern::Tag(Tag(Stored::new_unchecked(store, t))),
             }
         }
     }
@@ -66,6 +71,7 @@ impl Extern {
             }
             Extern::Table(t) => ExternType::Table(t.0.get(store).ty()),
             Extern::Memory(m) => ExternType::Memory(m.0.get(store).ty()),
+            Extern::Tag(t) => ExternType::Tag(crate::environ::types::TagType::new(t.0.get(store).ty.clone())),
         }
     }
 
@@ -93,6 +99,14 @@ impl Extern {
             None
         }
     }
+    /// The tag, if this is one.
+    pub fn into_tag(self) -> Option<Tag> {
+        if let Extern::Tag(t) = self {
+            Some(t)
+        } else {
+            None
+        }
+    }
     /// The memory, if this is one.
     pub fn into_memory(self) -> Option<Memory> {
         if let Extern::Memory(m) = self {
@@ -108,6 +122,7 @@ impl Extern {
             Extern::Global(g) => g.storage.store_id(),
             Extern::Table(t) => t.0.store_id(),
             Extern::Memory(m) => m.0.store_id(),
+            Extern::Tag(t) => t.0.store_id(),
         }
     }
 }
@@ -125,6 +140,11 @@ impl From<Global> for Extern {
 impl From<Table> for Extern {
     fn from(t: Table) -> Extern {
         Extern::Table(t)
+    }
+}
+impl From<Tag> for Extern {
+    fn from(t: Tag) -> Extern {
+        Extern::Tag(t)
     }
 }
 impl From<Memory> for Extern {

@@ -13,7 +13,7 @@ use super::table::Table;
 use super::vm::instance::{self as vm_instance, VMInstance};
 use crate::environ::error::{Error, LinkError, Result};
 use crate::environ::index::{EntityIndex, FuncIndex, GlobalIndex, MemoryIndex, TableIndex};
-use crate::environ::types::{ExternType, MemoryType, MAX_PAGES};
+use crate::environ::types::{ExternType, MemoryType, Mutability};
 use crate::runtime::engine::Engine;
 use crate::runtime::module::Module;
 
@@ -292,10 +292,19 @@ fn check_imports(store: &StoreOpaque, module: &Module, imports: &[Extern], enlar
 fn import_matches(actual: &ExternType, expected: &ExternType, enlarged: bool) -> bool {
     match (actual, expected) {
         (ExternType::Func(a), ExternType::Func(e)) => a == e,
-        (ExternType::Global(a), ExternType::Global(e)) => a == e,
+        // A constant global may be of a subtype (`(ref func)` for
+        // `funcref`, say); a mutable one is read and written, so exactly.
+        (ExternType::Global(a), ExternType::Global(e)) => {
+            a == e
+                || (a.mutability() == Mutability::Const
+                    && e.mutability() == Mutability::Const
+                    && a.content().matches(e.content()))
+        }
         (ExternType::Table(a), ExternType::Table(e)) => a.matches(e),
+        // Tag types match exactly (in canonical form).
+        (ExternType::Tag(a), ExternType::Tag(e)) => a == e,
         (ExternType::Memory(a), ExternType::Memory(e)) => {
-            a.matches(e) || (enlarged && a.matches(&e.with_max(None)) && a.minimum() < u64::from(MAX_PAGES))
+            a.matches(e) || (enlarged && a.matches(&e.with_max(None)) && a.minimum() < a.pages_in_4gib())
         }
         _ => false,
     }

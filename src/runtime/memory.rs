@@ -32,15 +32,17 @@ impl Memory {
         self.0.get(store.as_context().opaque()).declared_ty()
     }
 
-    /// The most pages the memory can grow to: its maximum, and for a
-    /// memory declared smaller than 4 GiB at most 65,535 (see
-    /// `Config::address_steps`).
-    pub fn max_size(&self, store: impl AsContext) -> u32 {
+    /// The most pages the memory can grow to: its maximum, at most 4 GiB,
+    /// and for a memory of 64 KiB pages declared smaller than 4 GiB at
+    /// most 65,535 (see `Config::address_steps`).
+    pub fn max_size(&self, store: impl AsContext) -> u64 {
         self.0.get(store.as_context().opaque()).max_pages()
     }
 
-    /// Current size in 64 KiB pages.
-    pub fn size(&self, store: impl AsContext) -> u32 {
+    /// Current size in pages: of 64 KiB, or of the size the memory type
+    /// gives ([`MemoryType::page_size`]). 64-bit wide for 64-bit memories
+    /// and 1-byte pages.
+    pub fn size(&self, store: impl AsContext) -> u64 {
         self.0.get(store.as_context().opaque()).pages()
     }
 
@@ -54,7 +56,7 @@ impl Memory {
     /// [`Error::MemoryGrow`] past the maximum, when the store's
     /// [`ResourceLimiter`](crate::ResourceLimiter) refuses, or when the
     /// host has no memory for it.
-    pub fn grow(&self, mut store: impl AsContextMut, delta: u32) -> Result<u32> {
+    pub fn grow(&self, mut store: impl AsContextMut, delta: u64) -> Result<u64> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         let memory = self.0.get_mut(store);

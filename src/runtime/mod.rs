@@ -9,6 +9,11 @@
 //! machinery of calls and traps live in [`vm`], where the unsafe code is.
 
 pub mod caller;
+#[cfg(feature = "compiler")]
+mod codegen;
+#[cfg(not(feature = "compiler"))]
+#[path = "no_codegen.rs"]
+mod codegen;
 pub mod engine;
 pub mod extern_;
 pub mod externref;
@@ -24,6 +29,7 @@ pub mod native;
 pub mod shared_memory;
 pub mod store;
 pub mod table;
+pub mod tag;
 pub mod typed;
 pub mod values;
 pub mod vm;

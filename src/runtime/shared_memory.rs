@@ -55,12 +55,12 @@ impl SharedMemory {
 
     /// The memory's type, with its current size as minimum.
     pub fn ty(&self) -> MemoryType {
-        self.0.ty().with_min(self.size().into())
+        self.0.ty().with_min(self.size())
     }
 
-    /// Current size in 64 KiB pages.
-    pub fn size(&self) -> u32 {
-        (self.0.byte_size() / crate::environ::types::WASM_PAGE_SIZE) as u32
+    /// Current size in pages (of the type's page size).
+    pub fn size(&self) -> u64 {
+        self.0.byte_size() as u64 >> self.0.ty().page_size_log2()
     }
 
     /// Current size in bytes. It only ever grows.
@@ -71,7 +71,7 @@ impl SharedMemory {
     /// Grows by `delta` pages and returns the old size; an
     /// [`Error::MemoryGrow`] past the maximum. Atomic with respect to other
     /// threads' growth and `memory.size`.
-    pub fn grow(&self, delta: u32) -> Result<u32> {
+    pub fn grow(&self, delta: u64) -> Result<u64> {
         self.0.grow(delta).ok_or(Error::MemoryGrow { delta })
     }
 

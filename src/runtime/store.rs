@@ -54,6 +54,8 @@ impl<T> Store<T> {
             tables: Vec::new(),
             globals: Vec::new(),
             externrefs: Vec::new(),
+            tags: Vec::new(),
+            exns: Vec::new(),
             active_calls: 0,
             max_wasm_stack: engine.config().max_wasm_stack,
             claim: Arc::default(),

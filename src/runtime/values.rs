@@ -1,6 +1,6 @@
 //! WebAssembly values as the embedding API passes them: [`Val`].
 
-use crate::environ::types::ValType;
+use crate::environ::types::{HeapType, ValType};
 use crate::environ::val_raw::{ValRaw, V128};
 use crate::runtime::externref::ExternRef;
 use crate::runtime::func::Func;
@@ -47,6 +47,25 @@ impl Val {
             Val::V128(_) => ValType::V128,
             Val::FuncRef(_) => ValType::FUNCREF,
             Val::ExternRef(_) => ValType::EXTERNREF,
+        }
+    }
+
+    /// Whether this value may be passed where `ty` is expected: one of
+    /// its type, or a reference that is a value of `ty` (a non-null one
+    /// for `(ref extern)`, null for any nullable type of its hierarchy).
+    /// A function reference of a concrete type is not checked against
+    /// its signature from here, so only null passes for one.
+    pub fn matches_ty(&self, ty: ValType) -> bool {
+        let ValType::Ref(r) = ty else { return self.ty() == ty };
+        let (is_null, top) = match self {
+            Val::FuncRef(f) => (f.is_none(), HeapType::Func),
+            Val::ExternRef(e) => (e.is_none(), HeapType::Extern),
+            _ => return false,
+        };
+        match (is_null, r.heap_type()) {
+            (true, h) => r.is_nullable() && h.top() == top,
+            (false, HeapType::Func | HeapType::Extern) => r.heap_type() == top,
+            (false, _) => false,
         }
     }
 
@@ -152,6 +171,23 @@ use crate::runtime::store::StoreOpaque;
 use crate::runtime::vm::stored::Stored;
 
 impl Val {
+    /// The raw slot form of this value in `store`: what [`Func::call_raw`]
+    /// and raw host functions ([`Func::new_raw`]) see. A reference of
+    /// another store is an error.
+    pub fn into_raw_in(self, store: impl crate::AsContext) -> crate::Result<ValRaw> {
+        self.to_raw(store.as_context().opaque())
+    }
+
+    /// The value of type `ty` in a raw slot of `store`.
+    ///
+    /// # Safety
+    /// A reference in `raw` must be one of `store`: written by its compiled
+    /// code (a raw call's results, a raw host function's parameters) or
+    /// made by [`Val::into_raw_in`] in it.
+    pub unsafe fn from_raw_in(store: impl crate::AsContext, raw: ValRaw, ty: ValType) -> Val {
+        Val::from_raw(store.as_context().opaque(), raw, ty)
+    }
+
     /// The raw slot form of this value, checking that references belong to
     /// `store`.
     pub(crate) fn to_raw(self, store: &StoreOpaque) -> crate::Result<ValRaw> {

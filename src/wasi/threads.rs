@@ -329,7 +329,7 @@ fn spawn<T: Send + 'static>(program: &Arc<Program<T>>, parent: &mut T, start_arg
 fn start_thread<T: Send + 'static>(program: &Arc<Program<T>>, parent: &mut T, start_arg: i32) -> Result<u32> {
     let tid = program
         .next_tid
-        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| (t <= MAX_TID).then_some(t + 1))
+        .try_update(Ordering::AcqRel, Ordering::Acquire, |t| (t <= MAX_TID).then_some(t + 1))
         .map_err(|_| Error::Usage("thread ids exhausted".into()))?;
     let mut store = Store::new(program.module.engine(), (program.fork)(parent));
     let instance = match instantiate(program, &mut store, tid) {

@@ -89,6 +89,9 @@ pub fn trap_kind(trap: &Trap) -> TrapKind {
             TrapCode::HeapMisaligned | TrapCode::AtomicWaitNonSharedMemory => {
                 panic!("a threads trap from a module generated without threads: {trap}")
             }
+            TrapCode::NullReference | TrapCode::NullFunctionReference => {
+                panic!("a typed-reference trap from a module generated without them: {trap}")
+            }
             TrapCode::Interrupted | TrapCode::OutOfFuel | TrapCode::EpochDeadline => {
                 panic!("nothing interrupts, counts fuel or sets deadlines here, yet: {trap}")
             }
@@ -190,7 +193,7 @@ impl Subject {
     fn observe(&self, name: &str, ext: &Extern, state: &mut State) {
         let store = &self.store;
         match ext {
-            Extern::Func(_) => {}
+            Extern::Func(_) | Extern::Tag(_) => {}
             Extern::Global(g) => state.globals.push((name.to_string(), to_value(store, &g.get(store)))),
             Extern::Memory(m) => state.memories.push((name.to_string(), m.data(store).to_vec())),
             Extern::Table(t) => {

@@ -270,6 +270,18 @@ pub fn check(name: &str, code: &[Function]) -> Result<(), String> {
             ensure(count(&insts, |i| mnemonic(i).starts_with("return_call")) == 1, "one tail call", &insts)?;
             ensure(count(&insts, is_call) == 0, "no ordinary call", &insts)
         }
+        "load64_one_compare" => {
+            let insts = f("sum3").insts();
+            ensure(count(&insts, is_compare) == 1, "one compare for the three accesses", &insts)?;
+            ensure(!insts.iter().any(|i| i.contains("#trap")), "no trap branch", &insts)?;
+            // The three selects are the same value: Cranelift merges them.
+            ensure(count(&insts, |i| mnemonic(i).starts_with("cmov")) == 1, "one conditional move", &insts)?;
+            ensure(count(&insts, loads) == 6, "the definition, its length, the base and the three accesses", &insts)?;
+            let insts = f("sum2_stepped").insts();
+            ensure(count(&insts, is_compare) == 1, "one compare for p and p + 8", &insts)?;
+            ensure(count(&insts, |i| mnemonic(i).starts_with("cmov")) == 1, "one conditional move", &insts)?;
+            ensure(!insts.iter().any(|i| i.contains("#trap")), "no trap branch", &insts)
+        }
         _ => Err(format!("no property for the case {name}: add one to tests/disas/properties.rs")),
     }
 }

@@ -24,7 +24,8 @@ impl Rng {
 }
 
 /// Every module the spec suite encodes as binary (valid, invalid and
-/// malformed ones alike), in a fixed order.
+/// malformed ones alike), in a fixed order: the 2.0 core, and the 3.0
+/// suite's memory64 and table64 files (`*64.wast`).
 pub fn spec_modules() -> Vec<Vec<u8>> {
     // The suite sits beside the checkout, above whichever crate includes us.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -32,12 +33,22 @@ pub fn spec_modules() -> Vec<Vec<u8>> {
         .map(|a| a.join("../shared/spec/core"))
         .find(|d| d.is_dir())
         .expect("the spec suite in ../shared/spec/core");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("spec suite at {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wast"))
-        .collect();
+    let wasm3 = dir.join("../wasm-3.0");
+    let listing = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("spec suite at {}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "wast"))
+            .collect::<Vec<_>>()
+    };
+    let mut files = listing(&dir);
     files.sort();
+    let mut files64: Vec<_> = listing(&wasm3)
+        .into_iter()
+        .filter(|p| p.file_stem().is_some_and(|s| s.to_string_lossy().contains("64")))
+        .collect();
+    files64.sort();
+    files.extend(files64);
     let mut modules = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();

@@ -34,7 +34,7 @@ c_object! {
     wasm_engine_t: EngineObj [Engine];
 }
 
-struct Singleton {
+pub(crate) struct Singleton {
     /// The live engine's handle, as an address (0 when there is none).
     engine: usize,
     refs: usize,
@@ -42,7 +42,7 @@ struct Singleton {
 
 static SINGLETON: Mutex<Singleton> = Mutex::new(Singleton { engine: 0, refs: 0 });
 
-fn singleton() -> std::sync::MutexGuard<'static, Singleton> {
+pub(crate) fn singleton() -> std::sync::MutexGuard<'static, Singleton> {
     SINGLETON.lock().unwrap_or_else(|e| e.into_inner())
 }
 

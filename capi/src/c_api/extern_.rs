@@ -140,6 +140,8 @@ impl ExternObj {
             Extern::Global(g) => (Kind::Global, Item::Global(g)),
             Extern::Table(t) => (Kind::Table, Item::Table(t)),
             Extern::Memory(m) => (Kind::Memory, Item::Memory(m)),
+            // The C API has no tags; callers leave them out.
+            Extern::Tag(_) => unreachable!("tags have no wasm_extern_t"),
         };
         // SAFETY: as the caller promises.
         unsafe { ExternObj::new(store, kind, item, owner) }
@@ -176,7 +178,7 @@ impl ExternObj {
     /// NULL or `store`; `cell` must be this object's handle.
     pub unsafe fn rebind(&mut self, cell: usize, store: *mut StoreObj, entity: Extern) {
         self.item = match entity {
-            Extern::Func(_) => return,
+            Extern::Func(_) | Extern::Tag(_) => return,
             Extern::Global(g) => Item::Global(g),
             Extern::Table(t) => Item::Table(t),
             Extern::Memory(m) => Item::Memory(m),

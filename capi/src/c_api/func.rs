@@ -52,9 +52,7 @@ pub type wasm_func_callback_with_env_t = Option<
     ) -> *mut wasm_trap_t,
 >;
 
-/// Value slots kept on the stack for calls and callbacks; more spill to
-/// the heap.
-const INLINE_SLOTS: usize = 16;
+use crate::core::call::{self as core, INLINE_SLOTS};
 
 /// What a function object knows of its function.
 #[derive(Clone)]
@@ -73,12 +71,11 @@ impl FuncData {
     }
 }
 
-/// Whether calls of this type take the fast path.
+/// Whether calls of this type take the fast path. A v128 slot in C is a
+/// pointer to its bytes (see val.rs), not the bytes themselves, so only
+/// scalars can go straight through.
 fn is_raw(ty: &FuncType) -> bool {
-    use cranewasm::ValType::*;
-    // A v128 slot in C is a pointer to its bytes (see val.rs), not the
-    // bytes themselves, so only scalars can go straight through.
-    ty.params().iter().chain(ty.results()).all(|t| matches!(t, I32 | I64 | F32 | F64))
+    crate::core::call::is_scalar(ty)
 }
 
 /// Registers a new function object for `func` in `store`.
@@ -214,33 +211,33 @@ impl HostCallback {
         Ok(())
     }
 
-    /// The reference path, over typed values.
+    /// The path for references and v128s: the slots, externrefs already
+    /// host pointers (see [`crate::core::host`]), are converted to
+    /// `wasm_val_t`s (a funcref to a new function object, a v128 to 16
+    /// bytes from `malloc`) and the results back.
     ///
     /// # Safety
-    /// Called by the core on the thread of the function's store.
-    unsafe fn call_vals(
-        &self,
-        mut caller: Caller<'_, StoreData>,
-        params: &[Val],
-        results: &mut [Val],
-    ) -> Result<(), Trap> {
-        let store = caller.data().obj;
-        let mut args: Vec<wasm_val_t> = params
+    /// Called by the core on the thread of the function's store, with the
+    /// parameters in `slots` and room for the results.
+    unsafe fn call_slots(&self, caller: &mut Caller<'_, StoreData>, slots: &mut [ValRaw]) -> Result<(), Trap> {
+        let store = store::obj_of(caller.data());
+        let mut args: Vec<wasm_val_t> = slots
             .iter()
+            .zip(self.ty.params())
             // SAFETY: `store` is the live C store of the core store
-            // `caller` is a context of.
-            .map(|v| unsafe { val::from_core(store, &mut caller, *v) })
+            // `caller` is a context of; the slots are the call's.
+            .map(|(s, t)| unsafe { val::from_slot(store, &mut *caller, *s, *t) })
             .collect();
-        let mut outs = vec![wasm_val_t::ZERO; results.len()];
+        let mut outs = vec![wasm_val_t::ZERO; self.ty.results().len()];
         let params_view = view(args.as_mut_ptr(), args.len(), args.len());
         let mut results_view = view(outs.as_mut_ptr(), outs.len(), 0);
         // SAFETY: views of `args` and `outs`, alive for the call.
         let outcome = unsafe { self.invoke(&params_view, &mut results_view) }.and_then(|()| {
             let out = if results_view.data.is_null() { outs.as_ptr() } else { results_view.data.cast_const() };
-            for (i, (r, ty)) in results.iter_mut().zip(self.ty.results()).enumerate() {
-                // SAFETY: `out` holds one value per result; `store` is the
-                // live C store of the core store `caller` is a context of.
-                *r = unsafe { val::to_core(store, &mut caller, &*out.add(i), *ty) }.map_err(Trap::new)?;
+            for (i, ty) in self.ty.results().iter().enumerate() {
+                // SAFETY: `out` holds one value per result; `caller` is a
+                // context of a live store.
+                slots[i] = unsafe { val::to_slot(&mut *caller, &*out.add(i), *ty) }.map_err(Trap::new)?;
             }
             Ok(())
         });
@@ -252,7 +249,7 @@ impl HostCallback {
                 // SAFETY: our own object, used by nothing else now.
                 unsafe { object::delete::<wasm_ref_t>(a.ref_ptr()) };
             } else if *ty == cranewasm::ValType::V128 {
-                // SAFETY: the 16 bytes `from_core` allocated (already read,
+                // SAFETY: the 16 bytes `from_slot` allocated (already read,
                 // if the callback returned them).
                 unsafe { libc::free(a.ref_ptr().cast()) };
             }
@@ -304,17 +301,18 @@ pub unsafe fn realize(store: *mut StoreObj, host: &Arc<HostCallback>) -> cranewa
     let (ty, host) = (host.ty.clone(), host.clone());
     // SAFETY: as the caller promises.
     let core = unsafe { store::core(store) };
+    // A NULL host pointer in an externref result is `ref.null`.
     if is_raw(&ty) {
-        Func::new_raw(core.as_context_mut(), ty, move |_, slots| {
+        crate::core::host::new(core.as_context_mut(), ty, 0, move |_, slots| {
             // SAFETY: the core calls this on the store's thread, with the
             // parameters in `slots` and room for the results.
             unsafe { host.call_raw(slots) }
         })
     } else {
-        Ok(Func::new(core, ty, move |caller, params, results| {
-            // SAFETY: the core calls this on the store's thread.
-            unsafe { host.call_vals(caller, params, results) }
-        }))
+        crate::core::host::new(core.as_context_mut(), ty, 0, move |mut caller, slots| {
+            // SAFETY: as above.
+            unsafe { host.call_slots(&mut caller, slots) }
+        })
     }
 }
 
@@ -518,7 +516,7 @@ impl Call {
         // SAFETY: the arguments were checked against the signature, and
         // `out` is NULL or has room for `out_size >= nr` values.
         let outcome = unsafe {
-            if self.raw { self.call_raw(store, args, out, out_size) } else { self.call_vals(store, args, out) }
+            if self.raw { self.call_raw(store, args, out, out_size) } else { self.call_slots(store, args, out) }
         };
         if let (Some(start), Some((profile, i))) = (start, &profile) {
             profile.add(*i, start.elapsed());
@@ -555,15 +553,17 @@ impl Call {
     ) -> Result<(), *mut wasm_trap_t> {
         let (np, nr) = (args.len(), self.ty.results().len());
         // SAFETY: `store` is live (caller).
-        let mut cx = unsafe { store::core(store) }.as_context_mut();
-        let opaque = cx.opaque();
-        // SAFETY: (each call_raw and copy) the slots hold the arguments,
-        // whose kinds were checked against the signature, and have room for
-        // max(params, results) values; `out` has room for `out_size`.
+        let core = unsafe { store::core(store) };
+        // SAFETY: (each call) `slots` hold the arguments, whose kinds were
+        // checked against the signature, with room for max(params, results)
+        // values.
+        let mut call = |slots: *mut ValRaw| unsafe { core::call_raw(&mut *core, self.func, slots) };
+        // SAFETY: (each copy) the arrays hold the arguments and have room
+        // for max(params, results) values; `out` has room for `out_size`.
         let result = unsafe {
             if nr == 0 {
                 // Nothing is written back, so the arguments are used in place.
-                self.func.call_raw(opaque, args.as_ptr().cast_mut().cast())
+                call(args.as_ptr().cast_mut().cast())
             } else if out_size >= np.max(nr) {
                 let (a, o) = (args.as_ptr() as usize, out as usize);
                 let len = np * std::mem::size_of::<wasm_val_t>();
@@ -573,34 +573,29 @@ impl Call {
                 } else {
                     ptr::copy(args.as_ptr(), out, np);
                 }
-                self.func.call_raw(opaque, out.cast())
+                call(out.cast())
             } else {
-                let n = np.max(nr);
-                let mut inline = [ValRaw::default(); INLINE_SLOTS];
-                let mut spilled = Vec::new();
-                let slots = if n <= INLINE_SLOTS {
-                    &mut inline[..n]
-                } else {
-                    spilled.resize(n, ValRaw::default());
-                    &mut spilled[..]
-                };
-                copy_payloads(slots.as_mut_ptr().cast(), args.as_ptr(), self.ty.params());
-                let r = self.func.call_raw(opaque, slots.as_mut_ptr());
-                if r.is_ok() && !out.is_null() {
-                    copy_payloads(out, slots.as_ptr().cast(), self.ty.results());
-                }
-                r
+                core::with_slots(np.max(nr), |slots| {
+                    copy_payloads(slots.as_mut_ptr().cast(), args.as_ptr(), self.ty.params());
+                    let r = call(slots.as_mut_ptr());
+                    if r.is_ok() && !out.is_null() {
+                        copy_payloads(out, slots.as_ptr().cast(), self.ty.results());
+                    }
+                    r
+                })
             }
         };
         // SAFETY: `store` is live (caller).
         result.map_err(|t| unsafe { traps::from_core(store, &t) })
     }
 
-    /// Runs a call with references through the core's typed API.
+    /// Runs a call with references or v128s: the arguments are converted
+    /// into slots (a function object to its funcref, a host pointer to its
+    /// externref, a v128's 16 bytes), and the results out of them.
     ///
     /// # Safety
     /// As for [`Call::call_raw`].
-    unsafe fn call_vals(
+    unsafe fn call_slots(
         &self,
         store: *mut StoreObj,
         args: &[wasm_val_t],
@@ -608,32 +603,42 @@ impl Call {
     ) -> Result<(), *mut wasm_trap_t> {
         // SAFETY: `store` is live (caller) and not otherwise borrowed here.
         let core = unsafe { store::core(store) };
-        let mut params = Vec::with_capacity(args.len());
-        for (a, t) in args.iter().zip(self.ty.params()) {
-            // SAFETY: `core` is the core store of `store`.
-            match unsafe { val::to_core(store, &mut *core, a, *t) } {
-                Ok(v) => params.push(v),
-                Err(msg) => {
-                    let msg = format!("wasm_func_call: {msg}");
-                    // SAFETY: `store` is live.
-                    return Err(unsafe { traps::new_trap(store, msg.as_bytes(), Vec::new()) });
-                }
+        let n = self.ty.params().len().max(self.ty.results().len());
+        core::with_slots(n, |slots| {
+            for ((s, a), t) in slots.iter_mut().zip(args).zip(self.ty.params()) {
+                // SAFETY: `core` is the core store of `store`.
+                let msg = match unsafe { val::to_core(&mut *core, a, *t) } {
+                    Ok(v) => match v.into_raw_in(&*core) {
+                        Ok(v) => {
+                            *s = v;
+                            continue;
+                        }
+                        // A reference of another store, as the core words it.
+                        Err(e) => e.to_string(),
+                    },
+                    Err(msg) => format!("wasm_func_call: {msg}"),
+                };
+                // SAFETY: `store` is live.
+                return Err(unsafe { traps::new_trap(store, msg.as_bytes(), Vec::new()) });
             }
-        }
-        let mut results: Vec<Val> = self.ty.results().iter().map(|t| Val::default_for(*t)).collect();
-        if let Err(e) = self.func.call(&mut *core, &params, &mut results) {
-            // SAFETY: `store` is live.
-            return Err(unsafe { traps::from_error(store, &e) });
-        }
-        if out.is_null() {
-            return Ok(());
-        }
-        for (i, r) in results.into_iter().enumerate() {
-            // SAFETY: `out` has room for every result (caller); `core` is
-            // the core store of `store`.
-            unsafe { out.add(i).write(val::from_core(store, &mut *core, r)) };
-        }
-        Ok(())
+            // SAFETY: the slots hold the parameters, of the store, with
+            // room for the results.
+            if let Err(t) = unsafe { core::call_raw(&mut *core, self.func, slots.as_mut_ptr()) } {
+                // SAFETY: `store` is live.
+                return Err(unsafe { traps::from_core(store, &t) });
+            }
+            if out.is_null() {
+                return Ok(());
+            }
+            for (i, (s, t)) in slots.iter().zip(self.ty.results()).enumerate() {
+                // SAFETY: the call's results, of this store.
+                let v = unsafe { Val::from_raw_in(&*core, *s, *t) };
+                // SAFETY: `out` has room for every result (caller); `core`
+                // is the core store of `store`.
+                unsafe { out.add(i).write(val::from_core(store, &mut *core, v)) };
+            }
+            Ok(())
+        })
     }
 }
 

@@ -68,20 +68,15 @@ impl Init {
     /// type's width; `None` if it cannot be one.
     ///
     /// # Safety
-    /// `store` must be live and `cx` a context of its core store.
-    pub unsafe fn to_core(
-        &self,
-        store: *mut StoreObj,
-        cx: impl AsContextMut<Data = StoreData>,
-        ty: ValType,
-    ) -> Option<Val> {
+    /// `cx` must be a context of a live store's core store.
+    pub unsafe fn to_core(&self, cx: impl AsContextMut<Data = StoreData>, ty: ValType) -> Option<Val> {
         match (self, ty) {
             (Init::V128(bytes), ValType::V128) => Some(Val::V128(cranewasm::V128(u128::from_le_bytes(*bytes)))),
             (Init::Func(f), ValType::FUNCREF) => Some(Val::FuncRef(*f)),
             (Init::Bits(v), ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64 | ValType::EXTERNREF) => {
                 // SAFETY: as the caller promises; numbers and host pointers
                 // are read as bits.
-                unsafe { val::to_core(store, cx, v, ty) }.ok()
+                unsafe { val::to_core(cx, v, ty) }.ok()
             }
             _ => None,
         }
@@ -180,7 +175,7 @@ pub unsafe extern "C" fn wasm_global_set(g: Option<&mut wasm_global_t>, v: Optio
         store::claimed(s, "wasm_global_set", || {
             let content = g.ty(store::core(s)).content;
             let Some(init) = Init::new(v, content) else { return };
-            if let Some(v) = init.to_core(s, store::core(s), content) {
+            if let Some(v) = init.to_core(store::core(s), content) {
                 let _ = g.set_ignoring_mutability(store::core(s), v);
             }
         });

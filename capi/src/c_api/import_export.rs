@@ -176,7 +176,7 @@ pub unsafe extern "C" fn wasm_importtype_type(t: Option<&wasm_importtype_t>) -> 
 /// Whether the runtime links the import itself, so that a client may pass
 /// a `wasm_extern_new_empty` placeholder for it: WASI's functions, which
 /// `wasm_instance_new` links as WAMR's does (see
-/// `crate::export::wasi::link_for_capi`). Natives registered through
+/// `crate::core::wasi::resolve`). Natives registered through
 /// `wasm_export.h` serve `wasm_runtime_instantiate` only, so they do not
 /// count here.
 ///
@@ -192,7 +192,7 @@ pub unsafe extern "C" fn wasm_importtype_is_linked(t: Option<&wasm_importtype_t>
         let bytes: Vec<u8> = unsafe { n.raw().as_slice() }.iter().take_while(|c| **c != 0).map(|c| *c as u8).collect();
         String::from_utf8_lossy(&bytes).into_owned()
     };
-    crate::export::wasi::provides(&text(&t.module), &text(&t.name))
+    crate::core::wasi::provides(&text(&t.module), &text(&t.name))
 }
 
 c_object! {

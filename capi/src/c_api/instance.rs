@@ -176,7 +176,7 @@ unsafe fn instantiate(
     let Some(slot) = (unsafe { crate::c_api::module::slot(module) }) else { return Err(ptr::null_mut()) };
     let module = slot.module().clone();
     // SAFETY: as the caller promises.
-    let linked = match unsafe { link::link(store, &module, slot.rt(), imports, max_memory_pages) } {
+    let linked = match unsafe { link::link(store, &module, slot.wasi_args(), imports, max_memory_pages) } {
         Ok(linked) => linked,
         Err(Failure::Validate) => return Err(fail(format!("{FAILED}Failed to validate imports"), Vec::new())),
         Err(Failure::Instantiate(why)) => {
@@ -333,7 +333,9 @@ pub unsafe extern "C" fn wasm_instance_exports(i: Option<&wasm_instance_t>, out:
             // SAFETY: the store of a live object is live and not otherwise
             // borrowed here.
             let exports = i.instance.exports(unsafe { store::core(store) });
-            let items = exports.into_iter().enumerate().map(|(n, (_, e))| {
+            // wasm_c_api.h has no kind for tags: their exports are left out.
+            let exports = exports.into_iter().enumerate().filter(|(_, (_, e))| !matches!(e, cranewasm::Extern::Tag(_)));
+            let items = exports.map(|(n, (_, e))| {
                 // SAFETY: the store is live and owns the instance's exports.
                 let mut obj = unsafe { ExternObj::from_core(store, e, Some(i.instance)) };
                 if let (Some(p), extern_::Item::Func(f)) = (&i.profile, &mut obj.item) {

@@ -1,5 +1,8 @@
 //! Linking an import vector as WAMR does (`wasm_c_api.c`'s `do_link`, and
-//! what its `wasm_runtime_instantiate` checks afterwards).
+//! what its `wasm_runtime_instantiate` checks afterwards), over the one
+//! linker of both headers ([`crate::core::link`]): the externs given
+//! (by the positional rule, `link::positions`), then WASI's functions,
+//! then what the runtime makes.
 //!
 //! * `wasm_module_imports` lists the imports grouped by kind: functions,
 //!   globals, memories, tables, each group in module order ([`grouped`]).
@@ -15,7 +18,7 @@
 //!   fail with "Failed to validate imports".
 //! * Missing functions (not given, or placeholders) are allowed. WASI's
 //!   functions are then linked by the runtime, as WAMR links its
-//!   registered natives (see `crate::export::wasi::link_for_capi`); calling
+//!   registered natives (see `crate::core::wasi::resolve`); calling
 //!   any other traps with "Exception: failed to call unlinked import function
 //!   (m, f)". A missing global fails the instantiation ("failed to link
 //!   import global (m, g)", the first in module order).
@@ -34,14 +37,16 @@
 
 use std::sync::Arc;
 
-use cranewasm::{Extern, ExternType, Func, Global, ImportType, InstanceLimits, Memory, Module, Table, Trap, Val};
+use cranewasm::{
+    Extern, ExternType, Func, Global, ImportType, InstanceLimits, Memory, Module, Store, Table, Trap, Val,
+};
 
 use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::func::{HostCallback, realize};
-use crate::c_api::store::{self, StoreObj};
+use crate::c_api::store::{self, StoreData, StoreObj};
 use crate::c_api::vec::wasm_extern_vec_t;
-use crate::export::module::RtModule;
-use crate::export::wasi::link_for_capi;
+use crate::core::link;
+use crate::core::wasi::WasiArgs;
 use crate::object::get_mut;
 use crate::*;
 
@@ -106,7 +111,6 @@ pub struct Linked {
     rebinds: Vec<(usize, usize)>,
 }
 
-/// Whether limits `have` fit where `want` is imported.
 /// What the extern `obj` becomes for `import` (see the module
 /// documentation).
 ///
@@ -150,7 +154,7 @@ unsafe fn plan(store: *mut StoreObj, obj: &ExternObj, import: &ExternType) -> Re
 /// documentation), making what is missing: stand-ins for functions, and
 /// memories and tables of the declared types (memories capped at
 /// `max_memory_pages`, as WAMR caps them); WASI functions over the WASI
-/// settings of `rt`.
+/// settings `wasi_args` (the module's, if it has them).
 ///
 /// # Safety
 /// `store` must be live and not otherwise borrowed; `given` NULL or a valid
@@ -158,16 +162,11 @@ unsafe fn plan(store: *mut StoreObj, obj: &ExternObj, import: &ExternType) -> Re
 pub unsafe fn link(
     store: *mut StoreObj,
     module: &Module,
-    rt: Option<&RtModule>,
+    wasi_args: Option<&std::sync::Mutex<WasiArgs>>,
     given: Option<&wasm_extern_vec_t>,
     max_memory_pages: Option<u32>,
 ) -> Result<Linked, Failure> {
     let imports: Vec<ImportType> = module.imports().collect();
-    let mut positions: [Vec<usize>; 4] = Default::default();
-    for (i, import) in imports.iter().enumerate() {
-        positions[rank(&import.ty)].push(i);
-    }
-    let mut next = [0; 4];
     let mut plans: Vec<Option<Plan>> = imports.iter().map(|_| None).collect();
     let mut rebinds = Vec::new();
     if let Some(v) = given {
@@ -175,7 +174,9 @@ pub unsafe fn link(
             return Err(Failure::Validate);
         }
         // SAFETY: a valid vector (caller).
-        for &e in unsafe { v.raw().in_use() } {
+        let elems = unsafe { v.raw().in_use() };
+        let mut objs = Vec::with_capacity(elems.len());
+        for &e in elems {
             // SAFETY: the elements are not used elsewhere meanwhile (caller).
             let Some(obj) = (unsafe { get_mut::<wasm_extern_t>(e) }) else { return Err(Failure::Validate) };
             let kind = match obj.c_kind() {
@@ -184,9 +185,11 @@ pub unsafe fn link(
                 2 => TABLE,
                 _ => MEMORY,
             };
-            let n = next[kind];
-            next[kind] += 1;
-            let Some(&pos) = positions[kind].get(n) else {
+            objs.push((e, obj, kind));
+        }
+        let positions = link::positions(&imports, objs.iter().map(|o| o.2), rank);
+        for ((e, obj, kind), pos) in objs.into_iter().zip(positions) {
+            let Some(pos) = pos else {
                 // WAMR ignores extra memories and tables, and writes extra
                 // functions and globals past its import table.
                 match kind {
@@ -210,68 +213,90 @@ pub unsafe fn link(
             missing.module, missing.name
         )));
     }
-    let mut externs = Vec::with_capacity(imports.len());
-    let mut wasi = None;
-    for (import, plan) in imports.iter().zip(plans) {
-        let plan = plan.unwrap_or(Plan::Missing);
-        if let (Plan::Missing, ExternType::Func(_)) = (&plan, &import.ty) {
-            // SAFETY: as the caller promises.
-            let core = unsafe { store::core(store) };
-            if let Some(f) = link_for_capi(&mut wasi, core, module, rt, import).map_err(Failure::Instantiate)? {
-                externs.push(Extern::Func(f));
-                continue;
-            }
-        }
+    // The chain: what the client gave, WASI's functions for functions it
+    // did not give, then what the runtime makes.
+    let mut plans: Vec<Plan> = plans.into_iter().map(|p| p.unwrap_or(Plan::Missing)).collect();
+    let mut given = |_: &mut Store<StoreData>, index: usize, import: &ImportType| {
+        let plan = std::mem::replace(&mut plans[index], Plan::Missing);
         // SAFETY: as the caller promises.
-        externs.push(unsafe { carry_out(store, import, plan, max_memory_pages) }?);
-    }
+        unsafe { carry_out(store, import, plan) }
+    };
+    let mut wasi = None;
+    let mut wasi_funcs = |core: &mut Store<StoreData>, _: usize, import: &ImportType| {
+        // WASI's functions, over a context made on first use from the
+        // module's settings (`wasm_runtime_set_wasi_args` on `*module`).
+        let new_context = |d: &mut StoreData| {
+            let args = wasi_args.map(|w| w.lock().unwrap_or_else(|e| e.into_inner()).clone()).unwrap_or_default();
+            d.wasi.push(args.build()?);
+            Ok(Some(d.wasi.len() - 1))
+        };
+        let f =
+            crate::core::wasi::resolve(&mut wasi, core, module, import, new_context).map_err(Failure::Instantiate)?;
+        Ok(f.map(Extern::Func))
+    };
+    let mut made = |core: &mut Store<StoreData>, _: usize, import: &ImportType| made(core, import, max_memory_pages);
+    // SAFETY: as the caller promises.
+    let core = unsafe { store::core(store) };
+    let chain: &mut [&mut link::Resolver<'_, Failure>] = &mut [&mut given, &mut wasi_funcs, &mut made];
+    let externs = link::link(core, module, chain, |_| Failure::Validate)?;
     Ok(Linked { externs, rebinds })
 }
 
-/// The extern for `import` that `plan` says.
+/// The extern the client gave for `import`, as `plan` says to link it;
+/// `None` for a missing one.
 ///
 /// # Safety
 /// `store` must be live and not otherwise borrowed.
-unsafe fn carry_out(
-    store: *mut StoreObj,
-    import: &ImportType,
-    plan: Plan,
-    max_memory_pages: Option<u32>,
-) -> Result<Extern, Failure> {
+unsafe fn carry_out(store: *mut StoreObj, import: &ImportType, plan: Plan) -> Result<Option<Extern>, Failure> {
     let failed = |e: cranewasm::Error| Failure::Instantiate(e.to_string());
-    // SAFETY: as the caller promises.
-    let core = unsafe { store::core(store) };
-    Ok(match (plan, &import.ty) {
+    Ok(Some(match (plan, &import.ty) {
+        (Plan::Missing, _) => return Ok(None),
         (Plan::Use(e), _) => e,
         // SAFETY: as the caller promises.
         (Plan::Realize(host), _) => Extern::Func(unsafe { realize(store, &host) }.map_err(failed)?),
         (Plan::Global(from), ExternType::Global(ty)) => {
+            // SAFETY: as the caller promises.
+            let core = unsafe { store::core(store) };
             let value = match from {
                 GlobalValue::Current(g) => Some(g.get(&*core)),
                 GlobalValue::Init(u) => match &*u {
                     // SAFETY: `core` is the core store of `store`.
-                    Unbound::Global { init, .. } => unsafe { init.to_core(store, &mut *core, ty.content) },
+                    Unbound::Global { init, .. } => unsafe { init.to_core(&mut *core, ty.content) },
                     _ => None,
                 },
             };
             let value = value.ok_or(Failure::Validate)?;
             Extern::Global(Global::new(&mut *core, *ty, value).map_err(|_| Failure::Validate)?)
         }
-        (_, ExternType::Func(ty)) => {
+        (Plan::Global(_), _) => return Err(Failure::Validate),
+    }))
+}
+
+/// What the runtime makes for an import nothing was given for: a stand-in
+/// that traps for a function, and a memory or table of the declared type
+/// (memories capped at `max_memory_pages`, as WAMR caps them).
+fn made(
+    core: &mut Store<StoreData>,
+    import: &ImportType,
+    max_memory_pages: Option<u32>,
+) -> Result<Option<Extern>, Failure> {
+    let failed = |e: cranewasm::Error| Failure::Instantiate(e.to_string());
+    Ok(Some(match &import.ty {
+        ExternType::Func(ty) => {
             let message =
                 format!("Exception: failed to call unlinked import function ({}, {})", import.module, import.name);
             let stand_in = Func::new_raw(core.into(), ty.clone(), move |_, _| Err(Trap::new(message.clone())));
             Extern::Func(stand_in.map_err(failed)?)
         }
-        (_, ExternType::Memory(ty)) => {
+        ExternType::Memory(ty) => {
             let ty = InstanceLimits::max_memory_pages(max_memory_pages.unwrap_or(0)).memory_type(*ty);
             Extern::Memory(Memory::new(&mut *core, ty).map_err(failed)?)
         }
-        (_, ExternType::Table(ty)) => {
+        ExternType::Table(ty) => {
             Extern::Table(Table::new(&mut *core, *ty, Val::default_for(ty.element().into())).map_err(failed)?)
         }
-        (_, ExternType::Global(_) | ExternType::Tag(_)) => return Err(Failure::Validate),
-    })
+        ExternType::Global(_) | ExternType::Tag(_) => return Err(Failure::Validate),
+    }))
 }
 
 impl Linked {

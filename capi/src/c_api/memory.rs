@@ -122,14 +122,16 @@ pub unsafe extern "C" fn wasm_memory_data_size(m: Option<&wasm_memory_t>) -> usi
     unsafe { with(m, |s, m| m.data_size(s)) }.unwrap_or(0)
 }
 
-/// Current size in pages.
+/// Current size in pages (of the memory's page size; a 64-bit memory's
+/// too, as it is at most 4 GiB here; a count past `uint32_t`, only
+/// possible with 1-byte pages, saturates).
 ///
 /// # Safety
 /// As for [`wasm_memory_type`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_memory_size(m: Option<&wasm_memory_t>) -> wasm_memory_pages_t {
     // SAFETY: the client keeps the threading rule above.
-    unsafe { with(m, |s, m| m.size(s)) }.unwrap_or(0)
+    unsafe { with(m, |s, m| u32::try_from(m.size(s)).unwrap_or(u32::MAX)) }.unwrap_or(0)
 }
 
 /// Grows the memory by `delta` pages; false past its maximum.
@@ -144,5 +146,5 @@ pub unsafe extern "C" fn wasm_memory_grow(m: Option<&mut wasm_memory_t>, delta: 
     let s = e.header.store;
     // SAFETY: the store of a live object is live; claimed, it is not
     // otherwise borrowed.
-    unsafe { store::claimed(s, "wasm_memory_grow", || mem.grow(store::core(s), delta).is_ok()) }.unwrap_or(false)
+    unsafe { store::claimed(s, "wasm_memory_grow", || mem.grow(store::core(s), delta.into()).is_ok()) }.unwrap_or(false)
 }

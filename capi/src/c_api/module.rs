@@ -75,10 +75,16 @@ impl ModuleSlot {
     }
 
     /// The module's `wasm_export.h` side (its WASI settings, among others).
-    pub fn rt(&self) -> Option<&crate::export::module::RtModule> {
+    fn rt(&self) -> Option<&crate::export::module::RtModule> {
         // SAFETY: the handle is deleted only with the shared module, which
         // `self` keeps alive.
         unsafe { crate::export::module::module(self.shared.rt as *const WASMModuleCommon) }
+    }
+
+    /// The WASI settings instances of the module get
+    /// (`wasm_runtime_set_wasi_args` on `*module`).
+    pub fn wasi_args(&self) -> Option<&std::sync::Mutex<crate::core::wasi::WasiArgs>> {
+        self.rt().map(|r| &r.wasi)
     }
 }
 

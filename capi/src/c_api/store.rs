@@ -8,38 +8,23 @@
 //! another thread holds the claim fails with "store is in use by another
 //! thread" instead of touching it (see capi/README.md, "Threads").
 
-use std::collections::HashMap;
 use std::ptr;
 use std::sync::Arc;
 
-use cranewasm::{AsContext, AsContextMut, ExternRef, Store, StoreClaim};
+use cranewasm::{Store, StoreClaim};
 
 use crate::c_api::engine;
 use crate::handle::Kind;
 use crate::object::{self, Object, Ptr, Registry, c_object};
 use crate::wasm_engine_t;
 
-/// The embedder data of every core store the C API makes: a way back to
-/// the C store, for host functions, and the WASI contexts of its instances
-/// (see `crate::export::wasi::link_for_capi`).
-pub struct StoreData {
-    pub obj: *mut StoreObj,
-    pub wasi: Vec<cranewasm::wasi::WasiCtx>,
-}
-
-/// An `externref` as the C API sees it: an opaque host pointer, which
-/// comes back from wasm as the same pointer.
-pub struct HostRef(pub usize);
+pub use crate::core::store::{StoreData, host_pointer};
 
 /// What a `wasm_store_t *` points at.
 pub struct StoreObj {
     pub store: Store<StoreData>,
     /// The objects made in this store.
     pub(crate) registry: Registry,
-    /// The core externref standing for each host pointer passed to wasm, so
-    /// a pointer keeps one identity (and one allocation) however often it
-    /// crosses.
-    externrefs: HashMap<usize, ExternRef>,
     /// Whether calls are timed for `wasm_instance_*_exec_time`.
     pub profiling: bool,
     /// Which instances C objects still refer to ([`crate::c_api::instance::Lives`]).
@@ -121,21 +106,10 @@ pub unsafe fn claimed<R>(s: *mut StoreObj, what: &str, f: impl FnOnce() -> R) ->
     Some(f())
 }
 
-/// The externref for host pointer `p` (non-zero), made on first use.
-///
-/// # Safety
-/// `s` must be the live store that `cx` is a context of.
-pub unsafe fn externref_for(s: *mut StoreObj, mut cx: impl AsContextMut<Data = StoreData>, p: usize) -> ExternRef {
-    // SAFETY: as the caller promises; only this field is borrowed.
-    let cache = unsafe { &mut *ptr::addr_of_mut!((*s).externrefs) };
-    *cache.entry(p).or_insert_with(|| ExternRef::new(&mut cx, HostRef(p)))
-}
-
-/// The host pointer an externref stands for (0 for one the C API did not
-/// make).
-pub fn host_pointer(cx: impl AsContext<Data = StoreData>, e: ExternRef) -> usize {
-    let cx = cx.as_context();
-    e.data(cx).downcast_ref::<HostRef>().map_or(0, |h| h.0)
+/// The C store a core store of the wasm-c-api belongs to (NULL for a
+/// store of `wasm_export.h`).
+pub fn obj_of(d: &StoreData) -> *mut StoreObj {
+    d.owner(Kind::Store)
 }
 
 /// A new store in `engine`, which must be the engine `wasm_engine_new`
@@ -147,21 +121,14 @@ pub fn host_pointer(cx: impl AsContext<Data = StoreData>, e: ExternRef) -> usize
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_store_new(engine: Option<&mut wasm_engine_t>) -> *mut wasm_store_t {
     let Some((engine, profiling)) = engine::lookup(engine) else { return std::ptr::null_mut() };
-    let store = Store::new(&engine, StoreData { obj: ptr::null_mut(), wasi: Vec::new() });
+    let store = Store::new(&engine, StoreData::new(None));
     let claim = store.claim();
-    let obj = StoreObj {
-        store,
-        claim,
-        registry: Registry::default(),
-        externrefs: HashMap::new(),
-        profiling,
-        lives: Default::default(),
-    };
+    let obj = StoreObj { store, claim, registry: Registry::default(), profiling, lives: Default::default() };
     let handle = object::new::<wasm_store_t>(obj);
     // SAFETY: the store was just made, and nothing else refers to it yet.
     if let Some(s) = unsafe { from_c(handle) } {
         // SAFETY: as above.
-        unsafe { (*s).store.data_mut().obj = s };
+        unsafe { (*s).store.data_mut().set_owner(s, Kind::Store) };
     }
     handle
 }

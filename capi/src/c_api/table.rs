@@ -6,9 +6,10 @@ use std::ptr;
 use cranewasm::{ExternType, Table, Val, ValType};
 
 use crate::c_api::extern_::{ExternObj, Item, Unbound};
-use crate::c_api::store::{self, StoreObj, externref_for};
+use crate::c_api::store::{self, StoreObj};
 use crate::c_api::types::{self, wasm_tabletype_t};
 use crate::c_api::val::{self, func_of_ref};
+use crate::core::store::externref_for;
 use crate::handle::Kind;
 use crate::object::{self, c_object, get};
 use crate::*;
@@ -49,7 +50,7 @@ unsafe fn ref_value(s: *mut StoreObj, element: ValType, r: *mut wasm_ref_t) -> O
     Some(match element {
         ValType::EXTERNREF => Val::ExternRef((!r.is_null()).then(|| {
             // SAFETY: as the caller promises.
-            unsafe { externref_for(s, store::core(s), r as usize) }
+            externref_for(unsafe { store::core(s) }, r as usize)
         })),
         // SAFETY: as the caller promises.
         _ => Val::FuncRef(unsafe { func_of_ref(r) }.ok()?),

@@ -50,6 +50,10 @@ struct TrapData {
     /// messages end in a NUL); `None` for a trap made without a message.
     message: Option<Vec<u8>>,
     frames: Vec<FrameInfo>,
+    /// The core trap's code and exit status, for `crate::ext::trap_info`
+    /// (`None` for traps made from a message).
+    code: Option<TrapCode>,
+    exit_code: Option<i32>,
 }
 
 /// What a `wasm_trap_t *` points at.
@@ -92,7 +96,8 @@ c_object! {
 /// # Safety
 /// `store` must be NULL or live.
 unsafe fn register(store: *mut StoreObj, message: Option<Vec<u8>>, frames: Vec<FrameInfo>) -> *mut wasm_trap_t {
-    object::new(TrapObj { header: Header::new(store), data: Rc::new(TrapData { message, frames }) })
+    let data = TrapData { message, frames, code: None, exit_code: None };
+    object::new(TrapObj { header: Header::new(store), data: Rc::new(data) })
 }
 
 /// Registers a new trap in `store` with a message of the runtime's
@@ -109,6 +114,8 @@ pub unsafe fn new_trap(store: *mut StoreObj, message: &[u8], frames: Vec<FrameIn
 /// The C API's text for a core trap.
 pub fn message_of(t: &Trap) -> String {
     match t.code() {
+        // WAMR's text for an exception that left wasm.
+        None if t.is_exception() => format!("Exception: {}", t.message()),
         None | Some(TrapCode::UnlinkedFunction) => t.message().to_string(),
         Some(TrapCode::StackOverflow) => "Exception: wasm operand stack overflow".to_string(),
         Some(_) => format!("Exception: {}", t.message()),
@@ -121,7 +128,23 @@ pub fn message_of(t: &Trap) -> String {
 /// `store` must be live.
 pub unsafe fn from_core(store: *mut StoreObj, t: &Trap) -> *mut wasm_trap_t {
     // SAFETY: as the caller promises.
-    unsafe { new_trap(store, message_of(t).as_bytes(), t.frames().to_vec()) }
+    let p = unsafe { new_trap(store, message_of(t).as_bytes(), t.frames().to_vec()) };
+    // SAFETY: just made, so live, and not shared yet.
+    if let Some(data) = unsafe { object::get_mut::<wasm_trap_t>(p) }.and_then(|o| Rc::get_mut(&mut o.data)) {
+        (data.code, data.exit_code) = (t.code(), t.exit_code());
+    }
+    p
+}
+
+/// A live trap's core code, exit status and frames (see
+/// `crate::ext::trap_info`).
+///
+/// # Safety
+/// As for [`object::get`].
+pub unsafe fn info<'a>(t: *const wasm_trap_t) -> Option<(Option<TrapCode>, Option<i32>, &'a [FrameInfo])> {
+    // SAFETY: as the caller promises.
+    let d = &unsafe { get::<wasm_trap_t>(t) }?.data;
+    Some((d.code, d.exit_code, &d.frames))
 }
 
 /// A trap object for any failed operation.

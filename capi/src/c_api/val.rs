@@ -31,67 +31,24 @@
 use crate::core::kinds;
 use std::ptr;
 
-use cranewasm::{AsContextMut, V128, Val, ValType};
+use cranewasm::{AsContextMut, V128, Val, ValRaw, ValType};
 
 use crate::c_api::extern_::Item;
 use crate::c_api::func::new_func;
-use crate::c_api::store::{StoreData, StoreObj, externref_for, host_pointer};
+use crate::c_api::store::{StoreData, StoreObj};
+use crate::core::store::{externref_for, host_pointer};
 use crate::object::get;
 use crate::*;
 
-/// `wasm_valkind_t`: `WASM_I32` (0) .. `WASM_V128` (4), `WASM_EXTERNREF`
-/// (128), `WASM_FUNCREF` (129).
-pub type wasm_valkind_t = u8;
-
-/// The payload of a [`wasm_val_t`].
-#[repr(C)]
-#[derive(Copy, Clone)]
-pub union wasm_val_union {
-    pub i32: i32,
-    pub i64: i64,
-    pub f32: f32,
-    pub f64: f64,
-    pub r#ref: *mut wasm_ref_t,
-}
-
-/// A value: a kind byte, padding, and the payload at offset 8.
-#[repr(C)]
-#[derive(Copy, Clone)]
-pub struct wasm_val_t {
-    pub kind: wasm_valkind_t,
-    pub _paddings: [u8; 7],
-    pub of: wasm_val_union,
-}
-
-const _: () = assert!(std::mem::size_of::<wasm_val_t>() == std::mem::size_of::<cranewasm::ValRaw>());
-
-impl wasm_val_t {
-    /// An `i32` zero: what result slots start as.
-    pub const ZERO: wasm_val_t = wasm_val_t { kind: 0, _paddings: [0; 7], of: wasm_val_union { i64: 0 } };
-
-    fn new(kind: ValType, of: wasm_val_union) -> wasm_val_t {
-        wasm_val_t { kind: kinds::valkind(kind), _paddings: [0; 7], of }
-    }
-
-    /// The host pointer or function object of a reference value.
-    pub fn ref_ptr(&self) -> *mut wasm_ref_t {
-        // SAFETY: every bit pattern is a valid pointer value.
-        unsafe { self.of.r#ref }
-    }
-}
+pub use crate::core::val::*;
 
 /// The core value of type `ty` that `v` holds. The kinds must already have
 /// been checked to match.
 ///
 /// # Safety
-/// `store` must be live and `cx` a context of its core store; a v128 must
+/// `cx` must be a context of a live store's core store; a v128 must
 /// point at 16 bytes; a funcref may be NULL or any pointer.
-pub unsafe fn to_core(
-    store: *mut StoreObj,
-    cx: impl AsContextMut<Data = StoreData>,
-    v: &wasm_val_t,
-    ty: ValType,
-) -> Result<Val, String> {
+pub unsafe fn to_core(cx: impl AsContextMut<Data = StoreData>, v: &wasm_val_t, ty: ValType) -> Result<Val, String> {
     // SAFETY: the scalar members of the union may be read at any bit
     // pattern (the kind says which one was written).
     let (bits32, bits64) = unsafe { (v.of.i32, v.of.i64) };
@@ -107,8 +64,7 @@ pub unsafe fn to_core(
         },
         ValType::EXTERNREF => match v.ref_ptr() as usize {
             0 => Val::ExternRef(None),
-            // SAFETY: as the caller promises.
-            p => Val::ExternRef(Some(unsafe { externref_for(store, cx, p) })),
+            p => Val::ExternRef(Some(externref_for(cx, p))),
         },
         // SAFETY: as the caller promises.
         ValType::FUNCREF => Val::FuncRef(unsafe { func_of_ref(v.ref_ptr()) }?),
@@ -169,6 +125,47 @@ pub unsafe fn from_core(store: *mut StoreObj, mut cx: impl AsContextMut<Data = S
         },
     };
     wasm_val_t::new(v.ty(), of)
+}
+
+/// The C form of a host function's parameter slot of type `ty` (an
+/// externref's slot holds its host pointer already; see
+/// [`crate::core::host`]); a function becomes a new function object
+/// registered with `store`.
+///
+/// # Safety
+/// `store` must be live and `cx` a context of its core store; `slot` one of
+/// the call's.
+pub unsafe fn from_slot(
+    store: *mut StoreObj,
+    mut cx: impl AsContextMut<Data = StoreData>,
+    slot: ValRaw,
+    ty: ValType,
+) -> wasm_val_t {
+    if ty == ValType::EXTERNREF {
+        return wasm_val_t::new(ty, wasm_val_union { r#ref: slot.get_ref() as *mut wasm_ref_t });
+    }
+    // SAFETY: a slot of this store, written by its compiled code (caller).
+    let v = unsafe { Val::from_raw_in(&mut cx, slot, ty) };
+    // SAFETY: as the caller promises.
+    unsafe { from_core(store, cx, v) }
+}
+
+/// The slot of a host function's result `v` of type `ty` (an externref
+/// as its host pointer, which the core turns into the reference).
+///
+/// # Safety
+/// As for [`to_core`].
+pub unsafe fn to_slot(
+    mut cx: impl AsContextMut<Data = StoreData>,
+    v: &wasm_val_t,
+    ty: ValType,
+) -> Result<ValRaw, String> {
+    if ty == ValType::EXTERNREF {
+        return Ok(ValRaw::reference(ty, v.ref_ptr() as usize));
+    }
+    // SAFETY: as the caller promises.
+    let v = unsafe { to_core(&mut cx, v, ty) }?;
+    v.into_raw_in(&cx).map_err(|e| e.to_string())
 }
 
 /// 16 bytes from `malloc` holding `x`, for a v128 value handed out.

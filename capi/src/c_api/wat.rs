@@ -27,18 +27,29 @@ pub unsafe extern "C" fn cranewasm_wat2wasm(text: *const c_char, len: usize, out
         crate::log(format_args!("cranewasm_wat2wasm: the text is not UTF-8"));
         return false;
     };
-    match wat::parse_str(source) {
+    match parse(source) {
         Ok(binary) => {
             let v = RawVec::from_items(binary.into_iter().map(|b| b as wasm_byte_t));
             // SAFETY: as above.
             unsafe { out.write(wasm_byte_vec_t::from_raw(v)) };
             true
         }
-        Err(e) => {
-            // wat's messages span lines (a source excerpt); keep one line.
-            let message = e.to_string().lines().map(str::trim).collect::<Vec<_>>().join(" ");
+        Err(message) => {
             crate::log(format_args!("cranewasm_wat2wasm: {message}"));
             false
         }
     }
+}
+
+/// The binary of `source`, or why not.
+#[cfg(feature = "compiler")]
+fn parse(source: &str) -> Result<Vec<u8>, String> {
+    // wat's messages span lines (a source excerpt); keep one line.
+    wat::parse_str(source).map_err(|e| e.to_string().lines().map(str::trim).collect::<Vec<_>>().join(" "))
+}
+
+/// Text is only ever compiled, so a runtime-only build has no parser.
+#[cfg(not(feature = "compiler"))]
+fn parse(_: &str) -> Result<Vec<u8>, String> {
+    Err("WebAssembly text needs the `compiler` feature, which this runtime-only build leaves out".into())
 }

@@ -1,7 +1,21 @@
-//! What both C headers share: the conversions between the core's types and
-//! the C kind codes.
+//! The layer both C headers call, below them (as WAMR's wasm-c-api sits on
+//! its runtime): `c_api/` (`wasm_c_api.h`) and `export/` (`wasm_export.h`)
+//! build on it and not on each other (`capi/tests/layers.rs` checks it).
 //!
-//! `c_api/` (`wasm_c_api.h`) and `export/` (`wasm_export.h`) build on this
-//! layer and not on each other.
+//! - [`call`]: the one call path, raw slots for every call into wasm;
+//! - [`host`]: the one host-function path, for callbacks and natives;
+//! - [`link`]: the one linker, a chain of resolvers (the positional rule,
+//!   WASI, sub-modules; natives and stand-ins from each header);
+//! - [`store`]: the one store-data type and externref map;
+//! - [`wasi`]: WASI settings and the WASI resolver;
+//! - [`kinds`], [`val`], [`options`]: the C kind codes, `wasm_val_t` and
+//!   the option structs both headers take.
 
+pub mod call;
+pub mod host;
 pub mod kinds;
+pub mod link;
+pub mod options;
+pub mod store;
+pub mod val;
+pub mod wasi;

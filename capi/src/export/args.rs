@@ -6,7 +6,7 @@
 use std::ffi::{c_char, c_void};
 use std::ptr;
 
-use crate::c_api::config::InstantiationArgs;
+use crate::core::options::InstantiationArgs;
 use crate::export::types::*;
 use crate::export::wasi::{WasiArgs, strings};
 use crate::handle::Kind;

@@ -33,19 +33,17 @@
 use std::ffi::c_char;
 
 use cranewasm::__sys::VaArgs;
-use cranewasm::{AsContextMut, Func, FuncType, Trap, V128, Val, ValRaw, ValType};
+use cranewasm::{Func, FuncType, Trap, Val, ValRaw, ValType};
 
+use crate::core::call as core;
 use crate::core::kinds::{self, valkind};
 
-use crate::c_api::val::wasm_val_t;
+use crate::core::val::wasm_val_t;
 use crate::export::exec_env::exec_env;
 use crate::export::instance::ModuleInst;
 use crate::export::lookup::func_inst;
 use crate::export::runtime::log;
 use crate::export::types::*;
-
-/// Value slots kept on the stack for calls.
-const INLINE: usize = 16;
 
 /// How many cells a value of type `t` takes in `argv`.
 fn cells(t: ValType) -> usize {
@@ -123,137 +121,90 @@ fn run(
     inst.finish_call(outcome)
 }
 
-/// A core call error as a trap.
-fn as_trap(e: cranewasm::Error) -> Trap {
-    match e {
-        cranewasm::Error::Trap(t) => t,
-        cranewasm::Error::Exit(code) => Trap::exit(code),
-        e => Trap::new(e.to_string()),
-    }
-}
-
 /// Calls `func` with `params`, returning its results (`None`: failed, the
-/// exception set).
+/// exception set): for the runtime's own calls (`main`, `malloc`, a
+/// thread's start), through the slots of [`call_slots`].
 pub fn call_vals(inst: &ModuleInst, env: usize, func: Func, ty: &FuncType, params: &[Val]) -> Option<Vec<Val>> {
-    let mut results: Vec<Val> = ty.results().iter().map(|t| Val::default_for(*t)).collect();
-    let ok = run(inst, env, |store| func.call(store, params, &mut results).map_err(as_trap));
-    ok.then_some(results)
-}
-
-/// Calls a function without references over raw slots holding its
-/// parameters (and then its results).
-fn call_slots(inst: &ModuleInst, env: usize, func: Func, slots: &mut [ValRaw]) -> bool {
-    run(inst, env, |store| {
-        let mut cx = store.as_context_mut();
-        // SAFETY: the caller filled the slots from the function's type,
-        // with room for its results; no references.
-        unsafe { func.call_raw(cx.opaque(), slots.as_mut_ptr()) }
+    core::with_slots(ty.params().len().max(ty.results().len()), |slots| {
+        {
+            let locked = inst.lock();
+            let store = locked.store();
+            for (s, p) in slots.iter_mut().zip(params) {
+                *s = p.into_raw_in(&*store).ok()?;
+            }
+        }
+        if !call_slots(inst, env, func, slots) {
+            return None;
+        }
+        let locked = inst.lock();
+        let store = locked.store();
+        // SAFETY: the call's results, written by the store's compiled code.
+        Some(ty.results().iter().zip(slots.iter()).map(|(t, s)| unsafe { Val::from_raw_in(&*store, *s, *t) }).collect())
     })
 }
 
-/// A number as a raw slot.
-pub fn num_to_raw(v: &Val) -> ValRaw {
-    match *v {
-        Val::I32(x) => ValRaw::i32(x),
-        Val::I64(x) => ValRaw::i64(x),
-        Val::F32(b) => ValRaw::f32(b),
-        Val::F64(b) => ValRaw::f64(b),
-        Val::V128(x) => ValRaw::v128(x.as_u128()),
-        // References never take the raw path.
-        Val::FuncRef(_) | Val::ExternRef(_) => ValRaw::default(),
-    }
+/// Calls a function over raw slots holding its parameters (and then its
+/// results): the one call path of `wasm_export.h`.
+fn call_slots(inst: &ModuleInst, env: usize, func: Func, slots: &mut [ValRaw]) -> bool {
+    // SAFETY: the caller filled the slots from the function's type, with
+    // room for its results, and references of the instance's store.
+    run(inst, env, |store| unsafe { core::call_raw(store, func, slots.as_mut_ptr()) })
 }
 
-/// A raw slot holding a number of type `t` as a value.
-pub fn raw_to_num(r: ValRaw, t: ValType) -> Val {
-    match t {
-        ValType::I32 => Val::I32(r.get_i32()),
-        ValType::I64 => Val::I64(r.get_i64()),
-        ValType::F32 => Val::F32(r.get_f32()),
-        ValType::F64 => Val::F64(r.get_f64()),
-        ValType::V128 => Val::V128(V128(r.get_v128())),
-        ValType::Ref(_) => Val::default_for(t),
-    }
-}
-
-fn has_refs(ty: &FuncType) -> bool {
-    ty.params().iter().chain(ty.results()).any(|t| t.is_ref())
-}
-
-/// Reads a value of type `t` from cells at `argv[*p..]`; the exception
-/// for a value cells cannot stand for (an unknown function index).
+/// Reads a value of type `t` from cells at `argv[*p..]` into a slot; the
+/// exception for a value cells cannot stand for (an unknown function
+/// index).
 ///
 /// # Safety
 /// `argv` must hold the cells.
-unsafe fn read_cell(inst: &ModuleInst, argv: *const u32, p: &mut usize, t: ValType) -> Result<Val, &'static str> {
+unsafe fn read_cell(inst: &ModuleInst, argv: *const u32, p: &mut usize, t: ValType) -> Result<ValRaw, &'static str> {
     // SAFETY: as the caller promises.
     let c = |i: usize| unsafe { *argv.add(*p + i) };
-    let w = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi) << 32);
-    let v = match t {
-        ValType::I32 => Val::I32(c(0) as i32),
-        ValType::F32 => Val::F32(c(0)),
-        ValType::I64 => Val::I64(w(c(0), c(1)) as i64),
-        ValType::F64 => Val::F64(w(c(0), c(1))),
-        ValType::V128 => Val::V128(V128(u128::from(w(c(0), c(1))) | (u128::from(w(c(2), c(3))) << 64))),
-        ValType::EXTERNREF => inst.externref_val(w(c(0), c(1)) as usize),
-        ValType::FUNCREF => inst.funcref_val(c(0)).ok_or("unknown function")?,
+    let w = |i: usize| u64::from(c(i)) | (u64::from(c(i + 1)) << 32);
+    let slot = match t {
+        ValType::I32 => ValRaw::i32(c(0) as i32),
+        ValType::F32 => ValRaw::f32(c(0)),
+        ValType::I64 => ValRaw::i64(w(0) as i64),
+        ValType::F64 => ValRaw::f64(w(0)),
+        ValType::V128 => ValRaw::v128(u128::from(w(0)) | (u128::from(w(2)) << 64)),
+        ValType::EXTERNREF => inst.externref_raw(w(0) as usize),
+        ValType::FUNCREF => inst.funcref_raw(c(0)).ok_or("unknown function")?,
         ValType::Ref(_) => return Err("a reference of a type the C API cannot pass"),
     };
     *p += cells(t);
-    Ok(v)
+    Ok(slot)
 }
 
-/// Writes value `v` into cells at `argv[*p..]`; false for a value cells
-/// cannot hold (a function of another instance).
+/// Writes slot `s` of type `t` into cells at `argv[*p..]`; false for a
+/// value cells cannot hold (a function of another instance).
 ///
 /// # Safety
 /// `argv` must have room for the cells.
-unsafe fn write_cell(inst: &ModuleInst, argv: *mut u32, p: &mut usize, v: &Val) -> bool {
+unsafe fn write_cell(inst: &ModuleInst, argv: *mut u32, p: &mut usize, t: ValType, s: ValRaw) -> bool {
     let put = |i: usize, x: u32| {
         // SAFETY: as the caller promises.
         unsafe { *argv.add(*p + i) = x };
     };
-    let n = match *v {
-        Val::I32(x) => {
-            put(0, x as u32);
-            1
-        }
-        Val::F32(b) => {
-            put(0, b);
-            1
-        }
-        Val::I64(x) => {
-            put(0, x as u32);
-            put(1, (x as u64 >> 32) as u32);
-            2
-        }
-        Val::F64(b) => {
-            put(0, b as u32);
-            put(1, (b >> 32) as u32);
-            2
-        }
-        Val::V128(x) => {
-            let x = x.as_u128();
+    let wide = |x: u64| {
+        put(0, x as u32);
+        put(1, (x >> 32) as u32);
+    };
+    match t {
+        ValType::I32 | ValType::F32 => put(0, s.get_i32() as u32),
+        ValType::I64 | ValType::F64 => wide(s.get_i64() as u64),
+        ValType::V128 => {
+            let x = s.get_v128();
             for i in 0..4 {
                 put(i, (x >> (32 * i)) as u32);
             }
-            4
         }
-        Val::ExternRef(_) => {
-            let ptr = inst.host_pointer_of(v) as u64;
-            put(0, ptr as u32);
-            put(1, (ptr >> 32) as u32);
-            2
-        }
-        Val::FuncRef(_) => match inst.funcref_index(v) {
-            Some(index) => {
-                put(0, index);
-                1
-            }
+        ValType::FUNCREF => match inst.funcref_index_of_raw(s) {
+            Some(index) => put(0, index),
             None => return false,
         },
-    };
-    *p += n;
+        ValType::Ref(_) => wide(inst.host_pointer_of_raw(s) as u64),
+    }
+    *p += cells(t);
     true
 }
 
@@ -272,55 +223,39 @@ pub unsafe fn call_cells(inst: &ModuleInst, env: usize, func: Func, ty: &FuncTyp
         inst.set_exception(Some("the arguments conversion is failed"));
         return false;
     }
-    if !has_refs(ty) && ty.params().len().max(ty.results().len()) <= INLINE {
-        let mut slots = [ValRaw::default(); INLINE];
+    core::with_slots(ty.params().len().max(ty.results().len()), |slots| {
         let mut p = 0;
         for (s, t) in slots.iter_mut().zip(ty.params()) {
-            // SAFETY: `argc >= need` cells (caller); without references
-            // the two counts are the same.
-            let v = unsafe { read_cell(inst, argv, &mut p, *t) }.expect("numbers always convert");
-            *s = num_to_raw(&v);
+            if p >= argc as usize {
+                // Past the cells the caller counted: zero, as in WAMR.
+                *s = core::zero(*t);
+                p += cells(*t);
+                continue;
+            }
+            // SAFETY: the parameter starts below `argc` (an externref at
+            // `argc - 1` reads one cell more, as WAMR's does); the caller's
+            // cells.
+            match unsafe { read_cell(inst, argv, &mut p, *t) } {
+                Ok(v) => *s = v,
+                Err(e) => {
+                    inst.set_exception(Some(e));
+                    return false;
+                }
+            }
         }
-        if !call_slots(inst, env, func, &mut slots) {
+        if !call_slots(inst, env, func, slots) {
             return false;
         }
         let mut p = 0;
         for (s, t) in slots.iter().zip(ty.results()) {
             // SAFETY: room for the results (caller).
-            unsafe { write_cell(inst, argv, &mut p, &raw_to_num(*s, *t)) };
-        }
-        return true;
-    }
-    let mut p = 0;
-    let mut params = Vec::with_capacity(ty.params().len());
-    for t in ty.params() {
-        if p >= argc as usize {
-            // Past the cells the caller counted: zero, as in WAMR.
-            params.push(Val::default_for(*t));
-            p += cells(*t);
-            continue;
-        }
-        // SAFETY: the parameter starts below `argc` (an externref at
-        // `argc - 1` reads one cell more, as WAMR's does); the caller's
-        // cells.
-        match unsafe { read_cell(inst, argv, &mut p, *t) } {
-            Ok(v) => params.push(v),
-            Err(e) => {
-                inst.set_exception(Some(e));
+            if !unsafe { write_cell(inst, argv, &mut p, *t, *s) } {
+                inst.set_exception(Some("the result conversion is failed"));
                 return false;
             }
         }
-    }
-    let Some(results) = call_vals(inst, env, func, ty, &params) else { return false };
-    let mut p = 0;
-    for r in &results {
-        // SAFETY: room for the results (caller).
-        if !unsafe { write_cell(inst, argv, &mut p, r) } {
-            inst.set_exception(Some("the result conversion is failed"));
-            return false;
-        }
-    }
-    true
+        true
+    })
 }
 
 /// Calls `function` with arguments in `argc` 32-bit cells at `argv`; the
@@ -353,14 +288,14 @@ fn kind_cells(kind: u8) -> Option<usize> {
     }
 }
 
-/// A `wasm_val_t` as a value of type `t`. WAMR lays each argument out in
+/// A `wasm_val_t` as a slot of type `t`. WAMR lays each argument out in
 /// cells by its own kind and the function reads them by its parameter's
 /// type, so a value of another kind of the same width passes its bits (an
 /// i32 for a funcref, as WAMR's funcref results come back, say).
 /// `Err(None)`: a kind of another width (WAMR shifts every later
 /// argument), or v128 (WAMR asserts); `Err(Some(exception))`: an unknown
 /// function index.
-fn from_c(inst: &ModuleInst, v: &wasm_val_t, t: ValType) -> Result<Val, Option<&'static str>> {
+fn from_c(inst: &ModuleInst, v: &wasm_val_t, t: ValType) -> Result<ValRaw, Option<&'static str>> {
     if t == ValType::V128 || kind_cells(v.kind) != Some(cells(t)) {
         return Err(None);
     }
@@ -368,33 +303,28 @@ fn from_c(inst: &ModuleInst, v: &wasm_val_t, t: ValType) -> Result<Val, Option<&
     // every bit pattern of the integer members is valid.
     let (low, wide) = unsafe { (v.of.i32 as u32, v.of.i64 as u64) };
     Ok(match t {
-        ValType::I32 => Val::I32(low as i32),
-        ValType::F32 => Val::F32(low),
-        ValType::I64 => Val::I64(wide as i64),
-        ValType::F64 => Val::F64(wide),
-        ValType::EXTERNREF => inst.externref_val(wide as usize),
-        ValType::FUNCREF => inst.funcref_val(low).ok_or(Some("unknown function"))?,
+        ValType::EXTERNREF => inst.externref_raw(wide as usize),
+        ValType::FUNCREF => inst.funcref_raw(low).ok_or(Some("unknown function"))?,
         ValType::V128 | ValType::Ref(_) => return Err(None),
+        t => core::num(t, u128::from(wide)).unwrap_or_default(),
     })
 }
 
-/// A value as a `wasm_val_t`: a funcref as its index with the kind
-/// `WASM_I32`, as WAMR gives it (`None` for a function of another
-/// instance).
-fn to_c(inst: &ModuleInst, v: &Val) -> Option<wasm_val_t> {
+/// A result slot of type `t` as a `wasm_val_t`: a funcref as its index
+/// with the kind `WASM_I32`, as WAMR gives it (`None` for a function of
+/// another instance, and for a v128).
+fn to_c(inst: &ModuleInst, t: ValType, s: ValRaw) -> Option<wasm_val_t> {
     let mut out = wasm_val_t::ZERO;
-    out.kind = valkind(v.ty());
-    match *v {
-        Val::I32(x) => out.of.i32 = x,
-        Val::I64(x) => out.of.i64 = x,
-        Val::F32(b) => out.of.f32 = f32::from_bits(b),
-        Val::F64(b) => out.of.f64 = f64::from_bits(b),
-        Val::ExternRef(_) => out.of.i64 = inst.host_pointer_of(v) as i64,
-        Val::FuncRef(_) => {
+    out.kind = valkind(t);
+    match t {
+        ValType::I32 | ValType::F32 => out.of.i32 = s.get_i32(),
+        ValType::I64 | ValType::F64 => out.of.i64 = s.get_i64(),
+        ValType::FUNCREF => {
             out.kind = kinds::I32;
-            out.of.i32 = inst.funcref_index(v)? as i32;
+            out.of.i32 = inst.funcref_index_of_raw(s)? as i32;
         }
-        Val::V128(_) => return None,
+        ValType::Ref(_) => out.of.i64 = inst.host_pointer_of_raw(s) as i64,
+        ValType::V128 => return None,
     }
     Some(out)
 }
@@ -428,40 +358,47 @@ pub unsafe extern "C" fn wasm_runtime_call_wasm_a(
         log(1, format_args!("wasm_runtime_call_wasm_a: NULL arguments or results"));
         return false;
     }
-    let mut params = Vec::with_capacity(ty.params().len());
-    for (i, t) in ty.params().iter().enumerate() {
-        // SAFETY: `num_args` values (caller).
-        match from_c(inst, unsafe { &*args.add(i) }, *t) {
-            Ok(v) => params.push(v),
-            Err(Some(e)) => {
-                inst.set_exception(Some(e));
-                return false;
-            }
-            Err(None) => {
-                log(1, format_args!("wasm_runtime_call_wasm_a: argument {i} is not of the parameter's width ({t})"));
-                return false;
+    core::with_slots(ty.params().len().max(ty.results().len()), |slots| {
+        for (i, (s, t)) in slots.iter_mut().zip(ty.params()).enumerate() {
+            // SAFETY: `num_args` values (caller).
+            match from_c(inst, unsafe { &*args.add(i) }, *t) {
+                Ok(v) => *s = v,
+                Err(Some(e)) => {
+                    inst.set_exception(Some(e));
+                    return false;
+                }
+                Err(None) => {
+                    log(
+                        1,
+                        format_args!("wasm_runtime_call_wasm_a: argument {i} is not of the parameter's width ({t})"),
+                    );
+                    return false;
+                }
             }
         }
-    }
-    // SAFETY: the exec env was resolved above.
-    unsafe { finish_vals(inst, exec_env as usize, func, &ty, &params, results) }
+        // SAFETY: room for the results (caller).
+        unsafe { finish_slots(inst, exec_env as usize, func, &ty, slots, results) }
+    })
 }
 
-/// Calls with `params` and writes the results as `wasm_val_t`s.
+/// Calls with the parameters in `slots` and writes the results as
+/// `wasm_val_t`s.
 ///
 /// # Safety
 /// `results` must have room for the function's results.
-unsafe fn finish_vals(
+unsafe fn finish_slots(
     inst: &ModuleInst,
     env: usize,
     func: Func,
     ty: &FuncType,
-    params: &[Val],
+    slots: &mut [ValRaw],
     results: *mut wasm_val_t,
 ) -> bool {
-    let Some(out) = call_vals(inst, env, func, ty, params) else { return false };
-    for (i, r) in out.iter().enumerate() {
-        let Some(v) = to_c(inst, r) else {
+    if !call_slots(inst, env, func, slots) {
+        return false;
+    }
+    for (i, (t, s)) in ty.results().iter().zip(slots.iter()).enumerate() {
+        let Some(v) = to_c(inst, *t, *s) else {
             inst.set_exception(Some("the result conversion is failed"));
             return false;
         };
@@ -498,34 +435,34 @@ unsafe extern "C" fn call_wasm_v_saved(regs: *const u64, stack: *const u64) -> b
     if results.is_null() && num_results > 0 {
         return false;
     }
-    let mut params = Vec::with_capacity(ty.params().len());
-    for t in ty.params() {
-        // SAFETY: the client passed one argument per parameter, of the
-        // parameter's C type (WAMR's contract).
-        let v = unsafe {
-            match *t {
-                ValType::I32 => Val::I32(va.int() as i32),
-                ValType::I64 => Val::I64(va.int() as i64),
-                ValType::F32 => Val::f32(va.double() as f32),
-                ValType::F64 => Val::f64(va.double()),
-                ValType::EXTERNREF => inst.externref_val(va.int() as usize),
-                ValType::FUNCREF => match inst.funcref_val(va.int() as u32) {
-                    Some(v) => v,
-                    None => {
-                        inst.set_exception(Some("unknown function"));
+    core::with_slots(ty.params().len().max(ty.results().len()), |slots| {
+        for (s, t) in slots.iter_mut().zip(ty.params()) {
+            // SAFETY: the client passed one argument per parameter, of the
+            // parameter's C type (WAMR's contract).
+            *s = unsafe {
+                match *t {
+                    ValType::I32 => ValRaw::i32(va.int() as i32),
+                    ValType::I64 => ValRaw::i64(va.int() as i64),
+                    ValType::F32 => ValRaw::f32((va.double() as f32).to_bits()),
+                    ValType::F64 => ValRaw::f64(va.double().to_bits()),
+                    ValType::EXTERNREF => inst.externref_raw(va.int() as usize),
+                    ValType::FUNCREF => match inst.funcref_raw(va.int() as u32) {
+                        Some(v) => v,
+                        None => {
+                            inst.set_exception(Some("unknown function"));
+                            return false;
+                        }
+                    },
+                    _ => {
+                        log(1, format_args!("wasm_runtime_call_wasm_v: a {t} argument cannot be passed"));
                         return false;
                     }
-                },
-                _ => {
-                    log(1, format_args!("wasm_runtime_call_wasm_v: a {t} argument cannot be passed"));
-                    return false;
                 }
-            }
-        };
-        params.push(v);
-    }
-    // SAFETY: room for the results (client).
-    unsafe { finish_vals(inst, exec_env as usize, func, &ty, &params, results) }
+            };
+        }
+        // SAFETY: room for the results (client).
+        unsafe { finish_slots(inst, exec_env as usize, func, &ty, slots, results) }
+    })
 }
 
 cranewasm::__sys::c_variadic_entry! {

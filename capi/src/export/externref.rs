@@ -13,13 +13,10 @@
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-use cranewasm::{AsContext, AsContextMut, ExternRef, Val};
+use cranewasm::{AsContext, AsContextMut, Val, ValRaw, ValType};
 
 use crate::export::instance::{InstData, ModuleInst};
 use crate::export::types::*;
-
-/// What a core externref made here carries.
-pub struct HostRef(pub usize);
 
 /// `NULL_REF`: the index of `ref.null`.
 const NULL_REF: u32 = u32::MAX;
@@ -27,10 +24,7 @@ const NULL_REF: u32 = u32::MAX;
 /// The host pointer an externref value stands for (NULL for `ref.null`).
 pub fn host_pointer(cx: impl AsContext<Data = InstData>, v: Val) -> usize {
     match v {
-        Val::ExternRef(Some(e)) => {
-            let cx = cx.as_context();
-            e.data(cx).downcast_ref::<HostRef>().map_or(0, |h| h.0)
-        }
+        Val::ExternRef(Some(e)) => crate::core::store::host_pointer(cx, e),
         _ => 0,
     }
 }
@@ -41,13 +35,7 @@ pub fn to_val(mut cx: impl AsContextMut<Data = InstData>, p: usize) -> Val {
     if p == usize::MAX {
         return Val::ExternRef(None);
     }
-    let mut cx = cx.as_context_mut();
-    if let Some(e) = cx.data().externrefs.get(&p) {
-        return Val::ExternRef(Some(*e));
-    }
-    let e = ExternRef::new(&mut cx, HostRef(p));
-    cx.data_mut().externrefs.insert(p, e);
-    Val::ExternRef(Some(e))
+    Val::ExternRef(Some(crate::core::store::externref_for(cx.as_context_mut(), p)))
 }
 
 impl ModuleInst {
@@ -61,6 +49,23 @@ impl ModuleInst {
     pub fn host_pointer_of(&self, v: &Val) -> usize {
         let locked = self.lock();
         host_pointer(&*locked.store(), *v)
+    }
+
+    /// [`to_val`] as a raw slot of this instance's store.
+    pub fn externref_raw(&self, p: usize) -> ValRaw {
+        let locked = self.lock();
+        let store = locked.store();
+        let v = to_val(&mut *store, p);
+        v.into_raw_in(&*store).unwrap_or_else(|_| ValRaw::reference(ValType::EXTERNREF, 0))
+    }
+
+    /// The host pointer of an externref slot of this instance's store (a
+    /// call's result).
+    pub fn host_pointer_of_raw(&self, raw: ValRaw) -> usize {
+        let locked = self.lock();
+        let store = locked.store();
+        // SAFETY: a slot of this store, written by its compiled code.
+        host_pointer(&*store, unsafe { Val::from_raw_in(&*store, raw, ValType::EXTERNREF) })
     }
 }
 

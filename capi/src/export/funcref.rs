@@ -6,7 +6,7 @@
 //! so (`_a` reports a funcref result with the kind `WASM_I32`, as WAMR's
 //! `parse_uint32_array_to_results` does).
 
-use cranewasm::Val;
+use cranewasm::{Val, ValRaw, ValType};
 
 use crate::export::instance::ModuleInst;
 
@@ -38,5 +38,23 @@ impl ModuleInst {
         let store = locked.store();
         let instance = self.instance()?;
         (0..).map_while(|i| instance.func(&*store, i).map(|g| (i, g))).find(|(_, g)| g == f).map(|(i, _)| i)
+    }
+
+    /// [`ModuleInst::funcref_val`] as a raw slot of this instance's store.
+    pub fn funcref_raw(&self, index: u32) -> Option<ValRaw> {
+        let v = self.funcref_val(index)?;
+        let locked = self.lock();
+        v.into_raw_in(&*locked.store()).ok()
+    }
+
+    /// [`ModuleInst::funcref_index`] of a funcref slot of this instance's
+    /// store (a call's result).
+    pub fn funcref_index_of_raw(&self, raw: ValRaw) -> Option<u32> {
+        let v = {
+            let locked = self.lock();
+            // SAFETY: a slot of this store, written by its compiled code.
+            unsafe { Val::from_raw_in(&*locked.store(), raw, ValType::FUNCREF) }
+        };
+        self.funcref_index(&v)
     }
 }

@@ -33,11 +33,11 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use cranewasm::wasi::WasiCtx;
 use cranewasm::{
-    Extern, ExternType, FrameInfo, Func, FuncType, Global, GlobalType, Instance, InterruptHandle, Linker, Memory,
-    MemoryType, Module, Mutability, SharedMemory, Store, Table, Trap, Val, ValType,
+    ExternType, FrameInfo, Func, FuncType, Instance, InterruptHandle, Memory, MemoryType, Module, SharedMemory, Store,
+    Trap, ValType,
 };
 
-use crate::c_api::config::InstantiationArgs;
+use crate::core::options::InstantiationArgs;
 use crate::export::args::{InstArgs, instantiation_args};
 use crate::export::exec_env::{ExecEnv, new_exec_env};
 use crate::export::heap::AppHeap;
@@ -45,10 +45,10 @@ use crate::export::lock::{ReentrantGuard, ReentrantLock};
 use crate::export::module::{RtModule, module};
 use crate::export::pool;
 use crate::export::runtime::warn;
+use crate::export::set_error_buf;
 use crate::export::thread_mgr::Cluster;
 use crate::export::types::*;
 use crate::export::wasi::WasiArgs;
-use crate::export::{is_built_in_module, set_error_buf};
 use crate::handle::Kind;
 use crate::object::{self, Handle, Object, Own, get};
 use crate::*;
@@ -59,27 +59,24 @@ const PAGE: u64 = 65536;
 /// Context keys an instance has room for.
 pub(crate) const MAX_CONTEXTS: usize = 8;
 
-/// The data of an instance's store: what host functions reach through
-/// their `Caller`.
-pub struct InstData {
-    inst: *const ModuleInst,
-    /// The WASI context, for modules that import WASI.
-    pub wasi: Option<WasiCtx>,
-    /// The externref standing for each host pointer passed to wasm.
-    pub externrefs: std::collections::HashMap<usize, cranewasm::ExternRef>,
-}
+/// The data of an instance's store ([`crate::core::store::StoreData`]):
+/// what host functions reach through their `Caller`.
+pub use crate::core::store::StoreData as InstData;
 
-// SAFETY: the instance pointer is only dereferenced on the thread that
-// holds the instance's call lock; the WASI context is Send.
-unsafe impl Send for InstData {}
-
-impl InstData {
+/// An export-API store's way back to its instance.
+pub trait InstOf {
     /// The instance whose store this is. The reference is not tied to the
     /// data's borrow: the instance owns the store and outlives it.
-    pub fn inst<'a>(&self) -> &'a ModuleInst {
+    fn inst<'a>(&self) -> &'a ModuleInst;
+}
+
+impl InstOf for InstData {
+    fn inst<'a>(&self) -> &'a ModuleInst {
+        let inst = self.owner::<ModuleInst>(Kind::ModuleInst);
+        assert!(!inst.is_null(), "a host function of wasm_export.h ran in a store of no instance");
         // SAFETY: the instance owns the store and outlives it; the pointer
         // is set before any host function can run.
-        unsafe { &*self.inst }
+        unsafe { &*inst }
     }
 }
 
@@ -141,7 +138,7 @@ pub struct ModuleInst {
     /// with it.
     pub handles: Mutex<crate::export::lookup::Handles>,
     /// Instances of the modules this one imports from, by name.
-    pub subs: Mutex<Vec<(String, Instance)>>,
+    pub subs: Mutex<crate::core::link::SubModules>,
     /// The threads of this program (see [`crate::export::thread_mgr`]).
     pub cluster: Arc<Cluster>,
     /// Whether this is a spawned thread's instance over another's shared
@@ -379,7 +376,7 @@ pub struct Settings {
 
 /// How memory 0 is laid out for the app heap.
 #[derive(Copy, Clone)]
-enum HeapPlan {
+pub(crate) enum HeapPlan {
     None,
     /// At a fixed offset and size: memory grown by `pages` at creation.
     Fixed {
@@ -396,17 +393,17 @@ enum HeapPlan {
 /// A memory type of `min` to `max` pages, shared when `ty` is.
 /// A 32-bit memory type's minimum and maximum pages (WAMR's memories are
 /// 32-bit: its app heap plans in `u32` pages); no maximum is 65536.
-fn pages(ty: &MemoryType) -> (u32, u32) {
+pub(crate) fn pages(ty: &MemoryType) -> (u32, u32) {
     let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
     (narrow(ty.minimum()), ty.maximum().map_or(MAX_PAGES, narrow).min(MAX_PAGES))
 }
 
-fn sized(ty: MemoryType, min: u32, max: u32) -> MemoryType {
+pub(crate) fn sized(ty: MemoryType, min: u32, max: u32) -> MemoryType {
     if ty.is_shared() { MemoryType::shared(min, max) } else { MemoryType::new(min, Some(max)) }
 }
 
 /// A new memory of type `t` in the store (a shared one for a shared type).
-fn new_memory(store: &mut Store<InstData>, t: MemoryType) -> Result<Memory, String> {
+pub(crate) fn new_memory(store: &mut Store<InstData>, t: MemoryType) -> Result<Memory, String> {
     if t.is_shared() {
         let shared = SharedMemory::new(store.engine(), t).map_err(|e| e.to_string())?;
         return shared.to_memory(&mut *store).map_err(|e| e.to_string());
@@ -415,7 +412,7 @@ fn new_memory(store: &mut Store<InstData>, t: MemoryType) -> Result<Memory, Stri
 }
 
 /// WAMR's cap of a memory's maximum by `max_memory_pages`.
-fn capped_max(max_memory_pages: u32, min: u32, max: u32) -> u32 {
+pub(crate) fn capped_max(max_memory_pages: u32, min: u32, max: u32) -> u32 {
     match max_memory_pages {
         0 => max,
         m if m < min => {
@@ -440,7 +437,7 @@ fn exports_allocator(m: &Module) -> bool {
 }
 
 /// The type memory 0 is created with, and the heap plan, for `settings`.
-fn plan_memory0(
+pub(crate) fn plan_memory0(
     ty: MemoryType,
     heap_size: u32,
     max_memory_pages: u32,
@@ -496,7 +493,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
     let is_wasi = core_module.imports().any(|i| crate::export::wasi::is_wasi_module(&i.module));
     let wasi = match s.parent {
         // One WASI state (fd table, preopens) for all threads, as in WAMR.
-        Some(p) => p.lock().store().data_mut().wasi.as_mut().map(WasiCtx::share),
+        Some(p) => p.lock().store().data_mut().wasi.first_mut().map(WasiCtx::share),
         None if is_wasi => Some(wasi_args.build()?),
         None => None,
     };
@@ -509,10 +506,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
     let charge = pool::charge(pool::INSTANCE_OVERHEAD + core_module.footprint().1 + s.stack_size as usize)
         .ok_or("WASM module instantiate failed: allocate memory failed")?;
     let cluster = s.parent.map_or_else(Cluster::new, |p| p.cluster.clone());
-    let mut store = Box::new(Store::new(
-        core_module.engine(),
-        InstData { inst: ptr::null(), wasi, externrefs: Default::default() },
-    ));
+    let mut store = Box::new(Store::new(core_module.engine(), InstData::new(wasi)));
     let interrupt = store.interrupt_handle();
     let metered = store.set_fuel(u64::MAX).is_ok();
     let heap_size = if exports_allocator(&core_module) { 0 } else { s.heap_size };
@@ -562,7 +556,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
     let handle = h as usize;
     locked.store().on_memory_grow_failure(move |f| crate::export::exec_control::on_grow_failure(handle, f));
     // SAFETY: the store is ours alone until the handle is returned.
-    unsafe { (*inst.store.as_ptr()).data_mut().inst = inst };
+    unsafe { (*inst.store.as_ptr()).data_mut().set_owner(inst, Kind::ModuleInst) };
     let singleton = Own::new(new_exec_env(h as usize, s.stack_size, true)).ok_or("allocate memory failed")?;
     let env = singleton.as_ptr() as usize;
     let _ = inst.singleton.set(singleton);
@@ -592,7 +586,7 @@ fn build(
     let module = &rt.module;
     let heap_base = module.exports().any(|e| e.name == "__heap_base" && matches!(e.ty, ExternType::Global(_)));
     let plan = Cell::new(HeapPlan::None);
-    let imports = link(locked, rt, heap_size, max_memory_pages, heap_base, &plan, parent)?;
+    let imports = crate::export::link::link(locked, rt, heap_size, max_memory_pages, heap_base, &plan, parent)?;
     let memory0_defined = !module.imports().any(|i| matches!(i.ty, ExternType::Memory(_)));
     let err = RefCell::new(None);
     let result = if let Some(p) = parent {
@@ -620,7 +614,7 @@ fn build(
     }
     let instance = match result {
         Ok(i) => i,
-        Err(cranewasm::Error::Trap(t)) => {
+        Err(cranewasm::Error::Trap(t) | cranewasm::Error::Exception(t)) => {
             inst.finish_call(Err(t));
             return Err(format!("Exception: {}", inst.exception_message().unwrap_or_default()));
         }
@@ -641,23 +635,13 @@ fn build(
 }
 
 /// A core instantiation error as WAMR words it.
-fn link_error(e: &cranewasm::Error) -> String {
+pub(crate) fn link_error(e: &cranewasm::Error) -> String {
     match e {
         cranewasm::Error::Link(l) => match l.import() {
-            Some(i) => format!("failed to link import {} ({}, {})", l_kind(&i.ty), i.module, i.name),
+            Some(i) => crate::core::link::unresolved(i),
             None => format!("Instantiate module failed: {e}"),
         },
         _ => format!("Instantiate module failed: {e}"),
-    }
-}
-
-fn l_kind(t: &ExternType) -> &'static str {
-    match t {
-        ExternType::Func(_) => "function",
-        ExternType::Global(_) => "global",
-        ExternType::Table(_) => "table",
-        ExternType::Memory(_) => "memory",
-        ExternType::Tag(_) => "tag",
     }
 }
 
@@ -687,7 +671,7 @@ fn place_heap(locked: &Locked<'_>, instance: Instance, plan: HeapPlan) -> Result
                         pages += 1;
                     }
                     memory
-                        .grow(&mut *store, pages as u32)
+                        .grow(&mut *store, pages as u64)
                         .map_err(|_| "failed to insert app heap into linear memory")?;
                     // SAFETY: the global's storage, an i32 at byte 0;
                     // WAMR rewrites the (immutable) __heap_base the same way.
@@ -697,7 +681,7 @@ fn place_heap(locked: &Locked<'_>, instance: Instance, plan: HeapPlan) -> Result
                 _ => {
                     let pages = size.div_ceil(PAGE);
                     memory
-                        .grow(&mut *store, pages as u32)
+                        .grow(&mut *store, pages as u64)
                         .map_err(|_| "failed to insert app heap into linear memory")?;
                     (init, pages * PAGE - 1024)
                 }
@@ -710,7 +694,7 @@ fn place_heap(locked: &Locked<'_>, instance: Instance, plan: HeapPlan) -> Result
 
 /// Sets up a heap whose place is known before instantiation, so that a
 /// start function may allocate from it.
-fn set_fixed_heap(inst: &ModuleInst, plan: HeapPlan) {
+pub(crate) fn set_fixed_heap(inst: &ModuleInst, plan: HeapPlan) {
     if let HeapPlan::Fixed { offset, size } = plan {
         *inst.heap.lock().unwrap_or_else(|e| e.into_inner()) = Some(AppHeap::new(offset, size));
     }
@@ -736,140 +720,12 @@ fn post_instantiate(locked: &Locked<'_>, instance: Instance) -> Result<(), Strin
         if f.ty(&*store) != unit {
             continue;
         }
-        let outcome = f.call(&mut *store, &[], &mut []).map_err(|e| match e {
-            cranewasm::Error::Trap(t) => t,
-            cranewasm::Error::Exit(code) => Trap::exit(code),
-            e => Trap::new(e.to_string()),
-        });
+        let outcome = f.call(&mut *store, &[], &mut []).map_err(crate::core::call::to_trap);
         if !inst.finish_call(outcome) {
             return Err(format!("Exception: {}", inst.exception_message().unwrap_or_default()));
         }
     }
     Ok(())
-}
-
-/// The externs for the module's imports, in import order.
-fn link(
-    locked: &Locked<'_>,
-    rt: &RtModule,
-    heap_size: u32,
-    max_memory_pages: u32,
-    heap_base: bool,
-    plan: &Cell<HeapPlan>,
-    parent: Option<&ModuleInst>,
-) -> Result<Vec<Extern>, String> {
-    let store = locked.store();
-    let module = &rt.module;
-    let mut wasi = None::<Linker>;
-    let mut externs = Vec::new();
-    let mut memory_index = 0;
-    for import in module.imports() {
-        let (m, n) = (import.module.as_str(), import.name.as_str());
-        let ext = match &import.ty {
-            ExternType::Func(ty) => {
-                if crate::export::thread_mgr::is_thread_spawn(m, n, ty) {
-                    Extern::Func(crate::export::thread_mgr::thread_spawn_func(store))
-                } else if let Some(native) = crate::export::natives::resolve_for_instantiation(m, n, ty) {
-                    Extern::Func(
-                        crate::export::natives::host_func(store, &native, ty.clone()).map_err(|e| e.to_string())?,
-                    )
-                } else if let Some(f) = crate::export::wasi::func(&mut wasi, store, module, m, n, ty) {
-                    Extern::Func(f)
-                } else if let Some(f) = sub_export(locked, rt, m, n, &import.ty)? {
-                    f
-                } else {
-                    warn(format_args!("warning: failed to link import function ({m}, {n})"));
-                    Extern::Func(unlinked(store, ty.clone(), m, n))
-                }
-            }
-            ExternType::Global(g) => match crate::libc_builtin::global(m, n) {
-                Some(v) if g.content == ValType::F64 && g.mutability == Mutability::Const => Extern::Global(
-                    Global::new(&mut *store, GlobalType::new(ValType::F64, Mutability::Const), Val::f64(v))
-                        .map_err(|e| e.to_string())?,
-                ),
-                _ => sub_export(locked, rt, m, n, &import.ty)?
-                    .ok_or_else(|| format!("failed to link import global ({m}, {n})"))?,
-            },
-            &ExternType::Memory(ty) => {
-                let first = memory_index == 0;
-                memory_index += 1;
-                if let Some(shared) = parent.and_then(|p| p.shared_memory(memory_index - 1)) {
-                    Extern::Memory(shared.to_memory(&mut *store).map_err(|e| e.to_string())?)
-                } else if is_built_in_module(m) || (ty.is_shared() && !rt.deps.contains_key(m)) {
-                    // WAMR makes the memories the built-in modules "export"
-                    // itself, as declared (memory 0 with the app heap), and
-                    // a shared memory a program imports from elsewhere.
-                    let t = if first {
-                        let (t, p) = plan_memory0(ty, heap_size, max_memory_pages, heap_base)?;
-                        plan.set(p);
-                        set_fixed_heap(locked.inst, p);
-                        t
-                    } else {
-                        let (min, max) = pages(&ty);
-                        sized(ty, min, capped_max(max_memory_pages, min, max))
-                    };
-                    Extern::Memory(new_memory(store, t)?)
-                } else {
-                    sub_export(locked, rt, m, n, &import.ty)?
-                        .ok_or_else(|| format!("failed to link import memory ({m}, {n})"))?
-                }
-            }
-            &ExternType::Table(ty) => {
-                if is_built_in_module(m) {
-                    let init = Val::default_for(ty.element().into());
-                    Extern::Table(Table::new(&mut *store, ty, init).map_err(|e| e.to_string())?)
-                } else {
-                    sub_export(locked, rt, m, n, &import.ty)?
-                        .ok_or_else(|| format!("failed to link import table ({m}, {n})"))?
-                }
-            }
-            ExternType::Tag(_) => return Err(format!("failed to link import tag ({m}, {n})")),
-        };
-        externs.push(ext);
-    }
-    Ok(externs)
-}
-
-/// The export `name` of the instance of dependency `dep` (instantiated
-/// into this store on first use), if its type fits.
-fn sub_export(
-    locked: &Locked<'_>,
-    rt: &RtModule,
-    dep: &str,
-    name: &str,
-    ty: &ExternType,
-) -> Result<Option<Extern>, String> {
-    let Some(&h) = rt.deps.get(dep) else { return Ok(None) };
-    let sub =
-        locked.inst.subs.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(n, _)| n == dep).map(|(_, i)| *i);
-    let store = locked.store();
-    let sub = match sub {
-        Some(i) => i,
-        None => {
-            // SAFETY: dependencies are registry modules, alive while the
-            // runtime is.
-            let sub_rt = unsafe { module(h as wasm_module_t) }.ok_or_else(|| format!("unknown import {dep}"))?;
-            let imports = link(locked, sub_rt, 0, 0, false, &Cell::new(HeapPlan::None), None)?;
-            let i = Instance::new(&mut *store, &sub_rt.module, &imports).map_err(|e| match e {
-                cranewasm::Error::Trap(t) => format!("Exception: {}", t.message()),
-                e => link_error(&e),
-            })?;
-            locked.inst.subs.lock().unwrap_or_else(|e| e.into_inner()).push((dep.to_string(), i));
-            i
-        }
-    };
-    let ext = sub.get_export(&*store, name);
-    Ok(ext.filter(|e| std::mem::discriminant(&e.ty(&*store)) == std::mem::discriminant(ty)))
-}
-
-/// A stand-in for an import nothing provides: calling it fails with
-/// WAMR's exception.
-fn unlinked(store: &mut Store<InstData>, ty: FuncType, m: &str, n: &str) -> Func {
-    let msg = format!("failed to call unlinked import function ({m}, {n})");
-    Func::new_raw(cranewasm::AsContextMut::as_context_mut(store), ty, move |caller, _| {
-        Err(caller.data().inst().raise(&msg))
-    })
-    .expect("trampoline compilation cannot fail")
 }
 
 /// Instantiates a module with a stack size (kept; see the module

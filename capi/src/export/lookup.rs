@@ -16,7 +16,7 @@ use std::ptr;
 
 use cranewasm::{Func, FuncType, Memory, Mutability, Table, Val, ValType};
 
-use crate::c_api::val::wasm_valkind_t;
+use crate::core::val::wasm_valkind_t;
 use crate::export::cstr;
 use crate::export::instance::{ModuleInst, inst};
 use crate::export::reflect::table_max;
@@ -384,7 +384,7 @@ fn enlarge(inst: &ModuleInst, m: Memory, index: u32, inc: u64) -> bool {
         crate::export::exec_control::report_enlarge_failure(inst, inc, size, index, reason);
         return false;
     };
-    m.grow(&mut *store, n).is_ok()
+    m.grow(&mut *store, n.into()).is_ok()
 }
 
 /// Grows the instance's memory 0 (see [`wasm_memory_enlarge`]).

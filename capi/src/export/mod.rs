@@ -1,11 +1,13 @@
 //! WAMR's native API, `wasm_export.h` (and `lib_export.h`): the 173
-//! functions most programs that link libiwasm use, over the same core and
-//! object model as the wasm-c-api of [`crate::c_api`].
+//! functions most programs that link libiwasm use, beside the wasm-c-api
+//! of `crate::c_api` and over the same layer ([`crate::core`]: calls, host
+//! functions, linking, store data) and object model.
 //!
 //! One file per area of the header: [`runtime`] (initialisation, runtime
 //! memory, version), [`module`] (loading, the module registry of
 //! multi-module, package queries), [`reflect`] (import and export types),
-//! [`instance`] (instantiation, exceptions, custom data), [`args`]
+//! [`instance`] (instantiation, exceptions, custom data; [`link`], how its
+//! imports are linked), [`args`]
 //! (`InstantiationArgs2`), [`context`] (context keys), [`lookup`]
 //! (functions, memories, globals and tables of an instance), [`exec_env`],
 //! [`call`] (calls with 32-bit cells, `wasm_val_t`s, variadic arguments and
@@ -49,6 +51,7 @@ pub mod externref;
 pub mod funcref;
 pub mod heap;
 pub mod instance;
+pub mod link;
 pub mod lock;
 pub mod lookup;
 pub mod module;

@@ -29,7 +29,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use cranewasm::{ExternType, Module};
 
-use crate::c_api::config::LoadArgs;
+use crate::core::options::LoadArgs;
 use crate::export::pool;
 use crate::export::reflect::{ExportEntry, ImportEntry, exports_of, imports_of};
 use crate::export::runtime::warn;

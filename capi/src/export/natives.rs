@@ -24,9 +24,9 @@
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::sync::{Mutex, MutexGuard};
 
-use cranewasm::{AsContextMut, Caller, Func, FuncType, NativeCall, Store, Trap, Val, ValRaw, ValType};
+use cranewasm::{AsContextMut, Caller, Func, FuncType, NativeCall, Store, Trap, ValRaw, ValType};
 
-use crate::export::instance::InstData;
+use crate::export::instance::{InstData, InstOf};
 use crate::export::runtime::warn;
 use crate::export::types::NativeSymbol;
 
@@ -330,27 +330,24 @@ fn c_type(t: ValType) -> ValType {
 }
 
 /// The host function for `native` imported with type `ty` into the store
-/// of an export-API instance.
+/// of an export-API instance, over the one host-function path
+/// ([`crate::core::host`]): externrefs reach the native as host pointers
+/// (`(uintptr_t)-1` it returns is `ref.null`), funcrefs as NULL (they have
+/// no C form), and a funcref it returns is `ref.null`.
 pub fn host_func(store: &mut Store<InstData>, native: &Native, ty: FuncType) -> cranewasm::Result<Func> {
     let args = plan(&ty, native.signature.as_deref());
     let (func, attachment) = (native.func, native.attachment);
     let engine = store.engine().clone();
-    let refs = ty.params().iter().chain(ty.results()).any(|t| t.is_ref());
+    let funcrefs = Funcrefs::of(&ty);
     if native.raw {
         let call = NativeCall::new(&engine, &[ValType::I64], &[])?;
-        if refs {
-            return Ok(Func::new(store.as_context_mut(), ty.clone(), move |mut caller, params, results| {
-                let mut slots = to_slots(&mut caller, params, results.len());
-                // SAFETY: the trampoline is for `void f(exec_env, uint64_t *)`,
-                // the client's raw native's type.
-                unsafe { call_raw_native(&mut caller, &call, func, attachment, &args, &ty, &mut slots)? };
-                from_slots(&mut caller, &slots, results);
-                Ok(())
-            }));
-        }
-        return Func::new_raw(store.as_context_mut(), ty.clone(), move |mut caller, slots| {
-            // SAFETY: as above.
-            unsafe { call_raw_native(&mut caller, &call, func, attachment, &args, &ty, slots) }
+        return crate::core::host::new(store.as_context_mut(), ty.clone(), usize::MAX, move |mut caller, slots| {
+            funcrefs.params(slots);
+            // SAFETY: the trampoline is for `void f(exec_env, uint64_t *)`,
+            // the client's raw native's type.
+            unsafe { call_raw_native(&mut caller, &call, func, attachment, &args, &ty, slots)? };
+            funcrefs.results(slots);
+            Ok(())
         });
     }
     // Pointers and strings reach the native as native (64-bit) pointers.
@@ -362,27 +359,61 @@ pub fn host_func(store: &mut Store<InstData>, native: &Native, ty: FuncType) -> 
         .collect();
     let results: Vec<ValType> = ty.results().iter().map(|t| c_type(*t)).collect();
     let call = NativeCall::new(&engine, &params, &results)?;
-    if refs {
-        return Ok(Func::new(store.as_context_mut(), ty.clone(), move |mut caller, params, results| {
-            let mut slots = to_slots(&mut caller, params, results.len().max(call.slots()));
-            convert_args(&mut caller, &args, &mut slots)?;
-            // SAFETY: the trampoline was compiled for this native's C type,
-            // and `slots` holds the converted arguments with room for the
-            // results.
-            unsafe { invoke(&caller, &call, func, attachment, &mut slots) };
-            from_slots(&mut caller, &slots, results);
+    let plain = args.iter().all(|a| matches!(a, Arg::Plain | Arg::Extern));
+    if plain && funcrefs.is_empty() {
+        // The common case, kept lean: nothing to convert.
+        return crate::core::host::new(store.as_context_mut(), ty, usize::MAX, move |caller, slots| {
+            // SAFETY: as below.
+            unsafe { invoke(&caller, &call, func, attachment, slots) };
             caller.data().inst().trap_if_exception()
-        }));
+        });
     }
-    let plain = args.iter().all(|a| *a == Arg::Plain);
-    Func::new_raw(store.as_context_mut(), ty, move |mut caller, slots| {
+    crate::core::host::new(store.as_context_mut(), ty, usize::MAX, move |mut caller, slots| {
+        funcrefs.params(slots);
         if !plain {
             convert_args(&mut caller, &args, slots)?;
         }
-        // SAFETY: as above.
+        // SAFETY: the trampoline was compiled for this native's C type, and
+        // `slots` holds the converted arguments with room for the results.
         unsafe { invoke(&caller, &call, func, attachment, slots) };
+        funcrefs.results(slots);
         caller.data().inst().trap_if_exception()
     })
+}
+
+/// Where a native's signature has funcrefs, which have no C form.
+struct Funcrefs {
+    params: Vec<usize>,
+    results: Vec<usize>,
+}
+
+impl Funcrefs {
+    fn of(ty: &FuncType) -> Funcrefs {
+        let at = |types: &[ValType]| {
+            types.iter().enumerate().filter(|(_, t)| **t == ValType::FUNCREF).map(|(i, _)| i).collect()
+        };
+        Funcrefs { params: at(ty.params()), results: at(ty.results()) }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.params.is_empty() && self.results.is_empty()
+    }
+
+    /// A funcref parameter reaches the native as NULL.
+    #[inline(always)]
+    fn params(&self, slots: &mut [ValRaw]) {
+        for &i in &self.params {
+            slots[i] = ValRaw::i64(0);
+        }
+    }
+
+    /// A funcref result is `ref.null`.
+    #[inline(always)]
+    fn results(&self, slots: &mut [ValRaw]) {
+        for &i in &self.results {
+            slots[i] = ValRaw::reference(ValType::FUNCREF, 0);
+        }
+    }
 }
 
 /// Calls the native through its trampoline, with the exec env of the call
@@ -409,32 +440,6 @@ unsafe fn invoke(
     unsafe { call.call(func as *const c_void, env as *mut c_void, slots.as_mut_ptr()) };
     if let (Some(e), Some(p)) = (obj, prev) {
         e.set_attachment(p);
-    }
-}
-
-/// Value slots for a native with references: numbers as they are,
-/// externrefs as host pointers (funcrefs have no C form: NULL).
-fn to_slots(caller: &mut Caller<'_, InstData>, params: &[Val], n_results: usize) -> Vec<ValRaw> {
-    let mut slots: Vec<ValRaw> = params
-        .iter()
-        .map(|v| match v {
-            Val::ExternRef(_) => ValRaw::i64(crate::export::externref::host_pointer(&*caller, *v) as i64),
-            Val::FuncRef(_) => ValRaw::i64(0),
-            v => crate::export::call::num_to_raw(v),
-        })
-        .collect();
-    slots.resize(slots.len().max(n_results).max(1), ValRaw::default());
-    slots
-}
-
-/// The results a native with references left in `slots`.
-fn from_slots(caller: &mut Caller<'_, InstData>, slots: &[ValRaw], results: &mut [Val]) {
-    for (i, r) in results.iter_mut().enumerate() {
-        *r = match r.ty() {
-            ValType::EXTERNREF => crate::export::externref::to_val(&mut *caller, slots[i].get_i64() as usize),
-            ValType::FUNCREF => Val::FuncRef(None),
-            t => crate::export::call::raw_to_num(slots[i], t),
-        };
     }
 }
 

@@ -16,7 +16,7 @@ use std::ffi::CString;
 
 use cranewasm::{ExternType, FuncType};
 
-use crate::c_api::val::wasm_valkind_t;
+use crate::core::val::wasm_valkind_t;
 use crate::export::module::{RtModule, module};
 use crate::export::types::*;
 use crate::handle::Kind;
@@ -442,7 +442,7 @@ impl RtModule {
         match &i.ty {
             ExternType::Func(ty) => {
                 crate::export::natives::resolve(module, name, ty).is_some()
-                    || crate::export::wasi::import_matches(module, name, ty)
+                    || crate::core::wasi::import_matches(module, name, ty)
                     || self.dep_export(module, name, &i.ty)
             }
             // Memories and tables of the built-in modules are made at

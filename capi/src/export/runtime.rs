@@ -15,7 +15,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use cranewasm::{Config, Engine, Profiler};
 
-use crate::c_api::config::mem_alloc_type_t;
+use crate::core::options::mem_alloc_type_t;
 use crate::export::pool;
 use crate::export::types::*;
 

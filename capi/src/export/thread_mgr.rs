@@ -53,7 +53,7 @@ use cranewasm::wasi::threads::{MAX_TID, MODULE as WASI_THREADS, SPAWN};
 use cranewasm::{AsContextMut, Func, FuncType, Instance, Val, ValRaw, ValType};
 
 use crate::export::exec_env::{exec_env as live_exec_env, new_exec_env};
-use crate::export::instance::{Locked, ModuleInst, Settings, inst, instantiate};
+use crate::export::instance::{InstOf, Locked, ModuleInst, Settings, inst, instantiate};
 use crate::export::runtime::log;
 use crate::export::types::*;
 use crate::object;
@@ -575,7 +575,7 @@ fn wasi_thread_spawn(parent: &'static ModuleInst, start_arg: i32) -> i32 {
     if !cluster.reserve() {
         return SPAWN_FAILED;
     }
-    let tid = cluster.next_tid.fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| (t <= MAX_TID).then_some(t + 1));
+    let tid = cluster.next_tid.try_update(Ordering::AcqRel, Ordering::Acquire, |t| (t <= MAX_TID).then_some(t + 1));
     let sub_h = match tid.map_err(|_| "thread ids exhausted".to_string()).and_then(|_| instantiate_sub(parent)) {
         Ok(h) => h,
         Err(e) => {

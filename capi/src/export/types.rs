@@ -10,8 +10,8 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use crate::c_api::config::{MemAllocOption, mem_alloc_type_t};
-use crate::c_api::val::wasm_valkind_t;
+use crate::core::options::{MemAllocOption, mem_alloc_type_t};
+use crate::core::val::wasm_valkind_t;
 
 /// `package_type_t`: `Wasm_Module_Bytecode` (0), `Wasm_Module_AoT` (1),
 /// `Package_Type_Unknown` (0xFFFF).

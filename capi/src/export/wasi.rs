@@ -13,101 +13,14 @@
 //! a malformed pool entry fails the instantiation with WAMR's message.
 
 use std::ffi::c_char;
-use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::Ordering;
 
-use cranewasm::wasi::{self, WasiCtx};
-use cranewasm::{Func, FuncType, Linker, Module, Store};
+use cranewasm::{Func, ImportType, Linker, Module, Store};
 
 use crate::export::instance::{InstData, inst};
 use crate::export::module::module;
 use crate::export::types::*;
 use crate::wasm_module_t;
-
-/// The WASI settings of a module or of instantiation arguments.
-#[derive(Clone)]
-pub struct WasiArgs {
-    pub dirs: Vec<String>,
-    pub map_dirs: Vec<String>,
-    pub env: Vec<String>,
-    pub argv: Vec<String>,
-    /// Host fds for stdin, stdout and stderr; -1 for the process's own.
-    pub stdio: [i64; 3],
-    pub addr_pool: Vec<String>,
-    pub ns_lookup_pool: Vec<String>,
-}
-
-impl Default for WasiArgs {
-    fn default() -> WasiArgs {
-        WasiArgs {
-            dirs: Vec::new(),
-            map_dirs: Vec::new(),
-            env: Vec::new(),
-            argv: Vec::new(),
-            stdio: [-1; 3],
-            addr_pool: Vec::new(),
-            ns_lookup_pool: Vec::new(),
-        }
-    }
-}
-
-impl WasiArgs {
-    /// The WASI context of an instance; WAMR's message when a directory
-    /// cannot be opened or a mapping is malformed.
-    pub fn build(&self) -> Result<WasiCtx, String> {
-        let mut b = WasiCtx::builder();
-        b.inherit_stdio().args(&self.argv);
-        for e in &self.env {
-            let (k, v) = e.split_once('=').unwrap_or((e, ""));
-            b.env(k, v);
-        }
-        for (i, fd) in self.stdio.iter().enumerate() {
-            if *fd >= 0 {
-                // SAFETY: duplicating any fd number is harmless; a bad one
-                // fails here.
-                let dup = unsafe { libc::dup(*fd as i32) };
-                if dup < 0 {
-                    return Err(format!("invalid stdio handle {fd}"));
-                }
-                // SAFETY: a new fd of our own.
-                b.stdio_file(i, std::fs::File::from(unsafe { OwnedFd::from_raw_fd(dup) }));
-            }
-        }
-        for d in &self.dirs {
-            opens_as_dir(d).map_err(|e| format!("error while pre-opening directory {d}: {e}\n"))?;
-            b.preopened_dir(d, d.as_str());
-        }
-        for m in &self.map_dirs {
-            let Some((guest, host)) = m.split_once("::") else {
-                return Err("error while pre-opening mapped directory: invalid map\n".into());
-            };
-            opens_as_dir(host).map_err(|e| format!("error while pre-opening mapped directory {host}: {e}\n"))?;
-            b.preopened_dir(host, guest);
-        }
-        for a in &self.addr_pool {
-            // WAMR's message for an entry it refuses.
-            a.parse::<wasi::AddrPoolEntry>().map_err(|e| e.to_string())?;
-            b.allow_addr(a);
-        }
-        for name in &self.ns_lookup_pool {
-            b.allow_resolve(name);
-        }
-        b.build().map_err(|e| format!("Init wasi environment failed: {e}"))
-    }
-}
-
-/// Whether `path` opens as a directory, as WAMR's preopen does; its WASI
-/// errno if not (WAMR prints that number).
-fn opens_as_dir(path: &str) -> Result<(), u16> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY)
-        .open(path)
-        .map_err(|e| wasi::Errno::from(e) as u16)?;
-    drop(file);
-    Ok(())
-}
 
 /// Reads `n` C strings (NULL ones skipped; none for a NULL array).
 ///
@@ -124,101 +37,26 @@ pub unsafe fn strings(list: *const *const c_char, n: u32) -> Vec<String> {
         .collect()
 }
 
-/// Whether `m` is a module name WASI functions are imported from.
-pub fn is_wasi_module(m: &str) -> bool {
-    m == wasi::MODULE || m == "wasi_unstable"
-}
+pub use crate::core::wasi::{WasiArgs, is_wasi_module, provides};
 
-/// Whether WASI provides `(m, n)`.
-pub fn provides(m: &str, n: &str) -> bool {
-    is_wasi_module(m) && wasi::function_type(n).is_some()
-}
-
-/// Whether WASI provides `(m, n)` with type `ty`.
-pub fn import_matches(m: &str, n: &str, ty: &FuncType) -> bool {
-    is_wasi_module(m) && wasi::function_type(n).as_ref() == Some(ty)
-}
-
-/// The WASI function for import `(m, n)` of type `ty` in an instance's
-/// store, defining WASI in `linker` on first use.
+/// The WASI function for `import` in an instance's store (over the
+/// instance's WASI context, when it has one), defining WASI in `linker` on
+/// first use.
 pub fn func(
     linker: &mut Option<Linker>,
     store: &mut Store<InstData>,
     module: &Module,
-    m: &str,
-    n: &str,
-    ty: &FuncType,
+    import: &ImportType,
 ) -> Option<Func> {
-    if !import_matches(m, n, ty) || store.data().wasi.is_none() {
-        return None;
-    }
-    if linker.is_none() {
-        let mut l = Linker::new();
-        // Only what the module imports, unless it imports `wasi_unstable`,
-        // which `define_wasi_for` does not look at.
-        let defined = if module.imports().any(|i| i.module == "wasi_unstable") {
-            l.define_wasi(&mut *store, wasi_view).map(|_| ())
-        } else {
-            l.define_wasi_for(&mut *store, module, wasi_view).map(|_| ())
-        };
-        defined.ok()?;
-        *linker = Some(l);
-    }
-    linker.as_ref()?.get(wasi::MODULE, n)?.into_func()
-}
-
-/// The WASI context in an instance's store data.
-fn wasi_view(d: &mut InstData) -> &mut WasiCtx {
-    d.wasi.as_mut().expect("WASI is defined only in stores with a context")
-}
-
-/// WASI for the wasm-c-api's `wasm_instance_new`, as WAMR links it: the
-/// WASI function for an import the client did not give (or gave a
-/// `wasm_extern_new_empty` placeholder for). On first use, a WASI context
-/// is made from the module's settings (`wasm_runtime_set_wasi_args` on
-/// `*module`), kept in the store's data, and WASI defined in `linker` over
-/// it; an error when that context cannot be made.
-pub fn link_for_capi(
-    linker: &mut Option<Linker>,
-    store: &mut Store<crate::c_api::store::StoreData>,
-    module: &Module,
-    rt: Option<&crate::export::module::RtModule>,
-    import: &cranewasm::ImportType,
-) -> Result<Option<Func>, String> {
-    let cranewasm::ExternType::Func(ty) = &import.ty else { return Ok(None) };
-    if !import_matches(&import.module, &import.name, ty) {
-        return Ok(None);
-    }
-    if linker.is_none() {
-        let args = rt.map(|r| r.wasi.lock().unwrap_or_else(|e| e.into_inner()).clone()).unwrap_or_default();
-        let ctx = args.build()?;
-        let index = store.data().wasi.len();
-        store.data_mut().wasi.push(ctx);
-        let view = capi_view(index);
-        let mut l = Linker::new();
-        let defined = if module.imports().any(|i| i.module == "wasi_unstable") {
-            l.define_wasi(&mut *store, view).map(|_| ())
-        } else {
-            l.define_wasi_for(&mut *store, module, view).map(|_| ())
-        };
-        defined.map_err(|e| e.to_string())?;
-        *linker = Some(l);
-    }
-    Ok(linker.as_ref().and_then(|l| l.get(wasi::MODULE, &import.name)).and_then(|e| e.into_func()))
-}
-
-/// The WASI context at `index` in a wasm-c-api store's data.
-fn capi_view(
-    index: usize,
-) -> impl Fn(&mut crate::c_api::store::StoreData) -> &mut WasiCtx + Copy + Send + Sync + 'static {
-    move |d| &mut d.wasi[index]
+    let has_context = |d: &mut InstData| Ok((!d.wasi.is_empty()).then_some(0));
+    crate::core::wasi::resolve(linker, store, module, import, has_context).ok().flatten()
 }
 
 /// Runs `f` on a live module's WASI settings.
 ///
 /// # Safety
 /// `module` may be NULL or any pointer.
-unsafe fn with(module: wasm_module_t, f: impl FnOnce(&mut WasiArgs)) {
+pub(crate) unsafe fn with(module: wasm_module_t, f: impl FnOnce(&mut WasiArgs)) {
     // SAFETY: as the caller promises.
     if let Some(m) = unsafe { self::module(module) } {
         f(&mut m.wasi.lock().unwrap_or_else(|e| e.into_inner()));

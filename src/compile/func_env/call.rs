@@ -10,11 +10,12 @@
 use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::entity::EntityRef;
 use cranelift_codegen::ir::{
-    self, types, AbiParam, ExtFuncData, ExternalName, FuncRef, Inst, InstBuilder, MemFlagsData, SigRef, Signature,
+    self, types, AbiParam, ExtFuncData, ExternalName, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature,
     UserExternalName, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 
+use super::exceptions::Target;
 use super::{readonly, wasm_signature, FuncEnv, FUNC_NAMESPACE, POINTER};
 use crate::environ::builtins::{AbiType, Builtin};
 use crate::environ::index::{FuncIndex, TableIndex, TypeIndex};
@@ -78,9 +79,8 @@ impl FuncEnv<'_> {
     }
 
     /// Calls function `f` with the wasm arguments `args`, as a tail call if
-    /// `tail`. Returns the call instruction, whose results are the
-    /// function's, or `None` for a tail call.
-    pub fn call(&mut self, b: &mut FunctionBuilder, f: FuncIndex, args: Vec<Value>, tail: bool) -> Option<Inst> {
+    /// `tail`. Returns the function's results, or `None` for a tail call.
+    pub fn call(&mut self, b: &mut FunctionBuilder, f: FuncIndex, args: Vec<Value>, tail: bool) -> Option<Vec<Value>> {
         let ty = self.info().func_type(f).clone();
         let caller = self.vmctx();
         let mut all = Vec::with_capacity(args.len() + 2);
@@ -93,9 +93,9 @@ impl FuncEnv<'_> {
                     b.ins().return_call(r, &all);
                     None
                 } else {
-                    let call = b.ins().call(r, &all);
+                    let results = self.emit_call(b, Target::Direct(r), &all);
                     self.fuel_after_call(b);
-                    Some(call)
+                    Some(results)
                 }
             }
             Callee::Indirect { code, vmctx } => self.call_code(b, &ty, code, vmctx, args, tail),
@@ -112,10 +112,36 @@ impl FuncEnv<'_> {
         index: Value,
         args: Vec<Value>,
         tail: bool,
-    ) -> Option<Inst> {
+    ) -> Option<Vec<Value>> {
         let Callee::Indirect { code, vmctx } = self.indirect_callee(b, ty, t, index) else {
             unreachable!("table elements are called through their VMFuncRef")
         };
+        let ty = self.info().func_sig(ty).clone();
+        self.call_code(b, &ty, code, vmctx, args, tail)
+    }
+
+    /// `call_ref` of `func_ref`, a function reference of type `ty`; as
+    /// [`FuncEnv::call`]. The type is proven, so the only check is for
+    /// null: with guard pages the first load from the funcref faults on
+    /// page 0 with that trap code, otherwise an explicit test.
+    pub fn call_ref(
+        &mut self,
+        b: &mut FunctionBuilder,
+        ty: TypeIndex,
+        func_ref: Value,
+        args: Vec<Value>,
+        tail: bool,
+    ) -> Option<Vec<Value>> {
+        let null = crate::environ::trap::TrapCode::NullFunctionReference.to_clif();
+        let mut flags = super::trusted().with_readonly();
+        match self.module.bounds_checks {
+            crate::environ::config::BoundsChecks::GuardPages => flags = flags.with_trap_code(Some(null)),
+            crate::environ::config::BoundsChecks::Explicit => {
+                b.ins().trapz(func_ref, null);
+            }
+        }
+        let code = b.ins().load(POINTER, flags, func_ref, VMFuncRef::WASM_CALL);
+        let vmctx = b.ins().load(POINTER, super::trusted().with_readonly(), func_ref, VMFuncRef::VMCTX);
         let ty = self.info().func_sig(ty).clone();
         self.call_code(b, &ty, code, vmctx, args, tail)
     }
@@ -129,7 +155,7 @@ impl FuncEnv<'_> {
         callee_vmctx: Value,
         args: Vec<Value>,
         tail: bool,
-    ) -> Option<Inst> {
+    ) -> Option<Vec<Value>> {
         let sig = self.wasm_sig_ref(b.func, ty);
         let mut all = Vec::with_capacity(args.len() + 2);
         all.extend([callee_vmctx, self.vmctx()]);
@@ -139,9 +165,9 @@ impl FuncEnv<'_> {
             b.ins().return_call_indirect(sig, code, &all);
             None
         } else {
-            let call = b.ins().call_indirect(sig, code, &all);
+            let results = self.emit_call(b, Target::Indirect(sig, code), &all);
             self.fuel_after_call(b);
-            Some(call)
+            Some(results)
         }
     }
 

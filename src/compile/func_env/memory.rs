@@ -7,7 +7,8 @@
 //! offset` with no compare: the reservation covers every address a 32-bit
 //! index and offset can form, and a fault there becomes a trap through the
 //! access's trap code. With explicit checks, the end of the access is
-//! compared against the current length first.
+//! compared against the current length first. 64-bit memories and
+//! memories of 1-byte pages are always compared (`bounds64`).
 //!
 //! A shared memory's length can change under the code's feet (another
 //! thread grows it), but never its base, and it never shrinks: the same
@@ -30,9 +31,6 @@ use crate::environ::index::{DataIndex, MemoryIndex};
 use crate::environ::trap::TrapCode;
 use crate::environ::vmctx::VMMemoryDefinition;
 
-/// log2 of the wasm page size (64 KiB).
-const WASM_PAGE_SIZE_LOG2: i64 = 16;
-
 /// A wasm memory access, ready to emit as one load or store.
 pub struct HeapAccess {
     /// Base address; the access is at `addr + offset`.
@@ -46,12 +44,12 @@ pub struct HeapAccess {
 impl FuncEnv<'_> {
     /// The base address of memory `m`. Memories never move, so this is a
     /// read-only VMContext load the optimiser can hoist out of loops.
-    fn memory_base(&mut self, b: &mut FunctionBuilder, m: MemoryIndex) -> Value {
+    pub(super) fn memory_base(&mut self, b: &mut FunctionBuilder, m: MemoryIndex) -> Value {
         self.load_vmctx_ptr(b, self.offsets().memory_base(m))
     }
 
     /// The current length in bytes of memory `m`.
-    fn memory_length(&mut self, b: &mut FunctionBuilder, m: MemoryIndex) -> Value {
+    pub(super) fn memory_length(&mut self, b: &mut FunctionBuilder, m: MemoryIndex) -> Value {
         let def = self.load_vmctx_ptr(b, self.offsets().memory_definition(m));
         b.ins().load(POINTER, trusted(), def, VMMemoryDefinition::LENGTH)
     }
@@ -62,8 +60,9 @@ impl FuncEnv<'_> {
     }
 
     /// An access of `size` bytes at `index + offset` of memory `m`, where
-    /// `index` is the i32 operand and `offset` the static immediate; with
-    /// explicit bounds checks, the check is emitted here.
+    /// `index` is the address operand (i32, or i64 for a 64-bit memory)
+    /// and `offset` the static immediate; with explicit bounds checks, the
+    /// check is emitted here.
     pub fn heap_access(
         &mut self,
         b: &mut FunctionBuilder,
@@ -72,6 +71,10 @@ impl FuncEnv<'_> {
         offset: u64,
         size: u32,
     ) -> HeapAccess {
+        if self.needs_explicit_checks(m) {
+            let index = to_i64(b, index);
+            return self.checked_heap_access(b, m, index, offset, size);
+        }
         // `index + extra` is `zext(index)`, with `index` shifted where an
         // addressing mode can scale it (see `ranges`).
         let (index, extra) = match self.module.analyses {
@@ -107,7 +110,8 @@ impl FuncEnv<'_> {
         }
     }
 
-    /// `memory.size`: the current length of memory `m` in pages, as an i32.
+    /// `memory.size`: the current length of memory `m` in pages, as an i32
+    /// (an i64 for a 64-bit memory).
     pub fn memory_size(&mut self, b: &mut FunctionBuilder, m: MemoryIndex) -> Value {
         let len = if self.memory_is_shared(m) {
             // A loop polling the size of a memory another thread grows
@@ -119,17 +123,30 @@ impl FuncEnv<'_> {
         } else {
             self.memory_length(b, m)
         };
-        let pages = b.ins().ushr_imm_u(len, WASM_PAGE_SIZE_LOG2);
-        b.ins().ireduce(I32, pages)
+        let ty = self.info().memories[m];
+        let pages = b.ins().ushr_imm_u(len, i64::from(ty.page_size_log2()));
+        match ty.is_64() {
+            true => pages,
+            false => b.ins().ireduce(I32, pages),
+        }
     }
 
     /// The effective address `index + offset` (an i64) of a `size`-byte
     /// atomic access, after trapping with "unaligned atomic" unless it is a
     /// multiple of `size`. The spec checks alignment before bounds.
     fn aligned_address(&mut self, b: &mut FunctionBuilder, index: Value, offset: u64, size: u32) -> Value {
-        let index = b.ins().uextend(I64, index);
-        // index < 2^32 and offset < 2^32, so the sum cannot wrap.
-        let ea = b.ins().iadd_imm_u(index, offset as i64);
+        let ea = match b.func.dfg.value_type(index) {
+            // index < 2^32 and offset < 2^32, so the sum cannot wrap.
+            I32 => {
+                let index = b.ins().uextend(I64, index);
+                b.ins().iadd_imm_u(index, offset as i64)
+            }
+            // A 64-bit sum that wraps is past any memory.
+            _ => {
+                let offset = b.ins().iconst(I64, offset as i64);
+                b.ins().uadd_overflow_trap(index, offset, TrapCode::MemoryOutOfBounds.to_clif())
+            }
+        };
         if size > 1 {
             let misaligned = b.ins().band_imm_u(ea, (size - 1) as i64);
             b.ins().trapnz(misaligned, TrapCode::HeapMisaligned.to_clif());
@@ -149,6 +166,9 @@ impl FuncEnv<'_> {
         size: u32,
     ) -> HeapAccess {
         let ea = self.aligned_address(b, index, offset, size);
+        if self.needs_explicit_checks(m) {
+            return self.checked_heap_access(b, m, ea, 0, size);
+        }
         if self.module.bounds_checks == BoundsChecks::Explicit {
             let end = b.ins().iadd_imm_u(ea, size as i64);
             self.trap_past_length(b, m, end);
@@ -179,7 +199,8 @@ impl FuncEnv<'_> {
         size: u32,
     ) -> Value {
         let ea = self.aligned_address(b, index, offset, size);
-        let end = b.ins().iadd_imm_u(ea, size as i64);
+        let size = b.ins().iconst(I64, i64::from(size));
+        let end = b.ins().uadd_overflow_trap(ea, size, TrapCode::MemoryOutOfBounds.to_clif());
         self.trap_past_length(b, m, end);
         ea
     }
@@ -210,17 +231,26 @@ impl FuncEnv<'_> {
         self.call_builtin(b, Builtin::memory_atomic_notify, &[m, ea, count]).expect("notify returns a result")
     }
 
-    /// `memory.grow`: the old size in pages, or -1.
+    /// `memory.grow`: the old size in pages, or -1 (i32 or i64, as the
+    /// memory's addresses).
     pub fn memory_grow(&mut self, b: &mut FunctionBuilder, m: MemoryIndex, delta: Value) -> Value {
+        let narrow = b.func.dfg.value_type(delta) == I32;
+        let delta = to_i64(b, delta);
         let m = index_arg(b, m);
-        self.call_builtin(b, Builtin::memory_grow, &[m, delta]).expect("memory_grow returns")
+        let old = self.call_builtin(b, Builtin::memory_grow, &[m, delta]).expect("memory_grow returns");
+        // A 32-bit memory has fewer than 2^32 pages, and -1 stays -1.
+        if narrow {
+            b.ins().ireduce(I32, old)
+        } else {
+            old
+        }
     }
 
     /// `memory.fill` of `len` bytes of `val` at `dst`.
     pub fn memory_fill(&mut self, b: &mut FunctionBuilder, m: MemoryIndex, [dst, val, len]: [Value; 3]) {
         let m = index_arg(b, m);
-        let dst = b.ins().uextend(I64, dst);
-        let len = b.ins().uextend(I64, len);
+        let dst = to_i64(b, dst);
+        let len = to_i64(b, len);
         self.call_builtin(b, Builtin::memory_fill, &[m, dst, val, len]);
     }
 
@@ -235,9 +265,11 @@ impl FuncEnv<'_> {
     ) {
         let dm = index_arg(b, dst_mem);
         let sm = index_arg(b, src_mem);
-        let dst = b.ins().uextend(I64, dst);
-        let src = b.ins().uextend(I64, src);
-        let len = b.ins().uextend(I64, len);
+        // Each operand has its memory's address type (the length the
+        // narrower one's).
+        let dst = to_i64(b, dst);
+        let src = to_i64(b, src);
+        let len = to_i64(b, len);
         self.call_builtin(b, Builtin::memory_copy, &[dm, dst, sm, src, len]);
     }
 
@@ -251,7 +283,7 @@ impl FuncEnv<'_> {
     ) {
         let m = index_arg(b, m);
         let d = index_arg(b, data);
-        let dst = b.ins().uextend(I64, dst);
+        let dst = to_i64(b, dst);
         self.call_builtin(b, Builtin::memory_init, &[m, d, dst, src, len]);
     }
 
@@ -262,8 +294,17 @@ impl FuncEnv<'_> {
     }
 }
 
+/// `v` as an i64: an address or length operand, zero-extended when its
+/// memory is 32-bit.
+pub(super) fn to_i64(b: &mut FunctionBuilder, v: Value) -> Value {
+    match b.func.dfg.value_type(v) {
+        I64 => v,
+        _ => b.ins().uextend(I64, v),
+    }
+}
+
 /// The flags of a linear-memory access: little-endian, and a fault is an
 /// out-of-bounds trap (how guard pages bound accesses).
-fn heap_access_flags() -> MemFlagsData {
+pub(super) fn heap_access_flags() -> MemFlagsData {
     heap().with_endianness(Endianness::Little).with_trap_code(Some(TrapCode::MemoryOutOfBounds.to_clif()))
 }

@@ -16,7 +16,9 @@
 //! per-function state and what they share: the VMContext, value types and
 //! the representation of references.
 
+mod bounds64;
 mod call;
+mod exceptions;
 mod fuel;
 mod global;
 mod memory;
@@ -216,6 +218,11 @@ pub struct FuncEnv<'a> {
     wasm_sigs: HashMap<FuncType, SigRef>,
     func_refs: HashMap<FuncIndex, FuncRef>,
     fuel: fuel::Fuel,
+    /// Where calls that throw go: the landing pad of the innermost handler
+    /// (see `exceptions`), or `None` for the caller.
+    handler: Option<ir::Block>,
+    /// Bounds checks of the current block that later accesses reuse.
+    done_checks: Vec<bounds64::DoneCheck>,
 }
 
 impl<'a> FuncEnv<'a> {
@@ -228,6 +235,8 @@ impl<'a> FuncEnv<'a> {
             wasm_sigs: HashMap::new(),
             func_refs: HashMap::new(),
             fuel: fuel::Fuel::default(),
+            handler: None,
+            done_checks: Vec::new(),
         }
     }
 

@@ -4,6 +4,10 @@
 //!
 //! A table is a `VMTableDefinition` (base pointer and i32 length) reached
 //! through the VMContext; elements are pointers, null for a null reference.
+//! A 64-bit table (table64) has fewer than 2^32 elements too
+//! (`MAX_TABLE_ELEMENTS`), so its i64 operands are narrowed to i32,
+//! saturating at `u32::MAX`: an index or length past 2^32 stays out of
+//! bounds, a growth past it fails.
 //!
 //! A table whose type has `max == min` has that length for its whole life
 //! (an import of that type must match it exactly, and growth stops at the
@@ -20,7 +24,11 @@
 //! address is a stub that traps (`vm::null_call`).
 
 use crate::compile::trap_codes::ToClif;
-use cranelift_codegen::ir::{condcodes::IntCC, types::I32, InstBuilder, Value};
+use cranelift_codegen::ir::{
+    condcodes::IntCC,
+    types::{I32, I64},
+    InstBuilder, Value,
+};
 use cranelift_frontend::FunctionBuilder;
 
 use super::call::{index_arg, Callee};
@@ -67,6 +75,7 @@ impl FuncEnv<'_> {
         oob: TrapCode,
         array: i32,
     ) -> Value {
+        let index = narrow_index(b, index);
         let def = self.table_definition(b, t);
         let base_flags = if let Some(size) = self.fixed_table_size(t) {
             // An index masked (or otherwise bounded) below the size needs
@@ -100,20 +109,33 @@ impl FuncEnv<'_> {
         b.ins().store(table_element(), value, addr, 0);
     }
 
-    /// `table.size`, as an i32.
+    /// `table.size`, as an i32 (an i64 for a 64-bit table).
     pub fn table_size(&mut self, b: &mut FunctionBuilder, t: TableIndex) -> Value {
         let def = self.table_definition(b, t);
-        b.ins().load(I32, trusted(), def, VMTableDefinition::LENGTH)
+        let size = b.ins().load(I32, trusted(), def, VMTableDefinition::LENGTH);
+        match self.info().tables[t].is_64() {
+            true => b.ins().uextend(I64, size),
+            false => size,
+        }
     }
 
     /// `table.grow`: the old size, or -1.
     pub fn table_grow(&mut self, b: &mut FunctionBuilder, t: TableIndex, init: Value, delta: Value) -> Value {
+        let wide = b.func.dfg.value_type(delta) == I64;
+        let delta = narrow_index(b, delta);
         let t = index_arg(b, t);
-        self.call_builtin(b, Builtin::table_grow, &[t, delta, init]).expect("table_grow returns")
+        let old = self.call_builtin(b, Builtin::table_grow, &[t, delta, init]).expect("table_grow returns");
+        // Sizes are below 2^31 (`MAX_TABLE_ELEMENTS`): -1 is the only
+        // negative result.
+        match wide {
+            true => b.ins().sextend(I64, old),
+            false => old,
+        }
     }
 
     /// `table.fill` of `len` elements from `dst` with `value`.
     pub fn table_fill(&mut self, b: &mut FunctionBuilder, t: TableIndex, [dst, value, len]: [Value; 3]) {
+        let [dst, len] = [dst, len].map(|v| narrow_index(b, v));
         let t = index_arg(b, t);
         self.call_builtin(b, Builtin::table_fill, &[t, dst, value, len]);
     }
@@ -127,6 +149,7 @@ impl FuncEnv<'_> {
         src_table: TableIndex,
         [dst, src, len]: [Value; 3],
     ) {
+        let [dst, src, len] = [dst, src, len].map(|v| narrow_index(b, v));
         let d = index_arg(b, dst_table);
         let s = index_arg(b, src_table);
         self.call_builtin(b, Builtin::table_copy, &[d, s, dst, src, len]);
@@ -134,6 +157,7 @@ impl FuncEnv<'_> {
 
     /// `table.init` of `len` elements of segment `elem` from `src` to `dst`.
     pub fn table_init(&mut self, b: &mut FunctionBuilder, t: TableIndex, elem: ElemIndex, [dst, src, len]: [Value; 3]) {
+        let dst = narrow_index(b, dst);
         let t = index_arg(b, t);
         let e = index_arg(b, elem);
         self.call_builtin(b, Builtin::table_init, &[t, e, dst, src, len]);
@@ -206,4 +230,15 @@ impl FuncEnv<'_> {
         };
         Callee::Indirect { code, vmctx }
     }
+}
+
+/// A table operand as an i32: a 64-bit table's index, size or length
+/// narrowed, saturating at `u32::MAX` (past every table's size).
+fn narrow_index(b: &mut FunctionBuilder, v: Value) -> Value {
+    if b.func.dfg.value_type(v) != I64 {
+        return v;
+    }
+    let max = b.ins().iconst(I64, i64::from(u32::MAX));
+    let v = b.ins().umin(v, max);
+    b.ins().ireduce(I32, v)
 }

@@ -143,9 +143,26 @@ impl<'a> Translator<'a, '_> {
                 }
             }
             Operator::End => self.end(),
-            // They open constructs too, which this tracking does not know.
-            Operator::TryTable { .. } => return Err(self.unsupported_operator("exception handling", "try_table")),
-            Operator::Try { .. } => return Err(self.unsupported_operator("legacy exception handling", "try")),
+            Operator::TryTable { .. } | Operator::Try { .. } => {
+                let dummy = self.b.create_block();
+                self.control.push(Frame {
+                    kind: FrameKind::Dead,
+                    next: dummy,
+                    num_params: 0,
+                    num_results: 0,
+                    stack_base: self.stack.len(),
+                    exit_reached: false,
+                });
+            }
+            // A catch of a live `try` makes code reachable again.
+            Operator::Catch { tag_index } if self.in_legacy_try() => {
+                self.catch(Some(crate::environ::index::TagIndex::from_u32(*tag_index)))
+            }
+            Operator::CatchAll if self.in_legacy_try() => self.catch(None),
+            Operator::Delegate { relative_depth } => match self.control.last().map(|f| &f.kind) {
+                Some(FrameKind::Dead) => self.end(),
+                _ => self.delegate(*relative_depth),
+            },
             _ => {}
         }
         Ok(())
@@ -179,11 +196,47 @@ impl<'a> Translator<'a, '_> {
     /// `end`, reachable or not: closes the innermost frame, and the
     /// function with the last one.
     pub(super) fn end(&mut self) {
-        let mut frame = self.control.pop().expect("validated: frame to end");
-        if let FrameKind::Dead = frame.kind {
+        if let Some(FrameKind::Dead) = self.control.last().map(|f| &f.kind) {
+            let frame = self.control.pop().expect("checked");
             self.stack.truncate(frame.stack_base);
             return;
         }
+        let handler = self.end_handler();
+        self.end_frame();
+        if let Some(h) = handler {
+            self.seal_handler(&h);
+        }
+    }
+
+    /// Leaves the current section of the innermost construct (a legacy
+    /// `try`'s body or catch): to its end with its results, if reachable.
+    pub(super) fn leave_section(&mut self) {
+        let frame = self.control.last_mut().expect("validated: inside a construct");
+        if self.reachable {
+            let args = block_args(&self.stack[self.stack.len() - frame.num_results..]);
+            self.b.ins().jump(frame.next, &args);
+            frame.exit_reached = true;
+        }
+        self.stack.truncate(frame.stack_base);
+        self.reachable = false;
+    }
+
+    /// Jumps to the label `depth` out with `args`.
+    pub(super) fn jump_to_label(&mut self, depth: u32, args: &[Value]) {
+        let i = self.control.len() - 1 - depth as usize;
+        let dest = match self.control[i].kind {
+            FrameKind::Loop { header } => header,
+            _ => {
+                self.control[i].exit_reached = true;
+                self.control[i].next
+            }
+        };
+        self.b.ins().jump(dest, &block_args(args));
+    }
+
+    /// `end` of a construct that is not dead.
+    fn end_frame(&mut self) {
+        let mut frame = self.control.pop().expect("validated: frame to end");
         if self.reachable {
             let args = block_args(self.top(frame.num_results));
             self.b.ins().jump(frame.next, &args);
@@ -255,6 +308,23 @@ impl<'a> Translator<'a, '_> {
                 self.b.switch_to_block(fallthrough);
             }
         }
+    }
+
+    /// `br_on_null`: branches (without the reference) when it is null,
+    /// else goes on with it.
+    pub(super) fn br_on_null(&mut self, depth: u32) {
+        let r = self.pop1();
+        let is_null = self.b.ins().icmp_imm_u(ir::condcodes::IntCC::Equal, r, 0);
+        self.branch(depth, Some(is_null));
+        self.push1(r);
+    }
+
+    /// `br_on_non_null`: branches with the reference when it is not null,
+    /// else drops it and goes on.
+    pub(super) fn br_on_non_null(&mut self, depth: u32) {
+        let r = *self.top(1).last().expect("validated: operand present");
+        self.branch(depth, Some(r));
+        self.pop1();
     }
 
     pub(super) fn br_table(&mut self, targets: BrTable<'_>) -> Result<()> {

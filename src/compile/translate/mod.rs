@@ -11,7 +11,7 @@
 //! default methods, so a wasmparser that adds an operator does not compile
 //! until it is translated or listed as unsupported there. The translations
 //! live in the files of their family (`control`, `call`, `variables`,
-//! `reference`, `memory`, `atomics`, `table`, `numeric`, `simd/`); whatever depends on
+//! `reference`, `memory`, `atomics`, `table`, `numeric`, `exceptions`, `simd/`); whatever depends on
 //! the VMContext layout is asked of [`FuncEnv`]. This file holds the driver
 //! and the operand stack.
 
@@ -50,6 +50,7 @@ macro_rules! unsupported {
 mod atomics;
 mod call;
 mod control;
+mod exceptions;
 mod memory;
 mod numeric;
 mod reference;
@@ -57,6 +58,7 @@ mod simd;
 mod table;
 mod variables;
 mod visit;
+mod wide;
 
 use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{self, types, InstBuilder, SourceLoc, UserFuncName, Value};
@@ -80,6 +82,8 @@ pub struct Translator<'a, 'f> {
     reachable: bool,
     /// Byte offset of the operator being translated, for errors.
     offset: usize,
+    /// The `try_table`s and `try`s around the code being translated.
+    handlers: Vec<exceptions::Handler>,
 }
 
 /// Translates the body of defined function `index` into `func`.
@@ -99,8 +103,16 @@ pub fn translate_function(
     func.stack_limit = Some(env.stack_limit(func));
 
     let b = FunctionBuilder::new(func, fctx);
-    let mut t =
-        Translator { env, b, stack: Vec::new(), control: Vec::new(), locals: Vec::new(), reachable: true, offset: 0 };
+    let mut t = Translator {
+        env,
+        b,
+        stack: Vec::new(),
+        control: Vec::new(),
+        locals: Vec::new(),
+        reachable: true,
+        offset: 0,
+        handlers: Vec::new(),
+    };
     t.translate_body(ty, body, validator)?;
     let config = t.env.module.frontend_config;
     t.b.finalize(config);

@@ -24,7 +24,9 @@ use wasmparser::{
 use super::memory::Load;
 use super::Translator;
 use crate::environ::error::Result;
-use crate::environ::index::{DataIndex, ElemIndex, FuncIndex, GlobalIndex, MemoryIndex, TableIndex, TypeIndex};
+use crate::environ::index::{
+    DataIndex, ElemIndex, FuncIndex, GlobalIndex, MemoryIndex, TableIndex, TagIndex, TypeIndex,
+};
 use crate::environ::trap::TrapCode;
 
 impl<'a> VisitOperator<'a> for Translator<'_, '_> {
@@ -71,6 +73,23 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
         visit_ref_null(_hty: HeapType) => t.ref_null();
         visit_ref_is_null => t.ref_is_null();
         visit_ref_func(function_index: u32) => t.ref_func(FuncIndex::from_u32(function_index));
+        visit_ref_as_non_null => t.ref_as_non_null();
+
+        // exceptions.rs
+        visit_try_table(try_table: TryTable) => t.try_table(try_table);
+        visit_throw(tag_index: u32) => t.throw(TagIndex::from_u32(tag_index));
+        visit_throw_ref => t.throw_ref();
+        visit_try(blockty: BlockType) => t.try_(blockty);
+        visit_catch(tag_index: u32) => t.catch(Some(TagIndex::from_u32(tag_index)));
+        visit_catch_all => t.catch(None);
+        visit_rethrow(relative_depth: u32) => t.rethrow(relative_depth);
+        visit_delegate(relative_depth: u32) => t.delegate(relative_depth);
+
+        // Typed function references (call.rs, control.rs).
+        visit_call_ref(type_index: u32) => t.call_ref(TypeIndex::from_u32(type_index), false);
+        visit_return_call_ref(type_index: u32) => t.call_ref(TypeIndex::from_u32(type_index), true);
+        visit_br_on_null(relative_depth: u32) => t.br_on_null(relative_depth);
+        visit_br_on_non_null(relative_depth: u32) => t.br_on_non_null(relative_depth);
 
         // table.rs
         visit_table_get(table: u32) => t.table_get(TableIndex::from_u32(table));
@@ -266,6 +285,12 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
         visit_i64_reinterpret_f64 => t.bitcast(I64);
         visit_f32_reinterpret_i32 => t.bitcast(F32);
         visit_f64_reinterpret_i64 => t.bitcast(F64);
+
+        // wide.rs
+        visit_i64_add128 => t.add_sub128(false);
+        visit_i64_sub128 => t.add_sub128(true);
+        visit_i64_mul_wide_s => t.mul_wide(true);
+        visit_i64_mul_wide_u => t.mul_wide(false);
     }
 
     // A `select` with other than one result is never valid (wasmparser
@@ -290,22 +315,9 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
         visit_ref_cast_desc_eq_non_null(HeapType), visit_ref_cast_desc_eq_nullable(HeapType),
         visit_br_on_cast_desc_eq(u32, RefType, RefType), visit_br_on_cast_desc_eq_fail(u32, RefType, RefType),
     }
-    unsupported! { "exception handling":
-        visit_try_table(TryTable), visit_throw(u32), visit_throw_ref(),
-    }
-    unsupported! { "legacy exception handling":
-        visit_try(BlockType), visit_catch(u32), visit_rethrow(u32), visit_delegate(u32), visit_catch_all(),
-    }
-    unsupported! { "typed function references":
-        visit_call_ref(u32), visit_return_call_ref(u32), visit_ref_as_non_null(), visit_br_on_null(u32),
-        visit_br_on_non_null(u32),
-    }
     unsupported! { "stack switching":
         visit_cont_new(u32), visit_cont_bind(u32, u32), visit_suspend(u32), visit_resume(u32, ResumeTable),
         visit_resume_throw(u32, u32, ResumeTable), visit_resume_throw_ref(u32, ResumeTable), visit_switch(u32, u32),
-    }
-    unsupported! { "wide arithmetic":
-        visit_i64_add128(), visit_i64_sub128(), visit_i64_mul_wide_s(), visit_i64_mul_wide_u(),
     }
     unsupported! { "memory control":
         visit_memory_discard(u32),

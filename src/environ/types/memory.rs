@@ -103,6 +103,11 @@ impl MemoryType {
         1 << self.page_size_log2
     }
 
+    /// How many of this type's pages make 4 GiB ([`MAX_MEMORY_BYTES`]).
+    pub fn pages_in_4gib(&self) -> u64 {
+        MAX_MEMORY_BYTES >> self.page_size_log2
+    }
+
     /// The base-2 logarithm of the page size.
     pub fn page_size_log2(&self) -> u8 {
         self.page_size_log2
@@ -127,14 +132,23 @@ impl MemoryType {
     }
 }
 
-/// The largest size 32-bit memories of type `ty` may grow to, in pages
-/// (see [`GROWN_MAX_PAGES`]).
-pub fn max_pages(ty: &MemoryType) -> u32 {
-    let max = u64::from(MAX_PAGES);
-    let declared = ty.maximum().unwrap_or(max).min(max) as u32;
-    match ty.minimum() >= max {
+/// The most bytes a memory of any type may hold here: 4 GiB. A 32-bit
+/// index cannot address more; a 64-bit memory stops there too, so that
+/// every memory fits the same guarded reservation, whose second 4 GiB are
+/// the guard region that makes a 64-bit bounds check one compare
+/// (`compile::func_env::bounds64`).
+pub const MAX_MEMORY_BYTES: u64 = 1 << 32;
+
+/// The largest size memories of type `ty` may grow to, in their pages: the
+/// declared maximum, at most [`MAX_MEMORY_BYTES`]; a memory of 64 KiB
+/// pages declared smaller than 4 GiB stops one page short of it (see
+/// [`GROWN_MAX_PAGES`]; in bytes, whatever the page size).
+pub fn max_pages(ty: &MemoryType) -> u64 {
+    let cap = ty.pages_in_4gib();
+    let declared = ty.maximum().unwrap_or(cap).min(cap);
+    match ty.minimum() >= cap {
         true => declared,
-        false => declared.min(GROWN_MAX_PAGES),
+        false => declared.min(u64::from(GROWN_MAX_PAGES) * WASM_PAGE_SIZE as u64 >> ty.page_size_log2),
     }
 }
 
@@ -154,7 +168,10 @@ mod tests {
         assert!(!MemoryType::new64(2, Some(3)).matches(&decl), "a 64-bit memory where a 32-bit one is imported");
         assert!(!MemoryType::new(2, Some(3)).with_page_size_log2(0).matches(&decl));
         assert_eq!(MemoryType::new(1, None).page_size(), 65536);
-        assert_eq!(max_pages(&MemoryType::new(1, None)), GROWN_MAX_PAGES);
-        assert_eq!(max_pages(&MemoryType::new(65536, None)), MAX_PAGES);
+        assert_eq!(max_pages(&MemoryType::new(1, None)), GROWN_MAX_PAGES.into());
+        assert_eq!(max_pages(&MemoryType::new(65536, None)), MAX_PAGES.into());
+        assert_eq!(max_pages(&MemoryType::new64(1, Some(1 << 40))), GROWN_MAX_PAGES.into());
+        assert_eq!(max_pages(&MemoryType::new(0, None).with_page_size_log2(0)), (1 << 32) - 65536);
+        assert_eq!(max_pages(&MemoryType::new64(1 << 32, None).with_page_size_log2(0)), 1 << 32);
     }
 }

@@ -17,7 +17,10 @@ mod val;
 
 pub use func::{FuncType, LARGE_SIG_ID_TAG};
 pub use limits::{IndexType, Limits};
-pub use memory::{max_pages, MemoryType, MAX_PAGES, WASM_PAGE_SIZE};
+pub use memory::{max_pages, MemoryType};
+// The translator's bounds checks read it.
+#[cfg(feature = "compiler")]
+pub use memory::MAX_MEMORY_BYTES;
 pub use sub::{CompositeType, FieldType, RecGroup, SubType};
 pub use table::TableType;
 pub use tag::TagType;

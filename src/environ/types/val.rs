@@ -76,6 +76,16 @@ impl ValType {
         }
     }
 
+    /// Whether a value of this type may be used where `other` is
+    /// expected: the same type, or a reference type that is a subtype of
+    /// it (concrete types in canonical form, as modules hold them).
+    pub fn matches(self, other: ValType) -> bool {
+        match (self, other) {
+            (ValType::Ref(a), ValType::Ref(b)) => a == b || a.matches_abstract(&b),
+            _ => self == other,
+        }
+    }
+
     pub(crate) fn from_wasmparser(ty: wasmparser::ValType) -> ValType {
         use wasmparser::ValType as W;
         match ty {

@@ -25,9 +25,9 @@ use crate::runtime::vm::module_code::{CompiledModule, ModuleCode};
 /// each function body, and its code.
 pub(super) fn compile(engine: &Engine, wasm: &[u8]) -> Result<ModuleCode> {
     let parsed = parse::parse(wasm, engine.config().wasm_features())?;
-    let info = parsed.info;
+    let mut info = parsed.info;
     let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
-    let types = TypeCollection::new(engine.type_registry(), &info.types);
+    let types = TypeCollection::for_module(engine.type_registry(), &mut info);
     let compiled = if engine.config().lazy_compilation {
         match compile_lazily(engine, &info, wasm, parsed.bodies)? {
             Some(compiled) => compiled,
@@ -51,6 +51,13 @@ pub(super) fn compile_eagerly(engine: &Engine, wasm: &[u8]) -> Result<(ModuleInf
     let env = ModuleEnv::new(engine.config(), engine.isa(), &parsed.info, &offsets);
     let image = compile_module(engine.isa(), &env, parsed.bodies, engine.config().parallel_compilation)?;
     Ok((parsed.info, image))
+}
+
+/// The wasm→host trampoline of each function type of `info`, by type
+/// index, for its compiled-code file (`cache::exits`).
+pub(super) fn exit_trampolines(engine: &Engine, info: &ModuleInfo) -> Result<Vec<(u32, Vec<u8>)>> {
+    let funcs = info.types.iter().filter_map(|(t, ty)| Some((t, ty.as_func()?)));
+    funcs.map(|(t, ty)| Ok((t.as_u32(), compile::exit_trampoline(engine.isa(), ty)?))).collect()
 }
 
 /// A linked image in executable pages, with this process's addresses

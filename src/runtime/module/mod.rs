@@ -5,6 +5,10 @@
 //! ([`serialize`]); either way it ends as code in executable pages plus the
 //! module's declarations, registered where traps and backtraces find it.
 
+#[cfg(feature = "compiler")]
+mod compile;
+#[cfg(not(feature = "compiler"))]
+#[path = "no_compiler.rs"]
 mod compile;
 mod serialize;
 
@@ -12,7 +16,7 @@ use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use crate::environ::config::Profiler;
-use crate::environ::error::{Error, Result};
+use crate::environ::error::Result;
 use crate::environ::index::MemoryIndex;
 use crate::environ::module_info::ModuleInfo;
 use crate::environ::type_registry::TypeCollection;
@@ -75,7 +79,7 @@ pub(crate) fn to_binary(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
         if let Ok(text) = std::str::from_utf8(bytes) {
             return wat::parse_str(text)
                 .map(std::borrow::Cow::Owned)
-                .map_err(|e| Error::Invalid { message: e.to_string(), offset: 0 });
+                .map_err(|e| crate::Error::Invalid { message: e.to_string(), offset: 0 });
         }
     }
     Ok(std::borrow::Cow::Borrowed(bytes))
@@ -84,7 +88,7 @@ pub(crate) fn to_binary(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
 impl Module {
     /// Validates and compiles a module from its binary (or, with the `wat`
     /// feature, its text). Malformed or invalid input gives
-    /// [`Error::Invalid`] with wasmparser's message and the byte offset.
+    /// [`Error::Invalid`](crate::Error::Invalid) with wasmparser's message and the byte offset.
     pub fn new(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<Module> {
         let wasm = to_binary(bytes.as_ref())?.into_owned().into_boxed_slice();
         let code = compile::compile(engine, &wasm)?;
@@ -100,9 +104,9 @@ impl Module {
         code: impl FnOnce(&ModuleInfo) -> Result<CompiledModule>,
     ) -> Result<Module> {
         let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
-        let info = parsed.info;
+        let mut info = parsed.info;
         let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
-        let types = TypeCollection::new(engine.type_registry(), &info.types);
+        let types = TypeCollection::for_module(engine.type_registry(), &mut info);
         let compiled = code(&info)?;
         Ok(Module::assemble(engine, wasm, ModuleCode { info, compiled, body_offsets, types }))
     }
@@ -203,7 +207,7 @@ impl Module {
         let tables = info.tables.values().skip(info.num_imported_tables);
         let elements: usize = tables.map(|t| t.minimum() as usize * 8).sum();
         let tables_len = compiled.tables.traps.len() + compiled.tables.srclocs.len();
-        let code = compiled.code.range().len() + tables_len * 8;
+        let code = compiled.code_bytes() + tables_len * 8;
         (self.inner.wasm.len() + code, self.inner.offsets.size() as usize + elements)
     }
 

@@ -10,6 +10,8 @@ use super::{compile, Module, WasmBytes};
 use crate::cache;
 use crate::environ::compiled::CodeTables;
 use crate::environ::error::{Error, Result};
+use crate::environ::index::TypeIndex;
+use crate::environ::module_info::ModuleInfo;
 use crate::runtime::engine::Engine;
 use crate::runtime::vm::code_memory::CodeMemory;
 use crate::runtime::vm::link::patch_image;
@@ -73,29 +75,35 @@ impl Module {
 /// and some functions would need the lazy machinery again on load, for
 /// nothing. Should that compilation fail (a function the code generator
 /// cannot handle, which lazily would trap when called), the result is
-/// empty, which [`Module::deserialize`] refuses.
+/// empty, which [`Module::deserialize`] refuses. So is that of a
+/// runtime-only build (without the `compiler` feature), which can neither
+/// compile the trampolines a file carries nor name the code generator's
+/// settings a file records.
 fn serialize(module: &Module) -> Vec<u8> {
     let fingerprint = module.engine().fingerprint();
     let compiled = &module.code().compiled;
+    let Ok(exits) = compile::exit_trampolines(module.engine(), module.info()) else { return Vec::new() };
     match compiled.lazy {
-        None => cache::serialize(&fingerprint, &compiled.tables, module.wasm(), compiled.code.bytes()),
+        None => cache::serialize(&fingerprint, &compiled.tables, &exits, module.wasm(), compiled.code.bytes()),
         Some(_) => match compile::compile_eagerly(module.engine(), module.wasm()) {
-            Ok((_, image)) => cache::serialize(&fingerprint, &image.tables, module.wasm(), &image.image),
+            Ok((_, image)) => cache::serialize(&fingerprint, &image.tables, &exits, module.wasm(), &image.image),
             Err(_) => Vec::new(),
         },
     }
 }
 
-/// The module of a checked file's `parts`, its code made by `map_code`
-/// from the code's range in the file and a patch to apply.
+/// The module of a checked file's `parts` (in `file`), its code made by
+/// `map_code` from the code's range in the file and a patch to apply.
 fn load(
     engine: &Engine,
+    file: &[u8],
     parts: cache::Parts,
     wasm: WasmBytes,
     map_code: impl FnOnce(std::ops::Range<usize>, &dyn Fn(&mut [u8]) -> Result<()>) -> Result<CodeMemory>,
 ) -> Result<Module> {
-    let cache::Parts { tables, code, .. } = parts;
+    let cache::Parts { tables, code, exits, .. } = parts;
     Module::from_compiled(engine, wasm, |info| {
+        add_exit_trampolines(engine, info, &exits, file)?;
         if tables.funcs.len() != info.num_defined_funcs() {
             let (n, m) = (tables.funcs.len(), info.num_defined_funcs());
             return Err(Error::Invalid {
@@ -117,7 +125,7 @@ fn load(
 unsafe fn deserialize(engine: &Engine, bytes: &[u8]) -> Result<Module> {
     let parts = cache::check(bytes, &engine.fingerprint())?;
     let wasm = WasmBytes::Owned(bytes[parts.wasm.clone()].into());
-    load(engine, parts, wasm, |code, patch| CodeMemory::with_patch(&bytes[code], patch))
+    load(engine, bytes, parts, wasm, |code, patch| CodeMemory::with_patch(&bytes[code], patch))
 }
 
 /// A module from a compiled-code file, mapped rather than read: the code
@@ -133,11 +141,33 @@ unsafe fn deserialize_file(engine: &Engine, path: &Path) -> Result<Module> {
     let map = Arc::new(MappedFile::new(&file).map_err(open_error)?);
     let parts = cache::check(map.bytes(), &engine.fingerprint())?;
     let wasm = WasmBytes::Mapped(map.clone(), parts.wasm.clone());
-    load(engine, parts, wasm, |code, patch| {
+    load(engine, map.bytes(), parts, wasm, |code, patch| {
         if code.start.is_multiple_of(region::page::size()) {
             CodeMemory::map_file(&file, code.start as u64, code.len(), patch)
         } else {
             CodeMemory::with_patch(&map.bytes()[code], patch)
         }
     })
+}
+
+/// Gives the engine the file's wasm→host trampolines for the signatures it
+/// has none for (a runtime-only build cannot compile them), after checking
+/// that each names a function type of the module.
+fn add_exit_trampolines(engine: &Engine, info: &ModuleInfo, exits: &cache::Exits, file: &[u8]) -> Result<()> {
+    if exits.entries.is_empty() {
+        return Ok(());
+    }
+    let mut at = Vec::with_capacity(exits.entries.len());
+    for &(ty, offset) in &exits.entries {
+        let func = info.types.get(TypeIndex::from_u32(ty)).and_then(|t| t.as_func());
+        let func = func.ok_or_else(|| Error::Invalid {
+            message: format!(
+                "compiled module refused: a wasm-to-host trampoline is for type {ty}, not a function type"
+            ),
+            offset: 0,
+        })?;
+        at.push((func.clone(), offset));
+    }
+    engine.add_exit_trampolines(&Arc::new(CodeMemory::new(&file[exits.code.clone()])?), at);
+    Ok(())
 }

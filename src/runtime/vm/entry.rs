@@ -175,6 +175,11 @@ pub(crate) unsafe fn raise_host_trap(store: &StoreOpaque, trap: Trap) -> ! {
     // SAFETY: called from a host function's shim owning nothing with a
     // destructor while wasm of `store` runs on this thread (caller).
     unsafe {
+        // An exception the host function passes on is thrown to its wasm
+        // caller, which may catch it.
+        if let Some(exn) = trap.exception() {
+            super::exception::throw_from(exn, store.vm.last_exit_fp);
+        }
         if let Some(state) = unwind::current() {
             state.record_frames(0, store.vm.last_exit_fp, code_registry::is_wasm_pc);
         }

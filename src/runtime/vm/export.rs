@@ -23,4 +23,6 @@ pub(crate) enum VMExtern {
     },
     Table(NonNull<VMTable>),
     Memory(NonNull<VMMemory>),
+    /// A tag, which its store keeps (see `exception`).
+    Tag(NonNull<super::exception::VMTag>),
 }

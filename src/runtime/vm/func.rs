@@ -63,8 +63,9 @@ pub(crate) struct VMHostFunc {
     store: *mut StoreOpaque,
     /// The signature, registered with the engine while the function lives.
     ty: RegisteredType,
-    /// The exit trampoline `func_ref.wasm_call` points into.
-    _trampoline: Option<Arc<CodeMemory>>,
+    /// The exit trampoline `func_ref.wasm_call` points into (`None` while
+    /// that is `late_exit::address()`).
+    trampoline: Option<Arc<CodeMemory>>,
     /// The closure `host_call` runs; its concrete type is known only to
     /// `host_call`.
     closure: Box<dyn std::any::Any + Send + Sync>,
@@ -73,7 +74,12 @@ pub(crate) struct VMHostFunc {
 impl VMHostFunc {
     /// A host function of type `ty` running `f`, owned by `store`.
     pub(crate) fn create<F: HostClosure>(store: &mut StoreOpaque, ty: FuncType, f: F) -> Result<Stored<VMFuncRef>> {
-        let trampoline = store.engine().exit_trampoline(&ty)?;
+        let (trampoline, wasm_call) = match store.engine().exit_trampoline(&ty) {
+            Ok((code, at)) => (Some(code), at),
+            // Found once a module of its type is loaded (see `late_exit`).
+            Err(_) if !cfg!(feature = "compiler") => (None, super::late_exit::address()),
+            Err(e) => return Err(e),
+        };
         let ty = RegisteredType::new(store.engine().type_registry(), ty);
         let store_ptr: *mut StoreOpaque = store;
         let mut host = Box::new(VMHostFunc {
@@ -81,7 +87,7 @@ impl VMHostFunc {
             host_call: host_call::<F>,
             store_vm: &mut *store.vm,
             func_ref: VMFuncRef {
-                wasm_call: trampoline.base(),
+                wasm_call,
                 array_call: host_array_call::<F>,
                 vmctx: std::ptr::null_mut(),
                 sig: ty.sig_id(),
@@ -89,7 +95,7 @@ impl VMHostFunc {
             },
             store: store_ptr,
             ty,
-            _trampoline: Some(trampoline),
+            trampoline,
             closure: Box::new(f),
         });
         host.func_ref.vmctx = (&mut *host as *mut VMHostFunc).cast();
@@ -100,6 +106,20 @@ impl VMHostFunc {
         // SAFETY: the funcref is part of a box the store owns until it is
         // dropped.
         Ok(unsafe { Stored::new_unchecked(store.id(), func_ref) })
+    }
+
+    /// The code wasm calls: the exit trampoline of the function's type,
+    /// looked up and kept now if it was not known at creation (see
+    /// `late_exit`).
+    pub(crate) fn resolve_exit(&mut self) -> Result<*const u8> {
+        if self.trampoline.is_none() {
+            // SAFETY: the store owns its host functions, so it is alive.
+            let engine = unsafe { (*self.store).engine() };
+            let (code, at) = engine.exit_trampoline(self.ty.ty())?;
+            self.trampoline = Some(code);
+            self.func_ref.wasm_call = at;
+        }
+        Ok(self.func_ref.wasm_call)
     }
 }
 

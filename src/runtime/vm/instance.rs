@@ -25,11 +25,10 @@ use crate::environ::error::{Error, Result};
 use crate::environ::index::*;
 use crate::environ::module_info::{ConstExpr, ConstOp, DataMode, ElemMode, ModuleInfo};
 use crate::environ::trap::{Trap, TrapCode};
-use crate::environ::types::MAX_PAGES;
 use crate::environ::types::{ExternType, MemoryType, ValType};
 use crate::environ::val_raw::ValRaw;
 use crate::environ::vmctx::*;
-use cranelift_codegen::entity::EntityRef;
+use cranelift_entity::EntityRef;
 
 /// An instance's VMContext allocation.
 struct VMContextBox {
@@ -209,6 +208,12 @@ impl VMInstance {
         self.memory_objects[m.index()]
     }
 
+    /// Tag `t` of this instance (defined or imported; its store keeps it).
+    pub(crate) fn tag(&self, t: TagIndex) -> *mut super::exception::VMTag {
+        // SAFETY: the slot of a tag of this module, written at instantiation.
+        unsafe { *self.field::<*mut super::exception::VMTag>(self.module.offsets().tag(t)) }
+    }
+
     pub(crate) fn table(&self, t: TableIndex) -> NonNull<VMTable> {
         // SAFETY: as for `memory`, with `VMTable`.
         unsafe { NonNull::new_unchecked(*self.field::<*mut VMTableDefinition>(self.module.offsets().table(t))).cast() }
@@ -229,6 +234,7 @@ impl VMInstance {
             EntityIndex::Func(f) => VMExtern::Func(self.func_ref(f)),
             EntityIndex::Memory(m) => VMExtern::Memory(self.memory(m)),
             EntityIndex::Table(t) => VMExtern::Table(self.table(t)),
+            EntityIndex::Tag(t) => VMExtern::Tag(NonNull::new(self.tag(t)).expect("tags are set at instantiation")),
             EntityIndex::Global(g) => {
                 let owner = match self.info().defined_global_index(g) {
                     Some(_) => Some(self.index),
@@ -429,6 +435,7 @@ unsafe fn fill_vmctx(
         for (import, given) in info.imports.iter().zip(imports) {
             match (import.index, given) {
                 (EntityIndex::Func(f), VMExtern::Func(func)) => {
+                    super::late_exit::resolve_now(func.as_ptr())?;
                     *data.field::<*mut VMFuncRef>(offsets.imported_func(f)) = func.as_ptr();
                 }
                 (EntityIndex::Global(g), VMExtern::Global { storage, .. }) => {
@@ -438,8 +445,18 @@ unsafe fn fill_vmctx(
                 (EntityIndex::Table(t), VMExtern::Table(table)) => {
                     *data.field::<*mut VMTable>(offsets.table(t)) = table.as_ptr();
                 }
+                (EntityIndex::Tag(t), VMExtern::Tag(tag)) => {
+                    *data.field::<*mut super::exception::VMTag>(offsets.tag(t)) = tag.as_ptr();
+                }
                 _ => unreachable!("import kinds were checked"),
             }
+        }
+
+        // A defined tag is new per instance; the store keeps it, since
+        // exceptions of it may outlive the instance.
+        for (t, ty) in info.tags.iter().skip(info.num_imported_tags) {
+            let tag = store.keep_tag(Box::new(super::exception::VMTag { ty: info.func_sig(*ty).clone() }));
+            *data.field::<*mut super::exception::VMTag>(offsets.tag(t)) = tag;
         }
 
         for (i, (m, ty)) in info.memories.iter().skip(info.num_imported_memories).enumerate() {
@@ -447,7 +464,7 @@ unsafe fn fill_vmctx(
                 Some(s) => VMMemory::from_shared(s.clone(), store.engine())?,
                 None => {
                     let ty = memory_type.map_or(*ty, |f| f(i as u32, *ty));
-                    if ty.minimum() >= u64::from(MAX_PAGES) && info.memories_below_4gib() {
+                    if ty.minimum() >= ty.pages_in_4gib() && info.memories_below_4gib() {
                         return Err(Error::Resource(format!(
                             "memory {} would be 4 GiB, but the module's code was compiled for memories below 4 GiB",
                             m.index()
@@ -539,6 +556,7 @@ unsafe fn owner_of(store: &StoreOpaque, e: &VMExtern) -> Option<usize> {
             VMExtern::Memory(m) => m.as_ref().owner,
             VMExtern::Table(t) => t.as_ref().owner,
             VMExtern::Global { owner, .. } => *owner,
+            VMExtern::Tag(_) => None,
         }
     }
 }
@@ -615,9 +633,13 @@ unsafe fn initialize(
     unsafe {
         let code = data.module.code().clone();
         let info = &code.info;
+        for (t, init) in &info.table_inits {
+            let value = data.eval(init).get_ref();
+            (*data.table(*t).as_ptr()).elements_mut().fill(value);
+        }
         for seg in info.elems.values() {
             let ElemMode::Active { table, offset } = &seg.mode else { continue };
-            let start = data.eval(offset).get_i32() as u32 as usize;
+            let start = segment_offset(data.eval(offset), info.tables[*table].is_64());
             let table = &mut *data.table(*table).as_ptr();
             let end = start.checked_add(seg.items.len()).filter(|e| *e <= table.len() as usize);
             let Some(end) = end else { return Err(Trap::from_code(TrapCode::TableOutOfBounds).into()) };
@@ -653,7 +675,7 @@ unsafe fn initialize(
             if matches!(imaged, Some(Some(_))) || reused {
                 continue;
             }
-            let start = data.eval(offset).get_i32() as u32 as usize;
+            let start = segment_offset(data.eval(offset), info.memories[*memory].is_64());
             let memory = &mut *data.memory(*memory).as_ptr();
             let bytes = &wasm[seg.range.clone()];
             let dst = start.checked_add(bytes.len()).and_then(|end| memory.data_mut().get_mut(start..end));
@@ -666,4 +688,12 @@ unsafe fn initialize(
         }
         Ok(())
     }
+}
+
+/// An active segment's offset: an i64 for a 64-bit memory or table, an i32
+/// otherwise, unsigned (saturating to the host's width, which is past the
+/// end anyway).
+fn segment_offset(v: ValRaw, is_64: bool) -> usize {
+    let offset = if is_64 { v.get_i64() as u64 } else { u64::from(v.get_i32() as u32) };
+    usize::try_from(offset).unwrap_or(usize::MAX)
 }

@@ -65,7 +65,7 @@ use super::link::patch_image;
 use super::module_code::ModuleCode;
 use super::profiling;
 use crate::environ::compiled::{
-    resolve_relocs, source_chain, trap_at, CodeTables, FunctionCode, FunctionLoc, ImageReloc,
+    handler_at, resolve_relocs, source_chain, trap_at, CodeTables, FunctionCode, FunctionLoc, Handler, ImageReloc,
 };
 use crate::environ::config::Profiler;
 use crate::environ::error::{Error, Result};
@@ -122,6 +122,7 @@ struct PlacedFunc {
     /// Trap sites and source locations, at offsets in the region.
     traps: Box<[(u32, TrapCode)]>,
     srclocs: Box<[(u32, u32)]>,
+    handlers: Box<[Handler]>,
 }
 
 /// A lazy module's code region being laid out: stubs first, then what
@@ -191,6 +192,12 @@ impl LazyLayout {
     }
 }
 impl LazyCode {
+    /// Bytes of the region written so far: stubs, trampolines and the
+    /// functions compiled until now.
+    pub fn used(&self) -> usize {
+        self.placed.read().unwrap_or_else(|e| e.into_inner()).end
+    }
+
     /// The defined function whose stub is at `offset`, if one is.
     pub fn stub_function(&self, offset: usize) -> Option<DefinedFuncIndex> {
         let i = offset.checked_sub(STUBS_AT)?;
@@ -246,6 +253,7 @@ impl LazyCode {
                 index: d,
                 traps: f.traps.iter().map(|(o, c)| (start32 + o, *c)).collect(),
                 srclocs: f.srclocs.iter().map(|(o, l)| (start32 + o, *l)).collect(),
+                handlers: f.handlers.iter().map(|h| h.moved(start32)).collect(),
             });
             start
         };
@@ -288,6 +296,14 @@ impl LazyCode {
     pub fn trap_at(&self, offset: u32) -> Option<TrapCode> {
         let placed = self.placed.read().unwrap_or_else(|e| e.into_inner());
         trap_at(&placed_at(&placed.funcs, offset)?.traps, offset)
+    }
+
+    /// The exception handler of the call returning to `ret`, if it has
+    /// one: its offset and frame size (see [`CodeTables::handlers`]).
+    pub fn handler_at(&self, ret: u32) -> Option<(u32, u32)> {
+        let placed = self.placed.read().unwrap_or_else(|e| e.into_inner());
+        // A return address may be one past its function's code.
+        handler_at(&placed_at(&placed.funcs, ret - 1)?.handlers, ret)
     }
 
     /// Bytes of the stubs and entry trampolines laid out at load.

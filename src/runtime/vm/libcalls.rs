@@ -11,7 +11,7 @@
 //! Safety of every builtin: it may only be called by compiled code of the
 //! instance whose VMContext it gets, with indices the validator accepted.
 
-use cranelift_codegen::entity::EntityRef;
+use cranelift_entity::EntityRef;
 
 use super::instance::VMInstance;
 use super::interrupt;
@@ -40,6 +40,9 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     memory_atomic_wait32,
     memory_atomic_wait64,
     memory_atomic_notify,
+    exn_new: super::exception::exn_new,
+    throw: super::exception::throw,
+    exn_release: super::exception::exn_release,
 };
 
 /// The store of the instance owning `vmctx`.
@@ -179,7 +182,7 @@ fn check(r: Result<(), TrapCode>) -> u32 {
     r.is_err() as u32
 }
 
-unsafe extern "C" fn memory_grow(vmctx: *mut VMContext, mem: u32, delta: u32) -> u32 {
+unsafe extern "C" fn memory_grow(vmctx: *mut VMContext, mem: u32, delta: u64) -> u64 {
     // SAFETY: compiled code calls builtins with its own VMContext, of a
     // live instance of the store it runs in, and with indices its module's
     // validation proved; nothing else borrows that instance's memories or
@@ -189,7 +192,7 @@ unsafe extern "C" fn memory_grow(vmctx: *mut VMContext, mem: u32, delta: u32) ->
         let inst = instance(vmctx);
         let site = GrowSite { instance: Some(inst.index()), memory_index: Some(mem) };
         let memory: *mut VMMemory = memory(inst, mem);
-        (*store(vmctx)).grow_memory(memory, delta, site).unwrap_or(u32::MAX)
+        (*store(vmctx)).grow_memory(memory, delta, site).unwrap_or(u64::MAX)
     }
 }
 

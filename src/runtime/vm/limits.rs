@@ -8,7 +8,6 @@ use super::store::StoreOpaque;
 use super::table::VMTable;
 use crate::environ::error::{Error, Result};
 use crate::environ::module_info::ModuleInfo;
-use crate::environ::types::WASM_PAGE_SIZE;
 use crate::environ::types::{MemoryType, TableType};
 
 /// A memory about to grow (or be created, from `current` 0), as a
@@ -148,7 +147,8 @@ impl StoreOpaque {
     /// `instance_total` bytes so far, or for the host), if the limiter
     /// allows it; counted in the store.
     pub(crate) fn create_memory(&mut self, ty: MemoryType, instance_total: usize) -> Result<VMMemory> {
-        let initial = ty.minimum() as usize * WASM_PAGE_SIZE;
+        // Saturating: a minimum past the address space is refused below.
+        let initial = usize::try_from(ty.minimum().saturating_mul(ty.page_size())).unwrap_or(usize::MAX);
         if let Some(limiter) = &mut self.limits.limiter {
             if self.limits.memories >= limiter.memories() {
                 return Err(refused(format!("memory {} of the store", self.limits.memories + 1)));
@@ -156,7 +156,7 @@ impl StoreOpaque {
             let growth = MemoryGrowth {
                 current: 0,
                 desired: initial,
-                maximum: ty.maximum().map(|m| m as usize * WASM_PAGE_SIZE),
+                maximum: ty.maximum().map(|m| usize::try_from(m.saturating_mul(ty.page_size())).unwrap_or(usize::MAX)),
                 instance_total,
                 store_total: self.limits.memory_bytes,
             };
@@ -193,13 +193,13 @@ impl StoreOpaque {
     ///
     /// # Safety
     /// `memory` must be a live memory of this store, not otherwise borrowed.
-    pub(crate) unsafe fn grow_memory(&mut self, memory: *mut VMMemory, delta: u32, site: GrowSite) -> Option<u32> {
+    pub(crate) unsafe fn grow_memory(&mut self, memory: *mut VMMemory, delta: u64, site: GrowSite) -> Option<u64> {
         // SAFETY: `memory` is a live memory of this store, not otherwise
         // borrowed (caller).
         unsafe {
-            let (current, pages, max_pages, owner) = {
+            let (current, pages, max_pages, owner, page) = {
                 let m = &*memory;
-                (m.byte_size(), m.pages(), m.max_pages(), m.owner)
+                (m.byte_size(), m.pages(), m.max_pages(), m.owner, m.declared_ty().page_size_log2())
             };
             let reason = match pages.checked_add(delta).filter(|p| *p <= max_pages) {
                 None => GrowFailureReason::MaximumReached,
@@ -210,8 +210,8 @@ impl StoreOpaque {
                     };
                     let growth = MemoryGrowth {
                         current,
-                        desired: new_pages as usize * WASM_PAGE_SIZE,
-                        maximum: Some(max_pages as usize * WASM_PAGE_SIZE),
+                        desired: (new_pages << page) as usize,
+                        maximum: Some((max_pages << page) as usize),
                         instance_total,
                         store_total: self.limits.memory_bytes,
                     };
@@ -231,7 +231,7 @@ impl StoreOpaque {
             };
             if let Some(callback) = &mut self.limits.on_grow_failure {
                 callback(&GrowFailure {
-                    delta_pages: delta.into(),
+                    delta_pages: delta,
                     current_bytes: current,
                     memory_index: site.memory_index,
                     instance: site.instance,

@@ -4,7 +4,13 @@
 //! moves: growing only makes more of the reservation accessible. With
 //! guard pages (the default) the reservation is 8 GiB — every address a
 //! 32-bit index plus a 32-bit offset can form — so compiled code needs no
-//! bounds checks. With explicit checks it is just the maximum size.
+//! bounds checks for 32-bit memories of 64 KiB pages. 64-bit memories (at
+//! most 4 GiB here, `MAX_MEMORY_BYTES`) use the same reservation, whose
+//! upper half is then the guard region of a one-compare check. With
+//! explicit checks it is just the maximum size.
+//!
+//! Sizes are in bytes; pages are of the memory type's size (64 KiB, or 1
+//! byte with the custom-page-sizes proposal).
 //!
 //! A shared memory's storage is a [`VMSharedMemory`] that several stores
 //! (on several threads) hold at once; each store's `VMMemory` then only
@@ -19,7 +25,7 @@ use super::store::StoreOpaque;
 use super::stored::StoreOwned;
 use crate::environ::config::BoundsChecks;
 use crate::environ::error::{Error, Result};
-use crate::environ::types::{max_pages, MemoryType, WASM_PAGE_SIZE};
+use crate::environ::types::{max_pages, MemoryType};
 use crate::environ::vmctx::VMMemoryDefinition;
 use crate::runtime::engine::Engine;
 
@@ -43,10 +49,7 @@ impl LinearStorage {
     /// mode, with its minimum size accessible (and zero).
     pub fn new(ty: &MemoryType, engine: &Engine) -> Result<LinearStorage> {
         let max = max_pages(ty);
-        if !ty.is_wasm2() {
-            return Err(Error::unsupported("64-bit memories and custom page sizes", None));
-        }
-        if ty.minimum() > u64::from(max) {
+        if ty.minimum() > max {
             return Err(Error::Resource(format!("memory minimum {} exceeds its maximum", ty.minimum())));
         }
         let (reservation, pool, guarded) = match engine.config().bounds_checks {
@@ -55,12 +58,12 @@ impl LinearStorage {
                 (pool.take(GUARDED_RESERVATION)?, Some(pool), true)
             }
             BoundsChecks::Explicit => {
-                let size = (max as usize * WASM_PAGE_SIZE).max(region::page::size());
+                let size = ((max << ty.page_size_log2()) as usize).max(region::page::size());
                 (Reservation::new(size)?, None, false)
             }
         };
         let mut storage = LinearStorage { reservation: Some(reservation), pool, guarded };
-        storage.reservation_mut().set_accessible(ty.minimum() as usize * WASM_PAGE_SIZE)?;
+        storage.reservation_mut().set_accessible((ty.minimum() << ty.page_size_log2()) as usize)?;
         Ok(storage)
     }
 
@@ -79,16 +82,16 @@ impl LinearStorage {
         self.guarded || mode == BoundsChecks::Explicit
     }
 
-    /// Grows a memory of `old_bytes` by `delta` pages up to `max_pages`:
-    /// the old size in pages and the new size in bytes, or `None` past the
+    /// Grows a memory of type `ty` and `old_bytes` by `delta` pages: the
+    /// old size in pages and the new size in bytes, or `None` past the
     /// maximum or when the host refuses the memory.
-    pub fn grow(&mut self, old_bytes: usize, delta: u32, max_pages: u32) -> Option<(u32, usize)> {
-        let old = (old_bytes / WASM_PAGE_SIZE) as u32;
+    pub fn grow(&mut self, ty: &MemoryType, old_bytes: usize, delta: u64) -> Option<(u64, usize)> {
+        let old = old_bytes as u64 >> ty.page_size_log2();
         let new = old.checked_add(delta)?;
-        if new > max_pages {
+        if new > max_pages(ty) {
             return None;
         }
-        let end = new as usize * WASM_PAGE_SIZE;
+        let end = (new << ty.page_size_log2()) as usize;
         if end > self.reservation_mut().len() {
             return None;
         }
@@ -132,7 +135,8 @@ impl VMMemory {
             return VMMemory::from_shared(Arc::new(VMSharedMemory::new(ty, engine)?), engine);
         }
         let storage = LinearStorage::new(&ty, engine)?;
-        let definition = VMMemoryDefinition { base: storage.base(), length: ty.minimum() as usize * WASM_PAGE_SIZE };
+        let definition =
+            VMMemoryDefinition { base: storage.base(), length: (ty.minimum() << ty.page_size_log2()) as usize };
         Ok(VMMemory { definition, storage: Storage::Local(storage), ty, owner: None })
     }
 
@@ -165,9 +169,9 @@ impl VMMemory {
         }
     }
 
-    /// Current size in pages.
-    pub fn pages(&self) -> u32 {
-        (self.byte_size() / WASM_PAGE_SIZE) as u32
+    /// Current size in pages (of the type's page size).
+    pub fn pages(&self) -> u64 {
+        self.byte_size() as u64 >> self.ty.page_size_log2()
     }
 
     /// Current size in bytes.
@@ -180,14 +184,14 @@ impl VMMemory {
     }
 
     /// The largest size this memory may grow to, in pages.
-    pub fn max_pages(&self) -> u32 {
+    pub fn max_pages(&self) -> u64 {
         max_pages(&self.ty)
     }
 
     /// The memory's type with its current size as minimum, as import
     /// matching sees it.
     pub fn ty(&self) -> MemoryType {
-        self.ty.with_min(self.pages().into())
+        self.ty.with_min(self.pages())
     }
 
     /// The type the memory was created (or declared) with.
@@ -203,11 +207,10 @@ impl VMMemory {
 
     /// Grows by `delta` pages; the old size in pages, or `None` past the
     /// maximum or when the host refuses the memory.
-    pub fn grow(&mut self, delta: u32) -> Option<u32> {
-        let max = self.max_pages();
+    pub fn grow(&mut self, delta: u64) -> Option<u64> {
         match &mut self.storage {
             Storage::Local(storage) => {
-                let (old, end) = storage.grow(self.definition.length, delta, max)?;
+                let (old, end) = storage.grow(&self.ty, self.definition.length, delta)?;
                 self.definition.length = end;
                 Some(old)
             }

@@ -23,12 +23,31 @@ pub struct CompiledModule {
 }
 
 impl CompiledModule {
+    /// Bytes of machine code the module holds: all of an eager module's
+    /// image, but only what a lazy one has laid out and compiled so far
+    /// (its region is a sparse reservation, mostly never touched).
+    pub fn code_bytes(&self) -> usize {
+        match &self.lazy {
+            Some(lazy) => lazy.used(),
+            None => self.code.range().len(),
+        }
+    }
+
     /// The trap recorded for the instruction at `offset` in the code, if
     /// it is a trap site.
     pub fn trap_at(&self, offset: u32) -> Option<TrapCode> {
         match &self.lazy {
             Some(lazy) => lazy.trap_at(offset),
             None => self.tables.trap_at(offset),
+        }
+    }
+
+    /// The exception handler of the call returning to `ret`, if it has
+    /// one: its offset and frame size.
+    pub fn handler_at(&self, ret: u32) -> Option<(u32, u32)> {
+        match &self.lazy {
+            Some(lazy) => lazy.handler_at(ret),
+            None => crate::environ::compiled::handler_at(&self.tables.handlers, ret),
         }
     }
 

@@ -17,7 +17,6 @@ use super::memory::LinearStorage;
 use crate::environ::config::BoundsChecks;
 use crate::environ::error::Result;
 use crate::environ::types::MemoryType;
-use crate::environ::types::{max_pages, WASM_PAGE_SIZE};
 use crate::environ::vmctx::VMMemoryDefinition;
 use crate::runtime::engine::Engine;
 
@@ -60,8 +59,8 @@ impl VMSharedMemory {
         debug_assert!(ty.is_shared());
         let storage = LinearStorage::new(&ty, engine)?;
         let guarded = storage.suits(BoundsChecks::GuardPages);
-        let definition =
-            SharedDefinition { base: storage.base(), length: AtomicUsize::new(ty.minimum() as usize * WASM_PAGE_SIZE) };
+        let length = AtomicUsize::new((ty.minimum() << ty.page_size_log2()) as usize);
+        let definition = SharedDefinition { base: storage.base(), length };
         Ok(VMSharedMemory { definition, storage: Mutex::new(storage), ty, guarded })
     }
 
@@ -95,11 +94,11 @@ impl VMSharedMemory {
     /// Grows by `delta` pages; the old size in pages, or `None` past the
     /// maximum or when the host refuses the memory. Atomic with respect to
     /// other threads' growth and size queries.
-    pub fn grow(&self, delta: u32) -> Option<u32> {
+    pub fn grow(&self, delta: u64) -> Option<u64> {
         let mut storage = self.storage.lock().unwrap_or_else(|e| e.into_inner());
         // Only grows, all under this lock, write the length.
         let current = self.definition.length.load(Ordering::Relaxed);
-        let (old, end) = storage.grow(current, delta, max_pages(&self.ty))?;
+        let (old, end) = storage.grow(&self.ty, current, delta)?;
         // Release: the pages made accessible above are usable by whoever
         // reads the new length.
         self.definition.length.store(end, Ordering::Release);

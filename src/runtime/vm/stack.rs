@@ -127,3 +127,10 @@ pub fn remaining_here() -> usize {
     let here = std::hint::black_box(&marker) as *const u8 as usize;
     here.saturating_sub(stack_low(super::thread::state()))
 }
+
+/// Bytes of stack left below the caller above [`GUARD_ZONE`], the part
+/// of the thread's stack no frame may touch.
+#[inline(never)]
+pub fn room_above_guard_zone() -> usize {
+    remaining_here().saturating_sub(GUARD_ZONE)
+}

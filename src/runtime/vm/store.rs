@@ -49,6 +49,9 @@ pub struct StoreOpaque {
     pub(crate) tables: Vec<Box<VMTable>>,
     pub(crate) globals: Vec<Box<VMGlobal>>,
     pub(crate) externrefs: Vec<Box<VMExternData>>,
+    /// Tags and exceptions, kept for the store's life (see `exception`).
+    pub(crate) tags: Vec<Box<super::exception::VMTag>>,
+    pub(crate) exns: Vec<Box<super::exception::VMExn>>,
     /// Calls from the host into wasm currently running on this store.
     pub(crate) active_calls: usize,
     /// The engine's `max_wasm_stack`, kept here for the call path.

@@ -27,8 +27,9 @@ pub struct VMTable {
     element: RefType,
     /// The maximum size (a 32-bit table's, which fits).
     max: Option<u32>,
-    /// The size the table was created with.
-    declared_min: u32,
+    /// The type the table was created with (its index type and exact
+    /// maximum, which a 64-bit table's may exceed `max`).
+    declared: TableType,
     /// The instance that defined this table (None for host-created ones).
     pub(crate) owner: Option<usize>,
     /// Its module's code assumes it never changes after instantiation (a
@@ -41,9 +42,6 @@ impl VMTable {
     /// A table of type `ty` with every element set to the raw reference
     /// `init`.
     pub fn new(ty: TableType, init: usize) -> Result<VMTable> {
-        if ty.is_64() {
-            return Err(Error::unsupported("64-bit tables", None));
-        }
         if ty.minimum() > u64::from(MAX_TABLE_ELEMENTS) {
             return Err(Error::Resource(format!("table of {} elements is too large", ty.minimum())));
         }
@@ -53,7 +51,7 @@ impl VMTable {
             codes: Vec::new(),
             element: ty.element(),
             max: ty.maximum().map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
-            declared_min: ty.minimum() as u32,
+            declared: ty,
             owner: None,
             read_only: false,
         };
@@ -98,12 +96,16 @@ impl VMTable {
 
     /// The table's type with its current size as minimum.
     pub fn ty(&self) -> TableType {
-        TableType::new(self.element, self.len(), self.max)
+        let d = self.declared;
+        match d.is_64() {
+            true => TableType::new64(d.element(), self.len().into(), d.maximum()),
+            false => TableType::new(d.element(), self.len(), self.max),
+        }
     }
 
     /// The type the table was created (or declared) with.
     pub fn declared_ty(&self) -> TableType {
-        TableType::new(self.element, self.declared_min, self.max)
+        self.declared
     }
 
     /// The element type.

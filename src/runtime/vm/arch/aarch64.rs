@@ -111,6 +111,21 @@ pub unsafe fn context_pc_fp(context: *mut c_void) -> (usize, usize) {
     (ss.__pc as usize, ss.__fp as usize)
 }
 
+/// Resumes compiled code at exception handler `pc` of the frame whose
+/// frame pointer is `fp` and whose stack pointer at the call was `sp`,
+/// with `exn` in the first payload register (x0, as Cranelift's
+/// `try_call` expects on AArch64). The handler treats every other
+/// register as clobbered.
+///
+/// # Safety
+/// `pc`, `sp` and `fp` must be a handler of a call in progress on this
+/// thread's stack and that call's frame; the frames jumped over must own
+/// nothing with a destructor.
+#[unsafe(naked)]
+pub unsafe extern "C" fn resume_at_handler(pc: usize, sp: usize, fp: usize, exn: usize) -> ! {
+    std::arch::naked_asm!("mov sp, x1", "mov x29, x2", "mov x16, x0", "mov x0, x3", "br x16")
+}
+
 /// Where a frame's return address lies above its frame pointer: a frame
 /// record is the caller's frame pointer at `fp` and the link register at
 /// `fp + 8`.
@@ -207,49 +222,76 @@ pub fn lazy_stub(at: usize, code: usize, base: usize) -> [u8; LAZY_STUB_SIZE] {
     s
 }
 
-/// Where the stubs go: entered with the wasm callee's arguments in place,
-/// the stub's address in x16 and the wasm caller's return address in x30,
-/// it saves every register Cranelift's `tail` convention passes arguments
-/// in (x2-x7, x8 for the return area; x0 and x1 too, and q0-q7), calls
-/// `lazy_stub::lazy_compile(stub, fp)`, restores them and branches to the
-/// address it returned with the caller's x29 and x30, so the function runs
-/// as if called directly. Its frame record keeps the frame chain, so a
-/// trap raised while compiling records the wasm caller's frames.
-///
-/// # Safety
-/// Only branched to by a lazy stub.
-#[unsafe(naked)]
-pub unsafe extern "C" fn lazy_trampoline() {
-    std::arch::naked_asm!(
-        "stp x29, x30, [sp, #-224]!",
-        "mov x29, sp",
-        "stp x0, x1, [sp, #16]",
-        "stp x2, x3, [sp, #32]",
-        "stp x4, x5, [sp, #48]",
-        "stp x6, x7, [sp, #64]",
-        "str x8, [sp, #80]",
-        "stp q0, q1, [sp, #96]",
-        "stp q2, q3, [sp, #128]",
-        "stp q4, q5, [sp, #160]",
-        "stp q6, q7, [sp, #192]",
-        "mov x0, x16",
-        "mov x1, x29",
-        "bl {compile}",
-        "mov x17, x0",
-        "ldp x0, x1, [sp, #16]",
-        "ldp x2, x3, [sp, #32]",
-        "ldp x4, x5, [sp, #48]",
-        "ldp x6, x7, [sp, #64]",
-        "ldr x8, [sp, #80]",
-        "ldp q0, q1, [sp, #96]",
-        "ldp q2, q3, [sp, #128]",
-        "ldp q4, q5, [sp, #160]",
-        "ldp q6, q7, [sp, #192]",
-        "ldp x29, x30, [sp], #224",
-        "br x17",
-        compile = sym crate::runtime::vm::lazy_stub::lazy_compile,
-    )
+/// A naked function entered, in place of a wasm function, with that
+/// function's arguments in place and the wasm caller's return address in
+/// x30: it saves every register Cranelift's `tail` convention passes
+/// arguments in (x0-x7, x8 for the return area, q0-q7), calls
+/// `$resolve(first, fp)` (`first` from the register `$first`, `fp` its own
+/// frame record, linked to the wasm caller's), restores them and branches
+/// to the address it returned with the caller's x29 and x30, so the
+/// function there runs as if called directly. Stack arguments stay where
+/// they are.
+macro_rules! resolving_jump {
+    ($(#[$doc:meta])* $name:ident, $first:literal, $resolve:path) => {
+        $(#[$doc])*
+        #[unsafe(naked)]
+        pub unsafe extern "C" fn $name() {
+            std::arch::naked_asm!(
+                "stp x29, x30, [sp, #-224]!",
+                "mov x29, sp",
+                "stp x0, x1, [sp, #16]",
+                "stp x2, x3, [sp, #32]",
+                "stp x4, x5, [sp, #48]",
+                "stp x6, x7, [sp, #64]",
+                "str x8, [sp, #80]",
+                "stp q0, q1, [sp, #96]",
+                "stp q2, q3, [sp, #128]",
+                "stp q4, q5, [sp, #160]",
+                "stp q6, q7, [sp, #192]",
+                concat!("mov x0, ", $first),
+                "mov x1, x29",
+                "bl {resolve}",
+                "mov x17, x0",
+                "ldp x0, x1, [sp, #16]",
+                "ldp x2, x3, [sp, #32]",
+                "ldp x4, x5, [sp, #48]",
+                "ldp x6, x7, [sp, #64]",
+                "ldr x8, [sp, #80]",
+                "ldp q0, q1, [sp, #96]",
+                "ldp q2, q3, [sp, #128]",
+                "ldp q4, q5, [sp, #160]",
+                "ldp q6, q7, [sp, #192]",
+                "ldp x29, x30, [sp], #224",
+                "br x17",
+                resolve = sym $resolve,
+            )
+        }
+    };
 }
+
+resolving_jump!(
+    /// Where the lazy stubs go, with the stub's address in x16: compiles
+    /// the function (`lazy_stub::lazy_compile`) and runs it. Its frame
+    /// record keeps the frame chain, so a trap raised while compiling
+    /// records the wasm caller's frames.
+    ///
+    /// # Safety
+    /// Only branched to by a lazy stub.
+    lazy_trampoline,
+    "x16",
+    crate::runtime::vm::lazy_stub::lazy_compile
+);
+
+resolving_jump!(
+    /// A host function's code for wasm until its exit trampoline is known
+    /// (`late_exit`): x0, the callee's context, is the `VMHostFunc`.
+    ///
+    /// # Safety
+    /// Only called by wasm through the funcref of a `VMHostFunc`.
+    late_exit_trampoline,
+    "x0",
+    crate::runtime::vm::late_exit::resolve
+);
 
 // ---------------------------------------------------------------------------
 // Valgrind

@@ -66,6 +66,21 @@ pub unsafe extern "C" fn unwind(buf: *const JmpBuf) -> ! {
     )
 }
 
+/// Resumes compiled code at exception handler `pc` of the frame whose
+/// frame pointer is `fp` and whose stack pointer at the call was `sp`,
+/// with `exn` in the first payload register (rax, as Cranelift's
+/// `try_call` expects on x86-64). The handler treats every other register
+/// as clobbered.
+///
+/// # Safety
+/// `pc`, `sp` and `fp` must be a handler of a call in progress on this
+/// thread's stack and that call's frame; the frames jumped over must own
+/// nothing with a destructor.
+#[unsafe(naked)]
+pub unsafe extern "C" fn resume_at_handler(pc: usize, sp: usize, fp: usize, exn: usize) -> ! {
+    std::arch::naked_asm!("mov rsp, rsi", "mov rbp, rdx", "mov rax, rcx", "jmp rdi")
+}
+
 /// The program counter and frame pointer of a signal's `ucontext_t`.
 ///
 /// # Safety
@@ -176,61 +191,87 @@ pub fn lazy_stub(at: usize, code: usize, _base: usize) -> [u8; LAZY_STUB_SIZE] {
     s
 }
 
-/// Where the stubs jump: entered with the wasm callee's arguments in place,
-/// the stub's address in r11 and the caller's return address on top of
-/// the stack, it saves every register the wasm calling convention
+/// A naked function entered, in place of a wasm function, with that
+/// function's arguments in place and the caller's return address on top of
+/// the stack: it saves every register the wasm calling convention
 /// (Cranelift's `tail`: rdi, rsi, rdx, rcx, r8, r9, xmm0-xmm7) passes
-/// arguments in, calls `lazy_stub::lazy_compile(stub, fp)`, restores them
-/// and jumps to the address it returned, so the function runs as if called
-/// directly. It keeps the frame pointer chain, so a trap raised while
-/// compiling records the wasm caller's frames.
-///
-/// # Safety
-/// Only jumped to by a lazy stub.
-#[unsafe(naked)]
-pub unsafe extern "C" fn lazy_trampoline() {
-    std::arch::naked_asm!(
-        // Entered with rsp = 8 mod 16 (a call's return address on top).
-        "push rbp",
-        "mov rbp, rsp",
-        "sub rsp, 176",
-        "mov [rsp], rdi",
-        "mov [rsp + 8], rsi",
-        "mov [rsp + 16], rdx",
-        "mov [rsp + 24], rcx",
-        "mov [rsp + 32], r8",
-        "mov [rsp + 40], r9",
-        "movdqu [rsp + 48], xmm0",
-        "movdqu [rsp + 64], xmm1",
-        "movdqu [rsp + 80], xmm2",
-        "movdqu [rsp + 96], xmm3",
-        "movdqu [rsp + 112], xmm4",
-        "movdqu [rsp + 128], xmm5",
-        "movdqu [rsp + 144], xmm6",
-        "movdqu [rsp + 160], xmm7",
-        "mov rdi, r11",
-        "mov rsi, rbp",
-        "call {compile}",
-        "mov rdi, [rsp]",
-        "mov rsi, [rsp + 8]",
-        "mov rdx, [rsp + 16]",
-        "mov rcx, [rsp + 24]",
-        "mov r8, [rsp + 32]",
-        "mov r9, [rsp + 40]",
-        "movdqu xmm0, [rsp + 48]",
-        "movdqu xmm1, [rsp + 64]",
-        "movdqu xmm2, [rsp + 80]",
-        "movdqu xmm3, [rsp + 96]",
-        "movdqu xmm4, [rsp + 112]",
-        "movdqu xmm5, [rsp + 128]",
-        "movdqu xmm6, [rsp + 144]",
-        "movdqu xmm7, [rsp + 160]",
-        "mov rsp, rbp",
-        "pop rbp",
-        "jmp rax",
-        compile = sym crate::runtime::vm::lazy_stub::lazy_compile,
-    )
+/// arguments in, calls `$resolve(first, fp)` (`first` from the register
+/// `$first`, `fp` its own frame pointer, linked to the wasm caller's),
+/// restores them and jumps to the address it returned, so the function
+/// there runs as if called directly. Stack arguments stay where they are.
+macro_rules! resolving_jump {
+    ($(#[$doc:meta])* $name:ident, $first:literal, $resolve:path) => {
+        $(#[$doc])*
+        #[unsafe(naked)]
+        pub unsafe extern "C" fn $name() {
+            std::arch::naked_asm!(
+                // Entered with rsp = 8 mod 16 (a call's return address on top).
+                "push rbp",
+                "mov rbp, rsp",
+                "sub rsp, 176",
+                "mov [rsp], rdi",
+                "mov [rsp + 8], rsi",
+                "mov [rsp + 16], rdx",
+                "mov [rsp + 24], rcx",
+                "mov [rsp + 32], r8",
+                "mov [rsp + 40], r9",
+                "movdqu [rsp + 48], xmm0",
+                "movdqu [rsp + 64], xmm1",
+                "movdqu [rsp + 80], xmm2",
+                "movdqu [rsp + 96], xmm3",
+                "movdqu [rsp + 112], xmm4",
+                "movdqu [rsp + 128], xmm5",
+                "movdqu [rsp + 144], xmm6",
+                "movdqu [rsp + 160], xmm7",
+                concat!("mov rdi, ", $first),
+                "mov rsi, rbp",
+                "call {resolve}",
+                "mov rdi, [rsp]",
+                "mov rsi, [rsp + 8]",
+                "mov rdx, [rsp + 16]",
+                "mov rcx, [rsp + 24]",
+                "mov r8, [rsp + 32]",
+                "mov r9, [rsp + 40]",
+                "movdqu xmm0, [rsp + 48]",
+                "movdqu xmm1, [rsp + 64]",
+                "movdqu xmm2, [rsp + 80]",
+                "movdqu xmm3, [rsp + 96]",
+                "movdqu xmm4, [rsp + 112]",
+                "movdqu xmm5, [rsp + 128]",
+                "movdqu xmm6, [rsp + 144]",
+                "movdqu xmm7, [rsp + 160]",
+                "mov rsp, rbp",
+                "pop rbp",
+                "jmp rax",
+                resolve = sym $resolve,
+            )
+        }
+    };
 }
+
+resolving_jump!(
+    /// Where the lazy stubs jump, with the stub's address in r11: compiles
+    /// the function (`lazy_stub::lazy_compile`) and runs it. It keeps the
+    /// frame pointer chain, so a trap raised while compiling records the
+    /// wasm caller's frames.
+    ///
+    /// # Safety
+    /// Only jumped to by a lazy stub.
+    lazy_trampoline,
+    "r11",
+    crate::runtime::vm::lazy_stub::lazy_compile
+);
+
+resolving_jump!(
+    /// A host function's code for wasm until its exit trampoline is known
+    /// (`late_exit`): rdi, the callee's context, is the `VMHostFunc`.
+    ///
+    /// # Safety
+    /// Only called by wasm through the funcref of a `VMHostFunc`.
+    late_exit_trampoline,
+    "rdi",
+    crate::runtime::vm::late_exit::resolve
+);
 
 // ---------------------------------------------------------------------------
 // Valgrind

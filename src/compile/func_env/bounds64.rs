@@ -1,0 +1,186 @@
+//! Bounds checks for the memories guard pages alone cannot cover: 64-bit
+//! memories (memory64), and memories of 1-byte pages (custom page sizes),
+//! whose length need not end at a host page, so that the bytes up to the
+//! next page are accessible past it.
+//!
+//! Every such memory lives in the same reservation as a 32-bit one: at
+//! most 4 GiB of memory (`MAX_MEMORY_BYTES`) followed, with guard pages,
+//! by 4 GiB of guard region. So with guard pages, a 64-bit memory of
+//! 64 KiB pages needs one compare per access whose offset and size the
+//! guard region covers: `index <= length` puts `index + offset + size`
+//! below the end of the guard region, and whatever of it is past the
+//! length faults. Other accesses compare their end with the length
+//! exactly (`index + offset + size`, trapping if that wraps).
+//!
+//! With guard pages, an out-of-bounds access is not branched around: the
+//! compare selects the null address instead (`select_spectre_guard`, a
+//! conditional move that speculation respects), and the access faults
+//! there with its out-of-bounds trap code. So even a mispredicted path
+//! cannot read outside the memory. With explicit checks (the valgrind
+//! mode) the check traps before the access, as for 32-bit memories.
+//!
+//! Checks that an earlier one in the same block proves are not repeated:
+//! the length never shrinks, so an index (with an end no greater) checked
+//! once stays in bounds. The access then reuses the earlier compare's
+//! result for its select (still spectre-safe, with no second compare or
+//! length load), or, with explicit checks, needs nothing at all. Loop code
+//! that accesses `p`, `p + 8` and `p + 16` through immediate offsets pays
+//! for one compare. So does `p` and then `(i64.add p 8)`, clang's other
+//! form, in the one-compare form: once `p <= length` (at most 4 GiB) is
+//! known, `p + 8` cannot wrap, and the guard region covers the step as it
+//! covers an offset.
+
+use crate::compile::trap_codes::ToClif;
+use cranelift_codegen::ir::{condcodes::IntCC, types::I64, Block, InstBuilder, InstructionData, Opcode, Value};
+use cranelift_frontend::FunctionBuilder;
+
+use super::memory::{heap_access_flags, HeapAccess};
+use super::{FuncEnv, POINTER};
+use crate::environ::config::BoundsChecks;
+use crate::environ::index::MemoryIndex;
+use crate::environ::trap::TrapCode;
+use crate::environ::types::MAX_MEMORY_BYTES;
+
+/// Bytes at address 0 that are never mapped: an access there faults, and
+/// the runtime's fault handler takes a fault on this page as a trap
+/// (`runtime::vm::fault_regions::NULL_PAGE`).
+const NULL_PAGE: u64 = 4096;
+
+/// A check done earlier in the current block: `index + end <= length` of
+/// `memory` holds wherever `oob` was false.
+#[derive(Copy, Clone)]
+pub(super) struct DoneCheck {
+    block: Block,
+    memory: MemoryIndex,
+    index: Value,
+    /// The checked end past `index`; `None` for the one-compare form
+    /// (anything the guard region covers).
+    end: Option<u64>,
+    /// The compare's result, true when out of bounds.
+    oob: Value,
+    /// `base + index`, or null when out of bounds (the select of an access
+    /// with a small offset): a stepped access adds its step to it, and
+    /// needs neither a compare nor a select of its own.
+    guarded_addr: Option<Value>,
+}
+
+impl FuncEnv<'_> {
+    /// Whether accesses to memory `m` need [`checked_heap_access`]: it is
+    /// 64-bit or its pages are not 64 KiB.
+    ///
+    /// [`checked_heap_access`]: Self::checked_heap_access
+    pub(super) fn needs_explicit_checks(&self, m: MemoryIndex) -> bool {
+        let ty = &self.info().memories[m];
+        ty.is_64() || ty.page_size_log2() != 16
+    }
+
+    /// An access of `size` bytes at `index + offset` of memory `m`, which
+    /// [`needs_explicit_checks`](Self::needs_explicit_checks); `index` is
+    /// the i64 address (zero-extended for a 32-bit memory).
+    pub(super) fn checked_heap_access(
+        &mut self,
+        b: &mut FunctionBuilder,
+        m: MemoryIndex,
+        index: Value,
+        offset: u64,
+        size: u32,
+    ) -> HeapAccess {
+        debug_assert_eq!(b.func.dfg.value_type(index), I64);
+        let guarded = self.module.bounds_checks == BoundsChecks::GuardPages;
+        let ty = self.info().memories[m];
+        let end = offset.saturating_add(size.into());
+        // The one-compare form: the reservation holds the guard region
+        // after at most 4 GiB of memory, and the memory ends at a page.
+        let one_compare = guarded && ty.page_size_log2() == 16 && end <= MAX_MEMORY_BYTES;
+        let wanted = if one_compare { None } else { Some(end) };
+        let block = b.current_block().expect("accesses are translated in a block");
+        // `index = x + step`, with `x` checked in this block in any form:
+        // the earlier compare bounds this access too.
+        let stepped = wanted.is_none().then(|| small_step(b, index)).flatten().and_then(|(x, step)| {
+            let covered = end.saturating_add(step) <= MAX_MEMORY_BYTES;
+            let c = self.done_checks.iter().find(|c| c.block == block && c.memory == m && c.index == x);
+            c.filter(|_| covered).map(|c| (*c, step))
+        });
+        if let Some((DoneCheck { guarded_addr: Some(addr), .. }, step)) = stepped {
+            // The null address plus step and offset still faults.
+            if end + step <= NULL_PAGE {
+                return HeapAccess { addr, offset: (offset + step) as i32, flags: heap_access_flags() };
+            }
+        }
+        let done = self.done_checks.iter().find(|c| {
+            c.block == block
+                && c.memory == m
+                && c.index == index
+                && match (c.end, wanted) {
+                    (None, None) => true,
+                    (Some(done), Some(end)) => end <= done,
+                    // An exact check of `index` bounds it by the length
+                    // as the one-compare form does.
+                    (Some(_), None) => true,
+                    (None, Some(_)) => false,
+                }
+        });
+        let oob = match done.map(|c| c.oob).or(stepped.map(|(c, _)| c.oob)) {
+            Some(oob) => oob,
+            None => {
+                let len = self.memory_length(b, m);
+                let oob = match wanted {
+                    None => b.ins().icmp(IntCC::UnsignedGreaterThan, index, len),
+                    Some(end) => {
+                        // A saturated `end` (past 2^64 nothing fits) makes
+                        // `index + end` wrap unless the index is 0, which
+                        // the compare then refuses.
+                        let end = b.ins().iconst(I64, end as i64);
+                        let last = b.ins().uadd_overflow_trap(index, end, TrapCode::MemoryOutOfBounds.to_clif());
+                        b.ins().icmp(IntCC::UnsignedGreaterThan, last, len)
+                    }
+                };
+                if !guarded {
+                    b.ins().trapnz(oob, TrapCode::MemoryOutOfBounds.to_clif());
+                }
+                self.done_checks.retain(|c| c.block == block);
+                self.done_checks.push(DoneCheck { block, memory: m, index, end: wanted, oob, guarded_addr: None });
+                oob
+            }
+        };
+        let base = self.memory_base(b, m);
+        let mut addr = b.ins().iadd(base, index);
+        let flags = heap_access_flags();
+        if !guarded {
+            // The trap above came first; the access is in bounds.
+            return match i32::try_from(offset) {
+                Ok(offset) => HeapAccess { addr, offset, flags },
+                Err(_) => HeapAccess { addr: b.ins().iadd_imm_u(addr, offset as i64), offset: 0, flags },
+            };
+        }
+        // The null address plus the immediate offset must stay on the
+        // null page, or the offset goes into the address before the select.
+        let small = end <= NULL_PAGE;
+        if !small {
+            addr = b.ins().iadd_imm_u(addr, offset as i64);
+        }
+        let null = b.ins().iconst(POINTER, 0);
+        let addr = b.ins().select_spectre_guard(oob, null, addr);
+        if small {
+            let c = self.done_checks.iter_mut().find(|c| c.block == block && c.memory == m && c.index == index);
+            if let Some(c) = c.filter(|c| c.oob == oob && c.guarded_addr.is_none()) {
+                c.guarded_addr = Some(addr);
+            }
+        }
+        HeapAccess { addr, offset: if small { offset as i32 } else { 0 }, flags }
+    }
+}
+
+/// `(x, c)` when `v` is `x + c` for a constant `c` below 2^31 (either
+/// operand order), as the translator emits an `i64.add` of a constant.
+fn small_step(b: &FunctionBuilder, v: Value) -> Option<(Value, u64)> {
+    let dfg = &b.func.dfg;
+    let inst = dfg.value_def(v).inst()?;
+    let InstructionData::Binary { opcode: Opcode::Iadd, args: [x, y] } = dfg.insts[inst] else { return None };
+    let constant = |c| crate::compile::iconst_bits(dfg, c).filter(|c| (0..1 << 31).contains(c));
+    match (constant(y), constant(x)) {
+        (Some(c), _) => Some((x, c as u64)),
+        (None, Some(c)) => Some((y, c as u64)),
+        _ => None,
+    }
+}

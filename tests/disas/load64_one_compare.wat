@@ -1,0 +1,17 @@
+;; A 64-bit memory (memory64) under guard pages: three accesses at one
+;; index with offsets the guard region covers share one compare of the
+;; index with the length, and one conditional move (`select_spectre_guard`)
+;; that takes the null address when it is out of bounds: no branch to a
+;; trap, no speculative access outside the memory; the fault at 0 is the
+;; trap.
+(module
+  (memory i64 1)
+  (func $sum3 (param i64) (result i64)
+    (i64.add
+      (i64.add (i64.load (local.get 0)) (i64.load offset=8 (local.get 0)))
+      (i64.load offset=16 (local.get 0))))
+  ;; clang's other form: the address stepped by an i64.add of a constant.
+  ;; Once the index is known to be within the length (at most 4 GiB), the
+  ;; step cannot wrap and the guard region covers it: still one compare.
+  (func $sum2_stepped (param i64) (result i64)
+    (i64.add (i64.load (local.get 0)) (i64.load (i64.add (local.get 0) (i64.const 8))))))
