@@ -10,6 +10,8 @@
 # from files that target/release/iwasm compiled in the copy (each test's
 # .wasm replaced by its compiled-code file), as an AOT-only WAMR runs .aot files.
 set -euo pipefail
+# Relative to the caller's directory.
+runtime_only=${RUNTIME_ONLY:+$(realpath -m "$RUNTIME_ONLY")}
 cd "$(dirname "$0")/.."
 root=$PWD
 suite=../shared/wasi-testsuite
@@ -22,11 +24,11 @@ cd "$work/wasi-testsuite"
 # 72 tests: the suite's C, Rust and AssemblyScript folders at the commit in
 # ../shared (a different count means the suite or the runner changed).
 iwasm="$root/target/release/iwasm"
-if [ -n "${RUNTIME_ONLY:-}" ]; then
+if [ -n "$runtime_only" ]; then
   find tests -name '*.wasm' -print0 | while IFS= read -r -d '' f; do
     "$iwasm" compile "$f" -o "$f.cwasm" || { echo "iwasm compile $f failed" >&2; exit 1; }
     mv "$f.cwasm" "$f"
   done
-  iwasm="$RUNTIME_ONLY/iwasm"
+  iwasm="$runtime_only/iwasm"
 fi
 run_suite 72 "$iwasm"
