@@ -477,6 +477,14 @@ typedef struct cranewasm_engine_options_t {
   size_t max_wasm_stack;
 } cranewasm_engine_options_t;
 
+// cranewasm extension: size bounds of a table or memory whose index type
+// is i64 (memory64, table64), which `wasm_limits_t` cannot hold;
+// `max == UINT64_MAX` means none.
+typedef struct cranewasm_limits64_t {
+  uint64_t min;
+  uint64_t max;
+} cranewasm_limits64_t;
+
 // `cranewasm_store_limits_t`: caps on what a store may use; a negative
 // field means no cap.
 typedef struct cranewasm_store_limits_t {
@@ -3188,6 +3196,56 @@ WASM_API_EXTERN bool cranewasm_last_error(struct wasm_byte_vec_t *out);
 // # Safety
 // None needed: it takes no pointer.
 WASM_API_EXTERN void cranewasm_last_error_clear(void);
+
+// A memory type whose addresses are i64, with the given limits in
+// 64 KiB pages (`max == UINT64_MAX`: none); NULL for NULL limits. Memories
+// are at most 4 GiB here: a larger minimum fails when one is made.
+//
+// # Safety
+// `limits` must be NULL or valid.
+WASM_API_EXTERN
+struct wasm_memorytype_t *cranewasm_memorytype_new64(const struct cranewasm_limits64_t *limits);
+
+// A table type whose indices are i64, owning `element` (a reference type),
+// with the given limits; NULL, and `element` left to the caller, otherwise.
+//
+// # Safety
+// `element` as for `wasm_tabletype_new`; `limits` must be NULL or valid.
+WASM_API_EXTERN
+struct wasm_tabletype_t *cranewasm_tabletype_new64(struct wasm_valtype_t *element,
+                                                   const struct cranewasm_limits64_t *limits);
+
+// Whether addresses of this type are i64 (false for anything but a
+// live type of this kind).
+//
+// # Safety
+// `t` may be NULL or any pointer; no other thread may delete it
+// meanwhile.
+WASM_API_EXTERN bool cranewasm_memorytype_is64(const struct wasm_memorytype_t *t);
+
+// The whole limits (owned by the type), for 32-bit types too;
+// NULL for anything but a live type of this kind.
+//
+// # Safety
+// As for the function above.
+WASM_API_EXTERN
+const struct cranewasm_limits64_t *cranewasm_memorytype_limits64(const struct wasm_memorytype_t *t);
+
+// Whether addresses of this type are i64 (false for anything but a
+// live type of this kind).
+//
+// # Safety
+// `t` may be NULL or any pointer; no other thread may delete it
+// meanwhile.
+WASM_API_EXTERN bool cranewasm_tabletype_is64(const struct wasm_tabletype_t *t);
+
+// The whole limits (owned by the type), for 32-bit types too;
+// NULL for anything but a live type of this kind.
+//
+// # Safety
+// As for the function above.
+WASM_API_EXTERN
+const struct cranewasm_limits64_t *cranewasm_tabletype_limits64(const struct wasm_tabletype_t *t);
 
 // cranewasm extension: gives the store `fuel` units, replacing what was
 // left (one unit per operator, see `cranewasm_engine_options_t`). False,

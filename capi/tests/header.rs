@@ -70,6 +70,12 @@ fn checked_in_headers_are_current() {
         "cranewasm_trap_exit_status",
         "cranewasm_trap_frame_func_name",
         "cranewasm_module_set_wasi_readonly_dirs",
+        "cranewasm_memorytype_new64",
+        "cranewasm_memorytype_is64",
+        "cranewasm_memorytype_limits64",
+        "cranewasm_tabletype_new64",
+        "cranewasm_tabletype_is64",
+        "cranewasm_tabletype_limits64",
     ]
     .map(String::from)
     .to_vec();

@@ -69,6 +69,15 @@ class Limits(c.Structure):
     _fields_ = [("min", c.c_uint32), ("max", c.c_uint32)]
 
 
+class Limits64(c.Structure):
+    """``cranewasm_limits64_t`` (``max == NO_MAX64``: none)."""
+
+    _fields_ = [("min", c.c_uint64), ("max", c.c_uint64)]
+
+
+NO_MAX64 = 2**64 - 1
+
+
 class EngineOptions(c.Structure):
     """``cranewasm_engine_options_t``."""
 
@@ -144,6 +153,12 @@ _SIGNATURES = {
     "wasm_memorytype_limits": (c.POINTER(Limits), [P]),
     "cranewasm_memorytype_new_shared": (P, [c.POINTER(Limits)]),
     "cranewasm_memorytype_is_shared": (c.c_bool, [P]),
+    "cranewasm_memorytype_new64": (P, [c.POINTER(Limits64)]),
+    "cranewasm_memorytype_is64": (c.c_bool, [P]),
+    "cranewasm_memorytype_limits64": (c.POINTER(Limits64), [P]),
+    "cranewasm_tabletype_new64": (P, [P, c.POINTER(Limits64)]),
+    "cranewasm_tabletype_is64": (c.c_bool, [P]),
+    "cranewasm_tabletype_limits64": (c.POINTER(Limits64), [P]),
     "wasm_externtype_kind": (c.c_uint8, [P]),
     "wasm_externtype_copy": (P, [P]),
     "wasm_externtype_delete": (None, [P]),

@@ -164,21 +164,33 @@ def _limits(minimum: int, maximum: Optional[int]) -> f.Limits:
     return f.Limits(minimum, f.NO_MAX if maximum is None else maximum)
 
 
+def _limits64(minimum: int, maximum: Optional[int]) -> f.Limits64:
+    if minimum < 0 or (maximum is not None and maximum < minimum):
+        raise ValueError(f"bad limits: min {minimum}, max {maximum}")
+    return f.Limits64(minimum, f.NO_MAX64 if maximum is None else maximum)
+
+
 def _limits_of(p: Any) -> Tuple[int, Optional[int]]:
+    """Whole limits (``cranewasm_*_limits64``), for 32- and 64-bit types."""
     lim = p.contents
-    return lim.min, None if lim.max == f.NO_MAX else lim.max
+    return lim.min, None if lim.max == f.NO_MAX64 else lim.max
 
 
 class TableType(_Owned):
-    """A table's element type and limits (``maximum=None``: no maximum)."""
+    """A table's element type and limits (``maximum=None``: no maximum);
+    ``is64=True`` (table64) indexes it with i64."""
 
     _delete = staticmethod(f.wasm_tabletype_delete)
 
-    def __init__(self, element: ValType, minimum: int, maximum: Optional[int] = None) -> None:
+    def __init__(self, element: ValType, minimum: int, maximum: Optional[int] = None, is64: bool = False) -> None:
         if not isinstance(element, ValType) or element.kind not in (f.FUNCREF, f.EXTERNREF):
             raise TypeError(f"a table holds funcref or externref, not {element!r}")
-        lim = _limits(minimum, maximum)
-        super().__init__(f.wasm_tabletype_new(element._new_c(), c.byref(lim)))
+        if is64:
+            lim64 = _limits64(minimum, maximum)
+            super().__init__(f.cranewasm_tabletype_new64(element._new_c(), c.byref(lim64)))
+        else:
+            lim = _limits(minimum, maximum)
+            super().__init__(f.wasm_tabletype_new(element._new_c(), c.byref(lim)))
 
     @property
     def element(self) -> ValType:
@@ -188,23 +200,37 @@ class TableType(_Owned):
     @property
     def limits(self) -> Tuple[int, Optional[int]]:
         """``(minimum, maximum or None)``."""
-        return _limits_of(f.wasm_tabletype_limits(self._ptr))
+        return _limits_of(f.cranewasm_tabletype_limits64(self._ptr))
+
+    @property
+    def is64(self) -> bool:
+        """Whether the table is indexed with i64 (table64)."""
+        return bool(f.cranewasm_tabletype_is64(self._ptr))
 
     def __repr__(self) -> str:
-        return f"TableType({self.element!r}, {self.limits[0]}, {self.limits[1]})"
+        is64 = ", is64=True" if self.is64 else ""
+        return f"TableType({self.element!r}, {self.limits[0]}, {self.limits[1]}{is64})"
 
 
 class MemoryType(_Owned):
     """A memory's limits in 64 KiB pages (``maximum=None``: no maximum).
     ``shared=True`` (the threads proposal; a maximum is required) makes a
     memory that several instances may import and that never moves: views
-    of its bytes stay valid when it grows."""
+    of its bytes stay valid when it grows. ``is64=True`` (memory64) makes
+    a memory addressed with i64."""
 
     _delete = staticmethod(f.wasm_memorytype_delete)
 
-    def __init__(self, minimum: int, maximum: Optional[int] = None, shared: bool = False) -> None:
+    def __init__(self, minimum: int, maximum: Optional[int] = None, shared: bool = False,
+                 is64: bool = False) -> None:
         if shared and maximum is None:
             raise ValueError("a shared memory needs a maximum")
+        if shared and is64:
+            raise ValueError("a shared 64-bit memory cannot be made through the C API")
+        if is64:
+            lim64 = _limits64(minimum, maximum)
+            super().__init__(f.cranewasm_memorytype_new64(c.byref(lim64)))
+            return
         lim = _limits(minimum, maximum)
         new = f.cranewasm_memorytype_new_shared if shared else f.wasm_memorytype_new
         super().__init__(new(c.byref(lim)))
@@ -212,7 +238,12 @@ class MemoryType(_Owned):
     @property
     def limits(self) -> Tuple[int, Optional[int]]:
         """``(minimum, maximum or None)``."""
-        return _limits_of(f.wasm_memorytype_limits(self._ptr))
+        return _limits_of(f.cranewasm_memorytype_limits64(self._ptr))
+
+    @property
+    def is64(self) -> bool:
+        """Whether the memory is addressed with i64 (memory64)."""
+        return bool(f.cranewasm_memorytype_is64(self._ptr))
 
     @property
     def shared(self) -> bool:
@@ -221,7 +252,8 @@ class MemoryType(_Owned):
 
     def __repr__(self) -> str:
         shared = ", shared=True" if self.shared else ""
-        return f"MemoryType({self.limits[0]}, {self.limits[1]}{shared})"
+        is64 = ", is64=True" if self.is64 else ""
+        return f"MemoryType({self.limits[0]}, {self.limits[1]}{shared}{is64})"
 
 
 ExternType = Union["FuncType", "GlobalType", "TableType", "MemoryType"]

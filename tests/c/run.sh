@@ -64,7 +64,7 @@ mkdir -p "$build/wasm" "$build/bin" "$build/log"
 
 for wat in "$here"/wat/*.wat; do
     name=$(basename "$wat" .wat)
-    wat2wasm --enable-threads "$wat" -o "$build/wasm/$name.wasm" ||
+    wat2wasm --enable-threads --enable-memory64 "$wat" -o "$build/wasm/$name.wasm" ||
         die "wat2wasm failed on $wat"
 done
 

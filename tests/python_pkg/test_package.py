@@ -169,6 +169,33 @@ def test_memory(store):
     assert host.size == 1 and repr(host).startswith("Memory(")
 
 
+MEMORY64_WAT = """(module
+  (import "env" "mem" (memory i64 1 4))
+  (table (export "tab") i64 2 funcref)
+  (func (export "store") (param i64 i32) (i32.store8 (local.get 0) (local.get 1)))
+  (func (export "size") (result i64) (memory.size)))"""
+
+
+def test_memory64(store):
+    ty = w.MemoryType(1, 4, is64=True)
+    assert ty.is64 and ty.limits == (1, 4) and repr(ty) == "MemoryType(1, 4, is64=True)"
+    assert not w.MemoryType(1, 4).is64 and w.MemoryType(1).limits == (1, None)
+    assert w.MemoryType(2, 2**40, is64=True).limits == (2, 2**40), "limits past 32 bits"
+    tt = w.TableType(w.ValType.funcref(), 2, None, is64=True)
+    assert tt.is64 and tt.limits == (2, None) and not w.TableType(w.ValType.funcref(), 2).is64
+    module = w.Module(store.engine, MEMORY64_WAT)
+    assert module.imports[0].type.is64 and module.imports[0].type.limits == (1, 4)
+    tab = [e for e in module.exports if e.name == "tab"][0].type
+    assert tab.is64 and tab.limits == (2, None)
+    mem = w.Memory(store, ty)
+    inst = w.Instance(store, module, [mem])
+    inst.exports.store(65535, 5)
+    assert mem.read(65535, 1) == b"\x05"
+    with pytest.raises(w.Trap):
+        inst.exports.store(1 << 32, 1)
+    assert mem.grow(1) == 1 and inst.exports.size() == 2
+
+
 SHARED_WAT = """(module
   (import "env" "mem" (memory 1 4 shared))
   (func (export "store") (param i32 i32) (i32.atomic.store (local.get 0) (local.get 1)))

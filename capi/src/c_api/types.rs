@@ -42,7 +42,7 @@ pub struct wasm_limits_t {
 }
 
 /// The C form of limits: a 64-bit size past `uint32_t` reads as the
-/// largest one (`cranewasm_limits64` gives the whole value).
+/// largest one (`cranewasm_limits64_t` holds the whole value).
 impl From<Limits> for wasm_limits_t {
     fn from(l: Limits) -> wasm_limits_t {
         let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
@@ -54,6 +54,50 @@ impl wasm_limits_t {
     /// The maximum, `None` for `0xffffffff`.
     pub fn maximum(&self) -> Option<u32> {
         (self.max != u32::MAX).then_some(self.max)
+    }
+}
+
+/// cranewasm extension: size bounds of a table or memory whose index type
+/// is i64 (memory64, table64), which `wasm_limits_t` cannot hold;
+/// `max == UINT64_MAX` means none.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct cranewasm_limits64_t {
+    pub min: u64,
+    pub max: u64,
+}
+
+/// The sizes of a table or memory type in both C forms (the
+/// `wasm_limits_t` that WAMR's header reads, the `cranewasm_limits64_t`
+/// with the whole values) and its index type: type objects hand out
+/// pointers to either.
+#[derive(Copy, Clone, Debug)]
+pub struct Sizes {
+    pub limits: wasm_limits_t,
+    pub limits64: cranewasm_limits64_t,
+    /// Addresses are i64 (memory64 / table64).
+    pub is64: bool,
+}
+
+impl Sizes {
+    /// Of a 32-bit table or memory.
+    pub fn new32(l: wasm_limits_t) -> Sizes {
+        let max = l.maximum().map_or(u64::MAX, u64::from);
+        Sizes { limits: l, limits64: cranewasm_limits64_t { min: l.min.into(), max }, is64: false }
+    }
+
+    /// Of a 64-bit table or memory.
+    pub fn new64(l: cranewasm_limits64_t) -> Sizes {
+        Sizes::of(Limits { min: l.min, max: (l.max != u64::MAX).then_some(l.max) }, true)
+    }
+
+    /// Of a core type's limits and index type.
+    pub fn of(l: Limits, is64: bool) -> Sizes {
+        Sizes { limits: l.into(), limits64: cranewasm_limits64_t { min: l.min, max: l.max.unwrap_or(u64::MAX) }, is64 }
+    }
+
+    fn max64(&self) -> Option<u64> {
+        (self.limits64.max != u64::MAX).then_some(self.limits64.max)
     }
 }
 
@@ -91,11 +135,11 @@ pub enum ExternTypeObj {
     },
     Table {
         element: Own<wasm_valtype_t>,
-        limits: wasm_limits_t,
+        sizes: Sizes,
     },
     /// `shared`: a cranewasm extension (`cranewasm_memorytype_new_shared`).
     Memory {
-        limits: wasm_limits_t,
+        sizes: Sizes,
         shared: bool,
     },
 }
@@ -144,10 +188,8 @@ unsafe impl Object for ExternTypeObj {
             ExternTypeObj::Global { content, mutability } => {
                 ExternTypeObj::Global { content: valtype(content)?, mutability: *mutability }
             }
-            ExternTypeObj::Table { element, limits } => {
-                ExternTypeObj::Table { element: valtype(element)?, limits: *limits }
-            }
-            ExternTypeObj::Memory { limits, shared } => ExternTypeObj::Memory { limits: *limits, shared: *shared },
+            ExternTypeObj::Table { element, sizes } => ExternTypeObj::Table { element: valtype(element)?, sizes: *sizes },
+            ExternTypeObj::Memory { sizes, shared } => ExternTypeObj::Memory { sizes: *sizes, shared: *shared },
         })
     }
 }
@@ -172,9 +214,11 @@ impl ExternTypeObj {
                 mutability: crate::core::kinds::mutability_code(g.mutability),
             },
             ExternType::Table(t) => {
-                ExternTypeObj::Table { element: valtype(t.element().into())?, limits: t.limits().into() }
+                ExternTypeObj::Table { element: valtype(t.element().into())?, sizes: Sizes::of(t.limits(), t.is_64()) }
             }
-            ExternType::Memory(m) => ExternTypeObj::Memory { limits: m.limits().into(), shared: m.is_shared() },
+            ExternType::Memory(m) => {
+                ExternTypeObj::Memory { sizes: Sizes::of(m.limits(), m.is_64()), shared: m.is_shared() }
+            }
             // The C API has no tags.
             ExternType::Tag(_) => return None,
         })
@@ -198,14 +242,23 @@ impl ExternTypeObj {
                 content.get()?.ty,
                 if *mutability == 0 { Mutability::Const } else { Mutability::Var },
             )),
-            ExternTypeObj::Table { element, limits } => {
-                ExternType::Table(TableType::new(element.get()?.ty.as_ref()?, limits.min, limits.maximum()))
+            ExternTypeObj::Table { element, sizes } => {
+                let element = element.get()?.ty.as_ref()?;
+                ExternType::Table(match sizes.is64 {
+                    true => TableType::new64(element, sizes.limits64.min, sizes.max64()),
+                    false => TableType::new(element, sizes.limits.min, sizes.limits.maximum()),
+                })
             }
-            ExternTypeObj::Memory { limits, shared: false } => {
-                ExternType::Memory(MemoryType::new(limits.min, limits.maximum()))
-            }
-            ExternTypeObj::Memory { limits, shared: true } => {
-                ExternType::Memory(MemoryType::shared(limits.min, limits.maximum()?))
+            ExternTypeObj::Memory { sizes, shared } => {
+                let ty = match sizes.is64 {
+                    true => MemoryType::new64(sizes.limits64.min, sizes.max64()),
+                    false => MemoryType::new(sizes.limits.min, sizes.limits.maximum()),
+                };
+                // A shared memory needs a maximum.
+                if *shared && sizes.max64().is_none() {
+                    return None;
+                }
+                ExternType::Memory(ty.with_shared(*shared))
             }
         })
     }
@@ -247,7 +300,7 @@ pub unsafe fn func_type(p: Option<&wasm_functype_t>) -> Option<FuncType> {
 ///
 /// # Safety
 /// As for [`object::get`].
-unsafe fn obj<'a, C: Handle<Obj = ExternTypeObj>>(p: Option<&C>) -> Option<&'a ExternTypeObj> {
+pub(crate) unsafe fn obj<'a, C: Handle<Obj = ExternTypeObj>>(p: Option<&C>) -> Option<&'a ExternTypeObj> {
     // SAFETY: as the caller promises.
     unsafe { get::<C>(p) }
 }
@@ -421,12 +474,22 @@ pub unsafe extern "C" fn wasm_tabletype_new(
     element: Option<&mut wasm_valtype_t>,
     limits: Option<&wasm_limits_t>,
 ) -> *mut wasm_tabletype_t {
+    // SAFETY: as the caller promises.
+    unsafe { new_tabletype(element, limits.map(|l| Sizes::new32(*l))) }
+}
+
+/// A table type owning `element`, of `sizes`; NULL, and `element` left to
+/// the caller, unless the element is a reference type and `sizes` given.
+///
+/// # Safety
+/// `element` as for [`wasm_globaltype_new`].
+pub(crate) unsafe fn new_tabletype(element: Option<&mut wasm_valtype_t>, sizes: Option<Sizes>) -> *mut wasm_tabletype_t {
     // SAFETY: the client keeps the threading rule of `element`.
     let is_ref = unsafe { get::<wasm_valtype_t>(element.as_deref()) }.is_some_and(|e| e.ty.is_ref());
-    let (true, Some(limits)) = (is_ref, limits) else { return ptr::null_mut() };
+    let (true, Some(sizes)) = (is_ref, sizes) else { return ptr::null_mut() };
     // SAFETY: `element` is a live value type the caller gives up.
     match unsafe { Own::adopt(element) } {
-        Some(element) => object::new(ExternTypeObj::Table { element, limits: *limits }),
+        Some(element) => object::new(ExternTypeObj::Table { element, sizes }),
         None => ptr::null_mut(),
     }
 }
@@ -453,7 +516,7 @@ pub unsafe extern "C" fn wasm_tabletype_element(t: Option<&wasm_tabletype_t>) ->
 pub unsafe extern "C" fn wasm_tabletype_limits(t: Option<&wasm_tabletype_t>) -> *const wasm_limits_t {
     // SAFETY: the client keeps the threading rule above.
     match unsafe { obj(t) } {
-        Some(ExternTypeObj::Table { limits, .. }) => limits,
+        Some(ExternTypeObj::Table { sizes, .. }) => &sizes.limits,
         _ => ptr::null(),
     }
 }
@@ -476,7 +539,7 @@ c_object! {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_memorytype_new(limits: Option<&wasm_limits_t>) -> *mut wasm_memorytype_t {
     match limits {
-        Some(l) => object::new(ExternTypeObj::Memory { limits: *l, shared: false }),
+        Some(l) => object::new(ExternTypeObj::Memory { sizes: Sizes::new32(*l), shared: false }),
         None => ptr::null_mut(),
     }
 }
@@ -493,7 +556,7 @@ pub unsafe extern "C" fn wasm_memorytype_new(limits: Option<&wasm_limits_t>) -> 
 pub unsafe extern "C" fn cranewasm_memorytype_new_shared(limits: Option<&wasm_limits_t>) -> *mut wasm_memorytype_t {
     match limits {
         Some(l) if l.max != u32::MAX && l.max >= l.min => {
-            object::new(ExternTypeObj::Memory { limits: *l, shared: true })
+            object::new(ExternTypeObj::Memory { sizes: Sizes::new32(*l), shared: true })
         }
         _ => ptr::null_mut(),
     }
@@ -520,7 +583,7 @@ pub unsafe extern "C" fn cranewasm_memorytype_is_shared(t: Option<&wasm_memoryty
 pub unsafe extern "C" fn wasm_memorytype_limits(t: Option<&wasm_memorytype_t>) -> *const wasm_limits_t {
     // SAFETY: the client keeps the threading rule above.
     match unsafe { obj(t) } {
-        Some(ExternTypeObj::Memory { limits, .. }) => limits,
+        Some(ExternTypeObj::Memory { sizes, .. }) => &sizes.limits,
         _ => ptr::null(),
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod engine_options;
 pub mod last_error;
+pub mod limits64;
 pub mod store_control;
 pub mod trap_info;
 pub mod wasi_readonly;
