@@ -3344,6 +3344,20 @@ bool cranewasm_trap_frame_func_name(const struct wasm_trap_t *t,
                                     size_t index,
                                     wasm_name_t *out);
 
+// cranewasm extension: the values an uncaught wasm exception carries (its
+// tag's parameters), when that is what this trap is ("Exception: uncaught
+// wasm exception"), as a new vector in `*out` for the caller to delete
+// with `wasm_val_vec_delete` (references in it are new objects of the
+// trap's store). False, with `*out` empty, for any other trap, anything
+// but a live trap, or a trap whose store is gone.
+//
+// # Safety
+// As for [`cranewasm_trap_code`]; `out` NULL or writable room for a
+// vector.
+WASM_API_EXTERN
+bool cranewasm_trap_exception_payload(const struct wasm_trap_t *t,
+                                      struct wasm_val_vec_t *out);
+
 // cranewasm extension: directories the WASI instances of `module` see
 // read-only, as `GUEST::HOST` mappings (the form of `map_dir_list` in
 // `wasm_runtime_set_wasi_args`), replacing earlier ones: the guest may

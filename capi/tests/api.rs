@@ -546,16 +546,16 @@ fn engines_are_counted() {
     }
 }
 
-/// An exception that leaves wasm is a trap with WAMR's message; a tag
-/// export, which `wasm_c_api.h` has no kind for, is left out of the
-/// instance's exports.
+/// An exception that leaves wasm is a trap with WAMR's message, whose
+/// payload `cranewasm_trap_exception_payload` gives; a tag export, which
+/// `wasm_c_api.h` has no kind for, is left out of the instance's exports.
 #[test]
 fn uncaught_exceptions_are_traps_with_wamrs_message() {
     unsafe {
         let (engine, store, module) = setup(
             r#"(module
-                (tag $e (export "e") (param i32))
-                (func (export "throw") (throw $e (i32.const 1))))"#,
+                (tag $e (export "e") (param i32 f64))
+                (func (export "throw") (throw $e (i32.const 1) (f64.const 2.5))))"#,
         );
         let mut trap = ptr::null_mut();
         let instance = wasm_instance_new(hm(store), module, None, &mut trap);
@@ -566,6 +566,19 @@ fn uncaught_exceptions_are_traps_with_wamrs_message() {
         let t = wasm_func_call(hc(throw), hc(ptr::null()), hm(ptr::null_mut()));
         assert!(!t.is_null());
         assert_eq!(message(t), b"Exception: uncaught wasm exception\0");
+        let mut payload = std::mem::zeroed::<wasm_val_vec_t>();
+        assert!(iwasm::ext::trap_info::cranewasm_trap_exception_payload(t, &mut payload));
+        let values = std::slice::from_raw_parts(payload.data, payload.size);
+        assert_eq!(values.len(), 2);
+        // Kinds 0 and 3: WASM_I32, WASM_F64.
+        assert_eq!((values[0].kind, values[0].of.i32, values[1].kind, values[1].of.f64), (0, 1, 3, 2.5));
+        wasm_val_vec_delete(&mut payload);
+        // Any other trap has none.
+        let other = wasm_trap_new(hm(store), None);
+        assert!(!iwasm::ext::trap_info::cranewasm_trap_exception_payload(other, &mut payload));
+        assert_eq!(payload.size, 0);
+        assert!(!iwasm::ext::trap_info::cranewasm_trap_exception_payload(ptr::null(), ptr::null_mut()));
+        wasm_trap_delete(hm(other));
         wasm_trap_delete(hm(t));
         wasm_instance_delete(hm(instance));
         wasm_module_delete(module);

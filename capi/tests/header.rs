@@ -69,6 +69,7 @@ fn checked_in_headers_are_current() {
         "cranewasm_trap_code",
         "cranewasm_trap_exit_status",
         "cranewasm_trap_frame_func_name",
+        "cranewasm_trap_exception_payload",
         "cranewasm_module_set_wasi_readonly_dirs",
         "cranewasm_memorytype_new64",
         "cranewasm_memorytype_is64",

@@ -113,6 +113,7 @@ _SIGNATURES = {
     "wasm_importtype_vec_delete": (None, [PV]),
     "wasm_exporttype_vec_delete": (None, [PV]),
     "wasm_frame_vec_delete": (None, [PV]),
+    "wasm_val_vec_delete": (None, [PV]),
     "cranewasm_wat2wasm": (c.c_bool, [c.c_char_p, c.c_size_t, PV]),
     # cranewasm's extensions (capi/src/ext/).
     "cranewasm_last_error": (c.c_bool, [PV]),
@@ -130,6 +131,7 @@ _SIGNATURES = {
     "cranewasm_trap_code": (c.c_bool, [P, c.POINTER(c.c_uint8)]),
     "cranewasm_trap_exit_status": (c.c_bool, [P, c.POINTER(c.c_int32)]),
     "cranewasm_trap_frame_func_name": (c.c_bool, [P, c.c_size_t, PV]),
+    "cranewasm_trap_exception_payload": (c.c_bool, [P, PV]),
     "cranewasm_module_set_wasi_readonly_dirs": (None, [P, PS, c.c_uint32]),
     "wasm_extern_new_empty": (P, [P, c.c_uint8]),
     "wasm_runtime_set_log_level": (None, [c.c_int]),

@@ -16,7 +16,7 @@ from . import _ffi as f
 from ._error import WasiExit, WasmError
 from ._hints import functype_of
 from ._store import Store, _InStore
-from ._trap import Trap
+from ._trap import Trap, WasmException
 from ._value import _from_c, _release, _to_c, _val_vec
 from .types import FuncType
 
@@ -79,7 +79,7 @@ class Func(_InStore):
         finally:
             _release(keep)
         if trap:
-            raise _call_error(trap)
+            raise _call_error(trap, store)
         if len(results) == 1:
             return _from_c(store, rarr[0], owned=True)
         out = tuple(_from_c(store, rarr[i], owned=True) for i in range(len(results)))
@@ -91,15 +91,25 @@ class Func(_InStore):
         return f"Func({self.type!r})"
 
 
-def _call_error(trap: int) -> BaseException:
+def _call_error(trap: int, store: Store) -> BaseException:
     """The exception for the trap a call returned (deleted here): a
-    ``WasiExit`` for a WASI exit, else a ``Trap``, caused by the Python
-    exception of a host function when that is what trapped."""
+    ``WasiExit`` for a WASI exit, a ``WasmException`` for an uncaught wasm
+    exception, else a ``Trap``, caused by the Python exception of a host
+    function when that is what trapped."""
     status = c.c_int32()
     if f.cranewasm_trap_exit_status(trap, c.byref(status)):
         f.wasm_trap_delete(trap)
         _PENDING.error = None
         return WasiExit(status.value)
+    vec = f.Vec()
+    if f.cranewasm_trap_exception_payload(trap, c.byref(vec)):
+        vals = c.cast(vec.data, c.POINTER(f.Val))
+        # Owned: each reference or v128 is freed as it is read.
+        payload = [_from_c(store, vals[i], owned=True) for i in range(vec.num_elems)]
+        f.wasm_val_vec_delete(c.byref(vec))
+        read = Trap._take(trap)
+        _PENDING.error = None
+        return WasmException(read.message, read.frames, payload)
     t = Trap._take(trap)
     cause: Optional[BaseException] = getattr(_PENDING, "error", None)
     _PENDING.error = None

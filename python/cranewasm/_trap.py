@@ -6,7 +6,7 @@ so a ``Trap`` holds no C memory and outlives its store."""
 
 import ctypes as c
 import enum
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from . import _ffi as f
 
@@ -98,3 +98,17 @@ class Trap(Exception):
 
     def __repr__(self) -> str:
         return f"Trap({self.message!r}, code={self.code!r}, frames={self.frames!r})"
+
+
+class WasmException(Trap):
+    """A wasm exception that no wasm handler caught (``throw`` of a tag the
+    call did not catch): ``payload`` is the list of values it carries (its
+    tag's parameters). ``message`` is WAMR's ``Exception: uncaught wasm
+    exception``; ``code`` is None."""
+
+    def __init__(self, message: str, frames: Sequence[Frame] = (), payload: Sequence[Any] = ()) -> None:
+        super().__init__(message, frames, None)
+        self.payload = list(payload)
+
+    def __repr__(self) -> str:
+        return f"WasmException({self.payload!r})"

@@ -196,6 +196,29 @@ def test_memory64(store):
     assert mem.grow(1) == 1 and inst.exports.size() == 2
 
 
+def test_uncaught_wasm_exception(store):
+    module = w.Module(store.engine, """(module
+      (tag $e (param i32 f64))
+      (func $deep (param i32) (throw $e (local.get 0) (f64.const 2.5)))
+      (func (export "throw") (param i32) (call $deep (local.get 0)))
+      (func (export "caught") (param i32) (result i32)
+        (block $h (result i32 f64)
+          (try_table (catch $e $h) (call $deep (local.get 0)))
+          (unreachable))
+        (drop)))""")
+    inst = w.Instance(store, module, [])
+    with pytest.raises(w.WasmException) as info:
+        inst.exports.throw(7)
+    e = info.value
+    assert isinstance(e, w.Trap) and e.payload == [7, 2.5] and e.code is None
+    assert e.message == "Exception: uncaught wasm exception" and repr(e) == "WasmException([7, 2.5])"
+    assert inst.exports.caught(9) == 9, "caught in wasm, the store goes on"
+    plain = w.Instance(store, w.Module(store.engine, '(module (func (export "f") unreachable))'), [])
+    with pytest.raises(w.Trap) as other:
+        plain.exports.f()
+    assert not isinstance(other.value, w.WasmException)
+
+
 SHARED_WAT = """(module
   (import "env" "mem" (memory 1 4 shared))
   (func (export "store") (param i32 i32) (i32.atomic.store (local.get 0) (local.get 1)))

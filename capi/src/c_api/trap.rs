@@ -54,6 +54,9 @@ struct TrapData {
     /// (`None` for traps made from a message).
     code: Option<TrapCode>,
     exit_code: Option<i32>,
+    /// The exception an uncaught-exception trap stands for, a handle of
+    /// the trap's store (`crate::ext::trap_info`).
+    exception: Option<cranewasm::Exn>,
 }
 
 /// What a `wasm_trap_t *` points at.
@@ -96,7 +99,7 @@ c_object! {
 /// # Safety
 /// `store` must be NULL or live.
 unsafe fn register(store: *mut StoreObj, message: Option<Vec<u8>>, frames: Vec<FrameInfo>) -> *mut wasm_trap_t {
-    let data = TrapData { message, frames, code: None, exit_code: None };
+    let data = TrapData { message, frames, code: None, exit_code: None, exception: None };
     object::new(TrapObj { header: Header::new(store), data: Rc::new(data) })
 }
 
@@ -132,8 +135,24 @@ pub unsafe fn from_core(store: *mut StoreObj, t: &Trap) -> *mut wasm_trap_t {
     // SAFETY: just made, so live, and not shared yet.
     if let Some(data) = unsafe { object::get_mut::<wasm_trap_t>(p) }.and_then(|o| Rc::get_mut(&mut o.data)) {
         (data.code, data.exit_code) = (t.code(), t.exit_code());
+        if t.is_exception() {
+            // SAFETY: live (caller).
+            let core = unsafe { crate::c_api::store::core(store) };
+            data.exception = cranewasm::Exn::from_error(&*core, &cranewasm::Error::Exception(t.clone()));
+        }
     }
     p
+}
+
+/// The store and exception of a live trap that stands for an uncaught
+/// exception (see `crate::ext::trap_info`).
+///
+/// # Safety
+/// As for [`object::get`].
+pub unsafe fn exception(t: *const wasm_trap_t) -> Option<(*mut StoreObj, cranewasm::Exn)> {
+    // SAFETY: as the caller promises.
+    let o = unsafe { get::<wasm_trap_t>(t) }?;
+    Some((o.header.store, o.data.exception?))
 }
 
 /// A live trap's core code, exit status and frames (see

@@ -2,8 +2,8 @@
 //! exit status of a WASI `proc_exit` that ended the call, and the names
 //! of its frames' functions (from the module's name section).
 
-use crate::c_api::trap::{info, wasm_trap_t};
-use crate::c_api::vec::{RawVec, wasm_byte_t, wasm_name_t};
+use crate::c_api::trap::{exception, info, wasm_trap_t};
+use crate::c_api::vec::{RawVec, wasm_byte_t, wasm_name_t, wasm_val_vec_t};
 
 /// `cranewasm_trap_code_t`: why wasm trapped.
 pub type cranewasm_trap_code_t = u8;
@@ -123,4 +123,33 @@ pub unsafe extern "C" fn cranewasm_trap_frame_func_name(
         unsafe { out.write(wasm_name_t::from_raw(raw)) };
     }
     name.is_some()
+}
+
+/// cranewasm extension: the values an uncaught wasm exception carries (its
+/// tag's parameters), when that is what this trap is ("Exception: uncaught
+/// wasm exception"), as a new vector in `*out` for the caller to delete
+/// with `wasm_val_vec_delete` (references in it are new objects of the
+/// trap's store). False, with `*out` empty, for any other trap, anything
+/// but a live trap, or a trap whose store is gone.
+///
+/// # Safety
+/// As for [`cranewasm_trap_code`]; `out` NULL or writable room for a
+/// vector.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cranewasm_trap_exception_payload(t: *const wasm_trap_t, out: *mut wasm_val_vec_t) -> bool {
+    // SAFETY: as the caller promises.
+    let found = unsafe { exception(t) }.filter(|(store, _)| !store.is_null());
+    let values = found.map(|(store, exn)| {
+        // SAFETY: a live trap's store is live.
+        let core = unsafe { crate::c_api::store::core(store) };
+        let values = exn.values(&*core);
+        // SAFETY: `store` is live and `core` is its core store.
+        values.into_iter().map(|v| unsafe { crate::c_api::val::from_core(store, &mut *core, v) }).collect::<Vec<_>>()
+    });
+    if !out.is_null() {
+        let raw = values.as_ref().map_or(RawVec::EMPTY, |v| RawVec::from_items(v.iter().copied()));
+        // SAFETY: writable (caller).
+        unsafe { out.write(wasm_val_vec_t::from_raw(raw)) };
+    }
+    values.is_some()
 }
