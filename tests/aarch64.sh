@@ -120,12 +120,7 @@ echo "bench kernels on aarch64: $kernels ran with their native checksums"
 [ "$kernels" -gt 0 ]
 rm -rf "$(dirname "$bench_bin")"
 
-# --- NOT RUN YET: the WASI test suite through the aarch64 iwasm. Under
-# qemu-aarch64 7.2, 22 to 32 of its 72 tests fail, nearly all file-system
-# tests with --map-dir (and poll_oneoff_stdio); the cause (qemu's system-call
-# emulation or our code) is not yet known, and a step known to fail would
-# turn the whole test command red. The WASI Rust tests above pass. To run it:
-#   IWASM="qemu-aarch64 -L /usr/aarch64-linux-gnu $PWD/target/aarch64-unknown-linux-gnu/release/iwasm" \
-#     python3.12 run-tests -r adapters/wasm-micro-runtime.py   (in a copy of ../shared/wasi-testsuite)
+# --- the WASI test suite (72 tests) through the aarch64 iwasm -----------------
+WASI_IWASM="qemu-aarch64 -L $sysroot $root/$out/iwasm" tests/wasi-testsuite.sh
 
 echo "aarch64: all tests passed"

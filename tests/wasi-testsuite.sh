@@ -6,6 +6,8 @@
 # No expectations file: every test must pass, and the totals are asserted
 # (run_suite in tests/wasi-runner.sh). CRANEWASM_LAZY=1 in the environment
 # reaches iwasm, so tests/run-all.sh runs it once more lazily.
+# WASI_IWASM="COMMAND" runs them on that command line instead (tests/aarch64.sh:
+# qemu-aarch64 and the cross-built iwasm).
 # RUNTIME_ONLY=DIR runs the tests on DIR/iwasm, a build without the compiler,
 # from files that target/release/iwasm compiled in the copy (each test's
 # .wasm replaced by its compiled-code file), as an AOT-only WAMR runs .aot files.
@@ -31,4 +33,5 @@ if [ -n "$runtime_only" ]; then
   done
   iwasm="$runtime_only/iwasm"
 fi
+iwasm=${WASI_IWASM:-$iwasm}
 run_suite 72 "$iwasm"
