@@ -87,22 +87,9 @@ fn guest(engine: &Engine) -> Module {
     Module::new(engine, GUEST).unwrap()
 }
 
-fn refusal(engine: &Engine, bytes: &[u8]) -> String {
-    // SAFETY: the bytes are refused before any code in them could run (the
-    // assertion below fails otherwise, and nothing is called).
-    match unsafe { Module::deserialize(engine, bytes) } {
-        Ok(_) => panic!("a damaged file was accepted"),
-        Err(e) => e.to_string(),
-    }
-}
-
-/// Rewrites the checksum (the last 8 bytes) to match the rest, as a
-/// writer that damaged the file before summing it would.
-fn fix_checksum(bytes: &mut [u8]) {
-    let n = bytes.len() - 8;
-    let sum = cranewasm::__compiled_module_checksum(&bytes[..n]);
-    bytes[n..].copy_from_slice(&sum.to_le_bytes());
-}
+#[path = "support/compiled_file.rs"]
+mod compiled_file;
+use compiled_file::{fix_checksum, refusal};
 
 #[test]
 fn a_deserialized_module_behaves_as_the_compiled_one() {

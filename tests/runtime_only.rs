@@ -47,19 +47,9 @@ fn compiled(name: &str) -> PathBuf {
     out
 }
 
-fn refusal(engine: &Engine, bytes: &[u8]) -> String {
-    // SAFETY: the bytes are refused before any code in them could run.
-    match unsafe { Module::deserialize(engine, bytes) } {
-        Ok(_) => panic!("a damaged or mismatched file was accepted"),
-        Err(e) => e.to_string(),
-    }
-}
-
-fn fix_checksum(bytes: &mut [u8]) {
-    let n = bytes.len() - 8;
-    let sum = cranewasm::__compiled_module_checksum(&bytes[..n]);
-    bytes[n..].copy_from_slice(&sum.to_le_bytes());
-}
+#[path = "support/compiled_file.rs"]
+mod compiled_file;
+use compiled_file::{fix_checksum, refusal};
 
 #[test]
 fn a_compiled_file_runs() {
