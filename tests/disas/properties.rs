@@ -214,6 +214,16 @@ pub fn check(name: &str, code: &[Function]) -> Result<(), String> {
             ensure(f("caller").stack_check().is_empty(), "no stack check (a leaf now)", &insts)?;
             ensure(count(&insts, |i| i.contains("#trap=int_divz")) == 1, "the callee's trap kept", &insts)
         }
+        "inline_in_try_table" => {
+            let insts = f("caller").insts();
+            let direct = |i: &str| is_call(i) && i.contains("User(");
+            ensure(count(&insts, direct) == 0, "the callee inlined, no direct call left", &insts)?;
+            // The inlined body's calls of the runtime (exn_new, throw) keep
+            // the caller's handler; the dispatch's own (exn_release, the
+            // throw to the caller when no tag matches) have none.
+            let handled = |i: &str| is_call(i) && i.contains("catch [default");
+            ensure(count(&insts, handled) == 2, "the inlined exn_new and throw with the handler", &insts)
+        }
         "inline_self_recursion" => {
             let insts = f("fib").insts();
             ensure(count(&insts, is_call) == 2, "fib's two calls of itself, not unrolled", &insts)
