@@ -5,12 +5,15 @@
 //!
 //! Every such memory lives in the same reservation as a 32-bit one: at
 //! most 4 GiB of memory (`MAX_MEMORY_BYTES`) followed, with guard pages,
-//! by 4 GiB of guard region. So with guard pages, a 64-bit memory of
-//! 64 KiB pages needs one compare per access whose offset and size the
-//! guard region covers: `index <= length` puts `index + offset + size`
-//! below the end of the guard region, and whatever of it is past the
-//! length faults. Other accesses compare their end with the length
-//! exactly (`index + offset + size`, trapping if that wraps).
+//! by 4 GiB of guard region, and everything past the length faults. So
+//! with guard pages, a 64-bit memory of 64 KiB pages needs one compare
+//! per access whose offset and size the guard region covers, and with a
+//! constant, not the length: `index <= 4 GiB` puts `index + offset +
+//! size` inside the reservation, where whatever lies past the length
+//! faults, exactly as a 32-bit index does. No length is loaded, so the
+//! check costs a compare and a conditional move, and nothing a loop must
+//! reload. Other accesses compare their end with the length exactly
+//! (`index + offset + size`, trapping if that wraps).
 //!
 //! With guard pages, an out-of-bounds access is not branched around: the
 //! compare selects the null address instead (`select_spectre_guard`, a
@@ -20,15 +23,15 @@
 //! mode) the check traps before the access, as for 32-bit memories.
 //!
 //! Checks that an earlier one in the same block proves are not repeated:
-//! the length never shrinks, so an index (with an end no greater) checked
-//! once stays in bounds. The access then reuses the earlier compare's
-//! result for its select (still spectre-safe, with no second compare or
-//! length load), or, with explicit checks, needs nothing at all. Loop code
-//! that accesses `p`, `p + 8` and `p + 16` through immediate offsets pays
-//! for one compare. So does `p` and then `(i64.add p 8)`, clang's other
-//! form, in the one-compare form: once `p <= length` (at most 4 GiB) is
-//! known, `p + 8` cannot wrap, and the guard region covers the step as it
-//! covers an offset.
+//! the length never shrinks (and the one-compare form's bound is a
+//! constant), so an index (with an end no greater) checked once stays in
+//! bounds. The access then reuses the earlier compare's result for its
+//! select (still spectre-safe, with no second compare), or, with explicit
+//! checks, needs nothing at all. Loop code that accesses `p`, `p + 8` and
+//! `p + 16` through immediate offsets pays for one compare. So does `p`
+//! and then `(i64.add p 8)`, clang's other form, in the one-compare form:
+//! once `p <= 4 GiB` is known, `p + 8` cannot wrap, and the guard region
+//! covers the step as it covers an offset.
 
 use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{condcodes::IntCC, types::I64, Block, InstBuilder, InstructionData, Opcode, Value};
@@ -123,10 +126,10 @@ impl FuncEnv<'_> {
         let oob = match done.map(|c| c.oob).or(stepped.map(|(c, _)| c.oob)) {
             Some(oob) => oob,
             None => {
-                let len = self.memory_length(b, m);
                 let oob = match wanted {
-                    None => b.ins().icmp(IntCC::UnsignedGreaterThan, index, len),
+                    None => b.ins().icmp_imm(IntCC::UnsignedGreaterThan, index, MAX_MEMORY_BYTES as i64),
                     Some(end) => {
+                        let len = self.memory_length(b, m);
                         // A saturated `end` (past 2^64 nothing fits) makes
                         // `index + end` wrap unless the index is 0, which
                         // the compare then refuses.
