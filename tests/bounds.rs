@@ -361,3 +361,46 @@ fn an_empty_memory_traps_on_every_access() {
         assert_eq!(fill.call(&mut store, (1, 0)).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
     }
 }
+
+/// A memory64 address bounded by 4 GiB by its definition is not checked
+/// (see `compile/func_env/bounds64.rs`): past the length it must still
+/// trap, in both bounds-check modes, and read right within it.
+#[test]
+fn bounded_64_bit_addresses_past_the_length_trap() {
+    for mode in [BoundsChecks::GuardPages, BoundsChecks::Explicit] {
+        let mut config = Config::new();
+        config.bounds_checks(mode);
+        let engine = Engine::new(&config).unwrap();
+        let module = Module::new(
+            &engine,
+            r#"(module (memory i64 1)
+                (data (i64.const 1020) "\2a")
+                (func (export "at") (param i32 i32) (result i32)
+                    (i32.load8_u (i64.add (i64.const 1024)
+                        (i64.shl (i64.extend_i32_u (i32.and (local.get 0) (i32.const 255)))
+                                 (i64.extend_i32_u (i32.and (local.get 1) (i32.const 31)))))))
+                (func (export "at24") (param i32) (result i32)
+                    (i32.load8_u (i64.add (i64.const 1024)
+                        (i64.shl (i64.extend_i32_u (i32.and (local.get 0) (i32.const 255))) (i64.const 24))))))"#,
+        )
+        .unwrap();
+        let mut store = Store::new(&engine, ());
+        let instance = Instance::new(&mut store, &module, &[]).unwrap();
+        let at = instance.get_func(&store, "at").unwrap().typed::<(i32, i32), i32>(&store).unwrap();
+        assert_eq!(at.call(&mut store, (0, 0)).unwrap(), 0, "{mode:?}");
+        // The shift is by a variable: this one is checked, and in bounds.
+        assert_eq!(at.call(&mut store, (255, 4)).unwrap(), 0, "{mode:?}");
+        for (x, k) in [(255, 8), (64, 10), (255, 24), (1, 31), (255, 31)] {
+            let trap = at.call(&mut store, (x, k)).unwrap_err();
+            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?} {x} << {k}");
+        }
+        // A constant shift: bounded by 255 << 24 + 1024 < 4 GiB, so not
+        // checked under guard pages, and past the length from 1 on.
+        let at24 = instance.get_func(&store, "at24").unwrap().typed::<i32, i32>(&store).unwrap();
+        assert_eq!(at24.call(&mut store, 0).unwrap(), 0, "{mode:?}");
+        for x in [1, 128, 255, -1] {
+            let trap = at24.call(&mut store, x).unwrap_err();
+            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?} {x} << 24");
+        }
+    }
+}

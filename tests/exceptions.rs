@@ -300,16 +300,8 @@ fn throws_in_callees_inlined_into_try_table() {
         (func (export "run") (param i32 i32) (result i32)
             (call $run (local.get 0) (local.get 1))))"#;
     // (which, x, result): thrown ones come back as 1000 + payload.
-    let cases = [
-        (0, 3, 4),
-        (0, 11, 1011),
-        (1, 5, 1005),
-        (2, 3, -2),
-        (2, 12, 1012),
-        (3, 7, 1021),
-        (4, 2, 3),
-        (4, 20, 1020),
-    ];
+    let cases =
+        [(0, 3, 4), (0, 11, 1011), (1, 5, 1005), (2, 3, -2), (2, 12, 1012), (3, 7, 1021), (4, 2, 3), (4, 20, 1020)];
     for inlining in [true, false] {
         let mut config = Config::new();
         config.cranelift_inlining(inlining);

@@ -280,6 +280,11 @@ pub fn check(name: &str, code: &[Function]) -> Result<(), String> {
             ensure(count(&insts, |i| mnemonic(i).starts_with("return_call")) == 1, "one tail call", &insts)?;
             ensure(count(&insts, is_call) == 0, "no ordinary call", &insts)
         }
+        "load64_bounded_index" => {
+            let insts = f("lookup").insts();
+            ensure(count(&insts, is_compare) == 0, "no compare", &insts)?;
+            ensure(count(&insts, |i| mnemonic(i).starts_with("cmov")) == 0, "no conditional move", &insts)
+        }
         "load64_one_compare" => {
             let insts = f("sum3").insts();
             ensure(count(&insts, is_compare) == 1, "one compare for the three accesses", &insts)?;

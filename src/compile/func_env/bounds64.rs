@@ -15,6 +15,10 @@
 //! reload. Other accesses compare their end with the length exactly
 //! (`index + offset + size`, trapping if that wraps).
 //!
+//! An index whose definition bounds it by 4 GiB (`ranges::max_u64`: a
+//! constant address plus a masked or zero-extended offset, as a C table
+//! lookup compiles to) needs no check at all.
+//!
 //! With guard pages, an out-of-bounds access is not branched around: the
 //! compare selects the null address instead (`select_spectre_guard`, a
 //! conditional move that speculation respects), and the access faults
@@ -38,6 +42,7 @@ use cranelift_codegen::ir::{condcodes::IntCC, types::I64, Block, InstBuilder, In
 use cranelift_frontend::FunctionBuilder;
 
 use super::memory::{heap_access_flags, HeapAccess};
+use super::ranges;
 use super::{FuncEnv, POINTER};
 use crate::environ::config::BoundsChecks;
 use crate::environ::index::MemoryIndex;
@@ -96,6 +101,19 @@ impl FuncEnv<'_> {
         // after at most 4 GiB of memory, and the memory ends at a page.
         let one_compare = guarded && ty.page_size_log2() == 16 && end <= MAX_MEMORY_BYTES;
         let wanted = if one_compare { None } else { Some(end) };
+        // An index whose definition bounds it by 4 GiB (a constant table
+        // address plus a masked, shifted i32) passes the one-compare
+        // check always: none is needed, as for a 32-bit index.
+        if one_compare && self.module.analyses && ranges::max_u64(&b.func.dfg, index) <= MAX_MEMORY_BYTES {
+            let base = self.memory_base(b, m);
+            let addr = b.ins().iadd(base, index);
+            return match i32::try_from(offset) {
+                Ok(offset) => HeapAccess { addr, offset, flags: heap_access_flags() },
+                Err(_) => {
+                    HeapAccess { addr: b.ins().iadd_imm_u(addr, offset as i64), offset: 0, flags: heap_access_flags() }
+                }
+            };
+        }
         let block = b.current_block().expect("accesses are translated in a block");
         // `index = x + step`, with `x` checked in this block in any form:
         // the earlier compare bounds this access too.
@@ -127,7 +145,7 @@ impl FuncEnv<'_> {
             Some(oob) => oob,
             None => {
                 let oob = match wanted {
-                    None => b.ins().icmp_imm(IntCC::UnsignedGreaterThan, index, MAX_MEMORY_BYTES as i64),
+                    None => b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, index, MAX_MEMORY_BYTES as i64),
                     Some(end) => {
                         let len = self.memory_length(b, m);
                         // A saturated `end` (past 2^64 nothing fits) makes

@@ -1,0 +1,12 @@
+;; A 64-bit memory under guard pages: an address whose definition bounds
+;; it by 4 GiB needs no check at all, as a 32-bit index needs none. C's
+;; `table[i & 0xff]` built for wasm64 is a constant table address plus the
+;; zero-extended, masked and shifted index (compile/func_env/ranges.rs);
+;; whatever of it lies past the length faults in the reservation.
+(module
+  (memory i64 1)
+  (func $lookup (param i32) (result i32)
+    (i32.load
+      (i64.add
+        (i64.const 1024)
+        (i64.shl (i64.extend_i32_u (i32.and (local.get 0) (i32.const 255))) (i64.const 2))))))
