@@ -379,6 +379,8 @@ fn bounded_64_bit_addresses_past_the_length_trap() {
                     (i32.load8_u (i64.add (i64.const 1024)
                         (i64.shl (i64.extend_i32_u (i32.and (local.get 0) (i32.const 255)))
                                  (i64.extend_i32_u (i32.and (local.get 1) (i32.const 31)))))))
+                (func (export "static") (param i32) (result i32)
+                    (i32.load8_u (i64.add (i64.const 1020) (i64.extend_i32_u (local.get 0)))))
                 (func (export "at24") (param i32) (result i32)
                     (i32.load8_u (i64.add (i64.const 1024)
                         (i64.shl (i64.extend_i32_u (i32.and (local.get 0) (i32.const 255))) (i64.const 24))))))"#,
@@ -393,6 +395,15 @@ fn bounded_64_bit_addresses_past_the_length_trap() {
         for (x, k) in [(255, 8), (64, 10), (255, 24), (1, 31), (255, 31)] {
             let trap = at.call(&mut store, (x, k)).unwrap_err();
             assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?} {x} << {k}");
+        }
+        // A static array and an unsigned index: at most 4 GiB + 1019, so
+        // not checked under guard pages either.
+        let stat = instance.get_func(&store, "static").unwrap().typed::<i32, i32>(&store).unwrap();
+        assert_eq!(stat.call(&mut store, 0).unwrap(), 42, "{mode:?}");
+        assert_eq!(stat.call(&mut store, 65535 - 1020).unwrap(), 0, "{mode:?}");
+        for x in [65536 - 1020, 65536, 1 << 30, i32::MAX, -1] {
+            let trap = stat.call(&mut store, x).unwrap_err();
+            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?} static array at {x}");
         }
         // A constant shift: bounded by 255 << 24 + 1024 < 4 GiB, so not
         // checked under guard pages, and past the length from 1 on.

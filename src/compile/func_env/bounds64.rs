@@ -15,9 +15,10 @@
 //! reload. Other accesses compare their end with the length exactly
 //! (`index + offset + size`, trapping if that wraps).
 //!
-//! An index whose definition bounds it by 4 GiB (`ranges::max_u64`: a
-//! constant address plus a masked or zero-extended offset, as a C table
-//! lookup compiles to) needs no check at all.
+//! An access whose index's definition keeps it inside the 8 GiB
+//! reservation (`ranges::max_u64`: a constant address plus a masked or
+//! zero-extended i32, as a C table lookup or a static array indexed by
+//! an `unsigned` compiles to) needs no check at all.
 //!
 //! With guard pages, an out-of-bounds access is not branched around: the
 //! compare selects the null address instead (`select_spectre_guard`, a
@@ -47,7 +48,7 @@ use super::{FuncEnv, POINTER};
 use crate::environ::config::BoundsChecks;
 use crate::environ::index::MemoryIndex;
 use crate::environ::trap::TrapCode;
-use crate::environ::types::MAX_MEMORY_BYTES;
+use crate::environ::types::{GUARDED_RESERVATION_BYTES, MAX_MEMORY_BYTES};
 
 /// Bytes at address 0 that are never mapped: an access there faults, and
 /// the runtime's fault handler takes a fault on this page as a trap
@@ -101,10 +102,14 @@ impl FuncEnv<'_> {
         // after at most 4 GiB of memory, and the memory ends at a page.
         let one_compare = guarded && ty.page_size_log2() == 16 && end <= MAX_MEMORY_BYTES;
         let wanted = if one_compare { None } else { Some(end) };
-        // An index whose definition bounds it by 4 GiB (a constant table
-        // address plus a masked, shifted i32) passes the one-compare
-        // check always: none is needed, as for a 32-bit index.
-        if one_compare && self.module.analyses && ranges::max_u64(&b.func.dfg, index) <= MAX_MEMORY_BYTES {
+        // An index whose definition keeps the whole access inside the
+        // reservation (a constant table address plus a masked, shifted
+        // i32, or a static array plus a zero-extended i32) needs no check,
+        // as a 32-bit index needs none.
+        let in_reservation = |b: &FunctionBuilder| {
+            ranges::max_u64(&b.func.dfg, index).checked_add(end).is_some_and(|e| e <= GUARDED_RESERVATION_BYTES)
+        };
+        if guarded && ty.page_size_log2() == 16 && self.module.analyses && in_reservation(b) {
             let base = self.memory_base(b, m);
             let addr = b.ins().iadd(base, index);
             return match i32::try_from(offset) {
