@@ -302,11 +302,28 @@ fn throws_in_callees_inlined_into_try_table() {
     // (which, x, result): thrown ones come back as 1000 + payload.
     let cases =
         [(0, 3, 4), (0, 11, 1011), (1, 5, 1005), (2, 3, -2), (2, 12, 1012), (3, 7, 1021), (4, 2, 3), (4, 20, 1020)];
+    // A callee that always throws, inlined: the handler then uses values
+    // (the VMContext, the builtins table) that the caller keeps in
+    // registers across the throw, which the throw must not clobber (the
+    // throw is a `try_call` of the runtime; see `func_env::call`).
+    const ALWAYS: &str = r#"(module
+        (tag $e (param i32 f64))
+        (func $deep (param i32) (throw $e (local.get 0) (f64.const 2.5)))
+        (func (export "caught") (param i32) (result i32)
+            (block $h (result i32 f64)
+                (try_table (catch $e $h) (call $deep (local.get 0)))
+                (unreachable))
+            (drop)))"#;
     for inlining in [true, false] {
         let mut config = Config::new();
         config.cranelift_inlining(inlining);
         let engine = Engine::new(&config).unwrap();
         let mut store = Store::new(&engine, ());
+        let always = Instance::new(&mut store, &Module::new(&engine, ALWAYS).unwrap(), &[]).unwrap();
+        let caught = always.get_func(&store, "caught").unwrap().typed::<i32, i32>(&store).unwrap();
+        for x in [9, -1, 0] {
+            assert_eq!(caught.call(&mut store, x).unwrap(), x, "inlining {inlining}");
+        }
         let module = Module::new(&engine, WAT).unwrap();
         let instance = Instance::new(&mut store, &module, &[]).unwrap();
         let run = instance.get_func(&store, "run").unwrap().typed::<(i32, i32), i32>(&store).unwrap();

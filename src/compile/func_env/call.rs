@@ -13,6 +13,7 @@ use cranelift_codegen::ir::{
     self, types, AbiParam, ExtFuncData, ExternalName, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature,
     UserExternalName, Value,
 };
+use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
 
 use super::exceptions::Target;
@@ -209,7 +210,18 @@ impl FuncEnv<'_> {
                     AbiType::I64 => AbiParam::new(types::I64),
                     AbiType::Ptr => AbiParam::new(POINTER),
                 };
-                let mut sig = Signature::new(self.module.host_call_conv);
+                // Inlining can put a throw at a `try_call` site, where it
+                // becomes a `try_call` of `throw` itself. Cranelift keeps
+                // values in callee-saved registers across the exceptional
+                // edge of a C-convention call, which the unwinder (a jump
+                // to the handler) does not restore; across a `tail` call's
+                // it keeps none. The integer arguments sit in the same
+                // registers in both (`arch::throw_entry` takes them).
+                let conv = match builtin {
+                    Builtin::throw => CallConv::Tail,
+                    _ => self.module.host_call_conv,
+                };
+                let mut sig = Signature::new(conv);
                 sig.params.extend(builtin.params().iter().map(|t| abi(*t)));
                 sig.returns.extend(builtin.result().map(abi));
                 let s = b.func.import_signature(sig);

@@ -118,6 +118,10 @@ pub unsafe fn context_pc_fp(context: *mut c_void) -> (usize, usize) {
 /// and its handler is found from that return address (see
 /// `vm::exception`).
 ///
+/// Compiled code calls it with Cranelift's `tail` convention (see
+/// `compile::func_env::call`), whose first integer arguments are in the C
+/// convention's registers (x0-x2), and whose stack is aligned as C's.
+///
 /// # Safety
 /// As for `throw_at`: called by compiled code only.
 #[unsafe(naked)]

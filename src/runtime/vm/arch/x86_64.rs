@@ -73,6 +73,10 @@ pub unsafe extern "C" fn unwind(buf: *const JmpBuf) -> ! {
 /// and its handler is found from that return address (see
 /// `vm::exception`).
 ///
+/// Compiled code calls it with Cranelift's `tail` convention (see
+/// `compile::func_env::call`), whose first integer arguments are in the C
+/// convention's registers, and whose stack at a call is aligned as C's.
+///
 /// # Safety
 /// As for `throw_at`: called by compiled code only.
 #[unsafe(naked)]
