@@ -215,8 +215,8 @@ impl FuncEnv<'_> {
                 // values in callee-saved registers across the exceptional
                 // edge of a C-convention call, which the unwinder (a jump
                 // to the handler) does not restore; across a `tail` call's
-                // it keeps none. The integer arguments sit in the same
-                // registers in both (`arch::throw_entry` takes them).
+                // it keeps none. `arch::throw_entry` moves the arguments
+                // where the C function behind it wants them.
                 let conv = match builtin {
                     Builtin::throw => CallConv::Tail,
                     _ => self.module.host_call_conv,

@@ -119,8 +119,10 @@ pub unsafe fn context_pc_fp(context: *mut c_void) -> (usize, usize) {
 /// `vm::exception`).
 ///
 /// Compiled code calls it with Cranelift's `tail` convention (see
-/// `compile::func_env::call`), whose first integer arguments are in the C
-/// convention's registers (x0-x2), and whose stack is aligned as C's.
+/// `compile::func_env::call`), which passes the first integer arguments
+/// in x2, x3, x4 (x0 and x1 are reserved for a return area and an
+/// indirect callee): they move to the C convention's x0-x2. Its stack is
+/// aligned as C's.
 ///
 /// # Safety
 /// As for `throw_at`: called by compiled code only.
@@ -128,7 +130,14 @@ pub unsafe fn context_pc_fp(context: *mut c_void) -> (usize, usize) {
 pub unsafe extern "C" fn throw_entry(vmctx: *mut crate::environ::vmctx::VMContext, exn: usize, fp: usize) {
     // The return address is in the link register; the fourth argument
     // register is x3.
-    std::arch::naked_asm!("mov x3, x30", "b {throw}", throw = sym super::super::exception::throw_at)
+    std::arch::naked_asm!(
+        "mov x0, x2",
+        "mov x1, x3",
+        "mov x2, x4",
+        "mov x3, x30",
+        "b {throw}",
+        throw = sym super::super::exception::throw_at
+    )
 }
 
 /// Resumes compiled code at exception handler `pc` of the frame whose

@@ -75,7 +75,8 @@ pub unsafe extern "C" fn unwind(buf: *const JmpBuf) -> ! {
 ///
 /// Compiled code calls it with Cranelift's `tail` convention (see
 /// `compile::func_env::call`), whose first integer arguments are in the C
-/// convention's registers, and whose stack at a call is aligned as C's.
+/// convention's registers on x86-64 (rdi, rsi, rdx), and whose stack at a
+/// call is aligned as C's.
 ///
 /// # Safety
 /// As for `throw_at`: called by compiled code only.
