@@ -37,6 +37,7 @@ from ._memory import Memory
 from ._module import Module
 from ._store import InterruptHandle, Store
 from ._table import Table
+from ._tag import Tag
 from ._trap import Frame, Trap, TrapCode, WasmException
 from ._wasi import CAPTURE, WasiConfig
 from .types import ExportType, FuncType, GlobalType, ImportType, MemoryType, TableType, ValType
@@ -54,7 +55,7 @@ set_log_level(0)
 
 __all__ = [
     "Config", "Engine", "Store", "InterruptHandle", "Module", "Instance", "Exports", "Linker", "Func", "Global",
-    "Table", "Memory", "Trap", "TrapCode", "WasmException", "Frame", "WasmError", "LinkError", "StoreClosed", "WasiExit", "ValType",
+    "Table", "Memory", "Trap", "TrapCode", "WasmException", "Tag", "Frame", "WasmError", "LinkError", "StoreClosed", "WasiExit", "ValType",
     "FuncType", "GlobalType", "TableType", "MemoryType", "ImportType", "ExportType", "WasiConfig", "CAPTURE",
     "LIBRARY_PATH", "set_log_level", "i32", "i64", "f32", "f64",
 ]
