@@ -10,11 +10,12 @@
 Everything goes through the C API of ``libiwasm.so`` (ctypes, no other
 native code): WAMR's ``wasm_c_api.h``, its ``wasm_export.h`` for WASI
 settings, and cranewasm's ``cranewasm_*`` extensions (fuel, limits,
-interrupts, epochs, trap codes, error messages). One module per concept,
+interrupts, epochs, trap codes, error messages, exception tags). One module per concept,
 as in wasmtime's package: ``_config``, ``_engine``, ``_store`` (and the
 base of objects in a store), ``_module``, ``_instance``, ``_linker``,
 ``_func`` (``_hints`` reads a callable's type hints), ``_global``,
-``_table``, ``_memory``, ``_extern``, ``_trap``, ``_error``, ``_wasi``;
+``_table``, ``_memory``, ``_extern``, ``_tag``, ``_trap``, ``_error``,
+``_wasi``;
 ``_value`` converts values, ``_ffi`` declares the C API, ``types`` holds
 the type objects.
 
