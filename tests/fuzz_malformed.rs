@@ -125,7 +125,7 @@ const FIXED_SEEDS: std::ops::Range<u64> = 0..1500;
 /// Mutations of each 3.0 exception and function-reference module per run
 /// (about 100 modules of the suite's 3,000: seeds drawing from all of
 /// them would rarely pick one).
-const WASM3_MUTATIONS: u64 = 32;
+const WASM3_MUTATIONS: u64 = 16;
 
 /// The fixed mutations of the 3.0 exception and function-reference
 /// modules: half of them the general ones, spliced with pieces of each
