@@ -5,7 +5,8 @@
 //! suite's, also get mutations of their own, spliced with each other.
 //!
 //! For every input: no panic; `validate` and `new` agree; a rejection is
-//! `Error::Invalid` (or `Unsupported`, which then says at what offset);
+//! `Error::Invalid` at an offset within the input (or `Unsupported`,
+//! which then says at what offset);
 //! each input finishes within a time
 //! bound (a watchdog fails the test on a hang); and across the run, heap
 //! bytes and memory mappings stay flat (a counting allocator and
@@ -37,11 +38,22 @@ struct Counts {
     inputs: u64,
     accepted: u64,
     rejected: u64,
+    /// Of the rejected, those refused as `Unsupported` (valid, but using
+    /// something the runtime does not compile).
+    unsupported: u64,
+}
+
+/// What became of an input that broke no rule.
+enum Verdict {
+    Accepted,
+    Invalid,
+    Unsupported,
 }
 
 /// What checking one input found wrong, if anything.
-fn check(engines: &[Engine], bytes: &[u8]) -> Result<bool, String> {
+fn check(engines: &[Engine], bytes: &[u8]) -> Result<Verdict, String> {
     let mut verdict = None;
+    let mut unsupported = false;
     for engine in engines {
         let outcome = catch_unwind(AssertUnwindSafe(|| (Module::validate(engine, bytes), Module::new(engine, bytes))));
         let (validated, compiled) = outcome.map_err(|_| "panicked".to_string())?;
@@ -53,9 +65,11 @@ fn check(engines: &[Engine], bytes: &[u8]) -> Result<bool, String> {
             ));
         }
         match &compiled {
-            // Invalid carries the validator's offset.
-            Ok(_) | Err(Error::Invalid { .. }) => {}
-            Err(Error::Unsupported(m)) if m.contains("(at offset ") => {}
+            Ok(_) => {}
+            // Invalid carries the validator's offset, which lies in the input.
+            Err(Error::Invalid { offset, .. }) if *offset <= bytes.len() => {}
+            Err(e @ Error::Invalid { .. }) => return Err(format!("refused at an offset past the input: {e}")),
+            Err(Error::Unsupported(m)) if m.contains("(at offset ") => unsupported = true,
             Err(e @ Error::Unsupported(_)) => return Err(format!("refused without an offset: {e}")),
             Err(e) => return Err(format!("rejected with an unexpected kind of error: {e:?}")),
         }
@@ -63,13 +77,17 @@ fn check(engines: &[Engine], bytes: &[u8]) -> Result<bool, String> {
             return Err("engines with different code generation settings disagree".into());
         }
     }
-    Ok(verdict.unwrap())
+    Ok(match verdict.unwrap() {
+        true => Verdict::Accepted,
+        false if unsupported => Verdict::Unsupported,
+        false => Verdict::Invalid,
+    })
 }
 
 /// Runs `inputs` through `check` on a worker thread under a watchdog.
 fn run(name: &str, inputs: impl Iterator<Item = (u64, Vec<u8>)> + Send + 'static, counts: &mut Counts) {
     let (to_worker, work) = mpsc::sync_channel::<(u64, Vec<u8>)>(1);
-    let (to_main, results) = mpsc::channel::<(u64, Result<bool, String>, Vec<u8>)>();
+    let (to_main, results) = mpsc::channel::<(u64, Result<Verdict, String>, Vec<u8>)>();
     let worker = std::thread::spawn(move || {
         let mut config = Config::new();
         config.parallel_compilation(false);
@@ -93,8 +111,12 @@ fn run(name: &str, inputs: impl Iterator<Item = (u64, Vec<u8>)> + Send + 'static
             .unwrap_or_else(|_| panic!("{name}: seed {seed} took over {PER_INPUT:?} ({:?} so far)", started.elapsed()));
         counts.inputs += 1;
         match result {
-            Ok(true) => counts.accepted += 1,
-            Ok(false) => counts.rejected += 1,
+            Ok(Verdict::Accepted) => counts.accepted += 1,
+            Ok(Verdict::Invalid) => counts.rejected += 1,
+            Ok(Verdict::Unsupported) => {
+                counts.rejected += 1;
+                counts.unsupported += 1;
+            }
             Err(e) => {
                 let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-failures");
                 let _ = std::fs::create_dir_all(&dir);
