@@ -2,7 +2,8 @@
 //! store of every width (scalar, extending, v128 and its lane, splat and
 //! zero-extending forms), with static offsets from 0 up to 2^32-1, before
 //! and after `memory.grow`, on two memories of different sizes, with guard
-//! pages and with explicit bounds checks.
+//! pages and with explicit bounds checks, for 32-bit memories and for
+//! 64-bit ones (memory64: addresses past 2^32 and up to 2^64-1 as well).
 //!
 //! An access of `w` bytes at effective address `a` (address operand plus
 //! offset, computed without wrapping) succeeds exactly when
@@ -99,8 +100,9 @@ fn is_lane(name: &str) -> bool {
 }
 
 /// A module with, for each memory and op, an export `<mem>:<op>` taking
-/// the address operand.
-fn module_text(offset: u64) -> String {
+/// the address operand; its memories are 64-bit when `is64`.
+fn module_text(offset: u64, is64: bool) -> String {
+    let at = if is64 { "i64" } else { "i32" };
     let mut funcs = String::new();
     for mem in 0..2 {
         for op in OPS {
@@ -119,18 +121,18 @@ fn module_text(offset: u64) -> String {
                     format!("({} {mem} offset={offset}{lane} (local.get 0) {value}) (global.get $zero_v)", op.name)
                 }
             };
-            funcs.push_str(&format!("(func (export \"{mem}:{}\") (param i32) (result v128) {body})\n", op.name));
+            funcs.push_str(&format!("(func (export \"{mem}:{}\") (param {at}) (result v128) {body})\n", op.name));
         }
     }
     let p = pattern();
     let bytes: String = p.iter().map(|b| format!(" 0x{b:02x}")).collect();
     format!(
         r#"(module
-            (memory (export "m0") 1 4)
-            (memory (export "m1") 3 4)
+            (memory (export "m0") {at} 1 4)
+            (memory (export "m1") {at} 3 4)
             (global $pattern (mut v128) (v128.const i8x16{bytes}))
             (global $zero_v (mut v128) (v128.const i64x2 0 0))
-            (func (export "grow") (param i32) (result i32) (memory.grow 0 (local.get 0)))
+            (func (export "grow") (param {at}) (result {at}) (memory.grow 0 (local.get 0)))
             {funcs})"#
     )
 }
@@ -172,16 +174,19 @@ fn lane_bytes(op: &Op) -> usize {
     digits.parse::<usize>().unwrap() / 8
 }
 
-fn run(engine: &Engine) -> usize {
+fn run(engine: &Engine, is64: bool) -> usize {
     let mut checked = 0;
     for offset in OFFSETS {
-        let module = Module::new(engine, module_text(offset)).unwrap();
+        let module = Module::new(engine, module_text(offset, is64)).unwrap();
         let mut store = Store::new(engine, ());
         let instance = Instance::new(&mut store, &module, &[]).unwrap();
-        let grow = instance.get_func(&store, "grow").unwrap().typed::<i32, i32>(&store).unwrap();
+        let grow = instance.get_func(&store, "grow").unwrap();
         for grown in [false, true] {
             if grown {
-                assert_eq!(grow.call(&mut store, 1).unwrap(), 1);
+                let mut old = [if is64 { Val::I64(0) } else { Val::I32(0) }];
+                let delta = if is64 { Val::I64(1) } else { Val::I32(1) };
+                grow.call(&mut store, &[delta], &mut old).unwrap();
+                assert!(matches!(old[0], Val::I32(1) | Val::I64(1)), "grown from 1 page");
             }
             for mem in 0..2 {
                 let memory = instance.get_memory(&store, &format!("m{mem}")).unwrap();
@@ -194,18 +199,41 @@ fn run(engine: &Engine) -> usize {
                 }
                 for op in OPS {
                     let f = instance.get_func(&store, &format!("{mem}:{}", op.name)).unwrap();
-                    let f = f.typed::<i32, V128>(&store).unwrap();
+                    let f32 = (!is64).then(|| f.typed::<i32, V128>(&store).unwrap());
+                    let f64 = is64.then(|| f.typed::<i64, V128>(&store).unwrap());
                     // Addresses whose effective address lands at the edges,
-                    // past the end, and beyond 2^32.
+                    // past the end, and beyond 2^32 (for 64-bit memories
+                    // also past the 4 GiB the guard region covers, and near
+                    // 2^64).
                     let mut eas = vec![size - op.width, size - op.width + 1, size, size + 1, u32::MAX as u64 + 1];
                     eas.extend([0, 1, size / 2].into_iter().map(|a| a + offset));
-                    for ea in eas {
-                        // Address operands reaching `ea` with this offset;
-                        // an address operand is an unsigned 32-bit value.
-                        let Some(addr) = ea.checked_sub(offset).filter(|a| *a <= u32::MAX as u64) else { continue };
-                        let in_bounds = ea + op.width <= size;
+                    let mut addrs: Vec<u64> = Vec::new();
+                    if is64 {
+                        eas.extend([
+                            (1 << 32) - 1,
+                            (1 << 32) + 1,
+                            1 << 33,
+                            (8 << 30) - 1,
+                            1 << 63,
+                            u64::MAX - op.width + 1,
+                        ]);
+                        // Operands whose sum with the offset wraps.
+                        addrs.extend([u64::MAX, u64::MAX - op.width + 1]);
+                    }
+                    // Address operands reaching each `ea` with this offset;
+                    // a 32-bit memory's operand is an unsigned 32-bit value.
+                    let max = if is64 { u64::MAX } else { u32::MAX as u64 };
+                    addrs.extend(eas.iter().filter_map(|ea| ea.checked_sub(offset)).filter(|a| *a <= max));
+                    for addr in addrs {
+                        let ea = addr.checked_add(offset);
+                        let in_bounds = ea.and_then(|ea| ea.checked_add(op.width)).is_some_and(|end| end <= size);
+                        let ea = ea.unwrap_or(u64::MAX);
                         let before = memory.data(&store).to_vec();
-                        let result = f.call(&mut store, addr as u32 as i32);
+                        let result = match (&f32, &f64) {
+                            (Some(f), _) => f.call(&mut store, addr as u32 as i32),
+                            (_, Some(f)) => f.call(&mut store, addr as i64),
+                            _ => unreachable!(),
+                        };
                         let what = format!("{} memory {mem} ({size} bytes) offset {offset} address {addr:#x}", op.name);
                         checked += 1;
                         if !in_bounds {
@@ -266,7 +294,7 @@ fn edges_with_guard_pages() {
     // Chosen, not the default: the default follows CRANEWASM_BOUNDS_CHECKS.
     let mut config = Config::new();
     config.bounds_checks(BoundsChecks::GuardPages);
-    let checked = run(&Engine::new(&config).unwrap());
+    let checked = run(&Engine::new(&config).unwrap(), false);
     assert!(checked > 5000, "{checked} accesses");
 }
 
@@ -274,7 +302,7 @@ fn edges_with_guard_pages() {
 fn edges_with_explicit_checks() {
     let mut config = Config::new();
     config.bounds_checks(BoundsChecks::Explicit);
-    let checked = run(&Engine::new(&config).unwrap());
+    let checked = run(&Engine::new(&config).unwrap(), false);
     assert!(checked > 5000, "{checked} accesses");
 }
 
@@ -282,9 +310,27 @@ fn edges_with_explicit_checks() {
 fn edges_unoptimised() {
     let mut config = Config::new();
     config.cranelift_optimize(false);
-    run(&Engine::new(&config).unwrap());
+    run(&Engine::new(&config).unwrap(), false);
+    run(&Engine::new(&config).unwrap(), true);
     config.bounds_checks(BoundsChecks::Explicit);
-    run(&Engine::new(&config).unwrap());
+    run(&Engine::new(&config).unwrap(), false);
+    run(&Engine::new(&config).unwrap(), true);
+}
+
+#[test]
+fn edges_of_64_bit_memories_with_guard_pages() {
+    let mut config = Config::new();
+    config.bounds_checks(BoundsChecks::GuardPages);
+    let checked = run(&Engine::new(&config).unwrap(), true);
+    assert!(checked > 10000, "{checked} accesses");
+}
+
+#[test]
+fn edges_of_64_bit_memories_with_explicit_checks() {
+    let mut config = Config::new();
+    config.bounds_checks(BoundsChecks::Explicit);
+    let checked = run(&Engine::new(&config).unwrap(), true);
+    assert!(checked > 10000, "{checked} accesses");
 }
 
 #[test]
@@ -313,5 +359,59 @@ fn an_empty_memory_traps_on_every_access() {
         // A zero-length bulk operation at the end (0 here) is in bounds.
         fill.call(&mut store, (0, 0)).unwrap();
         assert_eq!(fill.call(&mut store, (1, 0)).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
+    }
+}
+
+/// A memory64 address bounded by 4 GiB by its definition is not checked
+/// (see `compile/func_env/bounds64.rs`): past the length it must still
+/// trap, in both bounds-check modes, and read right within it.
+#[test]
+fn bounded_64_bit_addresses_past_the_length_trap() {
+    for mode in [BoundsChecks::GuardPages, BoundsChecks::Explicit] {
+        let mut config = Config::new();
+        config.bounds_checks(mode);
+        let engine = Engine::new(&config).unwrap();
+        let module = Module::new(
+            &engine,
+            r#"(module (memory i64 1)
+                (data (i64.const 1020) "\2a")
+                (func (export "at") (param i32 i32) (result i32)
+                    (i32.load8_u (i64.add (i64.const 1024)
+                        (i64.shl (i64.extend_i32_u (i32.and (local.get 0) (i32.const 255)))
+                                 (i64.extend_i32_u (i32.and (local.get 1) (i32.const 31)))))))
+                (func (export "static") (param i32) (result i32)
+                    (i32.load8_u (i64.add (i64.const 1020) (i64.extend_i32_u (local.get 0)))))
+                (func (export "at24") (param i32) (result i32)
+                    (i32.load8_u (i64.add (i64.const 1024)
+                        (i64.shl (i64.extend_i32_u (i32.and (local.get 0) (i32.const 255))) (i64.const 24))))))"#,
+        )
+        .unwrap();
+        let mut store = Store::new(&engine, ());
+        let instance = Instance::new(&mut store, &module, &[]).unwrap();
+        let at = instance.get_func(&store, "at").unwrap().typed::<(i32, i32), i32>(&store).unwrap();
+        assert_eq!(at.call(&mut store, (0, 0)).unwrap(), 0, "{mode:?}");
+        // The shift is by a variable: this one is checked, and in bounds.
+        assert_eq!(at.call(&mut store, (255, 4)).unwrap(), 0, "{mode:?}");
+        for (x, k) in [(255, 8), (64, 10), (255, 24), (1, 31), (255, 31)] {
+            let trap = at.call(&mut store, (x, k)).unwrap_err();
+            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?} {x} << {k}");
+        }
+        // A static array and an unsigned index: at most 4 GiB + 1019, so
+        // not checked under guard pages either.
+        let stat = instance.get_func(&store, "static").unwrap().typed::<i32, i32>(&store).unwrap();
+        assert_eq!(stat.call(&mut store, 0).unwrap(), 42, "{mode:?}");
+        assert_eq!(stat.call(&mut store, 65535 - 1020).unwrap(), 0, "{mode:?}");
+        for x in [65536 - 1020, 65536, 1 << 30, i32::MAX, -1] {
+            let trap = stat.call(&mut store, x).unwrap_err();
+            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?} static array at {x}");
+        }
+        // A constant shift: bounded by 255 << 24 + 1024 < 4 GiB, so not
+        // checked under guard pages, and past the length from 1 on.
+        let at24 = instance.get_func(&store, "at24").unwrap().typed::<i32, i32>(&store).unwrap();
+        assert_eq!(at24.call(&mut store, 0).unwrap(), 0, "{mode:?}");
+        for x in [1, 128, 255, -1] {
+            let trap = at24.call(&mut store, x).unwrap_err();
+            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?} {x} << 24");
+        }
     }
 }

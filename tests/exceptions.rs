@@ -248,6 +248,75 @@ fn near_stack_exhaustion() {
     assert!(matches!(out[0], Val::I32(1)));
 }
 
+/// Small callees are inlined at calls inside `try_table` (and legacy
+/// `try`) too, so their throws run in the handler's own frame: each must
+/// still reach the right handler, with inlining on and off alike. The
+/// callees throw directly, through `throw_ref`, past a `try_table` of
+/// their own that does not match, from a further call, and through a
+/// legacy `delegate`; the caller's handler sees each, and nothing else.
+#[test]
+fn throws_in_callees_inlined_into_try_table() {
+    const WAT: &str = r#"(module
+        (tag $e (param i32))
+        (tag $other)
+        (func $maybe_throw (param i32) (result i32)
+            (if (i32.gt_s (local.get 0) (i32.const 10)) (then (throw $e (local.get 0))))
+            (i32.add (local.get 0) (i32.const 1)))
+        (func $rethrow_ref (param i32) (result i32)
+            (throw_ref (block $h (result exnref)
+                (try_table (catch_all_ref $h) (throw $e (local.get 0)))
+                (unreachable))))
+        (func $own_handler (param i32) (result i32)
+            (block $mine
+                (try_table (catch $other $mine) (drop (call $maybe_throw (local.get 0)))))
+            (i32.const -2))
+        (func $deeper (param i32)
+            (loop $l (br_if $l (i32.eqz (local.get 0))))
+            (throw $e (i32.mul (local.get 0) (i32.const 3))))
+        (func $calls_deeper (param i32) (result i32)
+            (call $deeper (local.get 0))
+            (i32.const -3))
+        (func $legacy (param i32) (result i32)
+            try (result i32)
+                try (result i32)
+                    local.get 0
+                    call $maybe_throw
+                delegate 0
+            catch $other
+                i32.const -4
+            end)
+        (func $run (param $which i32) (param $x i32) (result i32)
+            (block $out (result i32)
+                (block $caught (result i32)
+                    (try_table (result i32) (catch $e $caught)
+                        (block $e (block $d (block $c (block $b (block $a
+                            (br_table $a $b $c $d $e (local.get $which)))
+                            (br $out (call $maybe_throw (local.get $x))))
+                            (br $out (call $rethrow_ref (local.get $x))))
+                            (br $out (call $own_handler (local.get $x))))
+                            (br $out (call $calls_deeper (local.get $x))))
+                        (br $out (call $legacy (local.get $x)))))
+                (i32.add (i32.const 1000))))
+        (func (export "run") (param i32 i32) (result i32)
+            (call $run (local.get 0) (local.get 1))))"#;
+    // (which, x, result): thrown ones come back as 1000 + payload.
+    let cases =
+        [(0, 3, 4), (0, 11, 1011), (1, 5, 1005), (2, 3, -2), (2, 12, 1012), (3, 7, 1021), (4, 2, 3), (4, 20, 1020)];
+    for inlining in [true, false] {
+        let mut config = Config::new();
+        config.cranelift_inlining(inlining);
+        let engine = Engine::new(&config).unwrap();
+        let mut store = Store::new(&engine, ());
+        let module = Module::new(&engine, WAT).unwrap();
+        let instance = Instance::new(&mut store, &module, &[]).unwrap();
+        let run = instance.get_func(&store, "run").unwrap().typed::<(i32, i32), i32>(&store).unwrap();
+        for (which, x, expected) in cases {
+            let got = run.call(&mut store, (which, x)).unwrap();
+            assert_eq!(got, expected, "inlining {inlining}, case {which} with {x}");
+        }
+    }
+}
+
 /// The legacy instructions, as clang emits them: `try`/`catch`/
 /// `catch_all`/`rethrow`/`delegate`.
 #[test]

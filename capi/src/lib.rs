@@ -43,7 +43,7 @@ pub use c_api::global::wasm_global_t;
 pub use c_api::import_export::{wasm_exporttype_t, wasm_importtype_t};
 pub use c_api::instance::wasm_instance_t;
 pub use c_api::memory::wasm_memory_t;
-pub use c_api::ref_::{wasm_foreign_t, wasm_ref_t};
+pub use c_api::ref_::wasm_foreign_t;
 pub use c_api::store::wasm_store_t;
 pub use c_api::table::wasm_table_t;
 pub use c_api::trap::wasm_trap_t;
@@ -55,6 +55,14 @@ pub use c_api::types::{
 /// pointer on. Being a plain (not `repr(C)`) struct, it appears in the
 /// header as an incomplete `struct`, as in WAMR's header.
 pub struct WASMModuleCommon {
+    _private: [u8; 0],
+}
+
+// Declared here, not with its functions in `c_api::ref_`, because the
+// `wasm_val_t` both headers pass points at one (`core::val`).
+/// Any reference object (function, global, table, memory, instance,
+/// trap or foreign object).
+pub struct wasm_ref_t {
     _private: [u8; 0],
 }
 

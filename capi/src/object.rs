@@ -540,12 +540,27 @@ pub unsafe fn destroy_popped(cell: usize) {
 /// }
 /// ```
 ///
+/// A type both headers name (`wasm_ref_t`, in the shared `wasm_val_t`) is
+/// declared once at the crate root and given here as `crate::wasm_ref_t`;
+/// the macro then declares only its functions.
+///
 /// `copy`, `as_ref` and `wasm_ref_as_` come from [`Object::duplicate`],
 /// `same` from [`Object::same`], host info from [`Object::with_host_info`];
 /// `upcast` casts to a supertype (the pointer is kept, unchecked, as in
 /// WAMR) and back (the kind checked).
 macro_rules! c_object {
+    (@declare [] $(#[$doc:meta])* $c:ident) => {
+        $(#[$doc])*
+        pub struct $c {
+            _private: [u8; 0],
+        }
+    };
+    (@declare [declared] $(#[$doc:meta])* $c:ident) => {};
+    (crate::$c:ident: $($rest:tt)*) => {
+        $crate::object::c_object!(@declared $c: $($rest)*);
+    };
     (
+        $(@$declared:ident)?
         $(#[$doc:meta])*
         $c:ident: $obj:ty [$($kind:ident)|+];
         $(delete: $delete:ident;)?
@@ -555,10 +570,7 @@ macro_rules! c_object {
         $(as_ref: $as_ref:ident, $as_ref_const:ident, $ref_as:ident, $ref_as_const:ident;)?
         $(upcast $sup:ident: $up:ident, $up_const:ident, $down:ident, $down_const:ident;)?
     ) => {
-        $(#[$doc])*
-        pub struct $c {
-            _private: [u8; 0],
-        }
+        $crate::object::c_object!(@declare [$($declared)?] $(#[$doc])* $c);
 
         // SAFETY: the kinds listed are those whose objects are `$obj`s (see
         // each type's `Object::kind`).
@@ -676,7 +688,7 @@ macro_rules! c_object {
             /// of this type counts as NULL. No other thread may delete the
             /// object meanwhile.
             #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn $as_ref(p: Option<&mut $c>) -> *mut $crate::c_api::ref_::wasm_ref_t {
+            pub unsafe extern "C" fn $as_ref(p: Option<&mut $c>) -> *mut $crate::wasm_ref_t {
                 // SAFETY: the client keeps the threading rule above.
                 unsafe { $crate::object::duplicate::<$c, _>(p) }
             }
@@ -687,9 +699,9 @@ macro_rules! c_object {
             /// # Safety
             #[doc = concat!(" As for `", stringify!($as_ref), "`.")]
             #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn $as_ref_const(p: Option<&$c>) -> *const $crate::c_api::ref_::wasm_ref_t {
+            pub unsafe extern "C" fn $as_ref_const(p: Option<&$c>) -> *const $crate::wasm_ref_t {
                 // SAFETY: the client keeps the threading rule above.
-                unsafe { $crate::object::duplicate::<$c, $crate::c_api::ref_::wasm_ref_t>(p) }.cast_const()
+                unsafe { $crate::object::duplicate::<$c, $crate::wasm_ref_t>(p) }.cast_const()
             }
 
             #[doc = concat!(" A new `", stringify!($c), "` for the object the reference")]
@@ -701,7 +713,7 @@ macro_rules! c_object {
             /// reference counts as NULL. No other thread may delete it
             /// meanwhile.
             #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn $ref_as(r: Option<&mut $crate::c_api::ref_::wasm_ref_t>) -> *mut $c {
+            pub unsafe extern "C" fn $ref_as(r: Option<&mut $crate::wasm_ref_t>) -> *mut $c {
                 let r = r.map(|r| $crate::object::recast::<_, $c>(r));
                 // SAFETY: the client keeps the threading rule above.
                 unsafe { $crate::object::duplicate::<$c, $c>(r) }
@@ -713,7 +725,7 @@ macro_rules! c_object {
             /// # Safety
             #[doc = concat!(" As for `", stringify!($ref_as), "`.")]
             #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn $ref_as_const(r: Option<&$crate::c_api::ref_::wasm_ref_t>) -> *const $c {
+            pub unsafe extern "C" fn $ref_as_const(r: Option<&$crate::wasm_ref_t>) -> *const $c {
                 let r = r.map(|r| $crate::object::recast_ref::<_, $c>(r));
                 // SAFETY: the client keeps the threading rule above.
                 unsafe { $crate::object::duplicate::<$c, $c>(r) }.cast_const()

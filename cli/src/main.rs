@@ -96,7 +96,7 @@ fn compile(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
         .map_err(|e| format!("open file {} failed: {e}", input.display()))
         .and_then(|bytes| {
             let engine =
-                capi::export::runtime::engine().map_err(|e| format!("Init runtime environment failed: {e}"))?;
+                capi::core::runtime::engine().map_err(|e| format!("Init runtime environment failed: {e}"))?;
             Module::new(&engine, bytes).map_err(|e| format!("WASM module load failed: {e}"))
         })
         .and_then(|module| {
@@ -182,7 +182,7 @@ fn run(opts: &Options) -> u8 {
             // As WAMR's iwasm passes `enable_linux_perf` to the runtime.
             config.profiler(Profiler::PerfMap);
         }
-        if let Err(e) = configure_engine(&config) {
+        if let Err(e) = capi::core::runtime::configure_engine(&config) {
             say(&format!("Init runtime environment failed: {e}"));
             return LOAD_FAILED;
         }

@@ -16,8 +16,9 @@ pub const MAGIC: &[u8; 8] = b"\0cwasm\r\n";
 /// copy of the stack limit; 4: large signature ids in the VMContext, no
 /// longer relocations; 5: exception handler tables; 6: the wasm-to-host
 /// trampolines of the module's function types, for builds without the
-/// compiler).
-pub const FORMAT_VERSION: u32 = 6;
+/// compiler; 7: callees inlined inside `try_table`, whose throws need a
+/// runtime that looks for a handler at the throw's own call site).
+pub const FORMAT_VERSION: u32 = 7;
 
 /// The Cranelift release generating code (the workspace's requirement;
 /// `compile::tests` keeps it in step):

@@ -22,6 +22,13 @@
 //! measurable on the real programs (`benches/README.md`, "Issue 32"), and
 //! was removed.
 //!
+//! Calls inside `try_table` (Cranelift's `try_call`) are inlined like any
+//! other: Cranelift turns the inlined body's calls into `try_call`s to the
+//! same handler. A throw in the body is such a call of the runtime's
+//! `throw`, which looks for a handler at its own call site before it walks
+//! up the stack (`vm::exception::throw_at`), so the handler in this frame
+//! catches it.
+//!
 //! Imports are never candidates: they are called through their funcref,
 //! not by a direct `call`. A defined callee takes the caller's VMContext
 //! (see `func_env::call`), so the inlined body's VMContext is the
@@ -363,13 +370,6 @@ impl Inline for Policy<'_> {
         _args: &[ir::Value],
     ) -> InlineCommand<'_> {
         let Some(d) = defined_callee(self.info, caller, callee) else { return InlineCommand::KeepCall };
-        // A call with an exception handler stays a call: a throw in the
-        // callee's body (a builtin call given the frame pointer) finds
-        // handlers from the caller of the frame it runs in, which would
-        // then be this one, past the handler (see `vm::exception`).
-        if opcode == Opcode::TryCall {
-            return InlineCommand::KeepCall;
-        }
         // A tail call inlined at a plain call would become a plain call,
         // one more frame where the program counts on none.
         if opcode != Opcode::ReturnCall && self.tail_calls[d] {
@@ -397,11 +397,13 @@ fn defined_callee(info: &ModuleInfo, func: &Function, callee: ir::FuncRef) -> Op
     info.defined_func_index(FuncIndex::from_u32(name.index)).map(|d| d.index())
 }
 
-/// The direct calls in `func`, with the defined function each calls.
+/// The direct calls in `func` (with or without an exception handler),
+/// with the defined function each calls.
 fn direct_callees<'a>(info: &'a ModuleInfo, func: &'a Function) -> impl Iterator<Item = (ir::Inst, usize)> + 'a {
     func.layout.blocks().flat_map(move |b| func.layout.block_insts(b)).filter_map(move |inst| {
         match func.dfg.insts[inst] {
             InstructionData::Call { func_ref, .. } => defined_callee(info, func, func_ref).map(|d| (inst, d)),
+            InstructionData::TryCall { func_ref, .. } => defined_callee(info, func, func_ref).map(|d| (inst, d)),
             _ => None,
         }
     })

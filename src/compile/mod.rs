@@ -220,13 +220,18 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
 
 /// The call sites of `buffer` with an exception handler. Our handlers
 /// catch everything (each compares tags itself, see `vm::exception`), so
-/// a site has one default handler, and needs its frame size.
+/// a site has one default handler, and needs its frame size. A call of a
+/// callee inlined at a `try_call` has the callee's handler first and the
+/// call site's after it (Cranelift appends the outer table); the first
+/// is the innermost, and the only one that can run.
 fn exception_handlers(buffer: &cranelift_codegen::MachBufferFinalized) -> Result<Vec<Handler>> {
     let mut handlers = Vec::new();
     for site in buffer.call_sites() {
-        for h in site.exception_handlers {
-            let cranelift_codegen::MachExceptionHandler::Default(target) = h else { continue };
-            let handler = target.as_offset();
+        let first = site.exception_handlers.iter().find_map(|h| match h {
+            cranelift_codegen::MachExceptionHandler::Default(target) => Some(target.as_offset()),
+            _ => None,
+        });
+        if let Some(handler) = first {
             let frame_offset = site
                 .frame_offset
                 .ok_or_else(|| Error::unsupported("an exception handler without a frame size", None))?;

@@ -1,6 +1,8 @@
 ;; A 64-bit memory (memory64) under guard pages: three accesses at one
 ;; index with offsets the guard region covers share one compare of the
-;; index with the length, and one conditional move (`select_spectre_guard`)
+;; index with a constant (4 GiB: the reservation and its guard region
+;; cover the rest, as for a 32-bit index; no length is loaded), and one
+;; conditional move (`select_spectre_guard`)
 ;; that takes the null address when it is out of bounds: no branch to a
 ;; trap, no speculative access outside the memory; the fault at 0 is the
 ;; trap.

@@ -75,10 +75,10 @@ impl ModuleSlot {
     }
 
     /// The module's `wasm_export.h` side (its WASI settings, among others).
-    fn rt(&self) -> Option<&crate::export::module::RtModule> {
+    fn rt(&self) -> Option<&crate::core::module::RtModule> {
         // SAFETY: the handle is deleted only with the shared module, which
         // `self` keeps alive.
-        unsafe { crate::export::module::module(self.shared.rt as *const WASMModuleCommon) }
+        unsafe { crate::core::module::module(self.shared.rt as *const WASMModuleCommon) }
     }
 
     /// The WASI settings instances of the module get
@@ -99,7 +99,7 @@ impl Drop for SharedModule {
 impl SharedModule {
     fn new(module: Module, names: Vec<CString>) -> SharedModule {
         let name = names.last().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let rt = crate::export::module::for_capi(&module, &name).map_or(0, |o| o.into_raw() as usize);
+        let rt = crate::core::module::for_capi(&module, &name).map_or(0, |o| o.into_raw() as usize);
         SharedModule { module, rt, names: Mutex::new(names) }
     }
 }

@@ -8,14 +8,26 @@
 //!   WASI, sub-modules; natives and stand-ins from each header);
 //! - [`store`]: the one store-data type and externref map;
 //! - [`wasi`]: WASI settings and the WASI resolver;
-//! - [`kinds`], [`val`], [`options`]: the C kind codes, `wasm_val_t` and
-//!   the option structs both headers take.
+//! - [`runtime`]: the runtime's state (initialisation, the engines,
+//!   diagnostics), with [`pool`] (the budget of `Alloc_With_Pool`);
+//! - [`module`]: the runtime's modules and the module registry of
+//!   multi-module, with [`reflect`] (their imports and exports) and
+//!   [`natives`] (the registered natives imports link to);
+//! - [`kinds`], [`val`], [`options`], [`types`]: the C kind codes,
+//!   `wasm_val_t`, the option structs both headers take, and the
+//!   `wasm_export.h` types the core keeps.
 
 pub mod call;
 pub mod host;
 pub mod kinds;
 pub mod link;
+pub mod module;
+pub mod natives;
 pub mod options;
+pub mod pool;
+pub mod reflect;
+pub mod runtime;
 pub mod store;
+pub mod types;
 pub mod val;
 pub mod wasi;

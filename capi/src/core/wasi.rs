@@ -164,3 +164,10 @@ pub fn resolve(
 fn view(index: usize) -> impl Fn(&mut StoreData) -> &mut WasiCtx + Copy + Send + Sync + 'static {
     move |d| &mut d.wasi[index]
 }
+
+/// Whether import `(m, n)` of type `ty` is wasi-threads' `thread-spawn`.
+pub fn is_thread_spawn(m: &str, n: &str, ty: &FuncType) -> bool {
+    m == wasi::threads::MODULE
+        && n == wasi::threads::SPAWN
+        && *ty == FuncType::new([cranewasm::ValType::I32], [cranewasm::ValType::I32])
+}

@@ -17,8 +17,8 @@ use std::ptr;
 
 use cranewasm::Val;
 
+use crate::core::runtime::warn;
 use crate::export::instance::{ModuleInst, inst};
-use crate::export::runtime::warn;
 use crate::export::types::*;
 
 const OOB: &str = "out of bounds memory access";

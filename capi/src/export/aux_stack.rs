@@ -17,8 +17,8 @@
 
 use cranewasm::{ExternType, Instance, Mutability, ValType};
 
+use crate::core::runtime::log;
 use crate::export::instance::Locked;
-use crate::export::runtime::log;
 use crate::export::types::WASM_LOG_LEVEL_VERBOSE;
 
 /// The stack the thread manager slices.

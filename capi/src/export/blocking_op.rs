@@ -23,9 +23,9 @@ use std::cell::Cell;
 use std::sync::{Mutex, MutexGuard, Once};
 use std::time::Duration;
 
+use crate::core::runtime::warn;
 use crate::export::exec_env::exec_env;
 use crate::export::instance::{ModuleInst, inst};
-use crate::export::runtime::warn;
 use crate::export::types::*;
 
 /// WAMR's signal for waking blocking operations.

@@ -38,11 +38,11 @@ use cranewasm::{Func, FuncType, Trap, Val, ValRaw, ValType};
 use crate::core::call as core;
 use crate::core::kinds::{self, valkind};
 
+use crate::core::runtime::log;
 use crate::core::val::wasm_val_t;
 use crate::export::exec_env::exec_env;
 use crate::export::instance::ModuleInst;
 use crate::export::lookup::func_inst;
-use crate::export::runtime::log;
 use crate::export::types::*;
 
 /// How many cells a value of type `t` takes in `argv`.

@@ -13,8 +13,8 @@ use std::ptr;
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
+use crate::core::runtime::warn;
 use crate::export::instance::{MAX_CONTEXTS, ModuleInst, inst};
-use crate::export::runtime::warn;
 use crate::export::types::*;
 
 /// A destructor slot: taken (with the client's function, if any) or free.

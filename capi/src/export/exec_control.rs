@@ -17,9 +17,9 @@ use std::sync::atomic::Ordering;
 
 use cranewasm::{GrowFailureReason, MemoryGrowFailure};
 
+use crate::core::runtime::log;
 use crate::export::exec_env::exec_env;
 use crate::export::instance::{ModuleInst, inst};
-use crate::export::runtime::log;
 use crate::export::types::*;
 
 /// WAMR's `INTERNAL_ERROR`: the host could not provide the memory.

@@ -13,9 +13,9 @@ use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
+use crate::core::pool;
+use crate::core::runtime::warn;
 use crate::export::instance::{ModuleInst, inst};
-use crate::export::pool;
-use crate::export::runtime::warn;
 use crate::export::types::*;
 use crate::handle::Kind;
 use crate::object::{self, Handle, Object, get, get_stored};

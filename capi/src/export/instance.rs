@@ -37,14 +37,14 @@ use cranewasm::{
     Trap, ValType,
 };
 
+use crate::core::module::{RtModule, module};
 use crate::core::options::InstantiationArgs;
+use crate::core::pool;
+use crate::core::runtime::warn;
 use crate::export::args::{InstArgs, instantiation_args};
 use crate::export::exec_env::{ExecEnv, new_exec_env};
 use crate::export::heap::AppHeap;
 use crate::export::lock::{ReentrantGuard, ReentrantLock};
-use crate::export::module::{RtModule, module};
-use crate::export::pool;
-use crate::export::runtime::warn;
 use crate::export::set_error_buf;
 use crate::export::thread_mgr::Cluster;
 use crate::export::types::*;
@@ -502,7 +502,7 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         _ => Arc::default(),
     };
     // What WAMR's instance structures and its exec env's stack take from
-    // its pool (see export/pool.rs).
+    // its pool (see core/pool.rs).
     let charge = pool::charge(pool::INSTANCE_OVERHEAD + core_module.footprint().1 + s.stack_size as usize)
         .ok_or("WASM module instantiate failed: allocate memory failed")?;
     let cluster = s.parent.map_or_else(Cluster::new, |p| p.cluster.clone());
@@ -1018,8 +1018,8 @@ pub unsafe extern "C" fn wasm_runtime_is_bounds_checks_enabled(module_inst: wasm
 /// `Mode_Interp` (instruction counting) only for a module compiled with it,
 /// and always for one under `CRANEWASM_INSTRUCTION_METERING=1`.
 fn start_mode(metered: bool) -> RunningMode {
-    match crate::export::runtime::default_running_mode() {
-        _ if metered && crate::export::runtime::metering_forced() => MODE_INTERP,
+    match crate::core::runtime::default_running_mode() {
+        _ if metered && crate::core::runtime::metering_forced() => MODE_INTERP,
         MODE_INTERP if !metered => MODE_LLVM_JIT,
         mode => mode,
     }
@@ -1048,7 +1048,7 @@ pub unsafe extern "C" fn wasm_runtime_set_running_mode(
     }
     let mode = if running_mode == MODE_DEFAULT { start_mode(inst.metered) } else { running_mode };
     if mode == MODE_INTERP && !inst.metered {
-        crate::export::runtime::warn(format_args!(
+        crate::core::runtime::warn(format_args!(
             "wasm_runtime_set_running_mode: the module was compiled without instruction counting; load it while \
              the default running mode is Mode_Interp to run it in Mode_Interp"
         ));

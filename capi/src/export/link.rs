@@ -29,13 +29,13 @@ use cranewasm::{
 };
 
 use crate::core::link::{self, Resolver};
+use crate::core::module::is_built_in_module;
+use crate::core::module::{RtModule, module};
+use crate::core::runtime::warn;
 use crate::export::instance::{
     HeapPlan, InstData, InstOf, Locked, ModuleInst, capped_max, link_error, new_memory, pages, plan_memory0,
     set_fixed_heap, sized,
 };
-use crate::export::is_built_in_module;
-use crate::export::module::{RtModule, module};
-use crate::export::runtime::warn;
 use crate::wasm_module_t;
 
 /// The externs for the module's imports, in import order.
@@ -52,10 +52,10 @@ pub(crate) fn link(
     let mut natives = |store: &mut Store<InstData>, _: usize, import: &ImportType| {
         let ExternType::Func(ty) = &import.ty else { return Ok(None) };
         let (m, n) = (import.module.as_str(), import.name.as_str());
-        if crate::export::thread_mgr::is_thread_spawn(m, n, ty) {
+        if crate::core::wasi::is_thread_spawn(m, n, ty) {
             return Ok(Some(Extern::Func(crate::export::thread_mgr::thread_spawn_func(store))));
         }
-        let Some(native) = crate::export::natives::resolve_for_instantiation(m, n, ty) else { return Ok(None) };
+        let Some(native) = crate::core::natives::resolve_for_instantiation(m, n, ty) else { return Ok(None) };
         let f = crate::export::natives::host_func(store, &native, ty.clone()).map_err(|e| e.to_string())?;
         Ok(Some(Extern::Func(f)))
     };

@@ -14,15 +14,13 @@
 //! through the table), [`exec_control`] (the enlarge-error callback,
 //! instruction metering), [`application`] (`wasm_application_execute_main` and
 //! `_func`, whose argument parsing the `iwasm` command line shares),
-//! [`natives`] (signature strings and their trampolines), [`pool`] (the
-//! budget of `Alloc_With_Pool`), [`app_memory`]
+//! [`natives`] (registration, signature strings and trampolines), [`app_memory`]
 //! and [`heap`] (app addresses and the host-managed heap), [`wasi`],
 //! [`externref`], [`funcref`] (WAMR's function indices in calls),
 //! [`threads`] (thread environments and WAMR's native stack checks),
 //! [`blocking_op`] (natives blocked in a system call, woken by a stop),
 //! [`thread_mgr`] (spawned exec envs and threads, wasi-threads) with
 //! [`aux_stack`] (their shadow stack, found as WAMR's loader finds it),
-//! [`pool`] (the `Alloc_With_Pool` budget),
 //! [`teardown`] (what the runtime's end frees for the client),
 //! [`undeclared`] (what WAMR exports outside its headers and its clients
 //! link), and [`unsupported`]: the one place for the features cranewasm
@@ -56,7 +54,6 @@ pub mod lock;
 pub mod lookup;
 pub mod module;
 pub mod natives;
-pub mod pool;
 pub mod reflect;
 pub mod runtime;
 pub mod teardown;
@@ -95,11 +92,6 @@ pub unsafe fn cstr<'a>(p: *const c_char) -> Option<&'a str> {
     }
     // SAFETY: as the caller promises.
     unsafe { CStr::from_ptr(p) }.to_str().ok()
-}
-
-/// The module names WAMR resolves itself, never from another module.
-pub fn is_built_in_module(name: &str) -> bool {
-    matches!(name, "env" | "wasi_unstable" | "wasi_snapshot_preview1" | "")
 }
 
 unsafe extern "C" {

@@ -1,13 +1,11 @@
 //! Native functions: `wasm_runtime_register_natives` and `_raw`, WAMR's
 //! signature strings, and the host functions instances import them as.
 //!
-//! Natives are kept per registration (most recent first, as WAMR's list
-//! is) and looked up by module and field name — also without a leading
-//! `_` — at instantiation: the first registration of that module with the
-//! name decides. A signature string (`"(i*~$)I"`) is checked against the
-//! import's type as WAMR checks it; a mismatch leaves the import unlinked
-//! with WAMR's warning. When no registration has the name, the builtin
-//! libc (`env`, [`crate::libc_builtin`]) and WASI are looked at.
+//! The registrations and the lookup an import goes through are the
+//! core's ([`crate::core::natives`]): by module and field name, the most
+//! recent registration first, then the builtin libc; a signature string
+//! (`"(i*~$)I"`) that does not fit the import's type leaves it unlinked
+//! with WAMR's warning.
 //!
 //! A native is a plain C function `ret f(wasm_exec_env_t, args...)`.
 //! Its host function converts what the signature asks for — `*` (a
@@ -21,48 +19,13 @@
 //! `void f(wasm_exec_env_t, uint64_t *args)`, one 64-bit cell per
 //! argument, and leaves its result in `args[0]`.
 
-use std::ffi::{CStr, CString, c_char, c_void};
-use std::sync::{Mutex, MutexGuard};
+use std::ffi::{CStr, c_char, c_void};
 
 use cranewasm::{AsContextMut, Caller, Func, FuncType, NativeCall, Store, Trap, ValRaw, ValType};
 
+use crate::core::natives::{self, Native};
 use crate::export::instance::{InstData, InstOf};
-use crate::export::runtime::warn;
 use crate::export::types::NativeSymbol;
-
-/// One native function, copied out of the client's array at registration.
-#[derive(Clone)]
-pub struct Native {
-    pub module: String,
-    pub name: String,
-    pub func: usize,
-    /// The signature string, if one was given (an empty one counts as none).
-    pub signature: Option<CString>,
-    pub attachment: usize,
-    pub raw: bool,
-}
-
-/// One `wasm_runtime_register_natives` call.
-struct Group {
-    module: String,
-    /// The client's array, which identifies the registration for
-    /// `wasm_runtime_unregister_natives`.
-    array: usize,
-    /// Sorted by name.
-    natives: Vec<Native>,
-}
-
-/// Registrations, the most recent first.
-static NATIVES: Mutex<Vec<Group>> = Mutex::new(Vec::new());
-
-fn natives() -> MutexGuard<'static, Vec<Group>> {
-    NATIVES.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Forgets every registration (`wasm_runtime_destroy`).
-pub fn clear() {
-    natives().clear();
-}
 
 /// Registers the `n` natives at `symbols` under `module_name`.
 ///
@@ -94,8 +57,7 @@ pub unsafe fn register(module_name: *const c_char, symbols: *mut NativeSymbol, n
             raw,
         });
     }
-    list.sort_by(|a, b| a.name.cmp(&b.name));
-    natives().insert(0, Group { module: module.to_string(), array: symbols as usize, natives: list });
+    natives::add(module, symbols as usize, list);
     true
 }
 
@@ -144,14 +106,7 @@ pub unsafe extern "C" fn wasm_runtime_unregister_natives(
 ) -> bool {
     // SAFETY: as the caller promises.
     let Some(module) = (unsafe { crate::export::cstr(module_name) }) else { return false };
-    let mut groups = natives();
-    match groups.iter().position(|g| g.array == native_symbols as usize && g.module == module) {
-        Some(i) => {
-            groups.remove(i);
-            true
-        }
-        None => false,
-    }
+    natives::remove(module, native_symbols as usize)
 }
 
 /// Whether an import `(module_name, func_name)` would be linked to a
@@ -169,7 +124,7 @@ pub unsafe extern "C" fn wasm_runtime_is_import_func_linked(
     else {
         return false;
     };
-    find(m, f).is_some() || crate::export::wasi::provides(m, f)
+    natives::find(m, f).is_some() || crate::export::wasi::provides(m, f)
 }
 
 /// Whether an import `(module_name, global_name)` would be linked to a
@@ -189,101 +144,6 @@ pub unsafe extern "C" fn wasm_runtime_is_import_global_linked(
         return false;
     };
     crate::libc_builtin::global(m, g).is_some()
-}
-
-/// The native for `(module, name)`, whatever its type: the first
-/// registration of `module` that has `name` (or `name` without a leading
-/// `_`), else the builtin libc's.
-fn find(module: &str, name: &str) -> Option<Native> {
-    let groups = natives();
-    let lookup =
-        |list: &[Native], n: &str| list.binary_search_by(|x| x.name.as_str().cmp(n)).ok().map(|i| list[i].clone());
-    for g in groups.iter().filter(|g| g.module == module) {
-        let found = lookup(&g.natives, name).or_else(|| name.strip_prefix('_').and_then(|n| lookup(&g.natives, n)));
-        if found.is_some() {
-            return found;
-        }
-    }
-    drop(groups);
-    crate::libc_builtin::find(module, name)
-        .or_else(|| name.strip_prefix('_').and_then(|n| crate::libc_builtin::find(module, n)))
-}
-
-/// The native an import `(module, name)` of type `ty` links to: see
-/// [`find`]; `None` as well when its signature does not fit `ty`.
-pub fn resolve(module: &str, name: &str, ty: &FuncType) -> Option<Native> {
-    let native = find(module, name)?;
-    match &native.signature {
-        Some(sig) if !signature_fits(ty, sig.to_bytes()) => None,
-        _ => Some(native),
-    }
-}
-
-/// [`resolve`], with WAMR's warning when a signature does not fit.
-pub fn resolve_for_instantiation(module: &str, name: &str, ty: &FuncType) -> Option<Native> {
-    let native = find(module, name)?;
-    if let Some(sig) = &native.signature
-        && !signature_fits(ty, sig.to_bytes())
-    {
-        warn(format_args!(
-            "failed to check signature '{}' and resolve pointer params for import function ({module}, {name})",
-            sig.to_string_lossy()
-        ));
-        return None;
-    }
-    Some(native)
-}
-
-/// Whether signature character `c` stands for a value of type `t`.
-fn char_fits(t: ValType, c: u8) -> bool {
-    matches!((t, c), (ValType::I32, b'i') | (ValType::I64, b'I') | (ValType::F32, b'f') | (ValType::F64, b'F'))
-        || (t == ValType::EXTERNREF && c == b'r')
-}
-
-/// WAMR's check of a signature string against a function type
-/// (`check_symbol_signature`): `(` one character per parameter `)` and one
-/// for the result if there is one; `*` and `$` stand for i32 pointers,
-/// `~` after `*` for the i32 length that follows.
-pub fn signature_fits(ty: &FuncType, sig: &[u8]) -> bool {
-    let params = ty.params();
-    if sig.len() < 2 || sig[0] != b'(' || sig.len() - 1 < params.len() + 1 {
-        return false;
-    }
-    let mut p = 1;
-    let mut i = 0;
-    while i < params.len() {
-        let c = sig.get(p).copied().unwrap_or(0);
-        p += 1;
-        if char_fits(params[i], c) {
-            i += 1;
-            continue;
-        }
-        if params[i] != ValType::I32 {
-            return false;
-        }
-        match c {
-            b'*' => {
-                if i + 1 < params.len() && params[i + 1] == ValType::I32 && sig.get(p) == Some(&b'~') {
-                    i += 1;
-                    p += 1;
-                }
-            }
-            b'$' => {}
-            _ => return false,
-        }
-        i += 1;
-    }
-    if sig.get(p) != Some(&b')') {
-        return false;
-    }
-    p += 1;
-    if let Some(r) = ty.results().first() {
-        match sig.get(p) {
-            Some(&c) if char_fits(*r, c) => p += 1,
-            _ => return false,
-        }
-    }
-    p == sig.len()
 }
 
 /// How one argument reaches the native.
@@ -533,25 +393,6 @@ mod tests {
     use super::*;
     use ValType::*;
     const EXTERNREF: ValType = ValType::EXTERNREF;
-
-    #[test]
-    fn signatures_checked_like_wamr() {
-        let t = |p: &[ValType], r: &[ValType]| FuncType::new(p.iter().copied(), r.iter().copied());
-        assert!(signature_fits(&t(&[I32, I32, I32, I32], &[I32]), b"(i*~i)i"));
-        assert!(signature_fits(&t(&[I32, I32], &[I32]), b"(ii)i"));
-        assert!(signature_fits(&t(&[I32], &[]), b"($)"));
-        assert!(signature_fits(&t(&[I32, I32], &[I32]), b"(**)i"), "a * without ~ checks one byte");
-        assert!(signature_fits(&t(&[I64, F32, F64], &[F64]), b"(IfF)F"));
-        assert!(signature_fits(&t(&[EXTERNREF], &[EXTERNREF]), b"(r)r"));
-        assert!(!signature_fits(&t(&[I32], &[I32]), b"(i)"), "missing result");
-        assert!(!signature_fits(&t(&[I32], &[]), b"(i)i"), "extra result");
-        assert!(!signature_fits(&t(&[I64], &[]), b"(*)"), "pointers are i32");
-        assert!(!signature_fits(&t(&[I32, I32], &[]), b"(i)"), "too few");
-        assert!(!signature_fits(&t(&[I32], &[]), b"i)"), "no (");
-        assert!(!signature_fits(&t(&[I32], &[]), b"(x)"));
-        assert!(!signature_fits(&t(&[], &[]), b"()x"), "trailing characters");
-        assert!(signature_fits(&t(&[], &[]), b"()"));
-    }
 
     #[test]
     fn plans_follow_the_signature() {

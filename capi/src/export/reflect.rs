@@ -3,87 +3,24 @@
 //! `_type`, and the `wasm_func_type_*`, `wasm_global_type_*`,
 //! `wasm_memory_type_*` and `wasm_table_type_*` queries.
 //!
-//! Imports are numbered as WAMR's loader lists them: functions first, then
-//! tables, memories and globals, each in module order. Every import and
-//! export has a type handle, made with the module and freed with it, so
-//! the pointers in a `wasm_import_t` stay valid for the module's life.
-//! WAMR gives `(wasm_valkind_t)-1` for a bad index, the default maximum
+//! The entries and their type handles are made with the module
+//! ([`crate::core::reflect`]). WAMR gives `(wasm_valkind_t)-1` for a bad index, the default maximum
 //! (65536 pages, or twice the table's minimum but at least 1024 elements)
 //! where a module declares none, and so do these.
 
-use crate::core::kinds::valkind;
-use std::ffi::CString;
-
 use cranewasm::{ExternType, FuncType};
 
+use crate::core::kinds::valkind;
+use crate::core::module::{RtModule, module};
+use crate::core::reflect::{ImportEntry, RtTypeObj, TypeHandle};
 use crate::core::val::wasm_valkind_t;
-use crate::export::module::{RtModule, module};
 use crate::export::types::*;
-use crate::handle::Kind;
-use crate::object::{Handle, Object, Own, get};
+use crate::object::{Handle, get};
 use crate::*;
 
-/// The type of one import or export, behind the four type handles.
-pub struct RtTypeObj(pub ExternType);
-
-// SAFETY: RtType cells hold `RtTypeObj`s, named by the four handle types
-// below only.
-unsafe impl Object for RtTypeObj {
-    fn kind(&self) -> Kind {
-        Kind::RtType
-    }
-}
-
-macro_rules! type_handles {
-    ($($c:ident),*) => {$(
-        // SAFETY: RtType cells hold `RtTypeObj`s.
-        unsafe impl Handle for $c {
-            type Obj = RtTypeObj;
-            const KINDS: u32 = Kind::RtType.bit();
-            const NAME: &'static str = stringify!($c);
-        }
-    )*};
-}
-type_handles!(WASMFuncType, WASMTableType, WASMGlobalType, WASMMemory);
-
-/// One import of a module, as the queries hand it out.
-pub struct ImportEntry {
-    pub module: CString,
-    pub name: CString,
-    pub ty: ExternType,
-    handle: TypeHandle,
-}
-
-/// One export of a module.
-pub struct ExportEntry {
-    pub name: CString,
-    pub ty: ExternType,
-    handle: TypeHandle,
-}
-
-/// A type handle of the right C type for its kind.
-enum TypeHandle {
-    Func(Own<WASMFuncType>),
-    Table(Own<WASMTableType>),
-    Memory(Own<WASMMemory>),
-    Global(Own<WASMGlobalType>),
-    /// The table was full (never in practice): queries give NULL.
-    None,
-}
-
 impl TypeHandle {
-    fn new(ty: ExternType) -> TypeHandle {
-        let h = match &ty {
-            ExternType::Func(_) => Own::new(RtTypeObj(ty)).map(TypeHandle::Func),
-            ExternType::Table(_) => Own::new(RtTypeObj(ty)).map(TypeHandle::Table),
-            ExternType::Memory(_) => Own::new(RtTypeObj(ty)).map(TypeHandle::Memory),
-            ExternType::Global(_) => Own::new(RtTypeObj(ty)).map(TypeHandle::Global),
-            // `wasm_export.h` has no tags; modules with them are refused.
-            ExternType::Tag(_) => None,
-        };
-        h.unwrap_or(TypeHandle::None)
-    }
-
+    /// Writes the handle into a `wasm_import_t`'s or `wasm_export_t`'s
+    /// union, and gives the kind that says which member it is.
     fn write(&self, u: &mut wasm_import_export_type_t) -> wasm_import_export_kind_t {
         match self {
             TypeHandle::Func(h) => u.func_type = h.as_ptr(),
@@ -103,44 +40,6 @@ fn kind_of(h: &TypeHandle) -> wasm_import_export_kind_t {
         TypeHandle::Memory(_) => KIND_MEMORY,
         TypeHandle::Global(_) => KIND_GLOBAL,
     }
-}
-
-/// The import kind of a type.
-pub fn extern_kind(ty: &ExternType) -> wasm_import_export_kind_t {
-    match ty {
-        ExternType::Func(_) => KIND_FUNC,
-        ExternType::Table(_) => KIND_TABLE,
-        ExternType::Memory(_) => KIND_MEMORY,
-        ExternType::Global(_) => KIND_GLOBAL,
-        // Never reached: modules with tags are refused at load.
-        ExternType::Tag(_) => KIND_FUNC,
-    }
-}
-
-/// The imports of `m` in WAMR's order (by kind, then module order).
-pub fn imports_of(m: &cranewasm::Module) -> Vec<ImportEntry> {
-    let mut all: Vec<_> = m.imports().collect();
-    // A stable sort keeps module order within each kind.
-    all.sort_by_key(|i| extern_kind(&i.ty));
-    all.into_iter()
-        .map(|i| ImportEntry {
-            module: CString::new(i.module).unwrap_or_default(),
-            name: CString::new(i.name).unwrap_or_default(),
-            handle: TypeHandle::new(i.ty.clone()),
-            ty: i.ty,
-        })
-        .collect()
-}
-
-/// The exports of `m`, in module order.
-pub fn exports_of(m: &cranewasm::Module) -> Vec<ExportEntry> {
-    m.exports()
-        .map(|e| ExportEntry {
-            name: CString::new(e.name).unwrap_or_default(),
-            handle: TypeHandle::new(e.ty.clone()),
-            ty: e.ty,
-        })
-        .collect()
 }
 
 /// The module's number of imports; -1 for anything but a live module.
@@ -441,7 +340,7 @@ impl RtModule {
         let (module, name) = (i.module.to_str().unwrap_or(""), i.name.to_str().unwrap_or(""));
         match &i.ty {
             ExternType::Func(ty) => {
-                crate::export::natives::resolve(module, name, ty).is_some()
+                crate::core::natives::resolve(module, name, ty).is_some()
                     || crate::core::wasi::import_matches(module, name, ty)
                     || self.dep_export(module, name, &i.ty)
             }

@@ -13,8 +13,8 @@
 //! and their exec envs; wasm-c-api modules (`*module`) go with their
 //! `wasm_module_delete`.
 
+use crate::core::module::RtModule;
 use crate::export::instance::ModuleInst;
-use crate::export::module::RtModule;
 use crate::export::types::*;
 use crate::handle::{Kind, live_cells};
 use crate::object::{self, get_stored};

@@ -49,12 +49,12 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use cranewasm::wasi::threads::{MAX_TID, MODULE as WASI_THREADS, SPAWN};
+use cranewasm::wasi::threads::MAX_TID;
 use cranewasm::{AsContextMut, Func, FuncType, Instance, Val, ValRaw, ValType};
 
+use crate::core::runtime::log;
 use crate::export::exec_env::{exec_env as live_exec_env, new_exec_env};
 use crate::export::instance::{InstOf, Locked, ModuleInst, Settings, inst, instantiate};
-use crate::export::runtime::log;
 use crate::export::types::*;
 use crate::object;
 use crate::wasm_module_t;
@@ -551,11 +551,6 @@ pub unsafe extern "C" fn wasm_runtime_join_thread(tid: wasm_thread_t, retval: *m
         unsafe { retval.write(ret as *mut c_void) };
     }
     0
-}
-
-/// Whether import `(m, n)` of type `ty` is wasi-threads' `thread-spawn`.
-pub fn is_thread_spawn(m: &str, n: &str, ty: &FuncType) -> bool {
-    m == WASI_THREADS && n == SPAWN && *ty == FuncType::new([ValType::I32], [ValType::I32])
 }
 
 /// `wasi.thread-spawn` for an instance's store.

@@ -44,7 +44,7 @@ pub fn mark_thread_inited() {
 /// Whether the calling thread may call into wasm (see the module
 /// documentation).
 pub fn may_call() -> bool {
-    INITED.with(Cell::get) || !crate::export::runtime::initialized()
+    INITED.with(Cell::get) || !crate::core::runtime::initialized()
 }
 
 /// Initialises the calling thread's environment so it may call into wasm.

@@ -17,8 +17,8 @@ use std::sync::atomic::Ordering;
 
 use cranewasm::{Func, ImportType, Linker, Module, Store};
 
+use crate::core::module::module;
 use crate::export::instance::{InstData, inst};
-use crate::export::module::module;
 use crate::export::types::*;
 use crate::wasm_module_t;
 
@@ -200,7 +200,7 @@ pub unsafe extern "C" fn wasm_runtime_lookup_wasi_start_function(
     let ok = unsafe { crate::export::lookup::func_inst(f) }
         .is_some_and(|fi| fi.ty.params().is_empty() && fi.ty.results().is_empty());
     if !f.is_null() && !ok {
-        crate::export::runtime::log(1, format_args!("Lookup wasi _start function failed: invalid function type."));
+        crate::core::runtime::log(1, format_args!("Lookup wasi _start function failed: invalid function type."));
         return std::ptr::null_mut();
     }
     f

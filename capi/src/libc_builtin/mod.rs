@@ -15,8 +15,8 @@
 use std::ffi::{CStr, c_void};
 use std::sync::OnceLock;
 
+use crate::core::natives::Native;
 use crate::export::instance::{ModuleInst, inst};
-use crate::export::natives::Native;
 use crate::export::types::*;
 
 pub mod printf;

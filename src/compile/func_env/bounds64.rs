@@ -5,12 +5,20 @@
 //!
 //! Every such memory lives in the same reservation as a 32-bit one: at
 //! most 4 GiB of memory (`MAX_MEMORY_BYTES`) followed, with guard pages,
-//! by 4 GiB of guard region. So with guard pages, a 64-bit memory of
-//! 64 KiB pages needs one compare per access whose offset and size the
-//! guard region covers: `index <= length` puts `index + offset + size`
-//! below the end of the guard region, and whatever of it is past the
-//! length faults. Other accesses compare their end with the length
-//! exactly (`index + offset + size`, trapping if that wraps).
+//! by 4 GiB of guard region, and everything past the length faults. So
+//! with guard pages, a 64-bit memory of 64 KiB pages needs one compare
+//! per access whose offset and size the guard region covers, and with a
+//! constant, not the length: `index <= 4 GiB` puts `index + offset +
+//! size` inside the reservation, where whatever lies past the length
+//! faults, exactly as a 32-bit index does. No length is loaded, so the
+//! check costs a compare and a conditional move, and nothing a loop must
+//! reload. Other accesses compare their end with the length exactly
+//! (`index + offset + size`, trapping if that wraps).
+//!
+//! An access whose index's definition keeps it inside the 8 GiB
+//! reservation (`ranges::max_u64`: a constant address plus a masked or
+//! zero-extended i32, as a C table lookup or a static array indexed by
+//! an `unsigned` compiles to) needs no check at all.
 //!
 //! With guard pages, an out-of-bounds access is not branched around: the
 //! compare selects the null address instead (`select_spectre_guard`, a
@@ -20,26 +28,27 @@
 //! mode) the check traps before the access, as for 32-bit memories.
 //!
 //! Checks that an earlier one in the same block proves are not repeated:
-//! the length never shrinks, so an index (with an end no greater) checked
-//! once stays in bounds. The access then reuses the earlier compare's
-//! result for its select (still spectre-safe, with no second compare or
-//! length load), or, with explicit checks, needs nothing at all. Loop code
-//! that accesses `p`, `p + 8` and `p + 16` through immediate offsets pays
-//! for one compare. So does `p` and then `(i64.add p 8)`, clang's other
-//! form, in the one-compare form: once `p <= length` (at most 4 GiB) is
-//! known, `p + 8` cannot wrap, and the guard region covers the step as it
-//! covers an offset.
+//! the length never shrinks (and the one-compare form's bound is a
+//! constant), so an index (with an end no greater) checked once stays in
+//! bounds. The access then reuses the earlier compare's result for its
+//! select (still spectre-safe, with no second compare), or, with explicit
+//! checks, needs nothing at all. Loop code that accesses `p`, `p + 8` and
+//! `p + 16` through immediate offsets pays for one compare. So does `p`
+//! and then `(i64.add p 8)`, clang's other form, in the one-compare form:
+//! once `p <= 4 GiB` is known, `p + 8` cannot wrap, and the guard region
+//! covers the step as it covers an offset.
 
 use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{condcodes::IntCC, types::I64, Block, InstBuilder, InstructionData, Opcode, Value};
 use cranelift_frontend::FunctionBuilder;
 
 use super::memory::{heap_access_flags, HeapAccess};
+use super::ranges;
 use super::{FuncEnv, POINTER};
 use crate::environ::config::BoundsChecks;
 use crate::environ::index::MemoryIndex;
 use crate::environ::trap::TrapCode;
-use crate::environ::types::MAX_MEMORY_BYTES;
+use crate::environ::types::{GUARDED_RESERVATION_BYTES, MAX_MEMORY_BYTES};
 
 /// Bytes at address 0 that are never mapped: an access there faults, and
 /// the runtime's fault handler takes a fault on this page as a trap
@@ -93,6 +102,23 @@ impl FuncEnv<'_> {
         // after at most 4 GiB of memory, and the memory ends at a page.
         let one_compare = guarded && ty.page_size_log2() == 16 && end <= MAX_MEMORY_BYTES;
         let wanted = if one_compare { None } else { Some(end) };
+        // An index whose definition keeps the whole access inside the
+        // reservation (a constant table address plus a masked, shifted
+        // i32, or a static array plus a zero-extended i32) needs no check,
+        // as a 32-bit index needs none.
+        let in_reservation = |b: &FunctionBuilder| {
+            ranges::max_u64(&b.func.dfg, index).checked_add(end).is_some_and(|e| e <= GUARDED_RESERVATION_BYTES)
+        };
+        if guarded && ty.page_size_log2() == 16 && self.module.analyses && in_reservation(b) {
+            let base = self.memory_base(b, m);
+            let addr = b.ins().iadd(base, index);
+            return match i32::try_from(offset) {
+                Ok(offset) => HeapAccess { addr, offset, flags: heap_access_flags() },
+                Err(_) => {
+                    HeapAccess { addr: b.ins().iadd_imm_u(addr, offset as i64), offset: 0, flags: heap_access_flags() }
+                }
+            };
+        }
         let block = b.current_block().expect("accesses are translated in a block");
         // `index = x + step`, with `x` checked in this block in any form:
         // the earlier compare bounds this access too.
@@ -123,10 +149,10 @@ impl FuncEnv<'_> {
         let oob = match done.map(|c| c.oob).or(stepped.map(|(c, _)| c.oob)) {
             Some(oob) => oob,
             None => {
-                let len = self.memory_length(b, m);
                 let oob = match wanted {
-                    None => b.ins().icmp(IntCC::UnsignedGreaterThan, index, len),
+                    None => b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, index, MAX_MEMORY_BYTES as i64),
                     Some(end) => {
+                        let len = self.memory_length(b, m);
                         // A saturated `end` (past 2^64 nothing fits) makes
                         // `index + end` wrap unless the index is 0, which
                         // the compare then refuses.

@@ -1,7 +1,9 @@
-//! Upper bounds of i32 values, read off their definitions, and what they
-//! allow: an index that provably fits below a table's size needs no
-//! bounds check, and a heap index that provably does not wrap can be
-//! widened to 64 bits before its shift and constant add rather than after.
+//! Upper bounds of i32 and i64 values, read off their definitions, and
+//! what they allow: an index that provably fits below a table's size needs
+//! no bounds check, a memory64 address that provably stays within the
+//! guard region needs none either (`bounds64.rs`), and a heap index that
+//! provably does not wrap can be widened to 64 bits before its shift and
+//! constant add rather than after.
 //!
 //! A wasm32 heap address is `base + zext(index) + offset`. When the index
 //! is `(x << k) + c` computed in i32, the zero-extension must come after
@@ -25,51 +27,84 @@ const MAX_DEPTH: u32 = 6;
 
 /// The largest value `v` (an i32) can hold, as an unsigned number.
 pub(super) fn max_u32(dfg: &DataFlowGraph, v: Value) -> u64 {
+    if dfg.value_type(v) != I32 {
+        return u32::MAX.into();
+    }
     max_at(dfg, v, 0)
 }
 
-fn constant(dfg: &DataFlowGraph, v: Value) -> Option<u64> {
-    let bits = crate::compile::iconst_bits(dfg, v).filter(|_| dfg.value_type(v) == I32)?;
-    Some(bits as u64 & u64::from(u32::MAX))
+/// The largest value `v` (an i64, such as a memory64 address) can hold, as
+/// an unsigned number: the same patterns in 64 bits, and the
+/// zero-extension of a bounded i32 (a wasm64 program's `table[i & 0xff]`
+/// is `TABLE + (zext(i & 0xff) << 2)`).
+pub(super) fn max_u64(dfg: &DataFlowGraph, v: Value) -> u64 {
+    if dfg.value_type(v) != I64 {
+        return u64::MAX;
+    }
+    max_at(dfg, v, 0)
 }
 
+/// `v`'s value if it is a constant, as an unsigned number of its width.
+fn constant(dfg: &DataFlowGraph, v: Value) -> Option<u64> {
+    let bits = crate::compile::iconst_bits(dfg, v)?;
+    match dfg.value_type(v) {
+        I32 => Some(bits as u64 & u64::from(u32::MAX)),
+        I64 => Some(bits as u64),
+        _ => None,
+    }
+}
+
+/// The bound of `v`, an i32 or i64 (anything else is unbounded: only the
+/// callers' types get here).
 fn max_at(dfg: &DataFlowGraph, v: Value, depth: u32) -> u64 {
-    const ANY: u64 = u32::MAX as u64;
-    if depth > MAX_DEPTH || dfg.value_type(v) != I32 {
-        return ANY;
+    let width = dfg.value_type(v).bits();
+    let any = if width == 32 { u64::from(u32::MAX) } else { u64::MAX };
+    if depth > MAX_DEPTH {
+        return any;
     }
     if let Some(c) = constant(dfg, v) {
         return c;
     }
-    let ValueDef::Result(inst, _) = dfg.value_def(v) else { return ANY };
+    let ValueDef::Result(inst, _) = dfg.value_def(v) else { return any };
     let max = |x| max_at(dfg, x, depth + 1);
+    // A shift count is taken modulo the width.
+    let count = |k| constant(dfg, k).map(|k| k & u64::from(width - 1));
     match dfg.insts[inst] {
         InstructionData::Binary { opcode: Opcode::Band, args: [x, y] } => max(x).min(max(y)),
         // No bit above the higher operand's top bit: a CRC's `(c & 0xff) ^ byte`.
         InstructionData::Binary { opcode: Opcode::Bxor | Opcode::Bor, args: [x, y] } => {
             let top = max(x).max(max(y));
-            (u64::MAX >> top.leading_zeros()).min(ANY)
+            if top == 0 {
+                0
+            } else {
+                (u64::MAX >> top.leading_zeros()).min(any)
+            }
         }
-        InstructionData::Binary { opcode: Opcode::Ushr, args: [x, k] } => match constant(dfg, k) {
-            Some(k) => max(x) >> (k & 31),
-            None => ANY,
+        InstructionData::Binary { opcode: Opcode::Ushr, args: [x, k] } => match count(k) {
+            Some(k) => max(x) >> k,
+            None => any,
         },
         InstructionData::Binary { opcode: Opcode::Urem, args: [x, d] } => match constant(dfg, d) {
             Some(d) if d > 0 => max(x).min(d - 1),
-            _ => ANY,
+            _ => any,
         },
-        InstructionData::Binary { opcode: Opcode::Ishl, args: [x, k] } => match constant(dfg, k) {
-            Some(k) => (max(x) << (k & 31)).min(ANY),
-            None => ANY,
+        // A shift or sum that could pass the width wraps: then anything.
+        InstructionData::Binary { opcode: Opcode::Ishl, args: [x, k] } => match count(k) {
+            Some(k) => max(x).checked_shl(k as u32).filter(|m| *m >> k == max(x) && *m <= any).unwrap_or(any),
+            None => any,
         },
-        InstructionData::Binary { opcode: Opcode::Iadd, args: [x, y] } => (max(x) + max(y)).min(ANY),
+        InstructionData::Binary { opcode: Opcode::Iadd, args: [x, y] } => {
+            max(x).checked_add(max(y)).filter(|m| *m <= any).unwrap_or(any)
+        }
         InstructionData::Load { opcode: Opcode::Uload8, .. } => 0xff,
         InstructionData::Load { opcode: Opcode::Uload16, .. } => 0xffff,
+        InstructionData::Load { opcode: Opcode::Uload32, .. } => u32::MAX.into(),
         InstructionData::Unary { opcode: Opcode::Uextend, arg } => match dfg.value_type(arg).bits() {
             bits @ 1..=16 => (1 << bits) - 1,
-            _ => ANY,
+            32 => max(arg),
+            _ => any,
         },
-        _ => ANY,
+        _ => any,
     }
 }
 

@@ -139,6 +139,11 @@ impl MemoryType {
 /// (`compile::func_env::bounds64`).
 pub const MAX_MEMORY_BYTES: u64 = 1 << 32;
 
+/// The address range each memory reserves with guard pages: 4 GiB of
+/// memory and 4 GiB of guard region, every address a 32-bit index plus a
+/// 32-bit offset can form. Past the length, all of it faults.
+pub const GUARDED_RESERVATION_BYTES: u64 = 2 * MAX_MEMORY_BYTES;
+
 /// The largest size memories of type `ty` may grow to, in their pages: the
 /// declared maximum, at most [`MAX_MEMORY_BYTES`]; a memory of 64 KiB
 /// pages declared smaller than 4 GiB stops one page short of it (see

@@ -7,8 +7,8 @@
 //! keep its call for an hour: an embedder's `interrupt`, or the end of a
 //! program whose other thread exited, would wait as long. Host functions
 //! that block therefore wait with [`poll`]: it polls, next to their fds, an
-//! eventfd (the thread's own, kept from wait to wait) that a stop request
-//! for their store writes ([`interrupted`],
+//! event descriptor ([`super::os::event`]; the thread's own, kept from
+//! wait to wait) that a stop request for their store writes ([`interrupted`],
 //! called by [`InterruptState::request`]), and returns early with the
 //! request's trap code.
 //!
@@ -34,7 +34,7 @@ thread_local! {
     /// The interruption state of the store whose host function runs
     /// innermost on this thread, if it has one.
     static CURRENT: Cell<*const InterruptState> = const { Cell::new(std::ptr::null()) };
-    /// This thread's eventfd for [`poll`], made at its first wait and kept
+    /// This thread's event descriptor for [`poll`], made at its first wait and kept
     /// (closed when the thread ends): a guest blocking on a socket for
     /// every message would otherwise pay two more system calls a message.
     /// (A wait unregisters it before it returns, so it is never closed
@@ -42,7 +42,7 @@ thread_local! {
     static EVENT: OnceCell<OwnedFd> = const { OnceCell::new() };
 }
 
-/// This thread's eventfd, made on first use.
+/// This thread's event descriptor, made on first use.
 fn thread_event() -> io::Result<RawFd> {
     EVENT.with(|e| {
         if let Some(fd) = e.get() {
@@ -76,7 +76,7 @@ impl Drop for HostCall {
 }
 
 /// Waits registered for a stop request: the store's state (as an address,
-/// only compared) and the eventfd to write.
+/// only compared) and the event descriptor to signal.
 static WAITERS: Mutex<Vec<(usize, RawFd)>> = Mutex::new(Vec::new());
 /// How many are registered: while none is, a request takes no lock.
 static COUNT: AtomicUsize = AtomicUsize::new(0);
@@ -93,7 +93,7 @@ pub fn interrupted(state: &InterruptState) {
     }
     let id = state as *const InterruptState as usize;
     for (_, fd) in waiters().iter().filter(|(s, _)| *s == id) {
-        // A registered eventfd stays open while registered (under this lock).
+        // A registered event descriptor stays open while registered (under this lock).
         os::event_signal(*fd);
     }
 }
@@ -155,13 +155,13 @@ pub fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<P
             fds.copy_from_slice(&all[..fds.len()]);
             break Ok(Polled::Ready(n - usize::from(woken)));
         }
-        // Woken for a request withdrawn since: drain the eventfd, wait on.
+        // Woken for a request withdrawn since: clear the event, wait on.
         os::event_clear(event);
     };
     waiters().retain(|(_, fd)| *fd != event);
     COUNT.fetch_sub(1, Ordering::SeqCst);
     if all[fds.len()].revents != 0 {
-        // The thread's next wait starts from an empty eventfd.
+        // The thread's next wait starts from a cleared event.
         os::event_clear(event);
     }
     result

@@ -142,16 +142,29 @@ pub(super) unsafe extern "C" fn exn_release(vmctx: *mut VMContext, exn: usize) {
     }
 }
 
-/// Builtin `throw`: throws `exn` from the wasm frame whose frame pointer
-/// is `fp`.
+/// Builtin `throw` (entered through [`arch::throw_entry`], which adds
+/// `ra`, the return address of the builtin's call): throws `exn` from the
+/// wasm frame whose frame pointer is `fp`.
+///
+/// A throw compiled where its function has no handler is a plain call,
+/// and its handler is up the stack. But inlining puts callee bodies at
+/// call sites inside `try_table`: there the inlined throw is a `try_call`
+/// of this builtin whose handler is in frame `fp` itself, found from
+/// `ra` before the walk up.
 ///
 /// # Safety
 /// Called by compiled code only, with a live exception of its store and
 /// its own frame pointer; nothing between here and the handler owns a
 /// value with a destructor.
-pub(super) unsafe extern "C" fn throw(_vmctx: *mut VMContext, exn: usize, fp: usize) {
-    // SAFETY: as the caller promises.
-    unsafe { throw_from(exn, fp) }
+pub(super) unsafe extern "C" fn throw_at(_vmctx: *mut VMContext, exn: usize, fp: usize, ra: usize) {
+    // SAFETY: as the caller promises: `ra` is a call site in the compiled
+    // code of frame `fp`, so its handler belongs to that frame.
+    unsafe {
+        if let Some(Some((pc, frame_offset))) = handler_for(ra) {
+            arch::resume_at_handler(pc, fp - frame_offset as usize, fp, exn);
+        }
+        throw_from(exn, fp)
+    }
 }
 
 /// Throws `exn` from the frame `fp` (a wasm frame, or the exit

@@ -41,7 +41,7 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     memory_atomic_wait64,
     memory_atomic_notify,
     exn_new: super::exception::exn_new,
-    throw: super::exception::throw,
+    throw: super::arch::throw_entry,
     exn_release: super::exception::exn_release,
 };
 

@@ -25,12 +25,13 @@ use super::store::StoreOpaque;
 use super::stored::StoreOwned;
 use crate::environ::config::BoundsChecks;
 use crate::environ::error::{Error, Result};
-use crate::environ::types::{max_pages, MemoryType};
+use crate::environ::types::{max_pages, MemoryType, GUARDED_RESERVATION_BYTES};
 use crate::environ::vmctx::VMMemoryDefinition;
 use crate::runtime::engine::Engine;
 
-/// Reservation with guard pages: 4 GiB of index space, 4 GiB of offsets.
-const GUARDED_RESERVATION: usize = 8 << 30;
+/// Reservation with guard pages: 4 GiB of index space, 4 GiB of offsets
+/// (compiled code relies on its size, see `compile::func_env::bounds64`).
+const GUARDED_RESERVATION: usize = GUARDED_RESERVATION_BYTES as usize;
 
 /// A reservation whose first bytes are accessible: the storage of local
 /// and shared memories alike. It goes back to the engine's pool (guarded

@@ -31,7 +31,7 @@ impl MemoryImage {
     /// memory is initialised by copying instead.
     pub fn new(layout: &ImageLayout, wasm: &[u8]) -> Result<MemoryImage> {
         let err = |what: &str, e: std::io::Error| Error::Resource(format!("memory image: {what}: {e}"));
-        let file = File::from(super::os::memfd(c"cranewasm-memory-image").map_err(|e| err("memfd_create", e))?);
+        let file = File::from(super::os::memfd(c"cranewasm-memory-image").map_err(|e| err("memfd", e))?);
         let len = layout.span.len();
         file.set_len(len as u64).map_err(|e| err("set size", e))?;
         for (start, range) in &layout.segments {

@@ -111,6 +111,22 @@ pub unsafe fn context_pc_fp(context: *mut c_void) -> (usize, usize) {
     (ss.__pc as usize, ss.__fp as usize)
 }
 
+/// The builtin `throw` as compiled code calls it, `(vmctx, exn, fp)`: it
+/// adds its own return address, the throwing call site, as a fourth
+/// argument and jumps to [`super::exception::throw_at`]. A throw that was
+/// inlined into a `try_call` site is itself a `try_call` of this builtin,
+/// and its handler is found from that return address (see
+/// `vm::exception`).
+///
+/// # Safety
+/// As for `throw_at`: called by compiled code only.
+#[unsafe(naked)]
+pub unsafe extern "C" fn throw_entry(vmctx: *mut crate::environ::vmctx::VMContext, exn: usize, fp: usize) {
+    // The return address is in the link register; the fourth argument
+    // register is x3.
+    std::arch::naked_asm!("mov x3, x30", "b {throw}", throw = sym super::super::exception::throw_at)
+}
+
 /// Resumes compiled code at exception handler `pc` of the frame whose
 /// frame pointer is `fp` and whose stack pointer at the call was `sp`,
 /// with `exn` in the first payload register (x0, as Cranelift's

@@ -66,6 +66,22 @@ pub unsafe extern "C" fn unwind(buf: *const JmpBuf) -> ! {
     )
 }
 
+/// The builtin `throw` as compiled code calls it, `(vmctx, exn, fp)`: it
+/// adds its own return address, the throwing call site, as a fourth
+/// argument and jumps to [`super::exception::throw_at`]. A throw that was
+/// inlined into a `try_call` site is itself a `try_call` of this builtin,
+/// and its handler is found from that return address (see
+/// `vm::exception`).
+///
+/// # Safety
+/// As for `throw_at`: called by compiled code only.
+#[unsafe(naked)]
+pub unsafe extern "C" fn throw_entry(vmctx: *mut crate::environ::vmctx::VMContext, exn: usize, fp: usize) {
+    // The return address is on top of the stack; the fourth argument
+    // register is rcx. The jump keeps the stack as the call left it.
+    std::arch::naked_asm!("mov rcx, [rsp]", "jmp {throw}", throw = sym super::super::exception::throw_at)
+}
+
 /// Resumes compiled code at exception handler `pc` of the frame whose
 /// frame pointer is `fp` and whose stack pointer at the call was `sp`,
 /// with `exn` in the first payload register (rax, as Cranelift's
