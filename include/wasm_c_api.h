@@ -190,6 +190,11 @@ static const size_t MEMORY_PAGE_SIZE = 0x10000;
 // `cranewasm_interrupt_handle_t`: stops a store's calls from any thread.
 typedef struct cranewasm_interrupt_handle_t cranewasm_interrupt_handle_t;
 
+// cranewasm extension: an exception tag of a store. Two handles are
+// the same tag (`cranewasm_tag_same`) only if they stand for one tag
+// object, whatever their types.
+typedef struct cranewasm_tag_t cranewasm_tag_t;
+
 // The process-wide engine (one, reference-counted).
 typedef struct wasm_engine_t wasm_engine_t;
 
@@ -1655,7 +1660,9 @@ WASM_API_EXTERN
 void wasm_module_imports(const wasm_module_t *module,
                          struct wasm_importtype_vec_t *out);
 
-// Sets `*out` to the module's exports, in order.
+// Sets `*out` to the module's exports, in order. Tags are left out, as
+// `wasm_instance_exports` leaves them out (wasm-c-api has no kind for
+// them), so that the two vectors pair up index by index.
 //
 // # Safety
 // As for [`wasm_module_imports`].
@@ -3180,6 +3187,82 @@ WASM_API_EXTERN void cranewasm_engine_delete(struct wasm_engine_t *engine);
 // # Safety
 // `engine` may be NULL or any pointer.
 WASM_API_EXTERN bool cranewasm_engine_increment_epoch(struct wasm_engine_t *engine);
+
+// Deletes a `cranewasm_tag_t`.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type is ignored, so deleting twice is harmless. No
+// other thread may use the object meanwhile.
+WASM_API_EXTERN void cranewasm_tag_delete(struct cranewasm_tag_t *p);
+
+// A new `cranewasm_tag_t` for the same thing, without host
+// info; NULL for NULL.
+//
+// # Safety
+// `p` may be NULL or any pointer: anything but a live object
+// of this type counts as NULL. No other thread may delete the
+// object meanwhile.
+WASM_API_EXTERN struct cranewasm_tag_t *cranewasm_tag_copy(const struct cranewasm_tag_t *p);
+
+// Whether two `cranewasm_tag_t`s stand for the same thing
+// (two NULLs do).
+//
+// # Safety
+// `a` and `b` may be NULL or any pointers: anything but a live
+// object of this type counts as NULL. No other thread may
+// delete them meanwhile.
+WASM_API_EXTERN
+bool cranewasm_tag_same(const struct cranewasm_tag_t *a,
+                        const struct cranewasm_tag_t *b);
+
+// cranewasm extension: the tag the instance exports as `name` (a
+// trailing NUL, as `wasm_name_new_from_string_nt` adds, is not part of
+// the name), as a new handle for the caller to delete; NULL when it
+// exports no tag of that name, or for anything but a live instance.
+//
+// # Safety
+// `instance` may be NULL or any pointer; `name` must be NULL or a valid
+// byte vector. The store must not be used by another thread meanwhile.
+WASM_API_EXTERN
+struct cranewasm_tag_t *cranewasm_instance_export_tag(const struct wasm_instance_t *instance,
+                                                      const wasm_name_t *name);
+
+// cranewasm extension: the tag of the uncaught exception a trap stands
+// for, as a new handle for the caller to delete; NULL for any other trap,
+// anything but a live trap, or a trap of no store.
+//
+// # Safety
+// `t` may be NULL or any pointer. The store must not be used by another
+// thread meanwhile.
+WASM_API_EXTERN struct cranewasm_tag_t *cranewasm_trap_exception_tag(const struct wasm_trap_t *t);
+
+// cranewasm extension: the tag's type, as a new function type whose
+// parameters are what its exceptions carry (it has no results); NULL for
+// anything but a live tag.
+//
+// # Safety
+// `tag` may be NULL or any pointer. The store must not be used by another
+// thread meanwhile.
+WASM_API_EXTERN struct wasm_functype_t *cranewasm_tag_type(const struct cranewasm_tag_t *tag);
+
+// cranewasm extension: a trap of `store` that stands for a new exception
+// of `tag` carrying `payload` (one value per parameter of the tag's type,
+// of its kind; references of this store). A host callback of this store
+// returns it to throw the exception into its wasm caller, where a
+// `try_table` may catch it; uncaught, it comes out of the outer
+// `wasm_func_call` as its trap. Deleted unreturned, it throws nothing. NULL, with the reason as the last error
+// (`cranewasm_last_error`), for a store or tag that is not live, a tag of
+// another store, or a payload of the wrong length or kinds.
+//
+// # Safety
+// `store` and `tag` may be NULL or any pointers; `payload` must be NULL
+// (no values) or a valid vector whose v128s point at 16 bytes. The store
+// must not be used by another thread meanwhile.
+WASM_API_EXTERN
+struct wasm_trap_t *cranewasm_trap_new_exception(struct wasm_store_t *store,
+                                                 const struct cranewasm_tag_t *tag,
+                                                 const struct wasm_val_vec_t *payload);
 
 // cranewasm extension: moves the calling thread's last error message
 // (UTF-8, no NUL) into `*out` and forgets it. Returns false, with `*out`

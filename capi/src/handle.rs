@@ -77,6 +77,8 @@ pub enum Kind {
     RtType,
     /// A `struct InstantiationArgs2 *`.
     InstArgs,
+    /// A `cranewasm_tag_t` (`crate::ext::exceptions`).
+    Tag,
 }
 
 impl Kind {

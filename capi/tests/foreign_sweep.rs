@@ -91,7 +91,7 @@ static void setup(void) {
     static const char wat[] =
         "(module (import \"h\" \"f\" (func)) (func (export \"boom\") unreachable)"
         " (global (export \"g\") i32 (i32.const 1)) (table (export \"t\") 1 funcref)"
-        " (memory (export \"m\") 1))";
+        " (memory (export \"m\") 1) (tag (export \"e\") (param i32)))";
     wasm_byte_vec_t bin;
     wasm_extern_t *imports[1];
     wasm_extern_vec_t iv = WASM_ARRAY_VEC(imports);
@@ -147,6 +147,12 @@ static void make(void **slot, const char *type) {
     else if IS(wasm_importtype_t) *slot = wasm_importtype_copy(im.data[0]);
     else if IS(wasm_exporttype_t) *slot = wasm_exporttype_copy(et.data[0]);
     else if IS(cranewasm_interrupt_handle_t) *slot = cranewasm_store_interrupt_handle(store);
+    else if IS(cranewasm_tag_t) {
+        wasm_name_t n;
+        wasm_name_new_from_string(&n, "e");
+        *slot = cranewasm_instance_export_tag(inst, &n);
+        wasm_name_delete(&n);
+    }
     else { fprintf(stderr, "no maker for %s\n", type); exit(4); }
     if (!*slot) { fprintf(stderr, "could not make a %s\n", type); exit(5); }
 }
@@ -175,6 +181,7 @@ static void kill(void *o, const char *type) {
     else if IS(wasm_importtype_t) wasm_importtype_delete(o);
     else if IS(wasm_exporttype_t) wasm_exporttype_delete(o);
     else if IS(cranewasm_interrupt_handle_t) cranewasm_interrupt_handle_delete(o);
+    else if IS(cranewasm_tag_t) cranewasm_tag_delete(o);
 }
 "#;
 
@@ -183,9 +190,9 @@ fn every_function_refuses_foreign_and_dead_objects() {
     let header = std::fs::read_to_string(common::repo().join("include/wasm_c_api.h")).expect("our header");
     let decls = common::declarations(&header);
     let types = object_types(&header);
-    // The 21 opaque types of the header (20 of wasm_c_api.h's, and our
-    // interrupt handle) and the 3 above.
-    assert_eq!(types.len(), 24, "object types found in the header: {types:?}");
+    // The 22 opaque types of the header (20 of wasm_c_api.h's, our
+    // interrupt handle and tags) and the 3 above.
+    assert_eq!(types.len(), 25, "object types found in the header: {types:?}");
 
     let mut c = String::from(PRELUDE);
     // The engine is one per process: a dead one is the first, deleted

@@ -10,11 +10,12 @@
 Everything goes through the C API of ``libiwasm.so`` (ctypes, no other
 native code): WAMR's ``wasm_c_api.h``, its ``wasm_export.h`` for WASI
 settings, and cranewasm's ``cranewasm_*`` extensions (fuel, limits,
-interrupts, epochs, trap codes, error messages). One module per concept,
+interrupts, epochs, trap codes, error messages, exception tags). One module per concept,
 as in wasmtime's package: ``_config``, ``_engine``, ``_store`` (and the
 base of objects in a store), ``_module``, ``_instance``, ``_linker``,
 ``_func`` (``_hints`` reads a callable's type hints), ``_global``,
-``_table``, ``_memory``, ``_extern``, ``_trap``, ``_error``, ``_wasi``;
+``_table``, ``_memory``, ``_extern``, ``_tag``, ``_trap``, ``_error``,
+``_wasi``;
 ``_value`` converts values, ``_ffi`` declares the C API, ``types`` holds
 the type objects.
 
@@ -37,6 +38,7 @@ from ._memory import Memory
 from ._module import Module
 from ._store import InterruptHandle, Store
 from ._table import Table
+from ._tag import Tag
 from ._trap import Frame, Trap, TrapCode, WasmException
 from ._wasi import CAPTURE, WasiConfig
 from .types import ExportType, FuncType, GlobalType, ImportType, MemoryType, TableType, ValType
@@ -54,7 +56,7 @@ set_log_level(0)
 
 __all__ = [
     "Config", "Engine", "Store", "InterruptHandle", "Module", "Instance", "Exports", "Linker", "Func", "Global",
-    "Table", "Memory", "Trap", "TrapCode", "WasmException", "Frame", "WasmError", "LinkError", "StoreClosed", "WasiExit", "ValType",
+    "Table", "Memory", "Trap", "TrapCode", "WasmException", "Tag", "Frame", "WasmError", "LinkError", "StoreClosed", "WasiExit", "ValType",
     "FuncType", "GlobalType", "TableType", "MemoryType", "ImportType", "ExportType", "WasiConfig", "CAPTURE",
     "LIBRARY_PATH", "set_log_level", "i32", "i64", "f32", "f64",
 ]

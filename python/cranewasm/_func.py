@@ -4,7 +4,9 @@ A host function is one C trampoline (``_host_call``) shared by all of them;
 the env pointer the C library passes back is a key into ``_HOST``, where
 the callable, its store and its value kinds wait. A Python exception in
 one becomes a trap (never unwinding through C); the call that the trap
-ends raises ``Trap`` with that exception as its ``__cause__``."""
+ends raises ``Trap`` with that exception as its ``__cause__``. A
+``WasmException`` is thrown into the wasm caller instead, which may catch
+it."""
 
 import builtins
 import ctypes as c
@@ -16,6 +18,7 @@ from . import _ffi as f
 from ._error import WasiExit, WasmError
 from ._hints import functype_of
 from ._store import Store, _InStore
+from ._tag import _check_payload, _tag_of_trap
 from ._trap import Trap, WasmException
 from ._value import _from_c, _release, _to_c, _val_vec
 from .types import FuncType
@@ -107,9 +110,12 @@ def _call_error(trap: int, store: Store) -> BaseException:
         # Owned: each reference or v128 is freed as it is read.
         payload = [_from_c(store, vals[i], owned=True) for i in range(vec.num_elems)]
         f.wasm_val_vec_delete(c.byref(vec))
+        tag = _tag_of_trap(store, trap)
         read = Trap._take(trap)
         _PENDING.error = None
-        return WasmException(read.message, read.frames, payload)
+        if tag is None:  # the library gives every exception's tag
+            return WasmError("an uncaught wasm exception without a tag")
+        return WasmException(tag, payload, read.message, read.frames)
     t = Trap._take(trap)
     cause: Optional[BaseException] = getattr(_PENDING, "error", None)
     _PENDING.error = None
@@ -173,12 +179,41 @@ def _host_call(env: int, args: Any, results: Any) -> Optional[int]:
         for i, (k, v) in enumerate(zip(rkinds, out)):
             slots[i] = _to_c(store, k, v, keep)
         return None
+    except WasmException as e:
+        try:
+            return _throw(store, e)
+        except BaseException as bad:  # a bad tag or payload: as any error
+            return _error_trap(store, bad)
     except BaseException as e:  # everything becomes a trap: never unwind through C
-        _PENDING.error = e
-        msg = f.byte_vec(f"{type(e).__name__}: {e}".encode() + b"\0")
-        t: int = f.wasm_trap_new(store._ptr, c.byref(msg))
-        f.wasm_byte_vec_delete(c.byref(msg))
-        return t
+        return _error_trap(store, e)
+
+
+def _error_trap(store: Store, e: BaseException) -> int:
+    """The trap a host function returns for its Python exception ``e``,
+    which the call it ends raises as the trap's cause."""
+    _PENDING.error = e
+    msg = f.byte_vec(f"{type(e).__name__}: {e}".encode() + b"\0")
+    t: int = f.wasm_trap_new(store._ptr, c.byref(msg))
+    f.wasm_byte_vec_delete(c.byref(msg))
+    return t
+
+
+def _throw(store: Store, e: WasmException) -> int:
+    """The trap that throws ``e`` (a tag of ``store`` and its payload) into
+    the wasm caller of a host function."""
+    if e.tag.store is not store:
+        raise WasmError("the exception's tag belongs to another store")
+    kinds = _check_payload(e.tag, e.payload)
+    keep: List[Any] = []
+    try:
+        vec, _arr = _val_vec([_to_c(store, k, v, keep) for k, v in zip(kinds, e.payload)], len(kinds))
+        f.cranewasm_last_error_clear()
+        t: Optional[int] = f.cranewasm_trap_new_exception(store._ptr, e.tag._live(), c.byref(vec))
+    finally:
+        _release(keep)
+    if not t:
+        raise WasmError._from_library("cannot throw the exception")
+    return t
 
 
 # v128 results of a host function, and the reference objects made for

@@ -1,35 +1,55 @@
 """Instances: a module linked to its imports, and the exports it gives."""
 
 import ctypes as c
-from typing import Dict, ItemsView, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, ItemsView, Iterator, List, Optional, Sequence, Union
 
 from . import _ffi as f
 from ._error import WasmError
 from ._extern import _AS_EXTERN, Extern, _extern_of
 from ._module import Module
 from ._store import Store, _InStore
+from ._tag import Tag, _tag_of_export
 from ._trap import Trap
+
+
+Export = Union[Extern, Tag]
 
 
 class Exports:
     """An instance's exports: ``exports["add"]``, ``exports.add`` (for a
     name that is no method of this class), ``"add" in exports``, ``len``,
-    iteration over names."""
+    iteration over names.
 
-    def __init__(self, items: Dict[str, Extern]) -> None:
+    An exported tag (``Tag``) is found by its name too, but iteration and
+    ``len`` count functions, globals, tables and memories only: the C
+    library lists no tags."""
+
+    def __init__(self, items: Dict[str, Extern], tag: Optional[Callable[[str], Optional[Tag]]] = None) -> None:
         self._items = items
+        self._tag = tag
 
-    def __getitem__(self, name: str) -> Extern:
-        return self._items[name]
+    def _get(self, name: str) -> Optional[Export]:
+        item: Optional[Export] = self._items.get(name)
+        if item is None and self._tag is not None and isinstance(name, str):
+            item = self._tag(name)
+        return item
 
-    def __getattr__(self, name: str) -> Extern:
-        try:
-            return self.__dict__["_items"][name]  # type: ignore[no-any-return]
-        except KeyError:
-            raise AttributeError(f"no export named {name!r}") from None
+    def __getitem__(self, name: str) -> Export:
+        item = self._get(name)
+        if item is None:
+            raise KeyError(name)
+        return item
+
+    def __getattr__(self, name: str) -> Export:
+        if "_items" not in self.__dict__:  # not initialised (copy, pickle)
+            raise AttributeError(name)
+        item = self._get(name)
+        if item is None:
+            raise AttributeError(f"no export named {name!r}")
+        return item
 
     def __contains__(self, name: object) -> bool:
-        return name in self._items
+        return isinstance(name, str) and self._get(name) is not None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._items)
@@ -38,11 +58,17 @@ class Exports:
         return len(self._items)
 
     def items(self) -> ItemsView[str, Extern]:
-        """(name, export) pairs, in the module's order."""
+        """(name, export) pairs, in the module's order (tags left out)."""
         return self._items.items()
 
     def __repr__(self) -> str:
         return f"Exports({list(self._items)})"
+
+
+class _InstanceHandle(_InStore):
+    """Another C handle on an instance."""
+
+    _free = staticmethod(f.wasm_instance_delete)
 
 
 def _extern_ptrs(store: Store, imports: Sequence[Extern]) -> List[int]:
@@ -98,7 +124,10 @@ class Instance(_InStore):
         if out.data:
             c.memset(out.data, 0, out.size * c.sizeof(c.c_void_p))
         f.wasm_extern_vec_delete(c.byref(out))
-        self.exports = Exports(items)
+        # Tags are looked up through a handle of their own: the exports may
+        # outlive this wrapper, and must not keep it alive in a cycle.
+        handle = _InstanceHandle(store, f.wasm_instance_copy(ptr))
+        self.exports = Exports(items, lambda name: _tag_of_export(store, handle._live(), name))
 
     def __repr__(self) -> str:
         return f"Instance(exports={list(self.exports)})"

@@ -9,6 +9,7 @@ import enum
 from typing import Any, Optional, Sequence
 
 from . import _ffi as f
+from ._tag import Tag
 
 
 class TrapCode(enum.IntEnum):
@@ -100,14 +101,30 @@ class Trap(Exception):
         return f"Trap({self.message!r}, code={self.code!r}, frames={self.frames!r})"
 
 
-class WasmException(Trap):
-    """A wasm exception that no wasm handler caught (``throw`` of a tag the
-    call did not catch): ``payload`` is the list of values it carries (its
-    tag's parameters). ``message`` is WAMR's ``Exception: uncaught wasm
-    exception``; ``code`` is None."""
+UNCAUGHT = "Exception: uncaught wasm exception"
 
-    def __init__(self, message: str, frames: Sequence[Frame] = (), payload: Sequence[Any] = ()) -> None:
+
+class WasmException(Trap):
+    """A wasm exception: ``tag`` (a ``Tag``) and ``payload``, the list of
+    values it carries (one per parameter of the tag's type).
+
+    A call raises it for an exception no wasm handler caught; ``message``
+    is then WAMR's ``Exception: uncaught wasm exception``, ``frames`` where
+    it was thrown, and ``code`` None. A host function raises it to throw
+    into its wasm caller, where a ``try_table`` (or a legacy ``try``) may
+    catch it: ``raise WasmException(instance.exports["e"], [1, 2.5])``. A
+    tag of another store, or a payload of the wrong length or types, is
+    refused as any error of a host function is: the call raises ``Trap``
+    with that ``TypeError`` or ``WasmError`` as its ``__cause__``."""
+
+    def __init__(self, tag: Tag, payload: Sequence[Any] = (), message: str = UNCAUGHT,
+                 frames: Sequence[Frame] = ()) -> None:
+        if not isinstance(tag, Tag):
+            raise TypeError(f"WasmException(tag, payload): {tag!r} is not a Tag")
+        if not isinstance(payload, (list, tuple)):
+            raise TypeError(f"a WasmException's payload is a list or tuple of values, not {type(payload).__name__}")
         super().__init__(message, frames, None)
+        self.tag = tag
         self.payload = list(payload)
 
     def __repr__(self) -> str:

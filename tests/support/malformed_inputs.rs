@@ -4,7 +4,7 @@
 //! their mutations, and random sections.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub struct Rng(u64);
 
@@ -23,35 +23,86 @@ impl Rng {
     }
 }
 
-/// Every module the spec suite encodes as binary (valid, invalid and
-/// malformed ones alike), in a fixed order: the 2.0 core, and the 3.0
-/// suite's memory64 and table64 files (`*64.wast`).
-pub fn spec_modules() -> Vec<Vec<u8>> {
-    // The suite sits beside the checkout, above whichever crate includes us.
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+#[path = "legacy_try.rs"]
+mod legacy_try;
+
+/// The spec suite's folder, beside the checkout, above whichever crate
+/// includes us.
+fn spec_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
-        .map(|a| a.join("../shared/spec/core"))
-        .find(|d| d.is_dir())
-        .expect("the spec suite in ../shared/spec/core");
-    let wasm3 = dir.join("../wasm-3.0");
-    let listing = |dir: &Path| {
-        std::fs::read_dir(dir)
-            .unwrap_or_else(|e| panic!("spec suite at {}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "wast"))
-            .collect::<Vec<_>>()
-    };
-    let mut files = listing(&dir);
-    files.sort();
-    let mut files64: Vec<_> = listing(&wasm3)
-        .into_iter()
-        .filter(|p| p.file_stem().is_some_and(|s| s.to_string_lossy().contains("64")))
+        .map(|a| a.join("../shared/spec"))
+        .find(|d| d.join("core").is_dir())
+        .expect("the spec suite in ../shared/spec/core")
+}
+
+/// The `.wast` files of `dir`, sorted.
+fn wast_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("spec suite at {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wast"))
         .collect();
-    files64.sort();
-    files.extend(files64);
+    files.sort();
+    files
+}
+
+/// Every module the spec suite encodes as binary (valid, invalid and
+/// malformed ones alike), in a fixed order: the 2.0 core, the 3.0 suite's
+/// memory64 and table64 files (`*64.wast`), then [`wasm3_modules`].
+pub fn spec_modules() -> Vec<Vec<u8>> {
+    let spec = spec_dir();
+    let mut files = wast_files(&spec.join("core"));
+    files.extend(
+        wast_files(&spec.join("wasm-3.0"))
+            .into_iter()
+            .filter(|p| p.file_stem().is_some_and(|s| s.to_string_lossy().contains("64"))),
+    );
+    let mut modules = modules_of(&files);
+    modules.extend(wasm3_modules());
+    modules
+}
+
+/// The 3.0 suite's files of exceptions (exnref and legacy) and typed
+/// function references.
+const WASM3_FILES: [&str; 14] = [
+    "try_table",
+    "throw",
+    "throw_ref",
+    "tag",
+    "call_ref",
+    "return_call_ref",
+    "br_on_null",
+    "br_on_non_null",
+    "ref_as_non_null",
+    "local_init",
+    "legacy/rethrow",
+    "legacy/throw",
+    "legacy/try_catch",
+    "legacy/try_delegate",
+];
+
+/// Every module of [`WASM3_FILES`], in that order. The legacy files write
+/// `try` folded, which the `wast` crate does not read: they are unfolded
+/// first, as the spec runner does.
+pub fn wasm3_modules() -> Vec<Vec<u8>> {
+    let dir = spec_dir().join("wasm-3.0");
+    let files: Vec<_> = WASM3_FILES.iter().map(|f| dir.join(format!("{f}.wast"))).collect();
+    let modules = modules_of(&files);
+    // A file that stopped parsing would silently drop its modules.
+    assert!(modules.len() >= 90, "only {} modules in the 3.0 exception and function-reference files", modules.len());
+    modules
+}
+
+/// The binary modules of `files`' module, `assert_malformed` and
+/// `assert_invalid` directives.
+fn modules_of(files: &[PathBuf]) -> Vec<Vec<u8>> {
     let mut modules = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
+        let mut text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        if file.parent().is_some_and(|d| d.ends_with("legacy")) {
+            text = legacy_try::unfold(&text);
+        }
         let Ok(buf) = wast::parser::ParseBuffer::new(&text) else { continue };
         let Ok(wast) = wast::parser::parse::<wast::Wast>(&buf) else { continue };
         for directive in wast.directives {
@@ -130,6 +181,26 @@ pub fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>, donors: &[Vec<u8>]) {
             }
             _ => bytes.truncate(at),
         }
+    }
+}
+
+/// Opcodes and type codes of exceptions and typed function references:
+/// `try`, `catch`, `throw`, `rethrow`, `throw_ref`, `delegate`,
+/// `catch_all`, `try_table`, `call_ref`, `return_call_ref`,
+/// `ref.as_non_null`, `br_on_null`, `br_on_non_null`; `exnref`,
+/// `(ref null $t)`, `(ref $t)`, `noexn`; and catch kinds 0-3.
+const WASM3_CODES: [u8; 21] = [
+    0x06, 0x07, 0x08, 0x09, 0x0a, 0x18, 0x19, 0x1f, 0x14, 0x15, 0xd4, 0xd5, 0xd6, 0x69, 0x63, 0x64, 0x74, 0x00, 0x01,
+    0x02, 0x03,
+];
+
+/// One byte of `bytes` becomes a 3.0 opcode or type code, in place: the
+/// sections keep their sizes, so the module often still decodes and the
+/// change reaches the validator and the compiler.
+pub fn mutate_wasm3_code(rng: &mut Rng, bytes: &mut [u8]) {
+    if bytes.len() > 8 {
+        let at = 8 + rng.below(bytes.len() - 8);
+        bytes[at] = WASM3_CODES[rng.below(WASM3_CODES.len())];
     }
 }
 

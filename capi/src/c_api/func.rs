@@ -25,6 +25,7 @@ use crate::c_api::trap::{self as traps, UNLINKED};
 use crate::c_api::types::{ExternTypeObj, func_type};
 use crate::c_api::val::{self, wasm_val_t};
 use crate::c_api::vec::wasm_val_vec_t;
+use crate::ext::exceptions;
 use crate::handle::Kind;
 use crate::object::{self, Finalizer, c_object, get};
 use crate::*;
@@ -303,15 +304,15 @@ pub unsafe fn realize(store: *mut StoreObj, host: &Arc<HostCallback>) -> cranewa
     let core = unsafe { store::core(store) };
     // A NULL host pointer in an externref result is `ref.null`.
     if is_raw(&ty) {
-        crate::core::host::new(core.as_context_mut(), ty, 0, move |_, slots| {
+        crate::core::host::new(core.as_context_mut(), ty, 0, move |caller, slots| {
             // SAFETY: the core calls this on the store's thread, with the
             // parameters in `slots` and room for the results.
-            unsafe { host.call_raw(slots) }
+            unsafe { host.call_raw(slots) }.map_err(|t| exceptions::in_store(&caller, t))
         })
     } else {
         crate::core::host::new(core.as_context_mut(), ty, 0, move |mut caller, slots| {
             // SAFETY: as above.
-            unsafe { host.call_slots(&mut caller, slots) }
+            unsafe { host.call_slots(&mut caller, slots) }.map_err(|t| exceptions::in_store(&caller, t))
         })
     }
 }

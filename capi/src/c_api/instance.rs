@@ -97,6 +97,15 @@ pub unsafe fn escape(store: *mut StoreObj, instance: Instance) {
     unsafe { &mut (*store).lives }.escaped.insert(instance);
 }
 
+/// The store and core instance of a live instance handle.
+///
+/// # Safety
+/// As for [`get`].
+pub unsafe fn core_of(i: Option<&wasm_instance_t>) -> Option<(*mut StoreObj, Instance)> {
+    // SAFETY: as the caller promises.
+    unsafe { get::<wasm_instance_t>(i) }.map(|o| (o.header.store, o.instance))
+}
+
 /// What a `wasm_instance_t *` points at.
 #[repr(C)]
 pub struct InstanceObj {

@@ -293,13 +293,18 @@ pub unsafe extern "C" fn wasm_module_imports(module: *const wasm_module_t, out: 
     unsafe { write_items(module, out, items, wasm_importtype_vec_t::from_raw) }
 }
 
-/// Sets `*out` to the module's exports, in order.
+/// Sets `*out` to the module's exports, in order. Tags are left out, as
+/// `wasm_instance_exports` leaves them out (wasm-c-api has no kind for
+/// them), so that the two vectors pair up index by index.
 ///
 /// # Safety
 /// As for [`wasm_module_imports`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_exports(module: *const wasm_module_t, out: *mut wasm_exporttype_vec_t) {
-    let items = |m: &Module| RawVec::from_items(m.exports().map(|e| ExportTypeObj::new_handle(&e)));
+    let items = |m: &Module| {
+        let exports = m.exports().filter(|e| !matches!(e.ty, cranewasm::ExternType::Tag(_)));
+        RawVec::from_items(exports.map(|e| ExportTypeObj::new_handle(&e)).collect::<Vec<_>>().into_iter())
+    };
     // SAFETY: as the caller promises.
     unsafe { write_items(module, out, items, wasm_exporttype_vec_t::from_raw) }
 }

@@ -181,14 +181,22 @@ pub unsafe fn from_error(store: *mut StoreObj, e: &cranewasm::Error) -> *mut was
 }
 
 /// Takes over the trap a host callback returned, as a core trap with
-/// WAMR's message for it (see the module documentation); `None` if `t` is
-/// not a live trap.
+/// WAMR's message for it (see the module documentation), or as the
+/// exception it stands for; `None` if `t` is not a live trap.
 ///
 /// # Safety
 /// The trap, if live, is the caller's to delete.
 pub unsafe fn take_host_trap(t: *mut wasm_trap_t) -> Option<Trap> {
     // SAFETY: read before the delete below.
-    let message = match unsafe { get::<wasm_trap_t>(t) }?.data.message.as_deref() {
+    let data = &unsafe { get::<wasm_trap_t>(t) }?.data;
+    // An exception (from `cranewasm_trap_new_exception`, or received from
+    // a nested call) is thrown on (`crate::ext::exceptions`).
+    if let Some(exn) = data.exception {
+        // SAFETY: the caller owns the trap.
+        unsafe { object::delete::<wasm_trap_t>(t) };
+        return Some(exn.into_trap());
+    }
+    let message = match data.message.as_deref() {
         Some(m) if !m.is_empty() => {
             let kept = &m[..m.len().min(HOST_MESSAGE_MAX)];
             let text = kept.split(|&b| b == 0).next().unwrap_or_default();

@@ -5,6 +5,7 @@
 //! `capi/README.md` ("cranewasm extensions").
 
 pub mod engine_options;
+pub mod exceptions;
 pub mod last_error;
 pub mod limits64;
 pub mod store_control;

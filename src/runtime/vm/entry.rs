@@ -178,6 +178,9 @@ pub(crate) unsafe fn raise_host_trap(store: &StoreOpaque, trap: Trap) -> ! {
         // An exception the host function passes on is thrown to its wasm
         // caller, which may catch it.
         if let Some(exn) = trap.exception() {
+            // The jump to the handler runs no destructors: the trap's
+            // message would leak.
+            drop(trap);
             super::exception::throw_from(exn, store.vm.last_exit_fp);
         }
         if let Some(state) = unwind::current() {
