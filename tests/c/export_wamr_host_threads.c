@@ -21,6 +21,13 @@
 static wasm_module_t module;
 static wasm_module_inst_t main_inst;
 static int thread_ok[THREADS];
+/* An exception spreads over the instance's cluster, and so does its
+ * clearing (as in WAMR): one thread's clear could wipe another's
+ * exception between its call and its check, and one thread's exception
+ * would stop another's running call. So the failing calls go one thread
+ * at a time, and all of them before any thread calls for real. */
+static pthread_mutex_t exception_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t failed_calls_done;
 
 static void *worker(void *arg)
 {
@@ -32,9 +39,12 @@ static void *worker(void *arg)
     env = wasm_runtime_spawn_exec_env(wasm_runtime_get_exec_env_singleton(main_inst));
     CHECK(env != NULL, "spawn_exec_env from the main singleton");
     sub = wasm_runtime_get_module_inst(env);
+    pthread_mutex_lock(&exception_lock);
     CHECK(!wasm_runtime_call_wasm(env, func(sub, "add"), 1, cells), "a call without a thread environment fails");
     CHECK_EXC(sub, "Exception: thread signal env not inited");
     wasm_runtime_clear_exception(sub);
+    pthread_mutex_unlock(&exception_lock);
+    pthread_barrier_wait(&failed_calls_done);
     CHECK(wasm_runtime_init_thread_env() && wasm_runtime_thread_env_inited(), "init_thread_env");
     cells[0] = ADDS;
     thread_ok[k] = wasm_runtime_call_wasm(env, func(sub, "add"), 1, cells);
@@ -72,6 +82,7 @@ int main(int argc, char **argv)
     CHECK(wasm_runtime_init(), "wasm_runtime_init");
     module = load("export_wamr_counter");
     main_inst = new_instance(module, 0);
+    CHECK(pthread_barrier_init(&failed_calls_done, NULL, THREADS) == 0, "pthread_barrier_init");
     for (int k = 0; k < THREADS; k++)
         CHECK(pthread_create(&th[k], NULL, worker, (void *)(intptr_t)k) == 0, "pthread_create");
     CHECK(pthread_create(&th[THREADS], NULL, own_instance, NULL) == 0, "pthread_create");
