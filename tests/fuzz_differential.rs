@@ -20,11 +20,13 @@
 //! one module; as it exits with 1 on a divergence, it is also the
 //! predicate for shrinking one (`wasm-tools shrink`).
 
+// Each fuzzer uses one oracle and its generator profile of the shared code.
+#[allow(dead_code)]
 mod differential;
 
 use std::time::{Duration, Instant};
 
-use differential::{on_big_stack, run_seed, Stats};
+use differential::{env_u64, on_big_stack, run_seed, Stats};
 
 /// Seeds every run covers.
 const FIXED_SEEDS: std::ops::Range<u64> = 0..10_000;
@@ -33,28 +35,8 @@ const FIXED_SEEDS: std::ops::Range<u64> = 0..10_000;
 /// the file takes about a minute on two cores.
 const RANDOM_SECONDS: u64 = 45;
 
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().map(|v| v.parse().unwrap_or_else(|_| panic!("{name} must be a number")))
-}
-
 fn run(seeds: impl Iterator<Item = u64>, deadline: Option<Instant>) -> Stats {
-    // A panic inside a runtime is caught and reported with its seed; one
-    // line for it is enough.
-    std::panic::set_hook(Box::new(|info| eprintln!("panic: {info}")));
-    let mut stats = Stats::default();
-    let mut failures = Vec::new();
-    for seed in seeds {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            break;
-        }
-        if let Err(e) = run_seed(seed, &mut stats) {
-            eprintln!("FAILED {e}");
-            failures.push(e);
-        }
-    }
-    eprintln!("differential: {stats:?}");
-    assert!(failures.is_empty(), "{} divergences:\n{}", failures.len(), failures.join("\n"));
-    stats
+    differential::run_seeds(seeds, deadline, run_seed)
 }
 
 #[test]
