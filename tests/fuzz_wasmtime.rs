@@ -20,11 +20,10 @@
 #[allow(dead_code)]
 mod differential;
 
-use std::time::{Duration, Instant};
-
 use differential::generate::{self, Features};
 use differential::oracle_wasmtime::Wasmtime;
-use differential::{env_u64, on_big_stack, run_seed_with, Stats};
+use differential::runs;
+use differential::{run_seed_with, Stats};
 
 /// Seeds every run covers.
 const FIXED_SEEDS: std::ops::Range<u64> = 0..5_000;
@@ -45,10 +44,6 @@ fn features(seed: u64) -> Features {
 
 fn run_seed(seed: u64, stats: &mut Stats) -> Result<(), String> {
     run_seed_with::<Wasmtime>(features(seed), seed, stats)
-}
-
-fn run(seeds: impl Iterator<Item = u64>, deadline: Option<Instant>) -> Stats {
-    differential::run_seeds(seeds, deadline, run_seed)
 }
 
 /// How many modules use each 3.0 feature.
@@ -99,81 +94,32 @@ impl Census {
 
 #[test]
 fn fixed_seeds() {
-    if let Some(seed) = env_u64("CRANEWASM_FUZZ_SEED") {
-        on_big_stack(move || run(std::iter::once(seed), None));
-        return;
-    }
-    let seeds = match env_u64("CRANEWASM_FUZZ_FIXED") {
-        Some(n) => FIXED_SEEDS.start..FIXED_SEEDS.end.min(FIXED_SEEDS.start + n),
-        None => FIXED_SEEDS,
-    };
-    let count = seeds.end - seeds.start;
-    let stats = on_big_stack(move || run(seeds.clone(), None));
-    assert_eq!(stats.modules, count);
-    // The generator must keep producing modules that run and use what this
-    // file is about: a configuration change that made most modules fail to
-    // instantiate, or left a feature out, would hollow the test out.
+    let Some((seeds, stats)) = runs::fixed_seeds(FIXED_SEEDS, run_seed) else { return };
+    // Beyond the checks every fuzzer makes: the modules must use what this
+    // file is about, and raise exceptions; a configuration change that left
+    // a feature out would hollow the test out.
     let mut census = Census::default();
-    for seed in FIXED_SEEDS.start..FIXED_SEEDS.start + count {
+    for seed in seeds.clone() {
         census.add(&generate::module_with(features(seed), seed));
     }
     eprintln!("modules using each feature: {census:?}");
-    // The generator must keep producing modules that run and use what this
-    // file is about: a configuration change that made most modules fail to
-    // instantiate, or left a feature out, would hollow the test out.
-    assert!(stats.instantiated * 2 > stats.modules, "{stats:?}");
-    assert!(stats.calls > stats.modules, "{stats:?}");
-    assert!(stats.oracle_rejected * 20 < stats.modules, "{stats:?}");
-    assert!(stats.exceptions * 500 > stats.calls, "too few uncaught exceptions: {stats:?}");
-    assert!(stats.skipped_calls * 4 < stats.calls, "{stats:?}");
+    let count = seeds.end - seeds.start;
     // Typed references are in fewer (see `generate::Features`).
     for (used, share) in [(census.exceptions, 2), (census.memory64, 5), (census.func_refs, 20)] {
         assert!(used * share > count, "a feature is in too few modules: {census:?}");
     }
-    assert_eq!(stats.both_exhausted, 0, "modules that ended in mutual stack exhaustion: {stats:?}");
+    assert!(stats.exceptions * 500 > stats.calls, "too few uncaught exceptions: {stats:?}");
+    assert!(stats.skipped_calls * 4 < stats.calls, "{stats:?}");
 }
 
 #[test]
 fn random_seeds() {
-    if env_u64("CRANEWASM_FUZZ_SEED").is_some() {
-        return;
-    }
-    let seconds = env_u64("CRANEWASM_FUZZ_SECONDS").unwrap_or(RANDOM_SECONDS);
-    let start = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
-    // Far from the fixed range; consecutive from a random start, so a log
-    // line of the first seed tells every seed tried.
-    let first = (start | 1 << 40) & !(1 << 63);
-    eprintln!("random seeds from {first} for {seconds} s");
-    let deadline = Instant::now() + Duration::from_secs(seconds);
-    let stats = on_big_stack(move || run(first.., Some(deadline)));
-    assert!(
-        stats.both_exhausted * 1000 <= stats.modules,
-        "too many modules ended in mutual stack exhaustion: {stats:?}"
-    );
+    runs::random_seeds(RANDOM_SECONDS, run_seed);
 }
 
 #[test]
 fn regressions() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions/wasm3");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/regressions/wasm3 exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wasm" || e == "wat"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no regression modules in {}", dir.display());
-    on_big_stack(move || {
-        let mut stats = Stats::default();
-        for file in &files {
-            let wasm = wat::parse_file(file).unwrap();
-            // Every engine configuration twice, so that the second run of
-            // each reuses what the first left in the engine's pools.
-            for seed in 0..8 {
-                if let Err(e) = differential::compare_with::<Wasmtime>(&wasm, seed, &mut stats) {
-                    panic!("{}: {e}", file.display());
-                }
-            }
-        }
-        eprintln!("regressions: {stats:?}");
-    });
+    // Every engine configuration twice, so that the second run of each
+    // reuses what the first left in the engine's pools.
+    runs::regressions::<Wasmtime>("regressions/wasm3", 0..8);
 }

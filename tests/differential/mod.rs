@@ -20,6 +20,7 @@ pub mod generate;
 pub mod model;
 pub mod oracle;
 pub mod oracle_wasmtime;
+pub mod runs;
 pub mod subject;
 pub mod without_gc;
 
@@ -171,37 +172,6 @@ pub fn run_seed_with<O: Runtime>(features: generate::Features, seed: u64, stats:
         "seed {seed} diverged (module saved to {}; replay with CRANEWASM_FUZZ_SEED={seed}): {error}",
         path.display()
     ))
-}
-
-/// A number from the environment variable `name`, if set.
-pub fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().map(|v| v.parse().unwrap_or_else(|_| panic!("{name} must be a number")))
-}
-
-/// Runs `one` on `seeds` until `deadline`, printing each divergence as it
-/// comes and the counts at the end; fails with every divergence found.
-pub fn run_seeds(
-    seeds: impl Iterator<Item = u64>,
-    deadline: Option<std::time::Instant>,
-    one: impl Fn(u64, &mut Stats) -> Result<(), String>,
-) -> Stats {
-    // A panic inside a runtime is caught and reported with its seed; one
-    // line for it is enough.
-    std::panic::set_hook(Box::new(|info| eprintln!("panic: {info}")));
-    let mut stats = Stats::default();
-    let mut failures = Vec::new();
-    for seed in seeds {
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            break;
-        }
-        if let Err(e) = one(seed, &mut stats) {
-            eprintln!("FAILED {e}");
-            failures.push(e);
-        }
-    }
-    eprintln!("differential: {stats:?}");
-    assert!(failures.is_empty(), "{} divergences:\n{}", failures.len(), failures.join("\n"));
-    stats
 }
 
 /// Runs `body` on a thread with a large stack: the budget `MAX_WASM_STACK`

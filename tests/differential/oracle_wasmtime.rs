@@ -9,8 +9,8 @@
 use std::sync::OnceLock;
 
 use wasmtime::{
-    AsContextMut, Collector, Engine, Extern, ExternRef, ExternType, Func, Global, HeapTopType, Instance, Memory,
-    Module, Ref, Store, Table, Tag, Trap, Val, ValType,
+    AsContext, AsContextMut, Collector, Engine, Extern, ExternRef, ExternType, Func, Global, HeapTopType, Instance,
+    Memory, Module, Ref, Store, Table, Tag, Trap, Val, ValType,
 };
 
 use super::model::{self, Outcome, Runtime, State, TrapKind, Ty, Value};
@@ -122,6 +122,17 @@ fn outcome_of_error(store: &mut Store<Log>, tags: &[(String, Tag)], e: wasmtime:
 }
 
 fn to_value(store: &mut Store<Log>, tags: &[(String, Tag)], v: &Val) -> Value {
+    if let Val::ExnRef(Some(e)) = v {
+        let (tag, payload) = exception(store, tags, e);
+        return Value::ExnRef(Some(model::exn_id(&tag, &payload)));
+    }
+    value_of(&*store, v)
+}
+
+/// `v` in the fuzzer's form, an exception by null-ness only: what a host
+/// function sees of its arguments, as `subject.rs` reads them (tag names
+/// are not at hand there).
+fn value_of(cx: impl AsContext<Data = Log>, v: &Val) -> Value {
     match v {
         Val::I32(x) => Value::I32(*x),
         Val::I64(x) => Value::I64(*x),
@@ -130,12 +141,10 @@ fn to_value(store: &mut Store<Log>, tags: &[(String, Tag)], v: &Val) -> Value {
         Val::V128(x) => Value::V128(x.as_u128()),
         Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
         Val::ExternRef(r) => Value::ExternRef(r.as_ref().map(|r| {
-            *r.data(&*store).expect("live").expect("host data").downcast_ref::<u32>().expect("our externrefs hold u32")
+            let data = r.data(cx.as_context()).expect("live").expect("host data");
+            *data.downcast_ref::<u32>().expect("our externrefs hold u32")
         })),
-        Val::ExnRef(e) => Value::ExnRef(e.as_ref().map(|e| {
-            let (tag, payload) = exception(store, tags, e);
-            model::exn_id(&tag, &payload)
-        })),
+        Val::ExnRef(e) => Value::ExnRef(e.as_ref().map(|_| 0)),
         Val::AnyRef(_) | Val::ContRef(_) => panic!("GC and stack switching are off, yet: {v:?}"),
     }
 }
@@ -159,24 +168,6 @@ fn from_value(mut store: impl AsContextMut<Data = Log>, v: Value) -> Val {
     }
 }
 
-/// A host function's arguments, as `subject.rs` reads them: an exception
-/// by null-ness only (tag names are not at hand there).
-fn host_arg(caller: &wasmtime::Caller<'_, Log>, v: &Val) -> Value {
-    match v {
-        Val::ExternRef(r) => Value::ExternRef(r.as_ref().map(|r| {
-            *r.data(caller).expect("live").expect("host data").downcast_ref::<u32>().expect("our externrefs hold u32")
-        })),
-        Val::ExnRef(e) => Value::ExnRef(e.as_ref().map(|_| 0)),
-        Val::I32(x) => Value::I32(*x),
-        Val::I64(x) => Value::I64(*x),
-        Val::F32(x) => Value::F32(*x),
-        Val::F64(x) => Value::F64(*x),
-        Val::V128(x) => Value::V128(x.as_u128()),
-        Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
-        Val::AnyRef(_) | Val::ContRef(_) => panic!("GC and stack switching are off, yet: {v:?}"),
-    }
-}
-
 /// The host entity for one import, if the harness can make it.
 fn import(store: &mut Store<Log>, key: &str, ty_: &ExternType) -> Option<Extern> {
     Some(match ty_ {
@@ -184,7 +175,7 @@ fn import(store: &mut Store<Log>, key: &str, ty_: &ExternType) -> Option<Extern>
             let results: Vec<Ty> = ft.results().map(|t| ty(&t)).collect();
             let key = key.to_string();
             Func::new(&mut *store, ft.clone(), move |mut caller, params, out| {
-                let args: Vec<Value> = params.iter().map(|p| host_arg(&caller, p)).collect();
+                let args: Vec<Value> = params.iter().map(|p| value_of(&caller, p)).collect();
                 let behaviour = model::host_behaviour(&key, &args, &results);
                 caller.data_mut().push((key.clone(), args));
                 let values = behaviour.map_err(|()| wasmtime::Error::msg(model::HOST_TRAP))?;
