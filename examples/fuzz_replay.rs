@@ -22,7 +22,7 @@ fn main() {
     let result = differential::on_big_stack(move || {
         let mut stats = differential::Stats::default();
         let r = if wasmtime {
-            differential::compare_with::<differential::oracle_wasmtime::Wasmtime>(&wasm, seed, &mut stats)
+            compare_wasmtime(&wasm, seed, &mut stats)
         } else {
             differential::compare(&wasm, seed, &mut stats)
         };
@@ -35,4 +35,15 @@ fn main() {
             std::process::exit(1);
         }
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn compare_wasmtime(wasm: &[u8], seed: u64, stats: &mut differential::Stats) -> Result<(), String> {
+    differential::compare_with::<differential::oracle_wasmtime::Wasmtime>(wasm, seed, stats)
+}
+
+// wasmtime is a dev-dependency on x86-64 only (see Cargo.toml).
+#[cfg(not(target_arch = "x86_64"))]
+fn compare_wasmtime(_: &[u8], _: u64, _: &mut differential::Stats) -> Result<(), String> {
+    panic!("the wasmtime oracle is built on x86-64 only")
 }

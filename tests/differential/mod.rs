@@ -19,6 +19,8 @@
 pub mod generate;
 pub mod model;
 pub mod oracle;
+// wasmtime is a dev-dependency on x86-64 only (see Cargo.toml).
+#[cfg(target_arch = "x86_64")]
 pub mod oracle_wasmtime;
 pub mod runs;
 pub mod subject;
