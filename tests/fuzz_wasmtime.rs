@@ -38,7 +38,7 @@ const RANDOM_SECONDS: u64 = 40;
 /// Even seeds without typed references, odd ones with them (see
 /// `Features::Wasm3FuncRefs`).
 fn features(seed: u64) -> Features {
-    if seed % 2 == 0 {
+    if seed.is_multiple_of(2) {
         Features::Wasm3
     } else {
         Features::Wasm3FuncRefs

@@ -148,7 +148,7 @@ fn host_tables_and_globals_of_typed_references() {
     for import in module.imports() {
         externs.push(match import.ty {
             ExternType::Table(t) => {
-                assert!(Table::new(&mut store, t.clone(), Val::ExternRef(None)).is_err(), "another hierarchy");
+                assert!(Table::new(&mut store, t, Val::ExternRef(None)).is_err(), "another hierarchy");
                 Table::new(&mut store, t, Val::FuncRef(None)).unwrap().into()
             }
             ExternType::Global(g) => {
