@@ -289,48 +289,45 @@ fn expected_load_widen(op: &Op, at: &[u8; 16]) -> [u8; 16] {
     out
 }
 
-#[test]
-fn edges_with_guard_pages() {
+/// The sweep on 32- or 64-bit memories in bounds-check mode `mode`, which
+/// must check at least `at_least` accesses.
+fn edges(mode: BoundsChecks, is64: bool, at_least: usize) {
     // Chosen, not the default: the default follows CRANEWASM_BOUNDS_CHECKS.
     let mut config = Config::new();
-    config.bounds_checks(BoundsChecks::GuardPages);
-    let checked = run(&Engine::new(&config).unwrap(), false);
-    assert!(checked > 5000, "{checked} accesses");
+    config.bounds_checks(mode);
+    let checked = run(&Engine::new(&config).unwrap(), is64);
+    assert!(checked > at_least, "{checked} accesses");
+}
+
+#[test]
+fn edges_with_guard_pages() {
+    edges(BoundsChecks::GuardPages, false, 5000);
 }
 
 #[test]
 fn edges_with_explicit_checks() {
-    let mut config = Config::new();
-    config.bounds_checks(BoundsChecks::Explicit);
-    let checked = run(&Engine::new(&config).unwrap(), false);
-    assert!(checked > 5000, "{checked} accesses");
+    edges(BoundsChecks::Explicit, false, 5000);
+}
+
+#[test]
+fn edges_of_64_bit_memories_with_guard_pages() {
+    edges(BoundsChecks::GuardPages, true, 10000);
+}
+
+#[test]
+fn edges_of_64_bit_memories_with_explicit_checks() {
+    edges(BoundsChecks::Explicit, true, 10000);
 }
 
 #[test]
 fn edges_unoptimised() {
     let mut config = Config::new();
     config.cranelift_optimize(false);
-    run(&Engine::new(&config).unwrap(), false);
-    run(&Engine::new(&config).unwrap(), true);
-    config.bounds_checks(BoundsChecks::Explicit);
-    run(&Engine::new(&config).unwrap(), false);
-    run(&Engine::new(&config).unwrap(), true);
-}
-
-#[test]
-fn edges_of_64_bit_memories_with_guard_pages() {
-    let mut config = Config::new();
-    config.bounds_checks(BoundsChecks::GuardPages);
-    let checked = run(&Engine::new(&config).unwrap(), true);
-    assert!(checked > 10000, "{checked} accesses");
-}
-
-#[test]
-fn edges_of_64_bit_memories_with_explicit_checks() {
-    let mut config = Config::new();
-    config.bounds_checks(BoundsChecks::Explicit);
-    let checked = run(&Engine::new(&config).unwrap(), true);
-    assert!(checked > 10000, "{checked} accesses");
+    for mode in [BoundsChecks::GuardPages, BoundsChecks::Explicit] {
+        config.bounds_checks(mode);
+        run(&Engine::new(&config).unwrap(), false);
+        run(&Engine::new(&config).unwrap(), true);
+    }
 }
 
 #[test]

@@ -27,10 +27,10 @@ use wast::core::{AbstractHeapType, HeapType, NanPattern, V128Pattern, WastArgCor
 use wast::parser::{self, ParseBuffer};
 use wast::{QuoteWat, Wast, WastArg, WastDirective, WastExecute, WastInvoke, WastRet};
 
-#[path = "support/self_exec.rs"]
-mod self_exec;
 #[path = "support/legacy_try.rs"]
 mod legacy_try;
+#[path = "support/self_exec.rs"]
+mod self_exec;
 /// The files of the 3.0 suite that do not pass yet, by feature.
 #[path = "spec/skips.rs"]
 mod skips;
@@ -527,6 +527,10 @@ impl Runner {
             WastArgCore::RefNull(wast::core::HeapType::Abstract { ty: wast::core::AbstractHeapType::Func, .. }) => {
                 Val::FuncRef(None)
             }
+            WastArgCore::RefNull(wast::core::HeapType::Abstract {
+                ty: wast::core::AbstractHeapType::Exn | wast::core::AbstractHeapType::NoExn,
+                ..
+            }) => Val::ExnRef(None),
             WastArgCore::RefNull(_) => Val::ExternRef(None),
             WastArgCore::RefExtern(n) => Val::ExternRef(Some(ExternRef::new(&mut self.store, *n))),
             other => return Err(Error::Usage(format!("unsupported argument {other:?}"))),
@@ -554,6 +558,10 @@ impl Runner {
             (Val::ExternRef(r), WastRetCore::RefNull(ty)) => {
                 check(r.is_none(), "not null")?;
                 check(null_type_is(ty, AbstractHeapType::Extern), "a null of another type")
+            }
+            (Val::ExnRef(r), WastRetCore::RefNull(ty)) => {
+                check(r.is_none(), "not null")?;
+                check(null_type_is(ty, AbstractHeapType::Exn), "a null of another type")
             }
             (Val::FuncRef(None), WastRetCore::RefFunc(_)) => Err("null".into()),
             (Val::FuncRef(Some(_)), WastRetCore::RefFunc(None)) => Ok(()),
@@ -595,6 +603,7 @@ fn null_type_is(ty: &Option<wast::core::HeapType>, top: AbstractHeapType) -> boo
         Some(HeapType::Abstract { ty, .. }) => match top {
             T::Func => matches!(ty, T::Func | T::NoFunc),
             T::Extern => matches!(ty, T::Extern | T::NoExtern),
+            T::Exn => matches!(ty, T::Exn | T::NoExn),
             _ => false,
         },
         Some(_) => false,

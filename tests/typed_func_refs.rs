@@ -120,3 +120,55 @@ fn the_switch_turns_it_off() {
     let err = Module::new(&engine, "(module (type $v (func)) (func (param (ref null $v))))").map(|_| ()).unwrap_err();
     assert!(matches!(err, Error::Invalid { .. }), "{err}");
 }
+
+/// The host makes tables and globals of a module's typed reference types
+/// from its import types, holding null (found by tests/fuzz_wasmtime.rs:
+/// only a value of exactly the type's `ValType` was accepted, which no
+/// `Val` is for `(ref null $t)`); a non-nullable one refuses null.
+#[test]
+fn host_tables_and_globals_of_typed_references() {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let module = Module::new(
+        &engine,
+        r#"(module
+            (type $un (func (param i32) (result i32)))
+            (import "host" "t" (table $t 2 (ref null $un)))
+            (import "host" "g" (global $g (mut (ref null $un))))
+            (func $double (type $un) (i32.mul (local.get 0) (i32.const 2)))
+            (elem declare func $double)
+            (func (export "via_table") (param i32 i32) (result i32)
+                (call_ref $un (local.get 1) (table.get $t (local.get 0))))
+            (func (export "fill") (table.set $t (i32.const 1) (ref.func $double)))
+            (func (export "via_global") (param i32) (result i32)
+                (call_ref $un (local.get 0) (global.get $g))))"#,
+    )
+    .unwrap();
+    let mut externs = Vec::new();
+    for import in module.imports() {
+        externs.push(match import.ty {
+            ExternType::Table(t) => {
+                assert!(Table::new(&mut store, t, Val::ExternRef(None)).is_err(), "another hierarchy");
+                Table::new(&mut store, t, Val::FuncRef(None)).unwrap().into()
+            }
+            ExternType::Global(g) => {
+                let ValType::Ref(r) = g.content else { panic!("a reference global") };
+                let non_null = GlobalType::new(ValType::Ref(RefType::new(false, r.heap_type())), g.mutability);
+                assert!(Global::new(&mut store, non_null, Val::FuncRef(None)).is_err(), "null for (ref $un)");
+                Global::new(&mut store, g, Val::FuncRef(None)).unwrap().into()
+            }
+            other => panic!("unexpected import {other:?}"),
+        });
+    }
+    let instance = Instance::new(&mut store, &module, &externs).unwrap();
+    let null_trap = |r: Result<i32>| r.unwrap_err().as_trap().and_then(|t| t.code());
+    assert!(null_trap(call(&mut store, &instance, "via_table", &[1, 5])).is_some());
+    assert!(null_trap(call(&mut store, &instance, "via_global", &[5])).is_some());
+    instance.get_func(&store, "fill").unwrap().call(&mut store, &[], &mut []).unwrap();
+    assert_eq!(call(&mut store, &instance, "via_table", &[1, 5]).unwrap(), 10);
+    // The host sets them back to null.
+    let (Extern::Table(t), Extern::Global(g)) = (externs[0], externs[1]) else { panic!("table then global") };
+    t.set(&mut store, 1, Val::FuncRef(None)).unwrap();
+    g.set(&mut store, Val::FuncRef(None)).unwrap();
+    assert!(null_trap(call(&mut store, &instance, "via_table", &[1, 5])).is_some());
+}

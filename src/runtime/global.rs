@@ -23,7 +23,8 @@ impl Global {
     pub fn new(mut store: impl AsContextMut, ty: GlobalType, value: Val) -> Result<Global> {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        if value.ty() != ty.content {
+        // A value of the type: a null for a nullable typed reference too.
+        if !value.matches_ty(ty.content) {
             return Err(Error::Usage(format!("global of type {} initialised with {}", ty.content, value.ty())));
         }
         let mut storage = VMGlobal::default();
@@ -71,7 +72,7 @@ impl Global {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         self.storage.check(store)?;
-        if value.ty() != self.ty.content {
+        if !value.matches_ty(self.ty.content) {
             return Err(Error::Usage(format!("global of type {} set to {}", self.ty.content, value.ty())));
         }
         let raw = value.to_raw(store)?;

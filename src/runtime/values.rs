@@ -4,6 +4,7 @@ use crate::environ::types::{HeapType, ValType};
 use crate::environ::val_raw::{ValRaw, V128};
 use crate::runtime::externref::ExternRef;
 use crate::runtime::func::Func;
+use crate::runtime::tag::Exn;
 
 /// A value passed to or returned from WebAssembly.
 ///
@@ -24,6 +25,8 @@ pub enum Val {
     FuncRef(Option<Func>),
     /// An `externref`, `None` for null.
     ExternRef(Option<ExternRef>),
+    /// An `exnref`, `None` for null: a caught exception wasm passes on.
+    ExnRef(Option<Exn>),
 }
 
 impl Val {
@@ -47,6 +50,7 @@ impl Val {
             Val::V128(_) => ValType::V128,
             Val::FuncRef(_) => ValType::FUNCREF,
             Val::ExternRef(_) => ValType::EXTERNREF,
+            Val::ExnRef(_) => ValType::EXNREF,
         }
     }
 
@@ -60,11 +64,12 @@ impl Val {
         let (is_null, top) = match self {
             Val::FuncRef(f) => (f.is_none(), HeapType::Func),
             Val::ExternRef(e) => (e.is_none(), HeapType::Extern),
+            Val::ExnRef(e) => (e.is_none(), HeapType::Exn),
             _ => return false,
         };
         match (is_null, r.heap_type()) {
             (true, h) => r.is_nullable() && h.top() == top,
-            (false, HeapType::Func | HeapType::Extern) => r.heap_type() == top,
+            (false, HeapType::Func | HeapType::Extern | HeapType::Exn) => r.heap_type() == top,
             (false, _) => false,
         }
     }
@@ -79,6 +84,7 @@ impl Val {
             ValType::F64 => Val::F64(0),
             ValType::V128 => Val::V128(V128(0)),
             ValType::Ref(r) if r.is_func() => Val::FuncRef(None),
+            ValType::Ref(r) if r.heap_type().top() == HeapType::Exn => Val::ExnRef(None),
             ValType::Ref(_) => Val::ExternRef(None),
         }
     }
@@ -126,6 +132,14 @@ impl Val {
     /// The `funcref`, if this is one.
     pub fn funcref(&self) -> Option<Option<Func>> {
         if let Val::FuncRef(v) = self {
+            Some(*v)
+        } else {
+            None
+        }
+    }
+    /// The `exnref`, if this is one.
+    pub fn exnref(&self) -> Option<Option<Exn>> {
+        if let Val::ExnRef(v) = self {
             Some(*v)
         } else {
             None
@@ -217,6 +231,16 @@ impl Val {
                     }
                 },
             ),
+            Val::ExnRef(e) => ValRaw::reference(
+                ValType::EXNREF,
+                match e {
+                    None => 0,
+                    Some(e) => {
+                        e.0.check(store)?;
+                        e.0.as_ptr() as usize
+                    }
+                },
+            ),
         })
     }
 
@@ -238,14 +262,16 @@ impl Val {
     /// or globals.
     pub(crate) fn from_raw_ref(store: &StoreOpaque, ty: ValType, raw: usize) -> Val {
         let ptr = std::ptr::NonNull::new(raw as *mut u8);
-        // A non-null reference of `store` is the address of a funcref or
-        // externref data that the store owns.
+        // A non-null reference of `store` is the address of a funcref,
+        // externref data or exception that the store owns.
         fn stored<T>(store: &StoreOpaque, p: std::ptr::NonNull<u8>) -> Stored<T> {
             // SAFETY: as said above, an object of `store`, alive with it.
             unsafe { Stored::new_unchecked(store.id(), p.cast()) }
         }
         match ty {
             ValType::Ref(r) if r.is_func() => Val::FuncRef(ptr.map(|p| Func(stored(store, p)))),
+            // Not an externref: reading its data would read an exception.
+            ValType::Ref(r) if r.heap_type().top() == HeapType::Exn => Val::ExnRef(ptr.map(|p| Exn(stored(store, p)))),
             _ => Val::ExternRef(ptr.map(|p| ExternRef(stored(store, p)))),
         }
     }

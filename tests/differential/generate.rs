@@ -37,22 +37,51 @@ impl Rng {
     }
 }
 
+/// Which proposals a generated module may use, after the oracle that runs
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Features {
+    /// WebAssembly 2.0, which wasmi runs.
+    Wasm2,
+    /// 2.0 plus exceptions, memory64/table64, wide arithmetic and custom
+    /// page sizes, which wasmtime runs.
+    Wasm3,
+    /// `Wasm3` plus typed function references. wasm-smith has no switch
+    /// for them apart from GC, so these modules are generated with GC on
+    /// and without GC instructions, then rewritten without GC types
+    /// (`without_gc.rs`).
+    Wasm3FuncRefs,
+}
+
+impl Features {
+    /// What a saved failing module's name carries after its seed.
+    pub fn file_suffix(self) -> &'static str {
+        match self {
+            Features::Wasm2 => "",
+            Features::Wasm3 => "-wasm3",
+            Features::Wasm3FuncRefs => "-wasm3-funcrefs",
+        }
+    }
+}
+
 /// The wasm-smith configuration: swarm-chosen from `u`, then held to what
 /// both runtimes implement and to sizes that keep a run quick.
-fn config(u: &mut arbitrary::Unstructured<'_>) -> Config {
+fn config(u: &mut arbitrary::Unstructured<'_>, features: Features) -> Config {
     let mut c: Config = u.arbitrary().unwrap_or_default();
-    // Proposals neither runtime is compared on (or cranewasm lacks).
-    c.exceptions_enabled = false;
-    c.gc_enabled = false;
+    let wasm3 = features != Features::Wasm2;
+    // Proposals the oracle does not run (or cranewasm lacks): wasmi has
+    // none of 3.0's; wasmtime has all, GC aside, which cranewasm lacks.
+    c.exceptions_enabled = wasm3;
+    c.gc_enabled = features == Features::Wasm3FuncRefs;
     // Threads (atomics, shared memories) stay off even single-threaded:
     // the oracle, wasmi 1.1, does not implement the proposal (its
     // validator rejects every atomic operator), so there is nothing to
     // compare with. tests/threads.rs and the spec folder cover them.
     c.threads_enabled = false;
     c.shared_everything_threads_enabled = false;
-    c.memory64_enabled = false;
-    c.custom_page_sizes_enabled = false;
-    c.wide_arithmetic_enabled = false;
+    c.memory64_enabled = wasm3;
+    c.custom_page_sizes_enabled = wasm3;
+    c.wide_arithmetic_enabled = wasm3;
     c.compact_imports_enabled = false;
     c.custom_descriptors_enabled = false;
     c.acquire_release_atomics_enabled = false;
@@ -70,6 +99,7 @@ fn config(u: &mut arbitrary::Unstructured<'_>) -> Config {
     // whole memories can be compared after every call.
     c.memory_max_size_required = true;
     c.max_memory32_bytes = c.max_memory32_bytes.min(8 << 16);
+    c.max_memory64_bytes = c.max_memory64_bytes.min(8 << 16);
     c.table_max_size_required = true;
     c.max_table_elements = c.max_table_elements.min(1000);
     c.max_memories = c.max_memories.min(4);
@@ -89,6 +119,19 @@ fn config(u: &mut arbitrary::Unstructured<'_>) -> Config {
             K::Control,
             K::Memory,
         ]);
+    } else if c.gc_enabled {
+        // Everything but struct, array and i31 instructions.
+        use wasm_smith::InstructionKind as K;
+        c.allowed_instructions = wasm_smith::InstructionKinds::new(&[
+            K::Numeric,
+            K::Vector,
+            K::Reference,
+            K::Parametric,
+            K::Variable,
+            K::Table,
+            K::Memory,
+            K::Control,
+        ]);
     }
     c.max_instructions = c.max_instructions.min(400);
     c.max_imports = c.max_imports.min(20);
@@ -101,19 +144,39 @@ fn config(u: &mut arbitrary::Unstructured<'_>) -> Config {
     c
 }
 
+/// The 2.0 module for `seed` (see `module_with`).
+pub fn module(seed: u64) -> Vec<u8> {
+    module_with(Features::Wasm2, seed)
+}
+
+/// Tries of a `Wasm3FuncRefs` seed for a module that validates without GC
+/// once rewritten before it settles for one without typed references.
+const GC_FREE_TRIES: usize = 100;
+
 /// The module for `seed`, with fuel checks and the fuel global exported.
 /// Modules without a function of their own (wasm-smith makes many, all
-/// imports) are generated anew from the next bytes of the seed's stream.
-pub fn module(seed: u64) -> Vec<u8> {
+/// imports) are generated anew from the next bytes of the seed's stream,
+/// and so are `Wasm3FuncRefs` modules that need GC.
+pub fn module_with(features: Features, seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
+    let mut tries = 0;
     loop {
         let len = 1000 + rng.below(30_000) as usize;
         let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         let mut u = arbitrary::Unstructured::new(&bytes);
-        let config = config(&mut u);
+        tries += 1;
+        let wanted =
+            if features == Features::Wasm3FuncRefs && tries > GC_FREE_TRIES { Features::Wasm3 } else { features };
+        let config = config(&mut u, wanted);
         let mut module = Module::new(config, &mut u).expect("wasm-smith makes a module from any bytes");
         let fuel_global = module.ensure_termination(FUEL as u32).expect("generated code can be instrumented");
-        let wasm = module.to_bytes();
+        let mut wasm = module.to_bytes();
+        if wanted == Features::Wasm3FuncRefs {
+            match super::without_gc::rewrite(&wasm) {
+                Some(w) => wasm = w,
+                None => continue,
+            }
+        }
         if has_code(&wasm) {
             return export_global(&wasm, FUEL_EXPORT, fuel_global);
         }
@@ -233,5 +296,7 @@ pub fn arg(rng: &mut Rng, ty: Ty) -> Value {
         Ty::V128 => Value::V128((rng.next() as u128) << 64 | rng.next() as u128),
         Ty::FuncRef => Value::FuncRef { null: true },
         Ty::ExternRef => Value::ExternRef((rng.below(3) != 0).then(|| rng.below(1000) as u32)),
+        Ty::ExnRef => Value::ExnRef(None),
+        Ty::NonNull => unreachable!("exports taking non-null references are not called"),
     }
 }

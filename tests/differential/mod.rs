@@ -1,10 +1,13 @@
-//! Differential fuzzing: a module runs in cranewasm and in wasmi with the
-//! same imports and arguments, and everything observable must agree.
+//! Differential fuzzing: a module runs in cranewasm and in an oracle
+//! (wasmi for 2.0 features, `oracle.rs`; wasmtime for 3.0 ones,
+//! `oracle_wasmtime.rs`) with the same imports and arguments, and
+//! everything observable must agree.
 //!
 //! Rules of comparison (see `model.rs` for the value and trap mappings):
 //! - Both runtimes must accept every generated module.
 //! - Instantiation, then every call, must end the same way: the same
-//!   results, or traps of the same kind, or both a non-trap error.
+//!   results, or traps of the same kind, or the same uncaught exception
+//!   (tag and payload), or both a non-trap error.
 //! - After every step, exported globals, memories (every byte) and tables
 //!   (element null-ness, externref contents), the host entities made for
 //!   imports, and the log of host-function calls must be equal.
@@ -16,9 +19,14 @@
 pub mod generate;
 pub mod model;
 pub mod oracle;
+// wasmtime is a dev-dependency on x86-64 only (see Cargo.toml).
+#[cfg(target_arch = "x86_64")]
+pub mod oracle_wasmtime;
+pub mod runs;
 pub mod subject;
+pub mod without_gc;
 
-use model::{Outcome, Runtime};
+use model::{Outcome, Runtime, Ty};
 use oracle::Oracle;
 use subject::Subject;
 
@@ -29,10 +37,15 @@ pub struct Stats {
     pub instantiated: u64,
     pub calls: u64,
     pub traps: u64,
+    /// Calls that ended in an uncaught exception (in both runtimes).
+    pub exceptions: u64,
+    /// Calls not made: the export takes a non-nullable reference, which
+    /// the harness cannot make.
+    pub skipped_calls: u64,
     /// Modules ended early because both runtimes exhausted their stacks.
     pub both_exhausted: u64,
-    /// Modules wasmi refused (an oracle limitation, not ours; listed so a
-    /// silent rise would show).
+    /// Modules the oracle refused (an oracle limitation, not ours; listed
+    /// so a silent rise would show).
     pub oracle_rejected: u64,
 }
 
@@ -42,6 +55,8 @@ impl std::ops::AddAssign for Stats {
         self.instantiated += o.instantiated;
         self.calls += o.calls;
         self.traps += o.traps;
+        self.exceptions += o.exceptions;
+        self.skipped_calls += o.skipped_calls;
         self.both_exhausted += o.both_exhausted;
         self.oracle_rejected += o.oracle_rejected;
     }
@@ -50,14 +65,25 @@ impl std::ops::AddAssign for Stats {
 /// Calls per module at most, over all its exports.
 const MAX_CALLS: usize = 60;
 
-/// Runs `wasm` in both runtimes; `seed` picks cranewasm's engine settings
-/// and the call arguments. `Err` describes the first divergence.
+/// The start of an oracle's `Outcome::Failed` text for a module it does
+/// not compile.
+pub const ORACLE_REJECTS: &str = "the oracle rejects the module";
+
+/// Runs `wasm` in cranewasm and wasmi (see `compare_with`).
 pub fn compare(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> {
+    compare_with::<Oracle>(wasm, seed, stats)
+}
+
+/// Runs `wasm` in cranewasm and in the oracle `O`; `seed` picks
+/// cranewasm's engine settings and the call arguments. `Err` describes the
+/// first divergence.
+pub fn compare_with<O: Runtime>(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> {
+    let oracle = O::NAME;
     stats.modules += 1;
     let (mut ours, ours_inst) = Subject::instantiate(wasm, seed);
-    let (mut theirs, theirs_inst) = Oracle::instantiate(wasm, seed);
+    let (mut theirs, theirs_inst) = O::instantiate(wasm, seed);
     if let Outcome::Failed(why) = &theirs_inst {
-        if why.starts_with("wasmi rejects") {
+        if why.starts_with(ORACLE_REJECTS) {
             stats.oracle_rejected += 1;
             eprintln!("note: seed {seed}: {why}");
             return Ok(());
@@ -65,10 +91,10 @@ pub fn compare(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> 
     }
     let engine = subject::engine_name(seed);
     if !ours_inst.agrees(&theirs_inst) {
-        return Err(format!("instantiation ({engine}): cranewasm {ours_inst:?}, wasmi {theirs_inst:?}"));
+        return Err(format!("instantiation ({engine}): cranewasm {ours_inst:?}, {oracle} {theirs_inst:?}"));
     }
     if let Some(d) = ours.snapshot().difference(&theirs.snapshot()) {
-        return Err(format!("after instantiation ({engine}, {ours_inst:?}): cranewasm vs wasmi: {d}"));
+        return Err(format!("after instantiation ({engine}, {ours_inst:?}): cranewasm vs {oracle}: {d}"));
     }
     if ours_inst != Outcome::Returned(Vec::new()) {
         return Ok(());
@@ -81,6 +107,10 @@ pub fn compare(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> 
     let mut rng = generate::Rng::new(seed ^ 0x5eed_a865);
     let calls = funcs.iter().cycle().take(MAX_CALLS.min(funcs.len() * 3));
     for (n, (name, params, _)) in calls.enumerate() {
+        if params.contains(&Ty::NonNull) {
+            stats.skipped_calls += 1;
+            continue;
+        }
         let args: Vec<_> = params.iter().map(|t| generate::arg(&mut rng, *t)).collect();
         ours.set_global_i32(generate::FUEL_EXPORT, generate::FUEL);
         theirs.set_global_i32(generate::FUEL_EXPORT, generate::FUEL);
@@ -96,13 +126,15 @@ pub fn compare(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> 
             return Ok(());
         }
         if !a.agrees(&b) {
-            return Err(format!("{}: cranewasm {a:?}, wasmi {b:?}", what()));
+            return Err(format!("{}: cranewasm {a:?}, {oracle} {b:?}", what()));
         }
-        if matches!(a, Outcome::Trapped(_)) {
-            stats.traps += 1;
+        match a {
+            Outcome::Trapped(_) => stats.traps += 1,
+            Outcome::Exception { .. } => stats.exceptions += 1,
+            _ => {}
         }
         if let Some(d) = ours.snapshot().difference(&theirs.snapshot()) {
-            return Err(format!("after {} ({a:?}): cranewasm vs wasmi: {d}", what()));
+            return Err(format!("after {} ({a:?}): cranewasm vs {oracle}: {d}", what()));
         }
     }
     Ok(())
@@ -112,10 +144,15 @@ pub fn compare(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> 
 /// (of either runtime or of the harness) saves the module under
 /// `target/fuzz-failures/` and fails with the seed in the message.
 pub fn run_seed(seed: u64, stats: &mut Stats) -> Result<(), String> {
-    let wasm =
-        std::panic::catch_unwind(|| generate::module(seed)).map_err(|_| format!("seed {seed}: generation panicked"))?;
+    run_seed_with::<Oracle>(generate::Features::Wasm2, seed, stats)
+}
+
+/// `run_seed` for a generator profile and an oracle.
+pub fn run_seed_with<O: Runtime>(features: generate::Features, seed: u64, stats: &mut Stats) -> Result<(), String> {
+    let wasm = std::panic::catch_unwind(|| generate::module_with(features, seed))
+        .map_err(|_| format!("seed {seed}: generation panicked"))?;
     let mut local = Stats::default();
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compare(&wasm, seed, &mut local)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compare_with::<O>(&wasm, seed, &mut local)));
     *stats += local;
     let error = match result {
         Ok(Ok(())) => return Ok(()),
@@ -131,7 +168,7 @@ pub fn run_seed(seed: u64, stats: &mut Stats) -> Result<(), String> {
     };
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-failures");
     let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join(format!("seed-{seed}.wasm"));
+    let path = dir.join(format!("seed-{seed}{}.wasm", features.file_suffix()));
     let _ = std::fs::write(&path, &wasm);
     Err(format!(
         "seed {seed} diverged (module saved to {}; replay with CRANEWASM_FUZZ_SEED={seed}): {error}",

@@ -5,8 +5,9 @@
 use std::fmt;
 
 /// A value in runtime-neutral form. Floats are bit patterns; references
-/// are compared by what both runtimes can tell: a funcref by null-ness, an
-/// externref by the number the test put in it.
+/// are compared by what both runtimes can tell: a funcref (of any function
+/// type) by null-ness, an externref by the number the test put in it, an
+/// exnref by its `exn_id` (tag and payload).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     I32(i32),
@@ -16,6 +17,7 @@ pub enum Value {
     V128(u128),
     FuncRef { null: bool },
     ExternRef(Option<u32>),
+    ExnRef(Option<u64>),
 }
 
 /// Value types of the features the fuzzer enables.
@@ -28,6 +30,11 @@ pub enum Ty {
     V128,
     FuncRef,
     ExternRef,
+    ExnRef,
+    /// A non-nullable reference type (`(ref func)`, `(ref $t)`,
+    /// `(ref exn)`...): the harness cannot make such a value, so it calls
+    /// no export that takes one and makes no import that holds one.
+    NonNull,
 }
 
 /// Trap kinds both runtimes can raise. Each runtime maps its own codes here
@@ -46,6 +53,10 @@ pub enum TrapKind {
     IntegerOverflow,
     IntegerDivisionByZero,
     BadConversionToInteger,
+    /// A null reference where a value is needed: `call_ref`,
+    /// `ref.as_non_null`, `throw_ref` (we say which, as `NullFunctionReference`
+    /// or `NullReference`; wasmtime does not).
+    NullReference,
     StackOverflow,
     /// A trap raised by one of the test's host functions.
     Host,
@@ -56,6 +67,12 @@ pub enum TrapKind {
 pub enum Outcome {
     Returned(Vec<Value>),
     Trapped(TrapKind),
+    /// An exception no handler caught: its tag (the export name or import
+    /// key it is known by) and payload.
+    Exception {
+        tag: String,
+        payload: Vec<Value>,
+    },
     /// Any other error (link or resource errors), with the runtime's text.
     /// Two `Failed` outcomes agree whatever their texts.
     Failed(String),
@@ -170,6 +187,11 @@ impl ImportKeys {
     }
 }
 
+/// What an exnref is compared by: its tag's name and its payload.
+pub fn exn_id(tag: &str, payload: &[Value]) -> u64 {
+    key_hash(&format!("{tag} {payload:?}"))
+}
+
 /// A hash of an import key, to derive host behaviour from.
 pub fn key_hash(key: &str) -> u64 {
     key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
@@ -186,6 +208,8 @@ pub fn import_global_value(key: &str, ty: Ty) -> Value {
         Ty::V128 => Value::V128((x as u128) << 64 | x as u128),
         Ty::FuncRef => Value::FuncRef { null: true },
         Ty::ExternRef => Value::ExternRef(Some(x as u32 % 1000)),
+        Ty::ExnRef => Value::ExnRef(None),
+        Ty::NonNull => panic!("imports of non-nullable globals are refused before"),
     }
 }
 
@@ -211,9 +235,12 @@ pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<V
             }
             Value::FuncRef { null } => mix(null as u64),
             Value::ExternRef(v) => mix(v.map_or(u64::MAX, u64::from)),
+            Value::ExnRef(v) => mix(v.unwrap_or(u64::MAX)),
         }
     }
-    if h.is_multiple_of(23) {
+    // The host cannot make a non-null reference of a module's type, so a
+    // function returning one always traps.
+    if h.is_multiple_of(23) || results.contains(&Ty::NonNull) {
         return Err(());
     }
     Ok(results
@@ -230,13 +257,22 @@ pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<V
                 Ty::V128 => Value::V128(((x as u128) << 64) | h as u128),
                 Ty::FuncRef => Value::FuncRef { null: true },
                 Ty::ExternRef => Value::ExternRef((!x.is_multiple_of(3)).then_some(x as u32 % 1000)),
+                Ty::ExnRef => Value::ExnRef(None),
+                Ty::NonNull => unreachable!("refused above"),
             }
         })
         .collect())
 }
 
+/// Why a module's imports cannot be made (`Outcome::Failed` of both
+/// runtimes): a global or table import of a non-nullable reference type
+/// needs a value the harness has no way to make.
+pub const CANNOT_IMPORT: &str = "the harness makes no non-null reference for an import";
+
 /// One runtime under comparison.
 pub trait Runtime: Sized {
+    /// The runtime's name, in reports.
+    const NAME: &'static str;
     /// Compiles and instantiates `wasm`, creating host entities for its
     /// imports; `Err` is how instantiation ended otherwise (the host
     /// entities stay observable through `snapshot` of the returned `Self`
@@ -249,5 +285,5 @@ pub trait Runtime: Sized {
     /// there is one.
     fn set_global_i32(&mut self, name: &str, value: i32);
     fn call(&mut self, name: &str, args: &[Value]) -> Outcome;
-    fn snapshot(&self) -> State;
+    fn snapshot(&mut self) -> State;
 }

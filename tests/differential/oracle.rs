@@ -124,6 +124,7 @@ fn from_value(mut store: impl AsContextMut<Data = Log>, v: Value) -> Val {
         }
         Value::ExternRef(None) => Val::ExternRef(Ref::Null),
         Value::ExternRef(Some(x)) => Val::ExternRef(Ref::Val(ExternRef::new(&mut store, x))),
+        Value::ExnRef(_) => panic!("wasmi has no exnref"),
     }
 }
 
@@ -172,6 +173,8 @@ impl Oracle {
 }
 
 impl Runtime for Oracle {
+    const NAME: &'static str = "wasmi";
+
     fn instantiate(wasm: &[u8], _config_seed: u64) -> (Oracle, Outcome) {
         let engine = engine();
         let mut store = Store::new(engine, Log::new());
@@ -179,7 +182,7 @@ impl Runtime for Oracle {
             Ok(m) => m,
             Err(e) => {
                 let oracle = Oracle { store, instance: None, imported: Vec::new() };
-                return (oracle, Outcome::Failed(format!("wasmi rejects the module: {e}")));
+                return (oracle, Outcome::Failed(format!("{}: wasmi: {e}", super::ORACLE_REJECTS)));
             }
         };
         let mut imported = Vec::new();
@@ -242,7 +245,7 @@ impl Runtime for Oracle {
         }
     }
 
-    fn snapshot(&self) -> State {
+    fn snapshot(&mut self) -> State {
         let mut state = State::default();
         if let Some(instance) = self.instance {
             for e in instance.exports(&self.store) {

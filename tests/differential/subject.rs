@@ -15,6 +15,9 @@ pub struct Subject {
     /// Entities created for the module's imports (observed after a failed
     /// instantiation too).
     imported: Vec<(String, Extern)>,
+    /// Tags by the names an exception's tag is reported by, in name order
+    /// (see `model::Outcome::Exception`).
+    tags: Vec<(String, Tag)>,
 }
 
 thread_local! {
@@ -40,6 +43,13 @@ fn engine(config_seed: u64) -> Engine {
                 config.cranelift_regalloc(if i & 2 == 0 { Regalloc::Backtracking } else { Regalloc::SinglePass });
                 // Fuzzing runs several workers already.
                 config.parallel_compilation(false);
+                // What tests/fuzz_wasmtime.rs generates (2.0 modules use
+                // none of it).
+                config.wasm_function_references(true);
+                config.wasm_exceptions(true);
+                config.wasm_memory64(true);
+                config.wasm_wide_arithmetic(true);
+                config.wasm_custom_page_sizes(true);
                 engines.push(Engine::new(&config).expect("engine"));
             }
         }
@@ -61,9 +71,13 @@ fn ty(t: ValType) -> Ty {
         ValType::F32 => Ty::F32,
         ValType::F64 => Ty::F64,
         ValType::V128 => Ty::V128,
-        ValType::FUNCREF => Ty::FuncRef,
-        ValType::EXTERNREF => Ty::ExternRef,
-        ValType::Ref(r) => panic!("the fuzzer makes only 2.0 references, not {r}"),
+        ValType::Ref(r) if !r.is_nullable() => Ty::NonNull,
+        ValType::Ref(r) => match r.heap_type().top() {
+            HeapType::Func => Ty::FuncRef,
+            HeapType::Extern => Ty::ExternRef,
+            HeapType::Exn => Ty::ExnRef,
+            _ => panic!("the fuzzer makes no GC references, yet: {r}"),
+        },
     }
 }
 
@@ -89,9 +103,7 @@ pub fn trap_kind(trap: &Trap) -> TrapKind {
             TrapCode::HeapMisaligned | TrapCode::AtomicWaitNonSharedMemory => {
                 panic!("a threads trap from a module generated without threads: {trap}")
             }
-            TrapCode::NullReference | TrapCode::NullFunctionReference => {
-                panic!("a typed-reference trap from a module generated without them: {trap}")
-            }
+            TrapCode::NullReference | TrapCode::NullFunctionReference => TrapKind::NullReference,
             TrapCode::Interrupted | TrapCode::OutOfFuel | TrapCode::EpochDeadline => {
                 panic!("nothing interrupts, counts fuel or sets deadlines here, yet: {trap}")
             }
@@ -99,14 +111,25 @@ pub fn trap_kind(trap: &Trap) -> TrapKind {
     }
 }
 
-fn outcome_of_error(e: Error) -> Outcome {
+fn outcome_of_error(store: &Store<Log>, tags: &[(String, Tag)], e: Error) -> Outcome {
+    if let Some(exn) = Exn::from_error(store, &e) {
+        let (tag, payload) = exception(store, tags, exn);
+        return Outcome::Exception { tag, payload };
+    }
     match e.as_trap() {
         Some(trap) => Outcome::Trapped(trap_kind(trap)),
         None => Outcome::Failed(e.to_string()),
     }
 }
 
-fn to_value(store: &Store<Log>, v: &Val) -> Value {
+/// An exception's tag, by name, and its payload.
+fn exception(store: &Store<Log>, tags: &[(String, Tag)], exn: Exn) -> (String, Vec<Value>) {
+    let tag = exn.tag(store);
+    let name = tags.iter().find(|(_, t)| *t == tag).map_or("a tag of no name", |(n, _)| n.as_str());
+    (name.to_string(), exn.values(store).iter().map(|v| to_value(store, tags, v)).collect())
+}
+
+fn to_value(store: &Store<Log>, tags: &[(String, Tag)], v: &Val) -> Value {
     match *v {
         Val::I32(x) => Value::I32(x),
         Val::I64(x) => Value::I64(x),
@@ -117,6 +140,10 @@ fn to_value(store: &Store<Log>, v: &Val) -> Value {
         Val::ExternRef(r) => {
             Value::ExternRef(r.map(|r| *r.data(store).downcast_ref::<u32>().expect("our externrefs hold u32")))
         }
+        Val::ExnRef(e) => Value::ExnRef(e.map(|e| {
+            let (tag, payload) = exception(store, tags, e);
+            model::exn_id(&tag, &payload)
+        })),
     }
 }
 
@@ -132,12 +159,17 @@ fn from_value(mut store: impl AsContextMut, v: Value) -> Val {
             Val::FuncRef(None)
         }
         Value::ExternRef(x) => Val::ExternRef(x.map(|x| ExternRef::new(&mut store, x))),
+        Value::ExnRef(x) => {
+            assert!(x.is_none(), "the fuzzer only makes null exnrefs");
+            Val::ExnRef(None)
+        }
     }
 }
 
-/// The host entity for one import.
-fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Extern {
-    match import.ty.clone() {
+/// The host entity for one import, if the harness can make it (see
+/// `model::CANNOT_IMPORT`).
+fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Option<Extern> {
+    Some(match import.ty.clone() {
         ExternType::Func(ft) => {
             let results: Vec<Ty> = ft.results().iter().map(|t| ty(*t)).collect();
             let key = key.to_string();
@@ -150,6 +182,9 @@ fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Extern {
                         }
                         Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
                         Val::ExternRef(None) => Value::ExternRef(None),
+                        // Tag names are not at hand here: an exception
+                        // passed to the host is compared by null-ness.
+                        Val::ExnRef(e) => Value::ExnRef(e.map(|_| 0)),
                         Val::I32(x) => Value::I32(x),
                         Val::I64(x) => Value::I64(x),
                         Val::F32(x) => Value::F32(x),
@@ -165,6 +200,7 @@ fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Extern {
                         Value::ExternRef(Some(x)) => Val::ExternRef(Some(ExternRef::new(caller.reborrow(), x))),
                         Value::FuncRef { .. } => Val::FuncRef(None),
                         Value::ExternRef(None) => Val::ExternRef(None),
+                        Value::ExnRef(_) => Val::ExnRef(None),
                         Value::I32(x) => Val::I32(x),
                         Value::I64(x) => Val::I64(x),
                         Value::F32(x) => Val::F32(x),
@@ -176,28 +212,31 @@ fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Extern {
             })
             .into()
         }
+        ExternType::Global(g) if ty(g.content) == Ty::NonNull => return None,
         ExternType::Global(g) => {
             let init = from_value(&mut *store, model::import_global_value(key, ty(g.content)));
             Global::new(&mut *store, g, init).expect("global").into()
         }
+        ExternType::Table(t) if !t.element().is_nullable() => return None,
         ExternType::Table(t) => {
-            let init = if t.element() == RefType::FUNCREF { Val::FuncRef(None) } else { Val::ExternRef(None) };
+            let init = Val::default_for(ValType::Ref(t.element()));
             Table::new(&mut *store, t, init).expect("table").into()
         }
         ExternType::Memory(m) => Memory::new(&mut *store, m).expect("memory").into(),
-        ExternType::Tag(_) => panic!("the fuzzer makes no tags"),
-    }
+        ExternType::Tag(t) => Tag::new(&mut *store, &t).expect("tag").into(),
+    })
 }
 
 impl Subject {
     fn observe(&self, name: &str, ext: &Extern, state: &mut State) {
-        let store = &self.store;
+        let (store, tags) = (&self.store, &self.tags[..]);
         match ext {
             Extern::Func(_) | Extern::Tag(_) => {}
-            Extern::Global(g) => state.globals.push((name.to_string(), to_value(store, &g.get(store)))),
+            Extern::Global(g) => state.globals.push((name.to_string(), to_value(store, tags, &g.get(store)))),
             Extern::Memory(m) => state.memories.push((name.to_string(), m.data(store).to_vec())),
             Extern::Table(t) => {
-                let elems = (0..t.size(store)).map(|i| to_value(store, &t.get(store, i).expect("in bounds"))).collect();
+                let elems =
+                    (0..t.size(store)).map(|i| to_value(store, tags, &t.get(store, i).expect("in bounds"))).collect();
                 state.tables.push((name.to_string(), elems))
             }
         }
@@ -205,6 +244,8 @@ impl Subject {
 }
 
 impl Runtime for Subject {
+    const NAME: &'static str = "cranewasm";
+
     fn instantiate(wasm: &[u8], config_seed: u64) -> (Subject, Outcome) {
         let engine = engine(config_seed);
         let mut store = Store::new(&engine, Log::new());
@@ -217,15 +258,24 @@ impl Runtime for Subject {
         let mut keys = model::ImportKeys::default();
         for imp in module.imports() {
             let key = keys.key(imp.ty.kind_name(), &imp.module, &imp.name);
-            let ext = import(&mut store, &key, &imp);
+            let Some(ext) = import(&mut store, &key, &imp) else {
+                let subject = Subject { store, instance: None, imported, tags: Vec::new() };
+                return (subject, Outcome::Failed(model::CANNOT_IMPORT.into()));
+            };
             imported.push((key, ext));
             externs.push(ext);
         }
+        let mut tags: Vec<(String, Tag)> =
+            imported.iter().filter_map(|(key, e)| Some((key.clone(), e.into_tag()?))).collect();
         let (instance, outcome) = match Instance::new(&mut store, &module, &externs) {
             Ok(i) => (Some(i), Outcome::Returned(Vec::new())),
-            Err(e) => (None, outcome_of_error(e)),
+            Err(e) => (None, outcome_of_error(&store, &tags, e)),
         };
-        (Subject { store, instance, imported }, outcome)
+        if let Some(i) = instance {
+            tags.extend(i.exports(&store).into_iter().filter_map(|(name, e)| Some((name, e.into_tag()?))));
+        }
+        tags.sort_by(|a, b| a.0.cmp(&b.0));
+        (Subject { store, instance, imported, tags }, outcome)
     }
 
     fn exported_funcs(&self) -> Vec<(String, Vec<Ty>, Vec<Ty>)> {
@@ -262,12 +312,12 @@ impl Runtime for Subject {
         let params: Vec<Val> = args.iter().map(|a| from_value(&mut self.store, *a)).collect();
         let mut results: Vec<Val> = f.ty(&self.store).results().iter().map(|t| Val::default_for(*t)).collect();
         match f.call(&mut self.store, &params, &mut results) {
-            Ok(()) => Outcome::Returned(results.iter().map(|r| to_value(&self.store, r)).collect()),
-            Err(e) => outcome_of_error(e),
+            Ok(()) => Outcome::Returned(results.iter().map(|r| to_value(&self.store, &self.tags, r)).collect()),
+            Err(e) => outcome_of_error(&self.store, &self.tags, e),
         }
     }
 
-    fn snapshot(&self) -> State {
+    fn snapshot(&mut self) -> State {
         let mut state = State::default();
         if let Some(instance) = self.instance {
             for (name, e) in instance.exports(&self.store) {

@@ -2,10 +2,10 @@
 ;; index with offsets the guard region covers share one compare of the
 ;; index with a constant (4 GiB: the reservation and its guard region
 ;; cover the rest, as for a 32-bit index; no length is loaded), and one
-;; conditional move (`select_spectre_guard`)
-;; that takes the null address when it is out of bounds: no branch to a
-;; trap, no speculative access outside the memory; the fault at 0 is the
-;; trap.
+;; conditional move (`select_spectre_guard`) that replaces an index past
+;; 4 GiB with 4 GiB: no branch to a trap, no speculative access outside
+;; the memory, and the accesses keep base + index + offset addressing; the
+;; fault in the guard region is the trap.
 (module
   (memory i64 1)
   (func $sum3 (param i64) (result i64)

@@ -113,6 +113,9 @@ pub unsafe fn from_core(store: *mut StoreObj, mut cx: impl AsContextMut<Data = S
         Val::F64(bits) => wasm_val_union { i64: bits as i64 },
         Val::V128(x) => wasm_val_union { r#ref: new_v128(x).cast() },
         Val::ExternRef(e) => wasm_val_union { r#ref: e.map_or(0, |e| host_pointer(&mut cx, e)) as *mut wasm_ref_t },
+        // wasm.h has no exception references (its `wasm_ref_t` kinds are
+        // functions and host references), so C sees an exnref as null.
+        Val::ExnRef(_) => wasm_val_union { r#ref: ptr::null_mut() },
         Val::FuncRef(f) => wasm_val_union {
             r#ref: match f {
                 None => ptr::null_mut(),

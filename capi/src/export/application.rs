@@ -91,6 +91,8 @@ fn format_val(v: &Val, host_pointer: &impl Fn(&Val) -> usize) -> String {
         Val::FuncRef(None) => "func:ref.null".into(),
         Val::FuncRef(Some(_)) => "ref.func".into(),
         Val::ExternRef(None) => "extern:ref.null".into(),
+        Val::ExnRef(None) => "exn:ref.null".into(),
+        Val::ExnRef(Some(_)) => "ref.exn".into(),
         Val::ExternRef(Some(_)) => match host_pointer(v) {
             0 | usize::MAX => "extern:ref.null".into(),
             p => format!("{p:#x}:ref.extern"),

@@ -20,23 +20,26 @@
 //! zero-extended i32, as a C table lookup or a static array indexed by
 //! an `unsigned` compiles to) needs no check at all.
 //!
-//! With guard pages, an out-of-bounds access is not branched around: the
-//! compare selects the null address instead (`select_spectre_guard`, a
-//! conditional move that speculation respects), and the access faults
-//! there with its out-of-bounds trap code. So even a mispredicted path
-//! cannot read outside the memory. With explicit checks (the valgrind
-//! mode) the check traps before the access, as for 32-bit memories.
+//! With guard pages, an out-of-bounds access is not branched around. In
+//! the one-compare form the compare replaces an index past 4 GiB with 4
+//! GiB (`select_spectre_guard`, a conditional move that speculation
+//! respects), so the access lands in the guard region and faults there
+//! with its out-of-bounds trap code, and base, index and offset stay one
+//! addressing mode. In the exact form it selects the null address. So
+//! even a mispredicted path cannot read outside the memory. With explicit
+//! checks (the valgrind mode) the check traps before the access, as for
+//! 32-bit memories.
 //!
 //! Checks that an earlier one in the same block proves are not repeated:
 //! the length never shrinks (and the one-compare form's bound is a
 //! constant), so an index (with an end no greater) checked once stays in
-//! bounds. The access then reuses the earlier compare's result for its
-//! select (still spectre-safe, with no second compare), or, with explicit
-//! checks, needs nothing at all. Loop code that accesses `p`, `p + 8` and
-//! `p + 16` through immediate offsets pays for one compare. So does `p`
-//! and then `(i64.add p 8)`, clang's other form, in the one-compare form:
-//! once `p <= 4 GiB` is known, `p + 8` cannot wrap, and the guard region
-//! covers the step as it covers an offset.
+//! bounds. The access then reuses the earlier clamped index (or compare,
+//! still spectre-safe), or, with explicit checks, needs nothing at all.
+//! Loop code that accesses `p`, `p + 8` and `p + 16` through immediate
+//! offsets pays for one compare. So does `p` and then `(i64.add p 8)`,
+//! clang's other form, in the one-compare form: the clamped `p` plus 8
+//! cannot wrap, and the guard region covers the step as it covers an
+//! offset.
 
 use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{condcodes::IntCC, types::I64, Block, InstBuilder, InstructionData, Opcode, Value};
@@ -67,10 +70,10 @@ pub(super) struct DoneCheck {
     end: Option<u64>,
     /// The compare's result, true when out of bounds.
     oob: Value,
-    /// `base + index`, or null when out of bounds (the select of an access
-    /// with a small offset): a stepped access adds its step to it, and
-    /// needs neither a compare nor a select of its own.
-    guarded_addr: Option<Value>,
+    /// In the one-compare form: `index`, or 4 GiB when out of bounds (the
+    /// select of the first access), which every access of `index` or a
+    /// small step past it adds to the base.
+    clamped: Option<Value>,
 }
 
 impl FuncEnv<'_> {
@@ -112,12 +115,7 @@ impl FuncEnv<'_> {
         if guarded && ty.page_size_log2() == 16 && self.module.analyses && in_reservation(b) {
             let base = self.memory_base(b, m);
             let addr = b.ins().iadd(base, index);
-            return match i32::try_from(offset) {
-                Ok(offset) => HeapAccess { addr, offset, flags: heap_access_flags() },
-                Err(_) => {
-                    HeapAccess { addr: b.ins().iadd_imm_u(addr, offset as i64), offset: 0, flags: heap_access_flags() }
-                }
-            };
+            return at_offset(b, addr, offset);
         }
         let block = b.current_block().expect("accesses are translated in a block");
         // `index = x + step`, with `x` checked in this block in any form:
@@ -127,11 +125,12 @@ impl FuncEnv<'_> {
             let c = self.done_checks.iter().find(|c| c.block == block && c.memory == m && c.index == x);
             c.filter(|_| covered).map(|c| (*c, step))
         });
-        if let Some((DoneCheck { guarded_addr: Some(addr), .. }, step)) = stepped {
-            // The null address plus step and offset still faults.
-            if end + step <= NULL_PAGE {
-                return HeapAccess { addr, offset: (offset + step) as i32, flags: heap_access_flags() };
-            }
+        if let Some((DoneCheck { clamped: Some(x), .. }, step)) = stepped {
+            // `x` clamped to 4 GiB, plus step and offset (at most 4 GiB
+            // together), stays inside the reservation.
+            let base = self.memory_base(b, m);
+            let addr = b.ins().iadd(base, x);
+            return at_offset(b, addr, offset + step);
         }
         let done = self.done_checks.iter().find(|c| {
             c.block == block
@@ -146,6 +145,12 @@ impl FuncEnv<'_> {
                     (None, Some(_)) => false,
                 }
         });
+        let done = done.copied();
+        if let Some(DoneCheck { clamped: Some(clamped), .. }) = done.filter(|_| wanted.is_none()) {
+            let base = self.memory_base(b, m);
+            let addr = b.ins().iadd(base, clamped);
+            return at_offset(b, addr, offset);
+        }
         let oob = match done.map(|c| c.oob).or(stepped.map(|(c, _)| c.oob)) {
             Some(oob) => oob,
             None => {
@@ -165,35 +170,50 @@ impl FuncEnv<'_> {
                     b.ins().trapnz(oob, TrapCode::MemoryOutOfBounds.to_clif());
                 }
                 self.done_checks.retain(|c| c.block == block);
-                self.done_checks.push(DoneCheck { block, memory: m, index, end: wanted, oob, guarded_addr: None });
+                self.done_checks.push(DoneCheck { block, memory: m, index, end: wanted, oob, clamped: None });
                 oob
             }
         };
         let base = self.memory_base(b, m);
-        let mut addr = b.ins().iadd(base, index);
-        let flags = heap_access_flags();
         if !guarded {
             // The trap above came first; the access is in bounds.
-            return match i32::try_from(offset) {
-                Ok(offset) => HeapAccess { addr, offset, flags },
-                Err(_) => HeapAccess { addr: b.ins().iadd_imm_u(addr, offset as i64), offset: 0, flags },
-            };
+            let addr = b.ins().iadd(base, index);
+            return at_offset(b, addr, offset);
         }
-        // The null address plus the immediate offset must stay on the
-        // null page, or the offset goes into the address before the select.
+        if wanted.is_none() {
+            // An index past 4 GiB becomes 4 GiB: with the offset, at most
+            // 4 GiB more, the access lands in the guard region and faults.
+            // A conditional move, so even a mispredicted path stays there,
+            // and the base, index and offset remain one addressing mode.
+            let limit = b.ins().iconst(I64, MAX_MEMORY_BYTES as i64);
+            let clamped = b.ins().select_spectre_guard(oob, limit, index);
+            let c = self.done_checks.iter_mut().find(|c| c.block == block && c.memory == m && c.index == index);
+            if let Some(c) = c.filter(|c| c.oob == oob && c.clamped.is_none()) {
+                c.clamped = Some(clamped);
+            }
+            let addr = b.ins().iadd(base, clamped);
+            return at_offset(b, addr, offset);
+        }
+        // The exact form: an access out of bounds goes to the null
+        // address, plus an immediate offset that stays on the null page
+        // (a larger one goes into the address before the select).
+        let mut addr = b.ins().iadd(base, index);
         let small = end <= NULL_PAGE;
         if !small {
             addr = b.ins().iadd_imm_u(addr, offset as i64);
         }
         let null = b.ins().iconst(POINTER, 0);
         let addr = b.ins().select_spectre_guard(oob, null, addr);
-        if small {
-            let c = self.done_checks.iter_mut().find(|c| c.block == block && c.memory == m && c.index == index);
-            if let Some(c) = c.filter(|c| c.oob == oob && c.guarded_addr.is_none()) {
-                c.guarded_addr = Some(addr);
-            }
-        }
-        HeapAccess { addr, offset: if small { offset as i32 } else { 0 }, flags }
+        HeapAccess { addr, offset: if small { offset as i32 } else { 0 }, flags: heap_access_flags() }
+    }
+}
+
+/// An access at `addr + offset`: the offset as the instruction's
+/// immediate when it fits one, else added to the address.
+fn at_offset(b: &mut FunctionBuilder, addr: Value, offset: u64) -> HeapAccess {
+    match i32::try_from(offset) {
+        Ok(offset) => HeapAccess { addr, offset, flags: heap_access_flags() },
+        Err(_) => HeapAccess { addr: b.ins().iadd_imm_u(addr, offset as i64), offset: 0, flags: heap_access_flags() },
     }
 }
 

@@ -14,7 +14,7 @@ use super::memory_image::MemoryImage;
 use crate::environ::error::{Error, Result};
 
 /// An address range reserved for one memory, the first `accessible` bytes
-/// readable and writable (and zero until written, except where a memory
+/// (whole host pages) readable and writable (and zero until written, except where a memory
 /// image is mapped), the rest inaccessible.
 pub struct Reservation {
     /// The reservation as a place where compiled code may fault (see
@@ -49,8 +49,13 @@ impl Reservation {
         self.alloc.len()
     }
 
-    /// Makes exactly the first `len` bytes accessible.
+    /// Makes the first `len` bytes accessible, rounded up to whole host
+    /// pages (a memory of 1-byte pages may end inside one; its accesses
+    /// are compared with its exact length), and nothing after them.
     pub fn set_accessible(&mut self, len: usize) -> Result<()> {
+        // In whole pages: protecting a range that starts inside a page
+        // would change the whole page, the memory's last bytes with it.
+        let len = len.next_multiple_of(region::page::size());
         let (from, to, protection) = if len > self.accessible {
             (self.accessible, len, region::Protection::READ_WRITE)
         } else {
