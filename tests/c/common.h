@@ -114,6 +114,18 @@ static wasm_module_t *compile_module(wasm_store_t *store, const char *name)
     return module;
 }
 
+/* A module from WebAssembly text (cranewasm_wat2wasm), or NULL when the
+   store's engine refuses the binary. */
+static wasm_module_t *try_compile_text(wasm_store_t *store, const char *text)
+{
+    wasm_byte_vec_t bin;
+    wasm_module_t *m;
+    CHECK(cranewasm_wat2wasm(text, strlen(text), &bin), "cranewasm_wat2wasm");
+    m = wasm_module_new(store, &bin);
+    wasm_byte_vec_delete(&bin);
+    return m;
+}
+
 /* Copies a runtime-provided name into a C string, checking the ABI.md rule
    that names handed out end in a NUL which is counted in size/num_elems. */
 static void check_runtime_name(const wasm_name_t *name, const char *expected,

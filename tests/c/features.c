@@ -5,16 +5,6 @@
    program of its own. */
 #include "common.h"
 
-static wasm_module_t *try_compile(wasm_store_t *store, const char *wat)
-{
-    wasm_byte_vec_t bin;
-    wasm_module_t *m;
-    CHECK(cranewasm_wat2wasm(wat, strlen(wat), &bin), "cranewasm_wat2wasm");
-    m = wasm_module_new(store, &bin);
-    wasm_byte_vec_delete(&bin);
-    return m;
-}
-
 int main(int argc, char **argv)
 {
     const char *tail = "(module (func $f (result i32) (i32.const 1))"
@@ -51,12 +41,12 @@ int main(int argc, char **argv)
     CHECK(engine != NULL, "wasm_engine_new_with_config");
     store = wasm_store_new(engine);
 
-    CHECK(try_compile(store, tail) == NULL, "return_call with tail calls off");
-    CHECK(try_compile(store, simd) == NULL, "v128 with SIMD off");
-    m = try_compile(store, plain);
+    CHECK(try_compile_text(store, tail) == NULL, "return_call with tail calls off");
+    CHECK(try_compile_text(store, simd) == NULL, "v128 with SIMD off");
+    m = try_compile_text(store, plain);
     CHECK(m != NULL, "a module without them still compiles");
     wasm_module_delete(m);
-    m = try_compile(store, multi);
+    m = try_compile_text(store, multi);
     CHECK(m != NULL, "multi-memory, switched back on, compiles");
     wasm_module_delete(m);
 

@@ -73,11 +73,7 @@ static wasm_trap_t *relay_cb(void *p, const wasm_val_vec_t *args,
 
 static wasm_module_t *module_of(wasm_store_t *store, const char *text)
 {
-    wasm_byte_vec_t bin;
-    wasm_module_t *m;
-    CHECK(cranewasm_wat2wasm(text, strlen(text), &bin), "cranewasm_wat2wasm");
-    m = wasm_module_new(store, &bin);
-    wasm_byte_vec_delete(&bin);
+    wasm_module_t *m = try_compile_text(store, text);
     CHECK(m != NULL, "wasm_module_new");
     return m;
 }
