@@ -101,18 +101,20 @@ impl FuncEnv<'_> {
         let guarded = self.module.bounds_checks == BoundsChecks::GuardPages;
         let ty = self.info().memories[m];
         let end = offset.saturating_add(size.into());
-        // The one-compare form: the reservation holds the guard region
-        // after at most 4 GiB of memory, and the memory ends at a page.
-        let one_compare = guarded && ty.page_size_log2() == 16 && end <= MAX_MEMORY_BYTES;
+        // Under guard pages a memory of 64 KiB pages ends at a page, and
+        // its reservation holds the guard region after at most 4 GiB.
+        let reserved = guarded && ty.page_size_log2() == 16;
+        // The one-compare form: the guard region covers the end.
+        let one_compare = reserved && end <= MAX_MEMORY_BYTES;
         let wanted = if one_compare { None } else { Some(end) };
         // An index whose definition keeps the whole access inside the
         // reservation (a constant table address plus a masked, shifted
         // i32, or a static array plus a zero-extended i32) needs no check,
         // as a 32-bit index needs none.
-        let in_reservation = |b: &FunctionBuilder| {
-            ranges::max_u64(&b.func.dfg, index).checked_add(end).is_some_and(|e| e <= GUARDED_RESERVATION_BYTES)
-        };
-        if guarded && ty.page_size_log2() == 16 && self.module.analyses && in_reservation(b) {
+        if reserved
+            && self.module.analyses
+            && ranges::max_u64(&b.func.dfg, index).checked_add(end).is_some_and(|e| e <= GUARDED_RESERVATION_BYTES)
+        {
             let base = self.memory_base(b, m);
             let addr = b.ins().iadd(base, index);
             return at_offset(b, addr, offset);
