@@ -462,6 +462,19 @@ impl Runner {
                 Err(_) => Ok(()),
                 Ok(bytes) => self.expect_module_error(&bytes, message),
             },
+            // A malformed or invalid custom annotation or section (the
+            // custom/ folder) is not an error of the module: the spec makes
+            // errors in custom sections non-fatal, for engines to ignore
+            // what they do not use. So either the text parser refuses the
+            // annotation, or the module the text encodes to must load.
+            WastDirective::AssertMalformedCustom { mut module, message, .. }
+            | WastDirective::AssertInvalidCustom { mut module, message, .. } => match module.encode() {
+                Err(_) => Ok(()),
+                Ok(bytes) => match Module::new(&self.engine, &bytes) {
+                    Ok(_) => Ok(()),
+                    Err(e) => Err(format!("a bad custom section (\"{message}\") must not fail the module, got {e}")),
+                },
+            },
             WastDirective::AssertUnlinkable { module, message, .. } => {
                 let module = self.compile(&mut QuoteWat::Wat(module))?.module;
                 match self.linker.instantiate(&mut self.store, &module) {
