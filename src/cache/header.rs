@@ -17,8 +17,10 @@ pub const MAGIC: &[u8; 8] = b"\0cwasm\r\n";
 /// longer relocations; 5: exception handler tables; 6: the wasm-to-host
 /// trampolines of the module's function types, for builds without the
 /// compiler; 7: callees inlined inside `try_table`, whose throws need a
-/// runtime that looks for a handler at the throw's own call site).
-pub const FORMAT_VERSION: u32 = 7;
+/// runtime that looks for a handler at the throw's own call site; 8:
+/// 64-bit loop addresses masked below 8 GiB, which needs the guarded
+/// reservation's 64 KiB tail).
+pub const FORMAT_VERSION: u32 = 8;
 
 /// The Cranelift release generating code (the workspace's requirement;
 /// `compile::tests` keeps it in step):

@@ -14,6 +14,7 @@ pub mod func_env;
 mod inline;
 pub mod lazy;
 mod loop_align;
+mod loop_bounds64;
 mod loop_exits;
 mod mul_consts;
 #[cfg(test)]
@@ -107,7 +108,7 @@ impl Drop for RegallocScope {
 pub struct LatePasses {
     /// [`widen_loads`] and [`widen_params`] (`Config::widen_loads`).
     pub widen_loads: bool,
-    /// [`loop_exits`] (`Config::loop_passes`).
+    /// [`loop_exits`] and [`loop_bounds64`] (`Config::loop_passes`).
     pub loop_passes: bool,
     /// [`address_steps`] (`Config::address_steps`).
     pub address_steps: bool,
@@ -147,6 +148,7 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
     // widening the parameters turns into extensions.
     if passes.loop_passes {
         loop_exits::recompute_loop_exit_values(&mut ctx.func, &ctx.cfg);
+        loop_bounds64::check_loop_addresses_once(&mut ctx.func, &ctx.cfg, &ctx.domtree);
     }
     if passes.widen_loads {
         widen_loads::widen_extended_loads(&mut ctx.func);

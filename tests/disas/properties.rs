@@ -288,6 +288,20 @@ pub fn check(name: &str, code: &[Function]) -> Result<(), String> {
             }
             Ok(())
         }
+        "load64_loop_step" => {
+            for name in ["mark", "axpy"] {
+                let body = f(name).loop_insts();
+                ensure(
+                    count(&body, |i| mnemonic(i).starts_with("cmov")) == 0,
+                    "no conditional move in the loop",
+                    &body,
+                )?;
+                ensure(count(&body, |i| mnemonic(i) == "cmpq") == 0, "no 64-bit compare in the loop", &body)?;
+                let masks = if name == "mark" { 1 } else { 2 };
+                ensure(count(&body, |i| mnemonic(i) == "andq") == masks, "one mask per stepped address", &body)?;
+            }
+            Ok(())
+        }
         "load64_one_compare" => {
             let insts = f("sum3").insts();
             ensure(count(&insts, is_compare) == 1, "one compare for the three accesses", &insts)?;

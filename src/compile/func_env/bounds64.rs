@@ -40,6 +40,9 @@
 //! clang's other form, in the one-compare form: the clamped `p` plus 8
 //! cannot wrap, and the guard region covers the step as it covers an
 //! offset.
+//!
+//! Across iterations, `compile/loop_bounds64.rs` takes over: a loop
+//! address stepped on every iteration is clamped once on entry instead.
 
 use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{condcodes::IntCC, types::I64, Block, InstBuilder, InstructionData, Opcode, Value};

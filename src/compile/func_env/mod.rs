@@ -35,6 +35,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
 
 pub use self::memory::HeapAccess;
+pub(crate) use self::ranges::max_u64;
 use crate::environ::config::{BoundsChecks, Config};
 use crate::environ::index::FuncIndex;
 use crate::environ::module_info::ModuleInfo;

@@ -37,7 +37,7 @@ pub(super) fn max_u32(dfg: &DataFlowGraph, v: Value) -> u64 {
 /// an unsigned number: the same patterns in 64 bits, and the
 /// zero-extension of a bounded i32 (a wasm64 program's `table[i & 0xff]`
 /// is `TABLE + (zext(i & 0xff) << 2)`).
-pub(super) fn max_u64(dfg: &DataFlowGraph, v: Value) -> u64 {
+pub(crate) fn max_u64(dfg: &DataFlowGraph, v: Value) -> u64 {
     if dfg.value_type(v) != I64 {
         return u64::MAX;
     }

@@ -140,9 +140,19 @@ impl MemoryType {
 pub const MAX_MEMORY_BYTES: u64 = 1 << 32;
 
 /// The address range each memory reserves with guard pages: 4 GiB of
-/// memory and 4 GiB of guard region, every address a 32-bit index plus a
-/// 32-bit offset can form. Past the length, all of it faults.
-pub const GUARDED_RESERVATION_BYTES: u64 = 2 * MAX_MEMORY_BYTES;
+/// memory, 4 GiB of guard region (every address a 32-bit index plus a
+/// 32-bit offset can form), and [`GUARD_TAIL_BYTES`] more, so that an
+/// access of up to 16 bytes starting anywhere before 8 GiB, and a
+/// masked 64-bit loop address plus a small offset
+/// (`compile::loop_bounds64`), stay inside it. Past the length, all of it
+/// faults.
+pub const GUARDED_RESERVATION_BYTES: u64 = 2 * MAX_MEMORY_BYTES + GUARD_TAIL_BYTES;
+
+/// The guard bytes past 8 GiB in a guarded reservation: the largest
+/// immediate offset plus access size that compiled code may add to an
+/// index below 8 GiB without a check. 64 KiB keeps the reservation a
+/// whole number of pages on every host (arm64 kernels may use 64 KiB).
+pub const GUARD_TAIL_BYTES: u64 = 64 << 10;
 
 /// The largest size memories of type `ty` may grow to, in their pages: the
 /// declared maximum, at most [`MAX_MEMORY_BYTES`]; a memory of 64 KiB

@@ -17,7 +17,7 @@ mod val;
 
 pub use func::{FuncType, LARGE_SIG_ID_TAG};
 pub use limits::{IndexType, Limits};
-pub use memory::{max_pages, MemoryType, GUARDED_RESERVATION_BYTES};
+pub use memory::{max_pages, MemoryType, GUARDED_RESERVATION_BYTES, GUARD_TAIL_BYTES};
 // The translator's bounds checks read it.
 #[cfg(feature = "compiler")]
 pub use memory::MAX_MEMORY_BYTES;

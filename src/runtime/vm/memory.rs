@@ -3,7 +3,8 @@
 //! A memory reserves its whole address range when it is created and never
 //! moves: growing only makes more of the reservation accessible. With
 //! guard pages (the default) the reservation is 8 GiB — every address a
-//! 32-bit index plus a 32-bit offset can form — so compiled code needs no
+//! 32-bit index plus a 32-bit offset can form — and a 64 KiB tail
+//! (`GUARD_TAIL_BYTES`), so compiled code needs no
 //! bounds checks for 32-bit memories of 64 KiB pages. 64-bit memories (at
 //! most 4 GiB here, `MAX_MEMORY_BYTES`) use the same reservation, whose
 //! upper half is then the guard region of a one-compare check. With
