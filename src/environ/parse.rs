@@ -1,12 +1,18 @@
 //! Bytes to [`ModuleInfo`]: one pass of wasmparser's parser and validator
 //! over the sections. Function bodies are only located here; they are
 //! validated as they are translated, on the compile threads.
+//!
+//! A build without the `compiler` feature has no validator: it parses only
+//! the binaries stored in compiled-code files, which were validated when
+//! they were compiled and whose checksum the file's loader checked.
 
 use cranelift_entity::EntityRef;
 use wasmparser::{
-    BinaryReaderError, Chunk, ElementItems, ElementKind, FuncToValidate, FunctionBody, KnownCustom, Name, Operator,
-    Parser, Payload, TypeRef, ValidPayload, Validator, ValidatorResources,
+    BinaryReaderError, Chunk, ElementItems, ElementKind, FunctionBody, KnownCustom, Name, Operator, Parser, Payload,
+    TypeRef,
 };
+#[cfg(feature = "compiler")]
+use wasmparser::{FuncToValidate, ValidPayload, Validator, ValidatorResources};
 
 use super::module_info::*;
 use crate::environ::error::{Error, Result};
@@ -15,6 +21,7 @@ use crate::environ::types::*;
 
 /// A function body still to be validated and compiled.
 pub struct FunctionBodyData<'a> {
+    #[cfg(feature = "compiler")]
     pub validator: FuncToValidate<ValidatorResources>,
     pub body: FunctionBody<'a>,
 }
@@ -26,6 +33,7 @@ pub struct ParsedModule<'a> {
 
 /// Parses and validates everything but the function bodies.
 pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<ParsedModule<'a>> {
+    #[cfg(feature = "compiler")]
     let mut validator = Validator::new_with_features(features);
     let mut info = ModuleInfo::default();
     let mut bodies = Vec::new();
@@ -44,6 +52,7 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
             }
         };
         // Validate first: everything below may then trust counts and indices.
+        #[cfg(feature = "compiler")]
         match validator.payload(&payload)? {
             ValidPayload::Func(validator, body) => {
                 bodies.push(FunctionBodyData { validator, body });
@@ -51,6 +60,11 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
             }
             ValidPayload::Parser(_) => return Err(Error::unsupported("components", Some(0))),
             ValidPayload::Ok | ValidPayload::End(_) => {}
+        }
+        #[cfg(not(feature = "compiler"))]
+        if let Payload::CodeSectionEntry(body) = &payload {
+            bodies.push(FunctionBodyData { body: body.clone() });
+            continue;
         }
         match payload {
             Payload::Version { encoding: wasmparser::Encoding::Component, .. } => {

@@ -62,7 +62,7 @@ use crate::runtime::func::Func;
 use crate::runtime::instance::Instance;
 use crate::runtime::linker::Linker;
 use crate::runtime::module::Module;
-use crate::runtime::store::{AsContext, AsContextMut};
+use crate::runtime::store::{AsContext, AsContextMut, StoreContextMut};
 use crate::runtime::typed::WasmTy;
 use crate::runtime::vm::blocking::HostCall;
 use crate::runtime::vm::interrupt::InterruptState;
@@ -115,10 +115,12 @@ macro_rules! wasi_functions {
             }
         }
 
-        /// Defines the functions `wanted` names.
+        /// Defines the functions `wanted` names. One store type (not any
+        /// `AsContextMut`), so that this long function is compiled once per
+        /// store data type rather than once per caller's kind of store.
         fn define_all<T: 'static, V>(
             linker: &mut Linker,
-            mut store: impl AsContextMut<Data = T>,
+            mut store: StoreContextMut<'_, T>,
             view: V,
             wanted: &dyn Fn(&str) -> bool,
         ) -> Result<()>
@@ -254,10 +256,10 @@ impl Linker {
     /// on the [`WasiCtx`] that `view` finds in the store's data.
     pub fn define_wasi<T: 'static>(
         &mut self,
-        store: impl AsContextMut<Data = T>,
+        mut store: impl AsContextMut<Data = T>,
         view: impl Fn(&mut T) -> &mut WasiCtx + Copy + Send + Sync + 'static,
     ) -> Result<&mut Linker> {
-        define_all(self, store, view, &|_| true)?;
+        define_all(self, store.as_context_mut(), view, &|_| true)?;
         Ok(self)
     }
 
@@ -266,12 +268,12 @@ impl Linker {
     /// to compile, which a short-lived program (a command line run) notices.
     pub fn define_wasi_for<T: 'static>(
         &mut self,
-        store: impl AsContextMut<Data = T>,
+        mut store: impl AsContextMut<Data = T>,
         module: &Module,
         view: impl Fn(&mut T) -> &mut WasiCtx + Copy + Send + Sync + 'static,
     ) -> Result<&mut Linker> {
         let imported: Vec<String> = module.imports().filter(|i| i.module == MODULE).map(|i| i.name).collect();
-        define_all(self, store, view, &|name| imported.iter().any(|i| i == name))?;
+        define_all(self, store.as_context_mut(), view, &|name| imported.iter().any(|i| i == name))?;
         Ok(self)
     }
 }

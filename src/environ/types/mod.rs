@@ -17,10 +17,10 @@ mod val;
 
 pub use func::{FuncType, LARGE_SIG_ID_TAG};
 pub use limits::{IndexType, Limits};
-pub use memory::{max_pages, MemoryType, GUARDED_RESERVATION_BYTES, GUARD_TAIL_BYTES};
-// The translator's bounds checks read it.
+pub use memory::{max_pages, MemoryType, GUARDED_RESERVATION_BYTES};
+// The translator's bounds checks read them.
 #[cfg(feature = "compiler")]
-pub use memory::MAX_MEMORY_BYTES;
+pub use memory::{GUARD_TAIL_BYTES, MAX_MEMORY_BYTES};
 pub use sub::{CompositeType, FieldType, RecGroup, SubType};
 pub use table::TableType;
 pub use tag::TagType;
