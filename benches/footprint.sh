@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Sizes of libiwasm.so and iwasm (README "Footprint"): the full build and the
 # runtime-only one (no `compiler` feature), in the lean `dist` profile (fat
-# LTO, one codegen unit), as built (with the symbol table) and stripped.
+# LTO, one codegen unit) and, for the runtime-only build, also in
+# `dist-runtime` (dist optimised for size), as built (with the symbol table)
+# and stripped.
 #
-#   benches/footprint.sh              builds both, prints the table
+#   benches/footprint.sh              builds them all, prints the table
 #   PROFILE=release benches/footprint.sh   the test command's profile instead
 #
 # The library is built with `cargo rustc --crate-type cdylib`: capi's crate
@@ -14,21 +16,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile="${PROFILE:-dist}"
-dir="$profile"; [ "$profile" = dev ] && dir=debug
-build() { # TARGET_DIR FEATURE_ARGS...
-  local target="$1"; shift
+build() { # PROFILE TARGET_DIR FEATURE_ARGS...
+  local profile="$1" target="$2"; shift 2
   nice -n 10 cargo rustc -q --profile "$profile" --target-dir "$target" -p cranewasm-capi --crate-type cdylib "$@"
   nice -n 10 cargo build -q --profile "$profile" --target-dir "$target" -p cranewasm-cli "$@"
 }
-build target
-build target/runtime-only --no-default-features
+variants=("full:$profile:target" "runtime-only:$profile:target/runtime-only")
+[ "$profile" = dist ] && variants+=("runtime-only:dist-runtime:target/runtime-only")
+for variant in "${variants[@]}"; do
+  IFS=: read -r name prof target <<< "$variant"
+  flags=(); [ "$name" = runtime-only ] && flags=(--no-default-features)
+  build "$prof" "$target" "${flags[@]}"
+done
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-printf '%-14s %-12s %12s %12s\n' build file "as built" stripped
-for variant in full:target runtime-only:target/runtime-only; do
+printf '%-14s %-14s %-12s %12s %12s\n' build profile file "as built" stripped
+for variant in "${variants[@]}"; do
+  IFS=: read -r name prof target <<< "$variant"
+  dir="$prof"; [ "$prof" = dev ] && dir=debug
   for file in libiwasm.so iwasm; do
-    path="${variant#*:}/$dir/$file"
+    path="$target/$dir/$file"
     strip -o "$tmp" "$path"
-    printf '%-14s %-12s %12s %12s\n' "${variant%%:*}" "$file" "$(stat -c %s "$path")" "$(stat -c %s "$tmp")"
+    printf '%-14s %-14s %-12s %12s %12s\n' "$name" "$prof" "$file" "$(stat -c %s "$path")" "$(stat -c %s "$tmp")"
   done
 done
