@@ -10,6 +10,7 @@ use super::memory::Memory;
 use super::shared_memory::SharedMemory;
 use super::store::{AsContext, AsContextMut, StoreContext, StoreId, StoreOpaque};
 use super::table::Table;
+use super::typed::{TypedFunc, WasmList};
 use super::vm::instance::{self as vm_instance, VMInstance};
 use crate::environ::error::{Error, LinkError, Result};
 use crate::environ::index::{EntityIndex, FuncIndex, GlobalIndex, MemoryIndex, TableIndex};
@@ -224,6 +225,19 @@ impl Instance {
     /// The exported function called `name`.
     pub fn get_func(&self, store: impl AsContext, name: &str) -> Option<Func> {
         self.get_export(store, name)?.into_func()
+    }
+    /// The exported function called `name`, with the static signature
+    /// `P -> R` (wasmtime's name): an error when there is no such export
+    /// or its type is another.
+    pub fn get_typed_func<P: WasmList, R: WasmList>(
+        &self,
+        store: impl AsContextMut,
+        name: &str,
+    ) -> Result<TypedFunc<P, R>> {
+        let store = store.as_context();
+        let func =
+            self.get_func(&store, name).ok_or_else(|| Error::Usage(format!("no exported function named `{name}`")))?;
+        func.typed(&store)
     }
     /// The exported memory called `name`.
     pub fn get_memory(&self, store: impl AsContext, name: &str) -> Option<Memory> {

@@ -33,6 +33,14 @@ pub struct StoreInner<T> {
     pub(crate) data: T,
 }
 
+/// A store of a default [`Engine`], holding `T::default()` (wasmtime's
+/// `Store::default()`).
+impl<T: Default> Default for Store<T> {
+    fn default() -> Store<T> {
+        Store::new(&Engine::default(), T::default())
+    }
+}
+
 impl<T> Store<T> {
     /// A new, empty store.
     pub fn new(engine: &Engine, data: T) -> Store<T> {

@@ -95,6 +95,16 @@ impl Module {
         Ok(Module::assemble(engine, WasmBytes::Owned(wasm), code))
     }
 
+    /// Reads the file at `path` and compiles it as [`Module::new`] does
+    /// (wasmtime's name). A file `iwasm compile` or [`Module::serialize`]
+    /// wrote is loaded with [`Module::deserialize_file`] instead.
+    pub fn from_file(engine: &Engine, path: impl AsRef<std::path::Path>) -> Result<Module> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path)
+            .map_err(|e| crate::Error::Resource(format!("cannot read {}: {e}", path.display())))?;
+        Module::new(engine, bytes)
+    }
+
     /// A module whose code was compiled earlier: parses (and validates)
     /// the binary again for its declarations, then `code` makes the
     /// compiled code for them.
