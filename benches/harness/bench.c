@@ -9,6 +9,10 @@
  *                                        (after one untimed warm-up run)
  *   bench overhead SMALL.wasm LARGE.wasm DATA.wasm REPS
  *                                        compile, instantiate, call costs
+ *   bench idle SMALL.wasm N              what N idle instances of the small
+ *                                        module cost: resident memory and
+ *                                        mappings per instance (one store,
+ *                                        one module, after one instance)
  *   bench pooling SMALL.wasm DATA.wasm REPS
  *                                        the instantiate cases again, as
  *                                        instantiate_*_pooling: wasmtime's
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if defined(ABI_WAMR)
 #include "abi_wamr.h"
@@ -424,16 +429,74 @@ static void bench_pooling(const char *small_path, const char *data_path, int rep
   wasm_byte_vec_delete(&small_binary);
 }
 
+/* ---- idle cost ------------------------------------------------------------ */
+
+/* Resident kilobytes (statm's second field) and the count of mappings. */
+static void process_footprint(long *rss_kb, long *maps) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long size = 0, resident = 0;
+  if (!f || fscanf(f, "%ld %ld", &size, &resident) != 2) fail("cannot read /proc/self/statm", NULL);
+  fclose(f);
+  *rss_kb = resident * (sysconf(_SC_PAGESIZE) / 1024);
+  f = fopen("/proc/self/maps", "r");
+  if (!f) fail("cannot read /proc/self/maps", NULL);
+  long lines = 0;
+  for (int c; (c = fgetc(f)) != EOF;) lines += c == '\n';
+  fclose(f);
+  *maps = lines;
+}
+
+/* N instances of the small module (1 page of memory, a table, a global,
+ * a data and an element segment, one host import) in one store, idle:
+ * the growth of resident memory and of mappings from the first instance
+ * to the last, per instance. Each instance's export is called once at
+ * the end, as a check that all of them work. */
+static void bench_idle(const char *small_path, long n) {
+  if (n < 2) fail("idle needs at least 2 instances", NULL);
+  wasm_byte_vec_t binary;
+  read_wasm(small_path, &binary);
+  wasm_store_t *store = wasm_store_new(engine);
+  wasm_module_t *module = compile(store, &binary, "small module");
+  wasm_functype_t *type = functype_i32_i32();
+  wasm_func_t *host = wasm_func_new(store, type, host_inc);
+  wasm_functype_delete(type);
+  wasm_extern_t *imports[1] = {wasm_func_as_extern(host)};
+  wasm_instance_t **instances = calloc((size_t)n, sizeof(*instances));
+  long rss0 = 0, maps0 = 0, rss1 = 0, maps1 = 0;
+  for (long i = 0; i < n; i++) {
+    instances[i] = instantiate(store, module, imports, 1);
+    if (i == 0) process_footprint(&rss0, &maps0);
+  }
+  process_footprint(&rss1, &maps1);
+  unsigned long long check = 0;
+  for (long i = 0; i < n; i++) {
+    wasm_extern_vec_t exports;
+    wasm_instance_exports(instances[i], &exports);
+    check += (unsigned long long)call_i32_i32(export_func(module, &exports, "inc"), (int32_t)i, "inc");
+    wasm_extern_vec_delete(&exports);
+  }
+  printf("RESULT idle_rss_per_instance %.2f KiB %llu\n", (double)(rss1 - rss0) / (double)(n - 1), check);
+  printf("RESULT idle_maps_per_instance %.2f mappings %llu\n", (double)(maps1 - maps0) / (double)(n - 1), check);
+  for (long i = 0; i < n; i++) wasm_instance_delete(instances[i]);
+  free(instances);
+  wasm_func_delete(host);
+  wasm_module_delete(module);
+  wasm_store_delete(store);
+  wasm_byte_vec_delete(&binary);
+}
+
 int main(int argc, char **argv) {
   int kernel = argc == 6 && strcmp(argv[1], "kernel") == 0;
   int overhead = argc == 6 && strcmp(argv[1], "overhead") == 0;
   int pooling = argc == 5 && strcmp(argv[1], "pooling") == 0;
-  if (!kernel && !overhead && !pooling) {
+  int idle = argc == 4 && strcmp(argv[1], "idle") == 0;
+  if (!kernel && !overhead && !pooling && !idle) {
     fprintf(stderr,
             "usage: %s kernel NAME FILE.wasm N REPS\n"
             "       %s overhead SMALL.wasm LARGE.wasm DATA.wasm REPS\n"
-            "       %s pooling SMALL.wasm DATA.wasm REPS\n",
-            argv[0], argv[0], argv[0]);
+            "       %s pooling SMALL.wasm DATA.wasm REPS\n"
+            "       %s idle SMALL.wasm N\n",
+            argv[0], argv[0], argv[0], argv[0]);
     return 2;
   }
   engine = wasm_engine_new();
@@ -442,6 +505,8 @@ int main(int argc, char **argv) {
     bench_kernel(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 10), parse_reps(argv[5]));
   else if (overhead)
     bench_overhead(argv[2], argv[3], argv[4], parse_reps(argv[5]));
+  else if (idle)
+    bench_idle(argv[2], strtol(argv[3], NULL, 10));
   else
     bench_pooling(argv[2], argv[3], parse_reps(argv[4]));
   wasm_engine_delete(engine);
