@@ -9,32 +9,37 @@
 //!
 //! This pass rewrites such a parameter when nothing but its clamps and
 //! its own step reads it. Its entry value is clamped once, on the edges
-//! into the loop; each back edge passes `(p + s) & (2^33 - 1)`; and the
-//! accesses use `p` as it is. Why that is the same program:
+//! into the loop, and the accesses use `p & (2^33 - 1)`. Why that is the
+//! same program:
 //!
-//! - On the first iteration `p` is the clamped entry value, which every
-//!   access used before.
+//! - On the first iteration `p` is the clamped entry value, at most 4 GiB,
+//!   which the mask leaves as it is, and which every access used before.
 //! - A later iteration follows one in which an access `A` through `p`
 //!   completed (`A` is required to dominate every back edge), so then `p
 //!   + end(A) <= length <= 4 GiB`; and the step `s` is below 4 GiB (a
 //!   constant, a value whose definition bounds it, or an index that an
-//!   access dominating the back edge proved to be in bounds). So `p + s <
-//!   2^33`: the mask changes nothing, and `p` is exactly the address the
-//!   program computed.
+//!   access dominating the back edge proved to be in bounds). So the next
+//!   `p` is below 2^33, exactly the address the program computed, and the
+//!   mask leaves it as it is.
 //! - That address, plus an access's offset and size (at most
 //!   `GUARD_TAIL_BYTES`), lies inside the guarded reservation, where
 //!   every byte past the length faults: the access traps exactly when the
 //!   clamped one did, and reads or writes the same bytes when it does
 //!   not.
 //!
-//! Nothing but accesses reads `p`, so no other value changes. The mask is
-//! there for speculation, not for the program: a faulting access does not
-//! stop the iterations after it from running speculatively, so the proof
-//! above (which needs the access to complete) does not bound a
-//! speculative `p`; the mask does, keeping every address a mispredicted
-//! path forms inside the reservation, as the clamp did. Per iteration the
-//! loop pays one `and` with a register (its constant is made once, in the
-//! entry block). Runs after Cranelift's optimiser (`Config::loop_passes`).
+//! Nothing but accesses reads `p` and its steps, so no other value
+//! changes. The mask is there for speculation, not for the program: a
+//! faulting access does not stop the iterations after it from running
+//! speculatively, so the proof above (which needs the access to complete)
+//! does not bound a speculative `p`; the mask does, keeping every address
+//! a mispredicted path forms inside the reservation, as the clamp did. It
+//! sits beside the access, off the chain of steps that carries `p` from
+//! one iteration to the next (masking the step itself would make that
+//! chain two instructions long, which the sieve's loop, one add per
+//! iteration, measurably paid). Per access the loop pays a copy and an
+//! `and` with a constant made once, in the entry block, instead of a
+//! compare, a copy and a conditional move with a 64-bit constant. Runs
+//! after Cranelift's optimiser (`Config::loop_passes`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -89,13 +94,11 @@ pub fn check_loop_addresses_once(func: &mut Function, cfg: &ControlFlowGraph, do
     }
 }
 
-/// What rewriting `p` changes: the branches into the loop, and the steps
-/// passed back.
+/// What rewriting `p` changes: the branches into the loop.
 struct Plan {
     header: Block,
     index: usize,
     entries: Vec<Inst>,
-    steps: Vec<Value>,
 }
 
 /// The plan for parameter `p` whose clamps are `mine`, if the module
@@ -164,7 +167,7 @@ fn plan(
     if !steps.iter().all(|&s| uses.get(&s).into_iter().flatten().all(|&u| passed_back(u, s))) {
         return None;
     }
-    Some(Plan { header, index, entries, steps })
+    Some(Plan { header, index, entries })
 }
 
 fn rewrite(
@@ -196,26 +199,10 @@ fn rewrite(
         }
         set_block_args(pos.func, branch, plan.header, plan.index, |a| clamped[&a]);
     }
-    // Back edges: the step, masked.
-    for step in plan.steps {
-        let def = func.dfg.value_def(step).inst().expect("a step is an iadd");
-        let mut pos = FuncCursor::new(func).after_inst(def);
-        let masked = pos.ins().band(step, mask);
-        let branches: Vec<Inst> = func.layout.blocks().filter_map(|b| func.layout.last_inst(b)).collect();
-        for branch in branches {
-            if branch_calls(func, branch).iter().any(|(b, args)| *b == plan.header && args.contains(&step)) {
-                set_block_args(func, branch, plan.header, plan.index, |a| if a == step { masked } else { a });
-            }
-        }
-    }
-    // The accesses read `p` itself. The uses of the clamps are as they
-    // were: nothing above reads a clamp.
+    // The accesses read `p` masked below 8 GiB, off the loop's chain of
+    // steps: the select becomes the `and`, its result the same value.
     for &c in mine {
-        let select = func.dfg.first_result(clamps[c].select);
-        for &inst in &uses[&select] {
-            func.dfg.map_inst_values(inst, |v| if v == select { p } else { v });
-        }
-        func.layout.remove_inst(clamps[c].select);
+        func.replace(clamps[c].select).band(p, mask);
     }
     // A compare goes with the last of its clamps.
     for &c in mine {

@@ -1,9 +1,9 @@
 ;; Loops over a 64-bit memory whose address is a loop parameter stepped
 ;; on every iteration, as clang strength-reduces `a[j]` for wasm64: the
 ;; address is clamped to 4 GiB once, on the way into the loop, and each
-;; iteration masks the stepped address below 8 GiB (one `and`) instead of
-;; comparing and conditionally moving at every access
-;; (`compile/loop_bounds64.rs`).
+;; access masks it below 8 GiB (a copy and an `and`, beside the access and
+;; off the one-add chain that steps the address) instead of comparing and
+;; conditionally moving (`compile/loop_bounds64.rs`).
 (module
   (memory i64 1)
   ;; The sieve's inner loop: the step is the prime, an index an access
