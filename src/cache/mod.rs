@@ -34,6 +34,7 @@
 
 mod checksum;
 mod codec;
+pub(crate) mod dir;
 mod exits;
 pub(crate) mod header;
 #[cfg(not(feature = "compiler"))]
