@@ -34,7 +34,6 @@
 
 mod checksum;
 mod codec;
-pub(crate) mod dir;
 mod exits;
 pub(crate) mod header;
 #[cfg(not(feature = "compiler"))]

@@ -1,6 +1,6 @@
 //! The [`Config`] switches of the code cache: a directory of compiled-code
 //! files that [`Module::new`](crate::Module::new) looks in before
-//! compiling and stores in after (`cache::dir`).
+//! compiling and stores in after (`runtime::code_cache`).
 
 use std::path::{Path, PathBuf};
 

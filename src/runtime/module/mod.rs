@@ -92,7 +92,7 @@ impl Module {
     pub fn new(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<Module> {
         let wasm = to_binary(bytes.as_ref())?.into_owned().into_boxed_slice();
         // With `Config::cache_dir`, from the cache when it holds the module.
-        crate::cache::dir::load_or_compile(engine, wasm, |wasm| {
+        crate::runtime::code_cache::load_or_compile(engine, wasm, |wasm| {
             let code = compile::compile(engine, &wasm)?;
             Ok(Module::assemble(engine, WasmBytes::Owned(wasm), code))
         })

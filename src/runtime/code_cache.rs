@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
-use super::checksum;
+use crate::cache::checksum;
 use crate::environ::error::Result;
 use crate::runtime::engine::Engine;
 use crate::runtime::module::Module;
