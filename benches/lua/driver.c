@@ -20,8 +20,8 @@ void bench_lua_throw(lua_State *L) {
   abort();
 }
 
-/* Runs the workload in a fresh state; returns its check value. */
-static long long run_workload(void) {
+/* Runs the workload at `scale` in a fresh state; returns its check value. */
+static long long run_workload(long long scale) {
   lua_State *L = luaL_newstate();
   if (!L) {
     fprintf(stderr, "lua: out of memory\n");
@@ -36,7 +36,7 @@ static long long run_workload(void) {
     lua_pop(L, 1);
   }
   if (luaL_loadbuffer(L, BENCH_SCRIPT, sizeof BENCH_SCRIPT - 1, "=bench.lua") != LUA_OK) bench_lua_throw(L);
-  lua_pushinteger(L, 1); /* scale */
+  lua_pushinteger(L, scale);
   lua_call(L, 1, 1);
   int ok = 0;
   long long check = (long long)lua_tointegerx(L, -1, &ok);
@@ -48,7 +48,9 @@ static long long run_workload(void) {
   return check;
 }
 
-int main(void) {
-  printf("%lld\n", run_workload());
+/* The scale is 1 unless given: 0 makes a short script (start-up alone,
+ * benches/cache_startup.py). */
+int main(int argc, char **argv) {
+  printf("%lld\n", run_workload(argc > 1 ? atoll(argv[1]) : 1));
   return 0;
 }

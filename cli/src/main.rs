@@ -26,6 +26,7 @@
 //! `wasm_runtime_load` takes such a file as WAMR's takes an AOT file, so
 //! `iwasm OUT` runs it without compiling.
 
+mod cache_dir;
 mod native_lib;
 mod options;
 mod program_end;
@@ -47,7 +48,7 @@ use capi::export::runtime::*;
 use capi::export::types::*;
 use capi::export::wasi::wasm_runtime_get_wasi_exit_code;
 use capi::export::{c_flush, c_print};
-use cranewasm::{Config, Module, Profiler};
+use cranewasm::Module;
 
 use options::{Action, Options};
 
@@ -95,8 +96,7 @@ fn compile(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
     let result = std::fs::read(input)
         .map_err(|e| format!("open file {} failed: {e}", input.display()))
         .and_then(|bytes| {
-            let engine =
-                capi::core::runtime::engine().map_err(|e| format!("Init runtime environment failed: {e}"))?;
+            let engine = capi::core::runtime::engine().map_err(|e| format!("Init runtime environment failed: {e}"))?;
             Module::new(&engine, bytes).map_err(|e| format!("WASM module load failed: {e}"))
         })
         .and_then(|module| {
@@ -173,19 +173,15 @@ impl CStrings {
 }
 
 fn run(opts: &Options) -> u8 {
-    if opts.stack_size.is_some() || opts.linux_perf {
-        let mut config = Config::new();
-        if let Some(n) = opts.stack_size {
-            config.max_wasm_stack(n);
-        }
-        if opts.linux_perf {
-            // As WAMR's iwasm passes `enable_linux_perf` to the runtime.
-            config.profiler(Profiler::PerfMap);
-        }
-        if let Err(e) = capi::core::runtime::configure_engine(&config) {
-            say(&format!("Init runtime environment failed: {e}"));
-            return LOAD_FAILED;
-        }
+    // As WAMR's iwasm passes `enable_linux_perf` to the runtime.
+    let mut config = capi::core::runtime::default_config(opts.linux_perf);
+    if let Some(n) = opts.stack_size {
+        config.max_wasm_stack(n);
+    }
+    config.cache_dir(cache_dir::choose(opts));
+    if let Err(e) = capi::core::runtime::configure_engine(&config) {
+        say(&format!("Init runtime environment failed: {e}"));
+        return LOAD_FAILED;
     }
     if !wasm_runtime_init() {
         say("Init runtime environment failed.");

@@ -42,6 +42,10 @@ pub struct Options {
     pub addr_pool: Vec<String>,
     /// `--allow-resolve=NAME`: the names that may be looked up (up to 8).
     pub allow_resolve: Vec<String>,
+    /// `--no-cache`: compile every time, store nothing.
+    pub no_cache: bool,
+    /// `--cache-dir=DIR`: the code cache's directory (see `cache_dir.rs`).
+    pub cache_dir: Option<PathBuf>,
     /// Warnings about options accepted but without effect here.
     pub notes: Vec<String>,
 }
@@ -99,6 +103,8 @@ pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
             "--dir" => add_dir(&mut o, &next("a directory")?),
             "--map-dir" => add_map_dir(&mut o, &next("GUEST::HOST")?)?,
             "--enable-linux-perf" => o.linux_perf = true,
+            "--no-cache" => o.no_cache = true,
+            "--cache-dir" => o.cache_dir = Some(PathBuf::from(next("a directory")?)),
             _ if TUNING.contains(&arg) || TUNING_VALUE.iter().any(|p| arg.starts_with(p)) => {
                 o.notes.push(format!("{arg} ignored: cranewasm always compiles with Cranelift"));
             }
@@ -134,6 +140,11 @@ pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
                         return Err("Only allow max native lib number 8".into());
                     }
                     o.native_libs.push(v.to_string());
+                } else if let Some(v) = arg.strip_prefix("--cache-dir=") {
+                    if v.is_empty() {
+                        return Err("--cache-dir= needs a directory".into());
+                    }
+                    o.cache_dir = Some(PathBuf::from(v));
                 } else if let Some(v) = arg.strip_prefix("--module-path=") {
                     o.module_path = Some(PathBuf::from(v));
                 } else if let Some(v) = arg.strip_prefix("--addr-pool=") {
@@ -266,6 +277,11 @@ options:
                            (<path>/<module>.wasm)
   --enable-linux-perf      Write Linux perf's map of the compiled functions
                            (/tmp/perf-<pid>.map), so perf report names them
+  --cache-dir=<dir>        Keep compiled code in dir (default
+                           $CRANEWASM_CACHE_DIR, else $XDG_CACHE_HOME/cranewasm,
+                           else ~/.cache/cranewasm), so that the next run of the
+                           same module starts without compiling
+  --no-cache               Compile every time and store nothing
   --version                Show version information
   -h|--help                Show this help
 wasm_file may be a binary module, WebAssembly text (.wat), or a file that
@@ -318,6 +334,16 @@ mod tests {
         let (_, o) = parse(&args(&["--native-lib=a.so", "--native-lib=b.so", "--module-path=/m", "m.wasm"])).unwrap();
         assert_eq!(o.native_libs, ["a.so", "b.so"]);
         assert_eq!(o.module_path, Some(PathBuf::from("/m")));
+    }
+
+    #[test]
+    fn cache_options() {
+        let (_, o) = parse(&args(&["--cache-dir", "/c", "m.wasm"])).unwrap();
+        assert_eq!((o.cache_dir, o.no_cache), (Some(PathBuf::from("/c")), false));
+        let (_, o) = parse(&args(&["--cache-dir=/d", "--no-cache", "m.wasm"])).unwrap();
+        assert_eq!((o.cache_dir, o.no_cache), (Some(PathBuf::from("/d")), true));
+        assert!(parse(&args(&["--cache-dir=", "m.wasm"])).is_err());
+        assert!(parse(&args(&["--cache-dir"])).is_err());
     }
 
     #[test]

@@ -157,6 +157,8 @@ pub struct Config {
     /// Why [`LAZY_ENV`] could not be used, until
     /// [`Config::lazy_compilation`] makes it irrelevant.
     pub(crate) lazy_env_error: Option<String>,
+    /// The code cache's directory and size (`config_cache`).
+    pub(crate) cache: super::config_cache::CacheSettings,
 }
 
 impl Default for Config {
@@ -207,6 +209,7 @@ impl Default for Config {
             memory_images: true,
             lazy_compilation,
             lazy_env_error,
+            cache: Default::default(),
         }
     }
 }

@@ -16,6 +16,7 @@
 pub mod builtins;
 pub mod compiled;
 pub mod config;
+pub mod config_cache;
 pub mod config_memory64;
 pub mod data_image;
 pub mod error;

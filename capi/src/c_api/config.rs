@@ -152,6 +152,7 @@ pub fn core_config(config: *const wasm_config_t) -> (Config, bool) {
     let (off, profiling) = with_config(config, |c, off| (*off, c.enable_linux_perf)).unwrap_or((0, false));
     let on = |f: cranewasm_feature_t| off & (1 << f) == 0;
     let mut c = Config::default();
+    c.cache_dir_from_environment();
     c.wasm_simd(on(CRANEWASM_FEATURE_SIMD))
         .wasm_relaxed_simd(on(CRANEWASM_FEATURE_RELAXED_SIMD) && on(CRANEWASM_FEATURE_SIMD))
         .wasm_tail_call(on(CRANEWASM_FEATURE_TAIL_CALL))

@@ -85,10 +85,12 @@ pub fn metering_forced() -> bool {
 
 /// The engine settings of `wasm_export.h` modules: the defaults, with
 /// operator counting when [`metering_forced`] (see
-/// [`exec_control`](crate::export::exec_control)), and perf's map when
-/// the runtime was initialised with `enable_linux_perf`.
-fn default_config(linux_perf: bool) -> Config {
+/// [`exec_control`](crate::export::exec_control)), perf's map when
+/// the runtime was initialised with `enable_linux_perf`, and the code
+/// cache `CRANEWASM_CACHE_DIR` names. `iwasm` starts from these too.
+pub fn default_config(linux_perf: bool) -> Config {
     let mut config = Config::new();
+    config.cache_dir_from_environment();
     if metering_forced() {
         config.consume_fuel(true);
     }

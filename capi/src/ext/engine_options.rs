@@ -48,6 +48,7 @@ fn owned() -> std::sync::MutexGuard<'static, Vec<usize>> {
 /// The core configuration of `o`; an error for a value out of range.
 fn config_of(o: &cranewasm_engine_options_t) -> Result<Config, String> {
     let mut c = Config::default();
+    c.cache_dir_from_environment();
     c.consume_fuel(o.consume_fuel).epoch_interruption(o.epoch_interruption);
     match o.lazy_compilation {
         -1 => {}

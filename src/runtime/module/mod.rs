@@ -91,8 +91,11 @@ impl Module {
     /// [`Error::Invalid`](crate::Error::Invalid) with wasmparser's message and the byte offset.
     pub fn new(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<Module> {
         let wasm = to_binary(bytes.as_ref())?.into_owned().into_boxed_slice();
-        let code = compile::compile(engine, &wasm)?;
-        Ok(Module::assemble(engine, WasmBytes::Owned(wasm), code))
+        // With `Config::cache_dir`, from the cache when it holds the module.
+        crate::runtime::code_cache::load_or_compile(engine, wasm, |wasm| {
+            let code = compile::compile(engine, &wasm)?;
+            Ok(Module::assemble(engine, WasmBytes::Owned(wasm), code))
+        })
     }
 
     /// Reads the file at `path` and compiles it as [`Module::new`] does
