@@ -1,4 +1,4 @@
-//! Names this build of the runtime for the code cache (`src/cache/dir.rs`):
+//! Names this build of the runtime for the code cache (`src/runtime/code_cache.rs`):
 //! a hash of the sources and the lock file, so that code compiled by one
 //! build is never loaded by another that generates different code under
 //! the same version number (as a developer's builds do).
