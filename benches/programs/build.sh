@@ -15,6 +15,8 @@
 #   C, written here (wasi-libc's memcpy/memmove, which are C, in the wasm build):
 #     sieve    a byte-array sieve of Eratosthenes, c/sieve.c
 #     memmove  memmove/memcpy of 1-64 bytes, unaligned and overlapping, c/memmove.c
+#     memmove_bulk  the same with -mbulk-memory (as newer clang does by
+#              default): the copies become memory.copy instructions
 #   Rust, crates from crates.io (rust/, one binary each):
 #     regex markdown json deflate sha256 chacha20 png protobuf
 #
@@ -31,7 +33,7 @@ HERE="$BENCH_DIR/programs"
 OUT="$BUILD_DIR/programs"
 mkdir -p "$OUT"
 RUST_PROGRAMS=(regex markdown json deflate sha256 chacha20 png protobuf)
-C_PROGRAMS=(lua sqlite zlib sieve memmove)
+C_PROGRAMS=(lua sqlite zlib sieve memmove memmove_bulk)
 PROGRAMS="${PROGRAMS:-${C_PROGRAMS[*]} ${RUST_PROGRAMS[*]}}"
 wanted() { [[ " $PROGRAMS " == *" $1 "* ]]; }
 log() { echo "== $*" >&2; }
@@ -95,6 +97,9 @@ fi
 for name in sieve memmove; do
   wanted "$name" && build_c "$name" "$HERE/c/$name.c" -- -I"$HERE/c"
 done
+# (-mbulk-memory is ignored by the native builds' x86 target: clang only
+# warns, and -w silences that.)
+wanted memmove_bulk && build_c memmove_bulk "$HERE/c/memmove.c" -- -I"$HERE/c" -mbulk-memory
 
 # ---- Lua 5.4, from the lua-src crate ------------------------------------------
 if wanted lua; then
