@@ -34,7 +34,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 REPS="${REPS:-5}"
 KERNELS="${KERNELS:-$(kernel_names | tr '\n' ' ')}"
 [[ "$KERNELS" == none ]] && KERNELS=""
-PROGRAMS="${PROGRAMS:-lua sqlite zlib regex markdown json deflate sha256 chacha20 png}"
+PROGRAMS="${PROGRAMS:-lua sqlite zlib sieve memmove memmove_bulk regex markdown json deflate sha256 chacha20 png protobuf}"
 [[ "$PROGRAMS" == none ]] && PROGRAMS=""
 WASMTIME_VERSION="${WASMTIME_VERSION:-50.0.1}"
 HARNESS_CFLAGS=(-O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$BENCH_DIR/harness")

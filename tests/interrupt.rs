@@ -26,6 +26,8 @@ const GUEST: &str = r#"(module
     (func (export "deep") (call $down (i32.const 20000)))
     (func (export "fill") (call $started)
         (loop (memory.fill (i32.const 0) (i32.const 7) (i32.const 65536)) (br 0)))
+    (func (export "copy") (call $started)
+        (loop (memory.copy (i32.const 3) (i32.const 0) (i32.const 200)) (br 0)))
     (func (export "blocked") (call $started) (call $block) (loop br 0))
     (func (export "outer") (call $reenter) (loop br 0))
     (func (export "answer") (result i32) (i32.const 42)))"#;
@@ -192,6 +194,21 @@ fn stops_a_loop_spent_in_a_builtin() {
         println!("interrupt latency in a memory.fill loop: {latency:?}");
         // A sanity bound only (see stops_a_loop_with_a_median_latency_under_100_ms).
         assert!(latency < Duration::from_secs(2), "{latency:?}");
+    }
+}
+
+#[test]
+fn stops_a_loop_of_short_copies() {
+    // A short memory.copy calls memmove without the general builtin's
+    // interrupt check: a signal that lands in memmove is sent again until
+    // one lands in the loop's wasm code.
+    let host = Arc::new(Host::default());
+    for _ in 0..5 {
+        let (result, latency, store, instance) = interrupt_call("copy", Duration::from_millis(2), &host);
+        assert_interrupted(result);
+        println!("interrupt latency in a loop of short memory.copy: {latency:?}");
+        assert!(latency < Duration::from_secs(2), "{latency:?}");
+        assert_usable(store, instance, &host);
     }
 }
 

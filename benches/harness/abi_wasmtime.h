@@ -51,6 +51,13 @@ typedef struct {
 } wasmtime_extern_t;
 
 wasm_engine_t *wasm_engine_new(void);
+/* For WASMTIME_PROFILE (program.c): wasmtime_profiling_strategy_t's values. */
+typedef struct wasm_config_t wasm_config_t;
+wasm_config_t *wasm_config_new(void);
+void wasmtime_config_profiler_set(wasm_config_t *, uint8_t strategy);
+wasm_engine_t *wasm_engine_new_with_config(wasm_config_t *);
+#define WASMTIME_PROFILING_STRATEGY_JITDUMP 1
+#define WASMTIME_PROFILING_STRATEGY_PERFMAP 3
 void wasm_trap_message(const wasm_trap_t *, wasm_message_t *out);
 
 void wasmtime_error_message(const wasmtime_error_t *, wasm_name_t *out);

@@ -153,7 +153,19 @@ static void check_trap(wasm_trap_t *trap, const char *what)
 
 static void runtime_init(void)
 {
-    engine = wasm_engine_new();
+    /* WASMTIME_PROFILE=perfmap or jitdump, as our CRANEWASM_PROFILE, to set
+     * the two beside each other in perf (wasmtime's C API reads no
+     * environment variable for it). */
+    const char *profile = getenv("WASMTIME_PROFILE");
+    int jitdump = profile && strcmp(profile, "jitdump") == 0;
+    if (jitdump || (profile && strcmp(profile, "perfmap") == 0)) {
+        wasm_config_t *config = wasm_config_new();
+        wasmtime_config_profiler_set(config, jitdump ? WASMTIME_PROFILING_STRATEGY_JITDUMP
+                                                     : WASMTIME_PROFILING_STRATEGY_PERFMAP);
+        engine = wasm_engine_new_with_config(config);
+    } else {
+        engine = wasm_engine_new();
+    }
     linker = wasmtime_linker_new(engine);
     check_error(wasmtime_linker_define_wasi(linker), "define WASI");
 }

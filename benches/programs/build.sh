@@ -12,8 +12,13 @@
 #     lua      Lua 5.4 (the lua-src crate) running benches/lua/bench.lua
 #     sqlite   SQLite's amalgamation (the libsqlite3-sys crate), c/sqlite.c
 #     zlib     zlib (the libz-sys crate), c/zlib.c
+#   C, written here (wasi-libc's memcpy/memmove, which are C, in the wasm build):
+#     sieve    a byte-array sieve of Eratosthenes, c/sieve.c
+#     memmove  memmove/memcpy of 1-64 bytes, unaligned and overlapping, c/memmove.c
+#     memmove_bulk  the same with -mbulk-memory (as newer clang does by
+#              default): the copies become memory.copy instructions
 #   Rust, crates from crates.io (rust/, one binary each):
-#     regex markdown json deflate sha256 chacha20 png
+#     regex markdown json deflate sha256 chacha20 png protobuf
 #
 # C is built with clang -O2 -ffp-contract=off everywhere (so floating point
 # agrees bit for bit with wasm, which has no fused multiply-add), Rust with
@@ -27,8 +32,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 HERE="$BENCH_DIR/programs"
 OUT="$BUILD_DIR/programs"
 mkdir -p "$OUT"
-RUST_PROGRAMS=(regex markdown json deflate sha256 chacha20 png)
-C_PROGRAMS=(lua sqlite zlib)
+RUST_PROGRAMS=(regex markdown json deflate sha256 chacha20 png protobuf)
+C_PROGRAMS=(lua sqlite zlib sieve memmove memmove_bulk)
 PROGRAMS="${PROGRAMS:-${C_PROGRAMS[*]} ${RUST_PROGRAMS[*]}}"
 wanted() { [[ " $PROGRAMS " == *" $1 "* ]]; }
 log() { echo "== $*" >&2; }
@@ -87,6 +92,14 @@ if wanted zlib; then
   for f in adler32 compress crc32 deflate inffast inflate inftrees trees uncompr zutil; do zsrc+=("$z/$f.c"); done
   build_c zlib "${zsrc[@]}" "$HERE/c/zlib.c" -- -I"$z" -I"$HERE/c" -DHAVE_UNISTD_H
 fi
+
+# ---- C programs of our own ------------------------------------------------------
+for name in sieve memmove; do
+  wanted "$name" && build_c "$name" "$HERE/c/$name.c" -- -I"$HERE/c"
+done
+# (-mbulk-memory is ignored by the native builds' x86 target: clang only
+# warns, and -w silences that.)
+wanted memmove_bulk && build_c memmove_bulk "$HERE/c/memmove.c" -- -I"$HERE/c" -mbulk-memory
 
 # ---- Lua 5.4, from the lua-src crate ------------------------------------------
 if wanted lua; then

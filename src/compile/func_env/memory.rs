@@ -19,7 +19,7 @@ use crate::compile::trap_codes::ToClif;
 use cranelift_codegen::ir::{
     condcodes::IntCC,
     types::{I32, I64},
-    Endianness, InstBuilder, MemFlagsData, Type, Value,
+    Block, Endianness, InstBuilder, MemFlagsData, Type, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 
@@ -263,14 +263,51 @@ impl FuncEnv<'_> {
         src_mem: MemoryIndex,
         [dst, src, len]: [Value; 3],
     ) {
-        let dm = index_arg(b, dst_mem);
-        let sm = index_arg(b, src_mem);
         // Each operand has its memory's address type (the length the
         // narrower one's).
         let dst = to_i64(b, dst);
         let src = to_i64(b, src);
         let len = to_i64(b, len);
+        let within_32 = dst_mem == src_mem && !self.info().memories[dst_mem].is_64();
+        let done = within_32.then(|| self.memory_move_if_short(b, dst_mem, [dst, src, len]));
+        let dm = index_arg(b, dst_mem);
+        let sm = index_arg(b, src_mem);
         self.call_builtin(b, Builtin::memory_copy, &[dm, dst, sm, src, len]);
+        if let Some(done) = done {
+            b.ins().jump(done, &[]);
+            b.seal_block(done);
+            b.switch_to_block(done);
+        }
+    }
+
+    /// `memory.copy` within one 32-bit memory: a copy of at most
+    /// [`SHORT_COPY`] bytes whose two ranges are in bounds calls `memmove`
+    /// on host addresses ([`Builtin::memory_move`]) and branches to the
+    /// returned block; the code emitted after this (the general builtin,
+    /// which checks the bounds, traps, and stops a pending interrupt) runs
+    /// for the rest. Programs copy many short, odd-sized ranges
+    /// (`memcpy` of a field, a string piece), where the general builtin's
+    /// lookups of the memory cost as much as the copy.
+    fn memory_move_if_short(&mut self, b: &mut FunctionBuilder, m: MemoryIndex, [dst, src, len]: [Value; 3]) -> Block {
+        // Each operand is below 2^32: the sum cannot wrap.
+        let start = b.ins().umax(dst, src);
+        let end = b.ins().iadd(start, len);
+        let length = self.memory_length(b, m);
+        let in_bounds = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, length);
+        let short = b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, len, SHORT_COPY);
+        let fast = b.ins().band(in_bounds, short);
+        let (fast_block, general, done) = (b.create_block(), b.create_block(), b.create_block());
+        b.ins().brif(fast, fast_block, &[], general, &[]);
+        b.seal_block(fast_block);
+        b.seal_block(general);
+        b.switch_to_block(fast_block);
+        let base = self.memory_base(b, m);
+        let to = b.ins().iadd(base, dst);
+        let from = b.ins().iadd(base, src);
+        self.call_builtin(b, Builtin::memory_move, &[to, from, len]);
+        b.ins().jump(done, &[]);
+        b.switch_to_block(general);
+        done
     }
 
     /// `memory.init` of `len` bytes of segment `data` from `src` to `dst`.
@@ -293,6 +330,11 @@ impl FuncEnv<'_> {
         self.call_builtin(b, Builtin::data_drop, &[d]);
     }
 }
+
+/// The longest `memory.copy` that skips the general builtin (see
+/// `memory_move_if_short`): past it the copy itself outweighs the
+/// builtin's lookups, and the builtin's interrupt check matters more.
+const SHORT_COPY: i64 = 256;
 
 /// `v` as an i64: an address or length operand, zero-extended when its
 /// memory is 32-bit.
