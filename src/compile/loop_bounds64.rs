@@ -51,6 +51,7 @@ use cranelift_codegen::ir::{
     types, Block, BlockArg, Function, Inst, InstBuilder, InstructionData, Opcode, Value, ValueDef,
 };
 
+use super::edge_args::{edge_args, set_edge_args};
 use super::func_env::{is_heap_access, max_u64};
 use super::iconst_bits;
 use crate::environ::types::{GUARD_TAIL_BYTES, MAX_MEMORY_BYTES};
@@ -122,7 +123,7 @@ fn plan(
     let mut steps = Vec::new();
     let mut back_edges = Vec::new();
     for pred in cfg.pred_iter(header) {
-        let args = block_args(func, pred.inst, header, index)?;
+        let args = edge_args(func, pred.inst, header, index)?;
         if !domtree.dominates(header, pred.block, &func.layout) {
             entries.push(pred.inst);
             continue;
@@ -155,7 +156,7 @@ fn plan(
     let step_def = |inst: Inst| steps.iter().any(|&s| func.dfg.value_def(s).inst() == Some(inst));
     let passed_back = |inst: Inst, v: Value| {
         func.layout.inst_block(inst).is_some_and(|b| back_edges.contains(&b))
-            && block_args(func, inst, header, index).is_some()
+            && edge_args(func, inst, header, index).is_some()
             && !func.dfg.inst_args(inst).contains(&v)
             && branch_calls(func, inst)
                 .iter()
@@ -183,7 +184,7 @@ fn rewrite(
     for branch in plan.entries {
         let mut pos = FuncCursor::new(func).at_inst(branch);
         let mut clamped = HashMap::new();
-        let args: Vec<Value> = block_args(pos.func, branch, plan.header, plan.index).expect("checked by plan");
+        let args: Vec<Value> = edge_args(pos.func, branch, plan.header, plan.index).expect("checked by plan");
         for a in args {
             if clamped.contains_key(&a) {
                 continue;
@@ -197,7 +198,7 @@ fn rewrite(
             };
             clamped.insert(a, c);
         }
-        set_block_args(pos.func, branch, plan.header, plan.index, |a| clamped[&a]);
+        set_edge_args(pos.func, branch, plan.header, plan.index, |a| clamped[&a]);
     }
     // The accesses read `p` masked below 8 GiB, off the loop's chain of
     // steps: the select becomes the `and`, its result the same value.
@@ -363,40 +364,4 @@ fn branch_calls(func: &Function, branch: Inst) -> Vec<(Block, Vec<Value>)> {
             (call.block(&dfg.value_lists), args.collect())
         })
         .collect()
-}
-
-/// The values `branch` passes as parameter `index` of `block` (one per
-/// call to it), if it is a plain jump or conditional branch passing values.
-fn block_args(func: &Function, branch: Inst, block: Block, index: usize) -> Option<Vec<Value>> {
-    let calls = match &func.dfg.insts[branch] {
-        InstructionData::Jump { destination, .. } => vec![*destination],
-        InstructionData::Brif { blocks, .. } => blocks.to_vec(),
-        _ => return None,
-    };
-    calls
-        .into_iter()
-        .filter(|call| call.block(&func.dfg.value_lists) == block)
-        .map(|call| match call.args(&func.dfg.value_lists).nth(index) {
-            Some(BlockArg::Value(v)) => Some(v),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Replaces what `branch` passes as parameter `index` of `block` by `f` of it.
-fn set_block_args(func: &mut Function, branch: Inst, block: Block, index: usize, f: impl Fn(Value) -> Value) {
-    let dfg = &mut func.dfg;
-    for call in dfg.insts[branch].branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables) {
-        if call.block(&dfg.value_lists) != block {
-            continue;
-        }
-        let mut at = 0;
-        call.update_args(&mut dfg.value_lists, |arg| {
-            at += 1;
-            match arg {
-                BlockArg::Value(v) if at - 1 == index => BlockArg::Value(f(v)),
-                other => other,
-            }
-        });
-    }
 }

@@ -10,6 +10,7 @@
 //! call instead.
 
 mod address_steps;
+mod edge_args;
 pub mod func_env;
 mod inline;
 pub mod lazy;

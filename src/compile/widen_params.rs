@@ -25,7 +25,9 @@
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
-use cranelift_codegen::ir::{types, BlockArg, Function, Inst, InstBuilder, InstructionData, Opcode, Value, ValueDef};
+use cranelift_codegen::ir::{types, Function, Inst, InstBuilder, InstructionData, Opcode, Value, ValueDef};
+
+use super::edge_args::{edge_args, set_edge_args};
 
 /// Widens the zero-extended i32 parameters of `func`'s loop headers (see
 /// the module comment). Adds no block and no branch.
@@ -70,19 +72,7 @@ fn widen(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree, p
     for pred in cfg.pred_iter(block) {
         let back = domtree.dominates(block, pred.block, &func.layout);
         back_edge |= back;
-        let args = match &func.dfg.insts[pred.inst] {
-            InstructionData::Jump { destination, .. } => vec![*destination],
-            InstructionData::Brif { blocks, .. } => blocks.to_vec(),
-            _ => return,
-        }
-        .into_iter()
-        .filter(|call| call.block(&func.dfg.value_lists) == block)
-        .map(|call| match call.args(&func.dfg.value_lists).nth(index) {
-            Some(BlockArg::Value(v)) => Some(v),
-            _ => None,
-        })
-        .collect::<Option<Vec<Value>>>();
-        let Some(args) = args else { return };
+        let Some(args) = edge_args(func, pred.inst, block, index) else { return };
         if back && !args.iter().all(|a| *a == p || free_extension(func, *a).is_some()) {
             return;
         }
@@ -117,23 +107,8 @@ fn widen(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree, p
                 (false, _) => pos.ins().uextend(types::I64, a),
             })
             .collect();
-        let dfg = &mut pos.func.dfg;
         let mut next = wide_args.into_iter();
-        for call in dfg.insts[branch].branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables) {
-            if call.block(&dfg.value_lists) != block {
-                continue;
-            }
-            let w = next.next().expect("one per call to the block");
-            let mut at = 0;
-            call.update_args(&mut dfg.value_lists, |arg| {
-                at += 1;
-                if at - 1 == index {
-                    BlockArg::Value(w)
-                } else {
-                    arg
-                }
-            });
-        }
+        set_edge_args(pos.func, branch, block, index, |_| next.next().expect("one per call to the block"));
     }
 }
 
