@@ -303,11 +303,15 @@ fn host_panics_cross_every_boundary_and_leave_stores_usable() {
 /// on by default) carry the code and the backtrace they carry without
 /// inlining: one frame per inlined call, each with its function and
 /// offset, innermost first. Covered: a trap two inlining levels deep, a
-/// host trap raised through a call inside inlined code, and a trap deep
-/// in a self-recursive function.
+/// host trap raised through a call inside inlined code, a trap deep in a
+/// self-recursive function, and the first in a caller too large to be a
+/// callee itself (the compiler translates such callers last, after their
+/// callees are finished: `compile/inline.rs`).
 #[test]
 fn traps_in_inlined_code_keep_their_frames() {
-    const WAT: &str = r#"(module
+    let padding = "(local.set 1 (i32.add (local.get 1) (i32.const 3)))".repeat(40);
+    let wat = format!(
+        r#"(module
         (import "host" "fail" (func $fail))
         (func $div (param i32 i32) (result i32) (i32.div_u (local.get 0) (local.get 1)))
         (func $mid (param i32) (result i32) (i32.add (call $div (i32.const 7) (local.get 0)) (i32.const 1)))
@@ -316,17 +320,21 @@ fn traps_in_inlined_code_keep_their_frames() {
         (func (export "host") (param i32) (result i32) (call $to_host (local.get 0)))
         (func $down (export "down") (param i32) (result i32)
           (if (i32.eqz (local.get 0)) (then unreachable))
-          (i32.add (call $down (i32.sub (local.get 0) (i32.const 1))) (i32.const 1))))"#;
+          (i32.add (call $down (i32.sub (local.get 0) (i32.const 1))) (i32.const 1)))
+        (func (export "big") (param i32) (result i32) (local i32)
+          {padding}
+          (i32.add (call $mid (local.get 0)) (local.get 1))))"#
+    );
     let run = |inlining: bool| {
         let mut config = Config::new();
         config.cranelift_inlining(inlining);
         let engine = Engine::new(&config).unwrap();
-        let module = Module::new(&engine, WAT).unwrap();
+        let module = Module::new(&engine, &wat).unwrap();
         let mut store = Store::new(&engine, ());
         let fail = Func::wrap(&mut store, || -> Result<(), Trap> { Err(Trap::new(HOST_MESSAGE)) });
         let instance = Instance::new(&mut store, &module, &[fail.into()]).unwrap();
         let mut traps = Vec::new();
-        for (name, arg) in [("top", 0), ("top", 2), ("host", 1), ("down", 5)] {
+        for (name, arg) in [("top", 0), ("top", 2), ("host", 1), ("down", 5), ("big", 0), ("big", 2)] {
             let f = instance.get_func(&store, name).unwrap().typed::<i32, i32>(&store).unwrap();
             match f.call(&mut store, arg) {
                 Ok(v) => traps.push((format!("{name}({arg}) = {v}"), Vec::new())),
@@ -345,4 +353,6 @@ fn traps_in_inlined_code_keep_their_frames() {
     assert_eq!(with[2].0, format!("host(1): None {HOST_MESSAGE}"));
     assert_eq!(funcs(2), [4, 5]);
     assert_eq!(funcs(3), [6; 6], "unreachable at depth 5, then the five calls of $down");
+    assert_eq!(funcs(4), [1, 2, 7], "the division in $div, called by $mid, called by big");
+    assert_eq!(with[5].0, "big(2) = 124");
 }

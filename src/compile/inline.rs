@@ -65,9 +65,9 @@ use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 use wasmparser::FuncValidatorAllocations;
 
-use super::func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE};
+use super::func_env::{ModuleEnv, FUNC_NAMESPACE};
 use super::LatePasses;
-use super::{compile_function, parallel_map, translate, CompiledFunction, FunctionText};
+use super::{compile_function, parallel_map, translate_body, CompiledFunction, FunctionText};
 use crate::environ::error::{Error, Result};
 use crate::environ::index::{DefinedFuncIndex, FuncIndex};
 use crate::environ::module_info::ModuleInfo;
@@ -97,40 +97,105 @@ const CHAIN: u32 = 1 << 30;
 pub type Chains = Vec<Box<[u32]>>;
 
 /// Validates, translates, inlines and compiles every function body.
-/// Holding every translated function until the inlining is done costs
-/// time (memory, caches), so only the functions a scan of the wasm finds
-/// possibly involved are held; the others are compiled as soon as they
-/// are translated, as without inlining.
 pub(super) fn compile_functions(
     isa: &dyn TargetIsa,
     env: &ModuleEnv<'_>,
     bodies: Vec<FunctionBodyData<'_>>,
     threads: usize,
 ) -> Result<Vec<CompiledFunction>> {
+    Ok(compile_all(isa, env, bodies, threads, false)?.into_iter().map(|(compiled, _)| compiled).collect())
+}
+
+/// [`super::function_texts`] with inlining: the same path as
+/// [`compile_functions`], on one thread, keeping each function's text.
+pub(super) fn function_texts(
+    isa: &dyn TargetIsa,
+    env: &ModuleEnv<'_>,
+    bodies: Vec<FunctionBodyData<'_>>,
+) -> Result<Vec<FunctionText>> {
+    let compiled = compile_all(isa, env, bodies, 1, true)?;
+    Ok(compiled
+        .into_iter()
+        .enumerate()
+        .map(|(i, (compiled, clif))| FunctionText {
+            index: env.info.func_index(DefinedFuncIndex::new(i)),
+            clif: clif.unwrap_or_default(),
+            asm: compiled.vcode.unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// The pipeline, in three steps, so that the module's translated functions
+/// are never all held at once (for Lua, that was 16 MB of IR under the
+/// compile of its largest function; `benches/README.md`, "Issue 36"):
+/// 1. A scan of the wasm ([`plan`]) sorts the bodies. Those inlining cannot
+///    involve are translated and compiled at once, as without inlining.
+///    Possible callees (small bodies) are translated and held. Larger
+///    callers of them are left as wasm for step 3.
+/// 2. The held functions are inlined into each other, callees first
+///    ([`inline_module`]), which finishes every callee.
+/// 3. The held functions are compiled, and the deferred callers are
+///    translated, inlined into from the finished callees, and compiled,
+///    each dropped as soon as its code is out.
+///
+/// With `disasm`, each function's text is kept (IR after optimisation
+/// beside the machine code).
+fn compile_all(
+    isa: &dyn TargetIsa,
+    env: &ModuleEnv<'_>,
+    bodies: Vec<FunctionBodyData<'_>>,
+    threads: usize,
+    disasm: bool,
+) -> Result<Vec<(CompiledFunction, Option<String>)>> {
     let starts = body_starts(&bodies);
-    let involved = possibly_involved(env.info, &bodies);
-    let translated = translate_all(env, bodies, threads, Some((isa, &involved)))?;
+    let (plans, scanned_callees) = plan(env.info, &bodies);
+    let bodies: Vec<Mutex<Option<FunctionBodyData<'_>>>> = bodies.into_iter().map(|b| Mutex::new(Some(b))).collect();
+    let translated = translate_all(isa, env, &bodies, &plans, threads, disasm)?;
     let mut done = Vec::with_capacity(translated.len());
     let (mut funcs, mut summaries) = (Vec::with_capacity(translated.len()), Vec::with_capacity(translated.len()));
-    for t in translated {
+    for (t, callees) in translated.into_iter().zip(scanned_callees) {
         let (compiled, func, summary) = match t {
-            Translated::Compiled(c) => (Some(c), Function::new(), Summary::NONE),
+            Translated::Compiled(c, text) => (Some((c, text)), Function::new(), Summary::NONE),
             Translated::Held(f, s) => (None, *f, s),
+            // Never a callee, so only its calls matter, for the call graph.
+            Translated::Deferred => (None, Function::new(), Summary { callees, ..Summary::NONE }),
         };
         done.push(compiled);
         funcs.push(func);
         summaries.push(summary);
     }
-    let chains = inline_module(env.info, &mut funcs, summaries, &starts)?;
+    let deferred: Vec<bool> = plans.iter().map(|p| *p == Plan::Defer).collect();
+    let inlined = inline_module(env.info, &mut funcs, summaries, &starts, &deferred)?;
+
+    // The deferred callers first, while the held bodies can be shared with
+    // all of them; largest first, so that no thread is left with a big one
+    // at the end while the others wait.
+    let mut callers: Vec<usize> = (0..done.len()).filter(|i| deferred[*i]).collect();
+    callers.sort_by_key(|i| std::cmp::Reverse(body_len(&bodies[*i])));
+    let scratch = || (FunctionBuilderContext::new(), FuncValidatorAllocations::default(), Context::new());
+    let compiled = parallel_map(callers.len(), threads, scratch, |(fctx, allocs, ctx), k| {
+        let i = callers[k];
+        let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
+        ctx.clear();
+        ctx.set_disasm(disasm);
+        translate_body(env, i, data, allocs, fctx, ctx)?;
+        let chains = inlined.inline_into(env.info, &funcs, i, ctx)?;
+        finish(isa, env, ctx, &chains, disasm)
+    })?;
+    for (i, c) in callers.into_iter().zip(compiled) {
+        done[i] = Some(c);
+    }
+
     let held: Vec<usize> = (0..done.len()).filter(|i| done[*i].is_none()).collect();
     let funcs: Vec<Mutex<Option<Function>>> = funcs.into_iter().map(|f| Mutex::new(Some(f))).collect();
     let compiled = parallel_map(held.len(), threads, Context::new, |ctx, k| {
         let i = held[k];
         ctx.clear();
+        ctx.set_disasm(disasm);
         ctx.func = funcs[i].lock().unwrap().take().expect("each function is compiled once");
-        let mut compiled = compile_function(isa, ctx, LatePasses::of(env))?;
-        expand_srclocs(&mut compiled.code.srclocs, &chains[i]);
-        Ok(compiled)
+        // Only now: the deferred callers inlined copies of it, tags and all.
+        let chains = untag(&mut ctx.func);
+        finish(isa, env, ctx, &chains, disasm)
     })?;
     for (i, c) in held.into_iter().zip(compiled) {
         done[i] = Some(c);
@@ -138,14 +203,49 @@ pub(super) fn compile_functions(
     Ok(done.into_iter().map(|c| c.expect("every function is compiled")).collect())
 }
 
+/// Compiles `ctx.func`, whose synthetic source locations index `chains`;
+/// with `disasm`, also its IR as text.
+fn finish(
+    isa: &dyn TargetIsa,
+    env: &ModuleEnv<'_>,
+    ctx: &mut Context,
+    chains: &[Box<[u32]>],
+    disasm: bool,
+) -> Result<(CompiledFunction, Option<String>)> {
+    let mut compiled = compile_function(isa, ctx, LatePasses::of(env))?;
+    expand_srclocs(&mut compiled.code.srclocs, chains);
+    Ok((compiled, disasm.then(|| ctx.func.display().to_string())))
+}
+
+fn body_len(body: &Mutex<Option<FunctionBodyData<'_>>>) -> usize {
+    body.lock().unwrap().as_ref().map_or(0, |b| {
+        let range = b.body.range();
+        (range.end - range.start) as usize
+    })
+}
+
+/// What [`compile_all`] does with a body first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// Translate and compile it: inlining cannot involve it.
+    Compile,
+    /// Translate it and hold it for inlining.
+    Hold,
+    /// Leave it until every callee is finished: a caller too large to be
+    /// a callee.
+    Defer,
+}
+
 /// The largest body, in operators, that may translate to a callee worth
-/// inlining (an operator is at least about half an instruction).
+/// inlining (an operator is at least about half an instruction). A callee
+/// must be within this as well as [`CALLEE_MAX_INSTS`].
 const CALLEE_MAX_OPS: usize = 2 * CALLEE_MAX_INSTS;
 
-/// Which functions inlining may change or use, from their wasm: the small
-/// ones called by another function, and their callers. A body that cannot be read is involved (its
-/// translation reports the error).
-fn possibly_involved(info: &ModuleInfo, bodies: &[FunctionBodyData<'_>]) -> Vec<bool> {
+/// What to do with each body ([`Plan`]), from a scan of its wasm, and the
+/// defined functions each calls. Inlining involves the small bodies
+/// called by another function, and their callers. A body that cannot be
+/// read is held (its translation reports the error).
+fn plan(info: &ModuleInfo, bodies: &[FunctionBodyData<'_>]) -> (Vec<Plan>, Vec<Vec<usize>>) {
     let scan = |body: &wasmparser::FunctionBody<'_>| -> Option<(usize, Vec<usize>)> {
         let (mut ops, mut callees) = (0, Vec::new());
         let mut reader = body.get_operators_reader().ok()?;
@@ -162,49 +262,27 @@ fn possibly_involved(info: &ModuleInfo, bodies: &[FunctionBodyData<'_>]) -> Vec<
         Some((ops, callees))
     };
     let scans: Vec<Option<(usize, Vec<usize>)>> = bodies.iter().map(|b| scan(&b.body)).collect();
+    let small = |d: usize| scans[d].as_ref().is_some_and(|(ops, _)| *ops <= CALLEE_MAX_OPS);
     let mut small_callee = vec![false; bodies.len()];
-    let mut involved = vec![false; bodies.len()];
+    let mut plans = vec![Plan::Compile; bodies.len()];
     for (f, scan) in scans.iter().enumerate() {
         match scan {
             Some((_, callees)) => {
-                for &d in callees {
-                    let small = scans[d].as_ref().is_some_and(|(ops, _)| *ops <= CALLEE_MAX_OPS);
-                    small_callee[d] |= small && d != f;
-                    involved[f] |= small && d != f;
+                for &d in callees.iter().filter(|d| **d != f && small(**d)) {
+                    small_callee[d] = true;
+                    plans[f] = if small(f) { Plan::Hold } else { Plan::Defer };
                 }
             }
-            None => involved[f] = true,
+            None => plans[f] = Plan::Hold,
         }
     }
-    involved.iter().zip(small_callee).map(|(i, s)| *i || s).collect()
-}
-
-/// [`super::function_texts`] with inlining.
-pub(super) fn function_texts(
-    isa: &dyn TargetIsa,
-    env: &ModuleEnv<'_>,
-    bodies: Vec<FunctionBodyData<'_>>,
-) -> Result<Vec<FunctionText>> {
-    let starts = body_starts(&bodies);
-    let (mut funcs, summaries): (Vec<Function>, Vec<Summary>) = translate_all(env, bodies, 1, None)?
-        .into_iter()
-        .map(|t| match t {
-            Translated::Held(f, s) => (*f, s),
-            Translated::Compiled(_) => unreachable!("nothing is compiled early without an isa"),
-        })
-        .unzip();
-    inline_module(env.info, &mut funcs, summaries, &starts)?;
-    let mut ctx = Context::new();
-    let mut texts = Vec::with_capacity(funcs.len());
-    for (i, func) in funcs.into_iter().enumerate() {
-        ctx.clear();
-        ctx.set_disasm(true);
-        ctx.func = func;
-        let asm = compile_function(isa, &mut ctx, LatePasses::of(env))?.vcode.unwrap_or_default();
-        let index = env.info.func_index(DefinedFuncIndex::new(i));
-        texts.push(FunctionText { index, clif: ctx.func.display().to_string(), asm });
+    for (f, is_callee) in small_callee.into_iter().enumerate() {
+        if is_callee {
+            plans[f] = Plan::Hold;
+        }
     }
-    Ok(texts)
+    let callees = scans.into_iter().map(|s| s.map(|(_, callees)| callees).unwrap_or_default()).collect();
+    (plans, callees)
 }
 
 fn body_starts(bodies: &[FunctionBodyData<'_>]) -> Vec<u32> {
@@ -224,97 +302,104 @@ struct Summary {
 }
 
 impl Summary {
-    /// The summary of a function compiled early: it calls no function
-    /// inlining could use, and is too large to inline.
+    /// The summary of a function not held: too large to inline, and
+    /// calling no function inlining could use unless said otherwise.
     const NONE: Summary = Summary { callees: Vec::new(), size: usize::MAX, tail_calls: false };
 }
 
 /// A function after [`translate_all`].
 enum Translated {
-    /// Compiled already: inlining does not involve it.
-    Compiled(CompiledFunction),
+    /// Compiled already (with its text, if asked for): inlining does not
+    /// involve it.
+    Compiled(CompiledFunction, Option<String>),
     /// Held for inlining (boxed: a `Function` is large).
     Held(Box<Function>, Summary),
+    /// Not translated yet ([`Plan::Defer`]).
+    Deferred,
 }
 
-/// Validates and translates every body, on `threads` threads; with
-/// `compile` (the target and which functions inlining may involve),
-/// compiles the others right away.
+/// Validates and translates every body that `plans` does not defer, on
+/// `threads` threads, and compiles those it says to.
 fn translate_all(
+    isa: &dyn TargetIsa,
     env: &ModuleEnv<'_>,
-    bodies: Vec<FunctionBodyData<'_>>,
+    bodies: &[Mutex<Option<FunctionBodyData<'_>>>],
+    plans: &[Plan],
     threads: usize,
-    compile: Option<(&dyn TargetIsa, &[bool])>,
+    disasm: bool,
 ) -> Result<Vec<Translated>> {
-    let bodies: Vec<Mutex<Option<FunctionBodyData<'_>>>> = bodies.into_iter().map(|b| Mutex::new(Some(b))).collect();
     let scratch = || (FunctionBuilderContext::new(), FuncValidatorAllocations::default(), Context::new());
     parallel_map(bodies.len(), threads, scratch, |(fctx, allocs, ctx), i| {
-        let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
-        let mut validator = data.validator.into_validator(std::mem::take(allocs));
-        let index = env.info.func_index(DefinedFuncIndex::new(i));
-        ctx.clear();
-        let func = &mut ctx.func;
-        let result = translate::translate_function(FuncEnv::new(env), index, &data.body, &mut validator, func, fctx);
-        *allocs = validator.into_allocations();
-        result?;
-        match compile {
-            Some((isa, involved)) if !involved[i] => {
-                Ok(Translated::Compiled(compile_function(isa, ctx, LatePasses::of(env))?))
-            }
-            _ => {
-                let func = std::mem::replace(&mut ctx.func, Function::new());
-                let summary = Summary {
-                    callees: direct_callees(env.info, &func).map(|(_, d)| d).collect(),
-                    size: inst_count(&func),
-                    tail_calls: has_tail_call(&func),
-                };
-                Ok(Translated::Held(Box::new(func), summary))
-            }
+        if plans[i] == Plan::Defer {
+            return Ok(Translated::Deferred);
         }
+        let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
+        ctx.clear();
+        ctx.set_disasm(disasm);
+        translate_body(env, i, data, allocs, fctx, ctx)?;
+        if plans[i] == Plan::Compile {
+            let (compiled, text) = finish(isa, env, ctx, &[], disasm)?;
+            return Ok(Translated::Compiled(compiled, text));
+        }
+        let func = std::mem::replace(&mut ctx.func, Function::new());
+        let summary = Summary {
+            callees: direct_callees(env.info, &func).map(|(_, d)| d).collect(),
+            size: inst_count(&func),
+            tail_calls: has_tail_call(&func),
+        };
+        Ok(Translated::Held(Box::new(func), summary))
     })
 }
 
-/// Inlines calls between the translated functions `funcs` (by defined
-/// index; `starts[i]` is the wasm offset of body `i`) and leaves them
-/// ready to compile, returning each one's inline chains.
+/// What inlining into the held functions leaves for inlining into the
+/// deferred callers. The held functions keep their tags until they are
+/// compiled, so that copies inlined later still carry their chains.
+struct Inlined {
+    sizes: Vec<usize>,
+    /// The finished functions small enough to inline (tagged).
+    inlinable: Vec<bool>,
+    tail_calls: Vec<bool>,
+}
+
+impl Inlined {
+    /// Inlines the finished callees of deferred caller `f` (translated in
+    /// `ctx.func`) into it; its inline chains.
+    fn inline_into(&self, info: &ModuleInfo, funcs: &[Function], f: usize, ctx: &mut Context) -> Result<Chains> {
+        let own = inst_count(&ctx.func);
+        inline_calls(info, ctx, funcs, &self.sizes, &self.inlinable, &self.tail_calls, f, own)?;
+        Ok(untag(&mut ctx.func))
+    }
+}
+
+/// Inlines calls between the held functions `funcs` (by defined index;
+/// `starts[i]` is the wasm offset of body `i`; the `deferred` ones are
+/// placeholders, callers only); [`untag`] leaves them ready to compile.
 fn inline_module(
     info: &ModuleInfo,
     funcs: &mut [Function],
     summaries: Vec<Summary>,
     starts: &[u32],
-) -> Result<Vec<Chains>> {
-    let mut chains = vec![Chains::new(); funcs.len()];
-    if starts.iter().any(|s| *s >= CHAIN) {
-        return Ok(chains);
-    }
+    deferred: &[bool],
+) -> Result<Inlined> {
     let tail_calls: Vec<bool> = summaries.iter().map(|s| s.tail_calls).collect();
     let mut sizes: Vec<usize> = summaries.iter().map(|s| s.size).collect();
+    let mut inlinable = vec![false; funcs.len()];
+    if starts.iter().any(|s| *s >= CHAIN) {
+        return Ok(Inlined { sizes, inlinable, tail_calls });
+    }
     let graph: Vec<Vec<usize>> = summaries.into_iter().map(|s| s.callees).collect();
     let mut called = vec![false; funcs.len()];
     for (f, callees) in graph.iter().enumerate() {
         callees.iter().filter(|d| **d != f).for_each(|d| called[*d] = true);
     }
-    let mut inlinable = vec![false; funcs.len()];
     let mut ctx = Context::new();
     for component in components(&graph) {
-        for &f in &component {
-            let own = sizes[f];
-            let wanted = |d: usize| inlinable[d];
-            if !graph[f].iter().any(|d| wanted(*d)) {
+        for &f in component.iter().filter(|f| !deferred[**f]) {
+            if !graph[f].iter().any(|d| inlinable[*d]) {
                 continue;
             }
             ctx.func = std::mem::replace(&mut funcs[f], Function::new());
-            tag_calls(info, &mut ctx.func, wanted);
-            let mut policy = Policy {
-                info,
-                funcs,
-                sizes: &sizes,
-                inlinable: &inlinable,
-                tail_calls: &tail_calls,
-                me: f,
-                budget: growth_budget(own),
-            };
-            inline(&mut ctx, &mut policy)?;
+            inline_calls(info, &mut ctx, funcs, &sizes, &inlinable, &tail_calls, f, sizes[f])?;
             funcs[f] = std::mem::replace(&mut ctx.func, Function::new());
             sizes[f] = inst_count(&funcs[f]);
         }
@@ -325,10 +410,25 @@ fn inline_module(
             }
         }
     }
-    for (func, chains) in funcs.iter_mut().zip(&mut chains) {
-        *chains = untag(func);
-    }
-    Ok(chains)
+    Ok(Inlined { sizes, inlinable, tail_calls })
+}
+
+/// Inlines into `ctx.func` (function `me`, of `own` instructions as
+/// translated) the calls of the finished callees it may take.
+#[allow(clippy::too_many_arguments, reason = "the inlining state, shared by the two callers' loops")]
+fn inline_calls(
+    info: &ModuleInfo,
+    ctx: &mut Context,
+    funcs: &[Function],
+    sizes: &[usize],
+    inlinable: &[bool],
+    tail_calls: &[bool],
+    me: usize,
+    own: usize,
+) -> Result<()> {
+    tag_calls(info, &mut ctx.func, |d| inlinable[d]);
+    let mut policy = Policy { info, funcs, sizes, inlinable, tail_calls, me, budget: growth_budget(own) };
+    inline(ctx, &mut policy)
 }
 
 /// Runs Cranelift's inliner on `ctx.func`. It fails only on an

@@ -47,6 +47,7 @@ use crate::environ::error::{Error, Result};
 use crate::environ::index::*;
 use crate::environ::parse::FunctionBodyData;
 use crate::environ::types::{FuncType, ValType};
+use crate::runtime::vm::os;
 use func_env::{FuncEnv, ModuleEnv, FUNC_NAMESPACE};
 
 /// Machine code of one function before linking, with what only the
@@ -282,18 +283,22 @@ pub fn compile_module(
     } else {
         1
     };
-    if env.inlining {
-        let funcs = inline::compile_functions(isa, env, bodies, threads)?;
-        return link(isa, env, funcs);
+    let funcs = if env.inlining {
+        inline::compile_functions(isa, env, bodies, threads)?
+    } else {
+        let bodies: Vec<Mutex<Option<FunctionBodyData<'_>>>> =
+            bodies.into_iter().map(|b| Mutex::new(Some(b))).collect();
+        let scratch = || (FunctionBuilderContext::new(), Context::new(), FuncValidatorAllocations::default());
+        parallel_map(bodies.len(), threads, scratch, |(fctx, ctx, allocs), i| {
+            let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
+            translate_and_compile(isa, env, i, data, allocs, fctx, ctx, false)
+        })?
+    };
+    let image = link(isa, env, funcs);
+    if threads > 1 {
+        os::return_free_heap();
     }
-
-    let bodies: Vec<Mutex<Option<FunctionBodyData<'_>>>> = bodies.into_iter().map(|b| Mutex::new(Some(b))).collect();
-    let scratch = || (FunctionBuilderContext::new(), Context::new(), FuncValidatorAllocations::default());
-    let funcs = parallel_map(bodies.len(), threads, scratch, |(fctx, ctx, allocs), i| {
-        let data = bodies[i].lock().unwrap().take().expect("each body is taken once");
-        translate_and_compile(isa, env, i, data, allocs, fctx, ctx, false)
-    })?;
-    link(isa, env, funcs)
+    image
 }
 
 /// The immediate of `v` when an `iconst` defines it (its bits, for an i32
@@ -364,13 +369,26 @@ fn translate_and_compile(
     ctx: &mut Context,
     disasm: bool,
 ) -> Result<CompiledFunction> {
-    let mut validator = data.validator.into_validator(std::mem::take(allocs));
-    let index = env.info.func_index(DefinedFuncIndex::new(i));
     ctx.clear();
     ctx.set_disasm(disasm);
+    translate_body(env, i, data, allocs, fctx, ctx)?;
+    compile_function(isa, ctx, LatePasses::of(env))
+}
+
+/// Validates and translates defined function `i` into `ctx.func`, reusing
+/// the validator's allocations.
+pub(super) fn translate_body(
+    env: &ModuleEnv<'_>,
+    i: usize,
+    data: FunctionBodyData<'_>,
+    allocs: &mut FuncValidatorAllocations,
+    fctx: &mut FunctionBuilderContext,
+    ctx: &mut Context,
+) -> Result<()> {
+    let mut validator = data.validator.into_validator(std::mem::take(allocs));
+    let index = env.info.func_index(DefinedFuncIndex::new(i));
     let result =
-        translate::translate_function(FuncEnv::new(env), index, &data.body, &mut validator, &mut ctx.func, fctx)
-            .and_then(|()| compile_function(isa, ctx, LatePasses::of(env)));
+        translate::translate_function(FuncEnv::new(env), index, &data.body, &mut validator, &mut ctx.func, fctx);
     *allocs = validator.into_allocations();
     result
 }

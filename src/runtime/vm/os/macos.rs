@@ -186,6 +186,10 @@ pub unsafe fn malloc_usable_size(p: *mut libc::c_void) -> usize {
     unsafe { libc::malloc_size(p) }
 }
 
+/// Gives the heap's free pages back to the system: nothing to do, since
+/// Darwin's allocator returns the free pages of its large blocks itself.
+pub fn return_free_heap() {}
+
 /// Consumes `signal` while it is pending for the calling thread, which
 /// blocks it (no `sigtimedwait` here: `sigwait` returns at once for a
 /// pending signal).
