@@ -2,8 +2,9 @@
 # Sizes of libiwasm.so and iwasm (README "Footprint"): the full build and the
 # runtime-only one (no `compiler` feature), in the lean `dist` profile (fat
 # LTO, one codegen unit) and, for the runtime-only build, also in
-# `dist-runtime` (dist optimised for size), as built (with the symbol table)
-# and stripped.
+# `dist-runtime` (dist optimised for size), and the full one in `dist-small`
+# (the same for the full build), as built (with the symbol table) and
+# stripped.
 #
 #   benches/footprint.sh              builds them all, prints the table
 #   PROFILE=release benches/footprint.sh   the test command's profile instead
@@ -22,7 +23,7 @@ build() { # PROFILE TARGET_DIR FEATURE_ARGS...
   nice -n 10 cargo build -q --profile "$profile" --target-dir "$target" -p cranewasm-cli "$@"
 }
 variants=("full:$profile:target" "runtime-only:$profile:target/runtime-only")
-[ "$profile" = dist ] && variants+=("runtime-only:dist-runtime:target/runtime-only")
+[ "$profile" = dist ] && variants+=("full:dist-small:target" "runtime-only:dist-runtime:target/runtime-only")
 for variant in "${variants[@]}"; do
   IFS=: read -r name prof target <<< "$variant"
   flags=(); [ "$name" = runtime-only ] && flags=(--no-default-features)
