@@ -21,7 +21,9 @@
 //! compiled by then: the steady state).
 //! Switches, each `=0` to turn a fast path off: `INLINING`
 //! (`Config::cranelift_inlining`), `MULC` (`Config::mul_consts`),
-//! `ADDRESS_STEPS` (`Config::address_steps`).
+//! `ADDRESS_STEPS` (`Config::address_steps`), `LOOP_PASSES`
+//! (`Config::loop_passes`), `WIDEN_LOADS` (`Config::widen_loads`),
+//! `MODULE_ANALYSES` (`Config::module_analyses`).
 
 #[allow(dead_code, reason = "the shared helpers serve the other benches")]
 mod support;
@@ -45,6 +47,9 @@ fn main() {
     config.cranelift_inlining(on("INLINING"));
     config.mul_consts(on("MULC"));
     config.address_steps(on("ADDRESS_STEPS"));
+    config.loop_passes(on("LOOP_PASSES"));
+    config.widen_loads(on("WIDEN_LOADS"));
+    config.module_analyses(on("MODULE_ANALYSES"));
     let engine = Engine::new(&config).expect("engine");
 
     let compile = || {
