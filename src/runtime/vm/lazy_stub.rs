@@ -69,7 +69,7 @@ fn compile_for_stub(stub: usize) -> Result<usize, UnwindReason> {
     let lazy = code.compiled.lazy.as_ref().ok_or_else(|| fail("lazy stub in an eager module".into()))?;
     let offset = stub - code.compiled.code.base() as usize;
     let d = lazy.stub_function(offset).ok_or_else(|| fail(format!("no lazy stub at {offset:#x}")))?;
-    if let Some(addr) = lazy.compiled(d) {
+    if let Some(addr) = lazy.entered(d, &code) {
         return Ok(addr);
     }
     let compile = || {

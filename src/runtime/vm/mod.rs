@@ -51,6 +51,7 @@ pub mod late_exit;
 pub mod lazy;
 pub mod lazy_code;
 pub mod lazy_stub;
+pub mod tier;
 pub mod libcalls;
 pub mod limits;
 pub mod link;
