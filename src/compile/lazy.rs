@@ -108,7 +108,13 @@ impl LazyFunctions {
         }
     }
 
-    fn compile_with(&self, isa: &dyn TargetIsa, config: &Config, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<FunctionCode> {
+    fn compile_with(
+        &self,
+        isa: &dyn TargetIsa,
+        config: &Config,
+        d: DefinedFuncIndex,
+        info: &ModuleInfo,
+    ) -> Result<FunctionCode> {
         let env = ModuleEnv::new(config, isa, info, &self.offsets);
         let range = self.bodies[d.index()].clone();
         let reader = BinaryReader::new_features(&self.wasm[range.clone()], range.start as u64, self.features);

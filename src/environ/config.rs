@@ -38,7 +38,11 @@ pub const BOUNDS_CHECKS_ENV: &str = "CRANEWASM_BOUNDS_CHECKS";
 /// The value environment variable `var` names among `choices`, or
 /// `unset()` when it is not set; an error quoting the value and the
 /// choices otherwise.
-pub(crate) fn from_environment<T: Copy>(var: &str, choices: &[(&str, T)], unset: impl FnOnce() -> T) -> Result<T, String> {
+pub(crate) fn from_environment<T: Copy>(
+    var: &str,
+    choices: &[(&str, T)],
+    unset: impl FnOnce() -> T,
+) -> Result<T, String> {
     let value = match std::env::var_os(var) {
         None => return Ok(unset()),
         Some(v) => v,

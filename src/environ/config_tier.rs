@@ -55,13 +55,16 @@ impl Default for TierSettings {
 
 impl Config {
     /// The settings of the baseline tier: these with Cranelift's
-    /// optimiser off, the single-pass register allocator, and none of our
-    /// passes that only make code faster (inlining does not apply to a
-    /// function compiled alone).
+    /// optimiser off and none of our passes that only make code faster
+    /// (inlining does not apply to a function compiled alone). The
+    /// register allocator stays the backtracking one: the single-pass one
+    /// compiles Lua's first run 30 % faster but gives each value a stack
+    /// slot of its own, so baseline frames grew several times and a
+    /// recursion that fits the wasm stack eagerly (15,000 frames of
+    /// `tests/lazy.rs` in 1 MiB) overflowed (benches/README.md, "Tiers").
     pub(crate) fn baseline(&self) -> Config {
         let mut c = self.clone();
         c.optimize = false;
-        c.regalloc = super::config::Regalloc::SinglePass;
         c.inlining = false;
         c.loop_passes = false;
         c.widen_loads = false;
@@ -72,7 +75,7 @@ impl Config {
 
     /// With [`lazy_compilation`](Self::lazy_compilation), compile each
     /// function first with the cheap settings (Cranelift's `opt_level`
-    /// none, the single-pass register allocator, none of our own passes),
+    /// none, none of our own passes),
     /// and again optimised, on a background thread, once it has been
     /// called [`tier_threshold`](Self::tier_threshold) times; its next
     /// calls run the optimised code. On by default ([`TIER_ENV`] sets the
