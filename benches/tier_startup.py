@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`iwasm --no-cache lua.wasm SCALE` start to exit, compiling on every run:
 eager, lazy (CRANEWASM_LAZY=1 CRANEWASM_TIER=0: each function compiled
-optimised at its first call) and lazy with tiers (CRANEWASM_LAZY=1: the
-baseline tier first, hot functions optimised on a background thread),
+optimised at its first call), lazy with tiers (CRANEWASM_LAZY=1: the
+baseline tier first, hot functions optimised on a background thread) and
+the baseline tier alone (a threshold no function reaches),
 against native Lua, in one run: ROUNDS interleaved rounds (the order of
 the sides rotating), each side run REPS times a round and its fastest
 taken. Reports each side's median and minimum over the rounds with the
@@ -44,6 +45,7 @@ def main():
         "eager": (wasm, {}),
         "lazy": (wasm, {"CRANEWASM_LAZY": "1", "CRANEWASM_TIER": "0"}),
         "lazy+tier": (wasm, {"CRANEWASM_LAZY": "1", "CRANEWASM_TIER": "1"}),
+        "baseline only": (wasm, {"CRANEWASM_LAZY": "1", "CRANEWASM_TIER": "1", "CRANEWASM_TIER_THRESHOLD": "2147483647"}),
     }
     outputs = set()
 
