@@ -30,6 +30,15 @@
 //! workload's functions are compiled a call costs at most one extra direct
 //! `jmp` (through a stub), none for most direct calls.
 //!
+//! Tiers (`tier`, on x86-64 by default): the first compile is a cheap
+//! baseline one and the stub jumps to a counting thunk placed after the
+//! code; a function called often is compiled again, optimised, on a
+//! background thread, placed the same way and published by patching the
+//! stub once more. Direct calls then bind only to optimised code, so
+//! calls to baseline code count and reach the optimised code later. Both
+//! versions stay placed, so trap lookup, backtraces and exceptions find
+//! either.
+//!
 //! Threads: each function has its own lock, so one thread compiles it
 //! while others calling it wait; different functions compile in parallel.
 //! Placement and the metadata share one `RwLock`, read by trap lookup and
