@@ -27,6 +27,9 @@ fn engine(threshold: Option<u32>) -> Engine {
 /// Waits (up to a minute: the background thread shares two loaded cores)
 /// until `n` functions of `module` run optimised code.
 fn wait_tiered(module: &Module, n: usize) {
+    if n == 0 {
+        return;
+    }
     if !SUPPORTED {
         assert_eq!(module.tiered_functions(), None);
         return;
@@ -92,24 +95,29 @@ fn traps_and_backtraces_are_the_same_in_both_tiers() {
         (func $inner (param i32) (result i32) (i32.div_s (i32.const 1) (local.get 0)))
         (func $middle (param i32) (result i32) (call $inner (local.get 0)))
         (func (export "div") (param i32) (result i32) (call $middle (local.get 0)))
-        (func (export "oob") (param i32) (result i32) (i32.load (local.get 0))))"#;
+        (func (export "oob") (param i32) (result i32) (i32.load (local.get 0)))
+        (func (export "warm") (param i32) (result i32) (call $middle (local.get 0))))"#;
     let mut seen = Vec::new();
-    // Eager; lazy at baseline (a threshold never reached); lazy tiered at
-    // once; lazy with callers optimised and `inner` still baseline.
-    for (threshold, warm) in [(None, 0), (Some(i32::MAX as u32), 0), (Some(1), 3), (Some(60), 60)] {
+    // Eager; lazy at baseline (a threshold never reached); lazy with every
+    // function called tiered up at once; lazy with `middle` and `inner`
+    // optimised (made hot through `warm`) under a baseline `div`.
+    for (threshold, warm, tiered) in [(None, 0, 0), (Some(i32::MAX as u32), 0, 0), (Some(1), 1, 5), (Some(60), 100, 3)]
+    {
         let engine = engine(threshold);
         let module = Module::new(&engine, wat).unwrap();
         let mut store = Store::new(&engine, ());
         let instance = Instance::new(&mut store, &module, &[]).unwrap();
         let div = typed::<i32, i32>(&instance, &store, "div");
         let oob = typed::<i32, i32>(&instance, &store, "oob");
+        let warm_up = typed::<i32, i32>(&instance, &store, "warm");
         for _ in 0..warm {
+            assert_eq!(warm_up.call(&mut store, 1).unwrap(), 1);
+        }
+        if threshold == Some(1) {
             assert_eq!(div.call(&mut store, 1).unwrap(), 1);
             assert_eq!(oob.call(&mut store, 0).unwrap(), 0);
         }
-        if threshold == Some(1) {
-            wait_tiered(&module, 4);
-        }
+        wait_tiered(&module, tiered);
         let mut traps = Vec::new();
         for (f, arg) in [(&div, 0), (&oob, 70000)] {
             let err = f.call(&mut store, arg).unwrap_err();
@@ -119,6 +127,9 @@ fn traps_and_backtraces_are_the_same_in_both_tiers() {
         assert_eq!(traps[0].0, Some(TrapCode::IntegerDivisionByZero));
         assert_eq!(traps[0].1.iter().map(|f| f.0).collect::<Vec<_>>(), [0, 1, 2]);
         assert_eq!(traps[1].0, Some(TrapCode::MemoryOutOfBounds));
+        if SUPPORTED && threshold == Some(60) {
+            assert_eq!(module.tiered_functions(), Some(3), "div and oob stayed baseline");
+        }
         seen.push(traps);
     }
     for s in &seen[1..] {
