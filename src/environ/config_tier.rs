@@ -16,10 +16,10 @@ pub const TIER_ENV: &str = "CRANEWASM_TIER";
 pub const TIER_THRESHOLD_ENV: &str = "CRANEWASM_TIER_THRESHOLD";
 
 /// Calls after which a baseline function is compiled optimised, unless
-/// [`Config::tier_threshold`] says otherwise. A function called this often
-/// is worth its optimised compile (a few times its baseline compile) in
-/// most programs; Lua's short script tiers up about 100 of its 320
-/// functions at this value.
+/// [`Config::tier_threshold`] says otherwise: high enough that a short
+/// run's start-up code (called a few times) stays baseline, low enough
+/// that an interpreter's or a library's hot functions tier up within
+/// milliseconds (benches/README.md, "Tiers").
 pub const DEFAULT_TIER_THRESHOLD: u32 = 1000;
 
 /// Whether lazy compilation tiers, and when a function tiers up.
