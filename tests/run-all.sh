@@ -35,6 +35,15 @@ cargo test --release --workspace
 # each function compiled on its first call (Config::lazy_compilation)
 CRANEWASM_LAZY=1 cargo test --release --test spec --test api --test traps --test interrupt --test threads \
     --test store_threads --test stack_exhaustion
+# ... and with every function tiered up at once (Config::tiering, on with
+# lazy compilation on x86-64: the baseline code runs first, the optimised
+# code placed by the background thread after; ~15 s). Not tests/traps.rs:
+# its comparison of two runs' frames sees a trap Cranelift's optimiser
+# folds into a conditional trap at the branch's offset in optimised code
+# and at the `unreachable`'s in baseline code, whichever tier ran
+# (benches/README.md, "Tiers").
+CRANEWASM_LAZY=1 CRANEWASM_TIER_THRESHOLD=1 cargo test --release --test spec --test api --test interrupt \
+    --test threads --test store_threads --test stack_exhaustion --test exceptions --test lazy --test tier
 
 # --- WAMR's Python binding, unchanged, on our libiwasm.so ----------------------
 # (tests/python: every API area, positive and negative; the binding's own

@@ -180,13 +180,20 @@ fn many_threads_exhaust_their_stacks_at_once() {
                 .unwrap()
         })
         .collect();
+    // With tiered lazy compilation (`Config::tiering`, on with
+    // CRANEWASM_LAZY=1 on x86-64) a function's frame may change size once,
+    // when its optimised code replaces the baseline code.
+    let lazy = std::env::var("CRANEWASM_LAZY").is_ok_and(|v| v == "1");
+    let tiers = lazy && cfg!(target_arch = "x86_64") && std::env::var("CRANEWASM_TIER").map_or(true, |v| v != "0");
     for t in threads {
         let (size, depths) = t.join().expect("no thread crashed");
         assert!(depths.iter().all(|d| *d > 0), "{size}: {depths:?}");
-        // Each call form reaches the same depth every time on a thread.
+        // Each call form reaches the same depth every time on a thread
+        // (after its tier-up, with tiers).
         for form in 0..3 {
             let of_form: Vec<_> = depths.iter().skip(form).step_by(3).collect();
-            assert!(of_form.windows(2).all(|w| w[0] == w[1]), "{size}: {depths:?}");
+            let changes = of_form.windows(2).filter(|w| w[0] != w[1]).count();
+            assert!(changes <= usize::from(tiers), "{size}: {depths:?}");
         }
     }
 }

@@ -39,6 +39,8 @@ pub struct LazyFunctions {
     validators: Vec<(u32, u32)>,
     resources: ValidatorResources,
     features: WasmFeatures,
+    /// The target and settings of the baseline tier, with tiering.
+    baseline: Option<(Arc<dyn TargetIsa>, Config)>,
 }
 
 impl LazyFunctions {
@@ -74,6 +76,7 @@ impl LazyFunctions {
             validators,
             resources,
             features: config.wasm_features(),
+            baseline: None,
         }))
     }
 
@@ -86,7 +89,33 @@ impl LazyFunctions {
     /// describes (validating it again on the way, as eager compilation
     /// does).
     pub fn compile(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<FunctionCode> {
-        let env = ModuleEnv::new(&self.config, &*self.isa, info, &self.offsets);
+        self.compile_with(&*self.isa, &self.config, d, info)
+    }
+
+    /// Compiles functions at the baseline tier with `isa` and `config`
+    /// (`Config::baseline`) when [`compile_baseline`](Self::compile_baseline)
+    /// is asked to.
+    pub fn with_baseline(mut self, isa: Arc<dyn TargetIsa>, config: Config) -> LazyFunctions {
+        self.baseline = Some((isa, config));
+        self
+    }
+
+    /// As [`compile`](Self::compile), with the baseline tier's settings.
+    pub fn compile_baseline(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<FunctionCode> {
+        match &self.baseline {
+            Some((isa, config)) => self.compile_with(&**isa, config, d, info),
+            None => self.compile(d, info),
+        }
+    }
+
+    fn compile_with(
+        &self,
+        isa: &dyn TargetIsa,
+        config: &Config,
+        d: DefinedFuncIndex,
+        info: &ModuleInfo,
+    ) -> Result<FunctionCode> {
+        let env = ModuleEnv::new(config, isa, info, &self.offsets);
         let range = self.bodies[d.index()].clone();
         let reader = BinaryReader::new_features(&self.wasm[range.clone()], range.start as u64, self.features);
         let (index, ty) = self.validators[d.index()];
@@ -94,7 +123,7 @@ impl LazyFunctions {
         let data = FunctionBodyData { validator, body: FunctionBody::new(reader) };
         let (mut fctx, mut ctx) = (FunctionBuilderContext::new(), Context::new());
         let mut allocs = Default::default();
-        let f = translate_and_compile(&*self.isa, &env, d.index(), data, &mut allocs, &mut fctx, &mut ctx, false)?;
+        let f = translate_and_compile(isa, &env, d.index(), data, &mut allocs, &mut fctx, &mut ctx, false)?;
         Ok(f.code)
     }
 }

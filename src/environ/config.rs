@@ -38,7 +38,11 @@ pub const BOUNDS_CHECKS_ENV: &str = "CRANEWASM_BOUNDS_CHECKS";
 /// The value environment variable `var` names among `choices`, or
 /// `unset()` when it is not set; an error quoting the value and the
 /// choices otherwise.
-fn from_environment<T: Copy>(var: &str, choices: &[(&str, T)], unset: impl FnOnce() -> T) -> Result<T, String> {
+pub(crate) fn from_environment<T: Copy>(
+    var: &str,
+    choices: &[(&str, T)],
+    unset: impl FnOnce() -> T,
+) -> Result<T, String> {
     let value = match std::env::var_os(var) {
         None => return Ok(unset()),
         Some(v) => v,
@@ -159,6 +163,8 @@ pub struct Config {
     pub(crate) lazy_env_error: Option<String>,
     /// The code cache's directory and size (`config_cache`).
     pub(crate) cache: super::config_cache::CacheSettings,
+    /// Tiered lazy compilation (`config_tier`).
+    pub(crate) tier: super::config_tier::TierSettings,
 }
 
 impl Default for Config {
@@ -210,6 +216,7 @@ impl Default for Config {
             lazy_compilation,
             lazy_env_error,
             cache: Default::default(),
+            tier: Default::default(),
         }
     }
 }

@@ -52,7 +52,12 @@ impl Engine {
     /// does not know (unless the configuration chose its bounds checks), as
     /// well as on a host Cranelift cannot generate code for.
     pub fn new(config: &Config) -> Result<Engine> {
-        let env_errors = [&config.bounds_checks_env_error, &config.profiler_env_error, &config.lazy_env_error];
+        let env_errors = [
+            &config.bounds_checks_env_error,
+            &config.profiler_env_error,
+            &config.lazy_env_error,
+            &config.tier.env_error,
+        ];
         if let Some(e) = env_errors.into_iter().flatten().next() {
             return Err(Error::Usage(e.clone()));
         }

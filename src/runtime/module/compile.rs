@@ -72,6 +72,10 @@ impl LazyCompiler for LazyFunctions {
     fn compile(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<FunctionCode> {
         LazyFunctions::compile(self, d, info)
     }
+
+    fn compile_baseline(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<FunctionCode> {
+        LazyFunctions::compile_baseline(self, d, info)
+    }
 }
 
 /// Validates every body of a module and lays out its stubs and entry
@@ -83,9 +87,15 @@ fn compile_lazily(
     wasm: &[u8],
     bodies: Vec<FunctionBodyData<'_>>,
 ) -> Result<Option<CompiledModule>> {
-    let Some(functions) = LazyFunctions::new(engine.shared_isa(), engine.config(), info, wasm, bodies)? else {
+    let Some(mut functions) = LazyFunctions::new(engine.shared_isa(), engine.config(), info, wasm, bodies)? else {
         return Ok(None);
     };
+    let tier = &engine.config().tier;
+    let tiered = tier.on && crate::runtime::vm::tier::SUPPORTED;
+    if tiered {
+        let baseline = engine.config().baseline();
+        functions = functions.with_baseline(crate::runtime::codegen::host_isa(&baseline)?, baseline);
+    }
     let Some(mut layout) = LazyLayout::new(info.num_defined_funcs(), functions.body_bytes()) else { return Ok(None) };
     let offsets = VMOffsets::new(info);
     let env = ModuleEnv::new(engine.config(), engine.isa(), info, &offsets);
@@ -95,7 +105,10 @@ fn compile_lazily(
     let entry = compile::entry_trampolines(engine.isa(), &env, &mut layout.image, &mut relocs, &|d| {
         stubs[d.as_u32() as usize]
     })?;
-    let (code, tables, lazy) = layout.finish(entry, &relocs, Box::new(functions), engine.config().profiler)?;
+    let (code, tables, mut lazy) = layout.finish(entry, &relocs, Box::new(functions), engine.config().profiler)?;
+    if tiered {
+        lazy = lazy.tiered(tier.threshold);
+    }
     Ok(Some(CompiledModule { code, tables, lazy: Some(Box::new(lazy)) }))
 }
 

@@ -210,6 +210,14 @@ impl Module {
         self.inner.code.compiled.lazy.as_ref().map(|l| l.compiled_count())
     }
 
+    /// How many of a lazily compiled module's functions have tiered up to
+    /// optimised code ([`Config::tiering`](crate::Config::tiering));
+    /// `None` without tiering. For tests and benchmarks.
+    #[doc(hidden)]
+    pub fn tiered_functions(&self) -> Option<usize> {
+        self.inner.code.compiled.lazy.as_ref().and_then(|l| l.tiered_count())
+    }
+
     /// Bytes the module holds (its binary, its code and the code's trap
     /// and location tables) and bytes each instance of it takes (its
     /// VMContext and its defined tables' initial elements): what a C

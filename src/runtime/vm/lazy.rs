@@ -30,6 +30,15 @@
 //! workload's functions are compiled a call costs at most one extra direct
 //! `jmp` (through a stub), none for most direct calls.
 //!
+//! Tiers (`tier`, on x86-64 by default): the first compile is a cheap
+//! baseline one and the stub jumps to a counting thunk placed after the
+//! code; a function called often is compiled again, optimised, on a
+//! background thread, placed the same way and published by patching the
+//! stub once more. Direct calls then bind only to optimised code, so
+//! calls to baseline code count and reach the optimised code later. Both
+//! versions stay placed, so trap lookup, backtraces and exceptions find
+//! either.
+//!
 //! Threads: each function has its own lock, so one thread compiles it
 //! while others calling it wait; different functions compile in parallel.
 //! Placement and the metadata share one `RwLock`, read by trap lookup and
@@ -53,7 +62,7 @@
 //! `perf report`).
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use cranelift_entity::{EntityRef, PrimaryMap};
 
@@ -64,6 +73,7 @@ use super::lazy_stub::{self, PATCH_AT, STUB_SIZE};
 use super::link::patch_image;
 use super::module_code::ModuleCode;
 use super::profiling;
+use super::tier::{self, Tier, THUNK_SIZE};
 use crate::environ::compiled::{
     handler_at, resolve_relocs, source_chain, trap_at, CodeTables, FunctionCode, FunctionLoc, Handler, ImageReloc,
 };
@@ -93,6 +103,10 @@ pub trait LazyCompiler: Send + Sync {
     /// The code of defined function `d` of the module `info` describes,
     /// validated on the way.
     fn compile(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<FunctionCode>;
+    /// The same with the cheap settings, for tiering (`tier`).
+    fn compile_baseline(&self, d: DefinedFuncIndex, info: &ModuleInfo) -> Result<FunctionCode> {
+        self.compile(d, info)
+    }
 }
 
 /// What a lazy module needs to compile its functions later.
@@ -108,6 +122,8 @@ pub struct LazyCode {
     placed: RwLock<Placed>,
     /// Bytes laid out at load: stubs and entry trampolines.
     laid_out: usize,
+    /// With tiering, functions are first compiled baseline (`tier`).
+    tier: Option<Tier>,
 }
 
 /// The functions compiled so far, by increasing offset.
@@ -186,6 +202,7 @@ impl LazyLayout {
             compiling: (0..n).map(|_| Mutex::new(())).collect(),
             placed: RwLock::new(Placed { end: self.image.len(), funcs: Vec::new() }),
             laid_out: self.image.len(),
+            tier: None,
         };
         let tables = CodeTables { funcs: self.funcs, entry_trampolines, ..CodeTables::default() };
         Ok((self.code, tables, lazy))
@@ -212,63 +229,139 @@ impl LazyCode {
         }
     }
 
+    /// Compiles functions baseline first, tiering up after `threshold`
+    /// calls (`tier`); before the module is used.
+    pub fn tiered(mut self, threshold: u32) -> LazyCode {
+        self.tier = Some(Tier::new(self.code.len(), threshold));
+        self
+    }
+
+    /// Where a stub sends a call to `d`: its code once compiled. A call
+    /// from a baseline function's thunk whose counter is spent queues the
+    /// function for its optimised compile (`tier`).
+    pub fn entered(&self, d: DefinedFuncIndex, module: &Arc<ModuleCode>) -> Option<usize> {
+        let addr = self.compiled(d)?;
+        if let Some(tier) = &self.tier {
+            if tier.optimised(d).is_none() && tier.request(d, false) {
+                tier::enqueue(module.clone(), d);
+            }
+        }
+        Some(addr)
+    }
+
     /// Compiles `d` (of the module `module`) unless another thread did,
-    /// and returns the address of its code.
-    pub fn compile(&self, d: DefinedFuncIndex, module: &ModuleCode) -> Result<usize> {
+    /// and returns the address of its code: baseline code with tiering.
+    pub fn compile(&self, d: DefinedFuncIndex, module: &Arc<ModuleCode>) -> Result<usize> {
         let info = &module.info;
         let _once = self.compiling[d.index()].lock().unwrap_or_else(|e| e.into_inner());
         if let Some(addr) = self.compiled(d) {
             return Ok(addr);
         }
-        let f = self.compiler.compile(d, info)?;
+        let stub = STUBS_AT + d.index() * STUB_SIZE;
+        let Some(tier) = &self.tier else {
+            let f = self.compiler.compile(d, info)?;
+            let (start, _) = self.place(d, info, &f, None)?;
+            return Ok(self.publish(d, info, &f, start, start));
+        };
+        let f = self.compiler.compile_baseline(d, info)?;
+        let counter = tier.counter(d);
+        let thunk = |code: usize, at: usize| tier::thunk(at, counter, code, stub);
+        let (start, thunk_at) = self.place(d, info, &f, Some(&thunk))?;
+        let addr = self.publish(d, info, &f, start, thunk_at);
+        if tier.at_once() && tier.request(d, true) {
+            tier::enqueue(module.clone(), d);
+        }
+        Ok(addr)
+    }
 
-        let start = {
-            let mut placed = self.placed.write().unwrap_or_else(|e| e.into_inner());
-            let start = placed.end.next_multiple_of(f.alignment.max(16) as usize);
-            if start + f.body.len() > self.region.len() {
-                return Err(Error::Resource(format!("lazy code region of {} bytes is full", self.region.len())));
-            }
-            let start32 = start as u32;
-            let mut body = f.body.clone();
-            // Callees compiled already are called directly, the others
-            // through their stubs.
-            let callee = |c: DefinedFuncIndex| match self.code[c.index()].load(Ordering::Acquire) {
+    /// Compiles baseline function `d` optimised and publishes it: the
+    /// background thread's job (`tier::enqueue`).
+    pub fn tier_up(&self, d: DefinedFuncIndex, module: &ModuleCode) -> Result<()> {
+        let (info, tier) = (&module.info, self.tier.as_ref().expect("tiering on"));
+        let f = self.compiler.compile(d, info)?;
+        let (start, _) = self.place(d, info, &f, None)?;
+        tier.set_optimised(d, start as u32);
+        self.publish(d, info, &f, start, start);
+        Ok(())
+    }
+
+    /// Writes `f`, the code of `d`, past the functions placed so far, with
+    /// its calls bound, and records where it is; then the bytes `thunk`
+    /// makes (given the code's offset and its own), if any. Returns the
+    /// offsets of the code and of the thunk (that of the code without).
+    fn place(
+        &self,
+        d: DefinedFuncIndex,
+        info: &ModuleInfo,
+        f: &FunctionCode,
+        thunk: Option<&dyn Fn(usize, usize) -> [u8; THUNK_SIZE]>,
+    ) -> Result<(usize, usize)> {
+        let mut placed = self.placed.write().unwrap_or_else(|e| e.into_inner());
+        let start = placed.end.next_multiple_of(f.alignment.max(16) as usize);
+        let thunk_at = (start + f.body.len()).next_multiple_of(16);
+        let end = if thunk.is_some() { thunk_at + THUNK_SIZE } else { start + f.body.len() };
+        if end > self.region.len() {
+            return Err(Error::Resource(format!("lazy code region of {} bytes is full", self.region.len())));
+        }
+        let start32 = start as u32;
+        let mut body = f.body.clone();
+        // Callees compiled already are called directly, the others
+        // through their stubs; with tiering, only optimised code is
+        // called directly, so that calls to baseline code count.
+        let callee = |c: DefinedFuncIndex| {
+            let code = match &self.tier {
+                Some(tier) => tier.optimised(c).unwrap_or(0),
+                None => self.code[c.index()].load(Ordering::Acquire),
+            };
+            match code {
                 0 => (STUBS_AT + c.index() * STUB_SIZE) as u32,
                 offset => offset,
-            };
-            let mut relocs = Vec::new();
-            let defined = |f| info.defined_func_index(f);
-            resolve_relocs(&mut body, start32, &f.relocs, &defined, &callee, &mut relocs)?;
-            for r in &mut relocs {
-                r.offset -= start32;
             }
-            patch_image(&mut body, &relocs)?;
-            // SAFETY: `start..` lies past every function placed so far and
-            // no stub or call leads there yet; the write lock keeps other
-            // compilations out of it.
-            unsafe { self.region.write(start, &body) };
-            placed.end = start + body.len();
-            placed.funcs.push(PlacedFunc {
-                loc: FunctionLoc { start: start32, len: body.len() as u32 },
-                index: d,
-                traps: f.traps.iter().map(|(o, c)| (start32 + o, *c)).collect(),
-                srclocs: f.srclocs.iter().map(|(o, l)| (start32 + o, *l)).collect(),
-                handlers: f.handlers.iter().map(|h| h.moved(start32)).collect(),
-            });
-            start
         };
+        let mut relocs = Vec::new();
+        let defined = |f| info.defined_func_index(f);
+        resolve_relocs(&mut body, start32, &f.relocs, &defined, &callee, &mut relocs)?;
+        for r in &mut relocs {
+            r.offset -= start32;
+        }
+        patch_image(&mut body, &relocs)?;
+        // SAFETY: `start..end` lies past every function placed so far and
+        // no stub or call leads there yet; the write lock keeps other
+        // compilations out of it.
+        unsafe { self.region.write(start, &body) };
+        if let Some(thunk) = thunk {
+            // SAFETY: as for the body.
+            unsafe { self.region.write(thunk_at, &thunk(start, thunk_at)) };
+        }
+        placed.end = end;
+        placed.funcs.push(PlacedFunc {
+            loc: FunctionLoc { start: start32, len: body.len() as u32 },
+            index: d,
+            traps: f.traps.iter().map(|(o, c)| (start32 + o, *c)).collect(),
+            srclocs: f.srclocs.iter().map(|(o, l)| (start32 + o, *l)).collect(),
+            handlers: f.handlers.iter().map(|h| h.moved(start32)).collect(),
+        });
+        Ok((start, thunk_at))
+    }
+
+    /// Makes `d`'s stub jump to `target` (its code at `start`, or its
+    /// thunk) and returns the code's address.
+    fn publish(&self, d: DefinedFuncIndex, info: &ModuleInfo, f: &FunctionCode, start: usize, target: usize) -> usize {
         self.code[d.index()].store(start as u32, Ordering::Release);
         let stub = STUBS_AT + d.index() * STUB_SIZE;
         // SAFETY: the stub and its patched form are both correct from
-        // every instruction boundary (see `lazy_stub::stub`).
+        // every instruction boundary (see `lazy_stub::stub`), whatever the
+        // jump's target (a stub patched before is correct from the
+        // boundaries of its patched form too: a `jmp` at 0, nops, and the
+        // unchanged jump to the trampoline).
         unsafe {
-            let new = lazy_stub::stub(stub, start, self.region.base() as usize);
+            let new = lazy_stub::stub(stub, target, self.region.base() as usize);
             let word = new[PATCH_AT..PATCH_AT + 8].try_into().expect("8 bytes");
             self.region.patch_u64(stub + PATCH_AT, word)
         };
         let addr = self.region.base() as usize + start;
         self.tell_profiler(d, info, addr, f.body.len());
-        Ok(addr)
+        addr
     }
 
     fn tell_profiler(&self, d: DefinedFuncIndex, info: &ModuleInfo, addr: usize, len: usize) {
@@ -313,7 +406,13 @@ impl LazyCode {
 
     /// How many functions have been compiled.
     pub fn compiled_count(&self) -> usize {
-        self.placed.read().unwrap_or_else(|e| e.into_inner()).funcs.len()
+        self.code.iter().filter(|c| c.load(Ordering::Acquire) != 0).count()
+    }
+
+    /// How many functions run optimised code after tiering up; `None`
+    /// without tiering.
+    pub fn tiered_count(&self) -> Option<usize> {
+        self.tier.as_ref().map(Tier::optimised_count)
     }
 }
 

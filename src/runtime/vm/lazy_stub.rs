@@ -61,16 +61,19 @@ fn compile_for_stub(stub: usize) -> Result<usize, UnwindReason> {
     // limit, sized for small host calls; spawning a thread to compile on
     // takes more. Without that room, fail as the callee's own stack check
     // would have, before a frame reaches the guard zone.
-    if stack::room_above_guard_zone() < SPAWN_ROOM {
-        return Err(UnwindReason::Wasm(TrapCode::StackOverflow));
-    }
+    let room = stack::room_above_guard_zone() >= SPAWN_ROOM;
     let fail = |message: String| UnwindReason::Host(Trap::new(message));
     let code = code_registry::lookup(stub).ok_or_else(|| fail("lazy stub of no module".into()))?;
     let lazy = code.compiled.lazy.as_ref().ok_or_else(|| fail("lazy stub in an eager module".into()))?;
     let offset = stub - code.compiled.code.base() as usize;
     let d = lazy.stub_function(offset).ok_or_else(|| fail(format!("no lazy stub at {offset:#x}")))?;
     if let Some(addr) = lazy.compiled(d) {
-        return Ok(addr);
+        // Compiled: a baseline function whose thunk spent its counter
+        // queues its optimised compile (`tier`), if there is room to.
+        return Ok(if room { lazy.entered(d, &code).unwrap_or(addr) } else { addr });
+    }
+    if !room {
+        return Err(UnwindReason::Wasm(TrapCode::StackOverflow));
     }
     let compile = || {
         let result = catch_unwind(AssertUnwindSafe(|| lazy.compile(d, &code)));

@@ -72,4 +72,5 @@ pub mod store_claim;
 pub mod stored;
 pub mod table;
 pub mod thread;
+pub mod tier;
 pub mod unwind;
