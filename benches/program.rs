@@ -56,7 +56,7 @@ fn main() {
         let (out, err) = (WritePipe::new(), WritePipe::new());
         let ctx = WasiCtx::builder().arg(name.as_str()).stdout(out.clone()).stderr(err.clone()).build().unwrap();
         let mut store = Store::new(&engine, ctx);
-        let mut linker = Linker::new();
+        let mut linker = Linker::new(store.engine());
         linker.define_wasi_for(&mut store, module, |c: &mut WasiCtx| c).expect("define_wasi");
         let t = Instant::now();
         let instance = linker.instantiate(&mut store, module).expect("instantiate");

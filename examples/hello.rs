@@ -10,7 +10,7 @@ fn main() -> Result<(), cranewasm::Error> {
 
     // The store's data (here a counter) is visible to host functions.
     let mut store = Store::new(&engine, 0u32);
-    let mut linker = Linker::new();
+    let mut linker = Linker::new(store.engine());
 
     // A host function reading a string out of the caller's memory.
     let greet = Func::wrap(&mut store, |mut caller: Caller<'_, u32>, ptr: i32, len: i32| -> Result<(), Trap> {
@@ -23,7 +23,7 @@ fn main() -> Result<(), cranewasm::Error> {
         Ok(())
     });
     let square = Func::wrap(&mut store, |x: i32| x * x);
-    linker.define("host", "greet", greet).define("host", "square", square);
+    linker.define(&store, "host", "greet", greet)?.define(&store, "host", "square", square)?;
 
     let instance = linker.instantiate(&mut store, &module)?;
     let run = instance.get_func(&store, "run").expect("exported").typed::<i32, i32>(&store)?;

@@ -215,9 +215,9 @@ fn linker_shares_memories_tables_and_globals_between_instances() {
                 (global.set $g (i32.add (global.get $g) (i32.const 1)))
                 (call_indirect (type $t) (i32.const 1))))"#,
     );
-    let mut linker = Linker::new();
+    let mut linker = Linker::new(store.engine());
     let p = linker.instantiate(&mut store, &producer).unwrap();
-    linker.instance(&store, "p", p);
+    linker.instance(&store, "p", p).unwrap();
     let c = linker.instantiate(&mut store, &consumer).unwrap();
     let run = c.get_func(&store, "run").unwrap().typed::<(), i32>(&store).unwrap();
     assert_eq!(run.call(&mut store, ()).unwrap(), 7);
@@ -229,9 +229,9 @@ fn linker_shares_memories_tables_and_globals_between_instances() {
 fn link_errors_say_which_import_and_why() {
     let engine = Engine::default();
     let mut store = Store::new(&engine, ());
-    let mut linker = Linker::new();
+    let mut linker = Linker::new(store.engine());
     let g = Global::new(&mut store, GlobalType::new(ValType::I32, Mutability::Var), Val::I32(5)).unwrap();
-    linker.define("p", "g", g);
+    linker.define(&store, "p", "g", g).unwrap();
 
     let missing = module(&engine, r#"(module (import "p" "g" (global (mut i32))) (import "nope" "x" (func)))"#);
     match linker.instantiate(&mut store, &missing) {

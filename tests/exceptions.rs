@@ -406,13 +406,13 @@ fn rust_panic_unwind_programs() {
         let module = Module::new(&engine, &wasm).unwrap();
         let out = wasi::WritePipe::new();
         let mut store = Store::new(&engine, wasi::WasiCtx::builder().stdout(out.clone()).build().unwrap());
-        let mut linker = Linker::new();
+        let mut linker = Linker::new(store.engine());
         linker.define_wasi(&mut store, |ctx: &mut wasi::WasiCtx| ctx).unwrap();
         // LLVM's legacy exceptions import their tag; nothing else defines it.
         for import in module.imports() {
             if let ExternType::Tag(ty) = &import.ty {
                 let tag = Tag::new(&mut store, ty).unwrap();
-                linker.define(&import.module, &import.name, tag);
+                linker.define(&store, &import.module, &import.name, tag).unwrap();
             }
         }
         let instance = linker.instantiate(&mut store, &module).unwrap();
