@@ -29,7 +29,7 @@ mod support;
 use std::time::Instant;
 
 use cranewasm::wasi::{self, WasiCtx, WritePipe};
-use cranewasm::{Engine, ExternType, Func, Instance, Linker, Module, Store, Trap};
+use cranewasm::{Engine, ExternType, Func, Instance, Linker, Module, Store, TrapError};
 use support::median;
 
 fn main() {
@@ -78,7 +78,7 @@ fn main() {
         let imports: Vec<_> = module
             .imports()
             .map(|i| match i.ty {
-                ExternType::Func(ty) => Func::new(&mut store, ty, |_, _, _| Err(Trap::new("first call"))).into(),
+                ExternType::Func(ty) => Func::new(&mut store, ty, |_, _, _| Err(TrapError::new("first call"))).into(),
                 other => panic!("{name} imports a {}", other.kind_name()),
             })
             .collect();

@@ -2,7 +2,7 @@
 //!
 //! Run with `cargo run --release --example hello`.
 
-use cranewasm::{Caller, Engine, Func, Linker, Module, Store, Trap};
+use cranewasm::{Caller, Engine, Func, Linker, Module, Store, TrapError};
 
 fn main() -> Result<(), cranewasm::Error> {
     let engine = Engine::default();
@@ -13,11 +13,13 @@ fn main() -> Result<(), cranewasm::Error> {
     let mut linker = Linker::new(store.engine());
 
     // A host function reading a string out of the caller's memory.
-    let greet = Func::wrap(&mut store, |mut caller: Caller<'_, u32>, ptr: i32, len: i32| -> Result<(), Trap> {
-        let memory =
-            caller.get_export("memory").and_then(|e| e.into_memory()).ok_or_else(|| Trap::new("no memory exported"))?;
+    let greet = Func::wrap(&mut store, |mut caller: Caller<'_, u32>, ptr: i32, len: i32| -> Result<(), TrapError> {
+        let memory = caller
+            .get_export("memory")
+            .and_then(|e| e.into_memory())
+            .ok_or_else(|| TrapError::new("no memory exported"))?;
         let mut text = vec![0; len as usize];
-        memory.read(&caller, ptr as usize, &mut text).map_err(|e| Trap::new(e.to_string()))?;
+        memory.read(&caller, ptr as usize, &mut text).map_err(|e| TrapError::new(e.to_string()))?;
         println!("guest says: {}", String::from_utf8_lossy(&text));
         *caller.data_mut() += 1;
         Ok(())

@@ -49,7 +49,11 @@ pub mod wasi;
 pub use environ::config::{BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECKS_ENV, PROFILER_ENV};
 pub use environ::config_cache::{CACHE_DIR_ENV, DEFAULT_CACHE_SIZE_LIMIT};
 pub use environ::error::{Error, LinkError, Result};
-pub use environ::trap::{FrameInfo, Trap, TrapCode};
+pub use environ::trap::{FrameInfo, Trap as TrapError, TrapCode as Trap, WasmBacktrace};
+
+/// The old name of [`Trap`], the enum of trap reasons.
+#[deprecated(note = "renamed `Trap`, as in wasmtime")]
+pub type TrapCode = Trap;
 pub use environ::types::{
     ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, IndexType, Limits, MemoryType, Mutability,
     RefType, TableType, TagType, ValType,

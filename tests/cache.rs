@@ -64,7 +64,7 @@ fn behaviour(engine: &Engine, module: &Module) -> String {
     let floor = instance.get_func(&store, "floor").unwrap().typed::<f64, f64>(&store).unwrap();
     let dispatch_big = instance.get_func(&store, "dispatch_big").unwrap().typed::<i32, i32>(&store).unwrap();
     let mut out = Vec::new();
-    let result = |r: Result<i32, Trap>| match r {
+    let result = |r: Result<i32, TrapError>| match r {
         Ok(v) => v.to_string(),
         Err(t) => format!("trap {:?}", t.code()),
     };

@@ -444,9 +444,7 @@ impl Runner {
             },
             WastDirective::AssertExhaustion { call, message, .. } => match self.invoke(&call) {
                 Ok(v) => Err(format!("expected exhaustion, got {v:?}")),
-                Err(Error::Trap(t))
-                    if t.code() == Some(TrapCode::StackOverflow) && trap_matches(t.message(), message) =>
-                {
+                Err(Error::Trap(t)) if t.code() == Some(Trap::StackOverflow) && trap_matches(t.message(), message) => {
                     Ok(())
                 }
                 Err(e) => Err(format!("expected \"{message}\", got {e}")),

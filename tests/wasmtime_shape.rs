@@ -155,3 +155,69 @@ mod linker {
         assert!(linker.get_default(&mut store, "counter").unwrap().call(&mut store, &[], &mut []).is_ok());
     }
 }
+
+mod errors {
+    use cranewasm::{
+        bail, format_err, Engine, Error, Instance, Linker, Module, Result, Store, Trap, TrapError, WasmBacktrace,
+    };
+
+    fn assert_error<E: std::error::Error + Send + Sync + 'static>() {}
+
+    #[test]
+    fn traps_downcast_to_the_enum_with_a_backtrace() {
+        assert_error::<Error>();
+        let mut store = Store::<()>::default();
+        let module = Module::new(
+            store.engine(),
+            r#"(module (func $inner (export "div") (param i32) (result i32)
+                 (i32.div_u (i32.const 1) (local.get 0)))
+               (func (export "outer") (result i32) (call $inner (i32.const 0))))"#,
+        )
+        .unwrap();
+        let instance = Instance::new(&mut store, &module, &[]).unwrap();
+        let outer = instance.get_typed_func::<(), i32>(&mut store, "outer").unwrap();
+        let err: Error = outer.call(&mut store, ()).unwrap_err().into();
+        assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::IntegerDivisionByZero));
+        assert!(err.is::<TrapError>() && !err.is::<String>());
+        let backtrace = err.downcast_ref::<WasmBacktrace>().unwrap();
+        assert_eq!(backtrace.frames().len(), 2, "{backtrace}");
+        assert_eq!(backtrace.frames()[0].func_index(), 0);
+        assert_eq!(err.downcast::<Trap>().unwrap(), Trap::IntegerDivisionByZero);
+        // The message the C layer passes on is unchanged.
+        let again = outer.call(&mut store, ()).unwrap_err();
+        assert_eq!(again.to_string(), "integer divide by zero");
+    }
+
+    #[test]
+    fn host_errors_and_macros() {
+        let engine = Engine::default();
+        let mut linker = Linker::new(&engine);
+        linker
+            .func_wrap("host", "check", |x: i32| -> Result<i32, TrapError> {
+                if x < 0 {
+                    bail!("negative argument {x}");
+                }
+                Ok(x)
+            })
+            .unwrap();
+        let module = Module::new(
+            &engine,
+            r#"(module (import "host" "check" (func $c (param i32) (result i32)))
+                (func (export "run") (param i32) (result i32) (call $c (local.get 0))))"#,
+        )
+        .unwrap();
+        let mut store = Store::new(&engine, ());
+        let instance = linker.instantiate(&mut store, &module).unwrap();
+        let run = instance.get_typed_func::<i32, i32>(&mut store, "run").unwrap();
+        assert_eq!(run.call(&mut store, 5).unwrap(), 5);
+        let err = run.call(&mut store, -3).unwrap_err();
+        assert_eq!(err.message(), "negative argument -3");
+        // A host function's own trap has no reason but still a backtrace.
+        assert_eq!(err.downcast_ref::<Trap>(), None);
+        assert_eq!(err.downcast_ref::<WasmBacktrace>().unwrap().frames().len(), 1);
+
+        let e = format_err!("plain {}", 1);
+        assert!(matches!(&e, Error::Msg(m) if m == "plain 1"));
+        assert!(e.downcast_ref::<Trap>().is_none());
+    }
+}

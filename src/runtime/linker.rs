@@ -188,9 +188,9 @@ impl<T: 'static> Linker<T> {
             let ExternType::Func(ty) = export.ty else { continue };
             let (linker, module, name) = (snapshot.clone(), module.clone(), export.name.clone());
             self.func_new(module_name, &export.name, ty, move |mut caller, params, results| {
-                let instance = linker.instantiate(&mut caller, &module).map_err(trap_of)?;
+                let instance = linker.instantiate(&mut caller, &module).map_err(Trap::from)?;
                 let func = instance.get_func(&caller, &name).expect("the module exports it");
-                func.call(&mut caller, params, results).map_err(trap_of)
+                func.call(&mut caller, params, results).map_err(Trap::from)
             })?;
         }
         Ok(self)
@@ -240,13 +240,5 @@ impl<T: 'static> Linker<T> {
             imports.push(def.to_extern(&mut store)?);
         }
         Instance::new(&mut store, module, &imports)
-    }
-}
-
-/// An error inside a command's export, as the trap its caller sees.
-fn trap_of(e: Error) -> Trap {
-    match e {
-        Error::Trap(t) | Error::Exception(t) => t,
-        e => Trap::new(e.to_string()),
     }
 }
