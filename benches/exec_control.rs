@@ -198,7 +198,7 @@ fn cache(reps: usize) {
     let engine = Engine::default();
     let wasm = generated_module(482);
     let module = Module::new(&engine, &wasm).expect("compile");
-    let bytes = module.serialize();
+    let bytes = module.serialize().unwrap();
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("large-482.cwasm");
     std::fs::write(&path, &bytes).expect("write the compiled module");
     let time = |f: &mut dyn FnMut() -> Module| {

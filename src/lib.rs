@@ -48,6 +48,7 @@ pub mod wasi;
 
 pub use environ::config::{BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECKS_ENV, PROFILER_ENV};
 pub use environ::config_cache::{CACHE_DIR_ENV, DEFAULT_CACHE_SIZE_LIMIT};
+pub use environ::config_wasmtime::{Cache, OptLevel, Strategy};
 pub use environ::error::{Error, LinkError, Result};
 pub use environ::trap::{FrameInfo, Trap as TrapError, TrapCode as Trap, WasmBacktrace};
 

@@ -395,7 +395,7 @@ fn modules_serialize_and_describe_themselves() {
     assert_eq!(imports[0].ty, ExternType::Func(FuncType::new([ValType::I32], [])));
     let exports: Vec<_> = m.exports().map(|e| (e.name, e.ty)).collect();
     assert_eq!(exports[1], ("m".to_string(), ExternType::Memory(MemoryType::new(1, Some(2)))));
-    let bytes = m.serialize();
+    let bytes = m.serialize().unwrap();
     // SAFETY: bytes this engine's module just produced; garbage is refused
     // before anything could run.
     let back = unsafe { Module::deserialize(&engine, &bytes) }.unwrap();

@@ -279,7 +279,7 @@ fn invalid_modules_are_refused_at_load() {
 fn serialising_a_lazy_module_compiles_it_in_full() {
     let engine = engine(true);
     let module = Module::new(&engine, KERNELS).unwrap();
-    let bytes = module.serialize();
+    let bytes = module.serialize().unwrap();
     assert_eq!(module.lazily_compiled_functions(), Some(0));
     // SAFETY: bytes just made by `serialize` in this process.
     let loaded = unsafe { Module::deserialize(&engine, &bytes) }.unwrap();

@@ -105,7 +105,12 @@ CRANEWASM_LAZY=1 tests/wasi-testsuite.sh
 tests/aarch64.sh
 
 # --- examples ----------------------------------------------------------------
-cargo run --release --example hello
+# embedder programs in wasmtime's idiom (issue 39), each asserting what it
+# shows; built above by --all-targets
+for example in hello gcd memory multi_value interrupt fuel epochs externref serialize threads \
+    multi_memory linking; do
+    target/release/examples/$example
+done
 # a wasi-libc C program through iwasm and through the Rust API
 tests/wasi-example.sh
 # a Rust program built with panic=unwind (legacy and exnref exceptions; the

@@ -249,6 +249,13 @@ impl From<Error> for Trap {
     }
 }
 
+/// A file or other I/O failure of the embedder's (a `?` on `std::fs`).
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        Error::Resource(e.to_string())
+    }
+}
+
 impl From<LinkError> for Error {
     fn from(e: LinkError) -> Error {
         Error::Link(e)
