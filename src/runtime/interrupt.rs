@@ -23,7 +23,7 @@ pub struct InterruptHandle {
 
 impl InterruptHandle {
     /// Makes the store's running call trap with
-    /// [`TrapCode::Interrupt`](crate::TrapCode::Interrupt) ("terminated
+    /// [`Trap::Interrupt`](crate::Trap::Interrupt) ("terminated
     /// by user"), within microseconds when it runs wasm code, and as soon
     /// as it returns to wasm when it is in a host function. Nested calls
     /// (wasm calling the host calling wasm) all stop. When no call is
@@ -92,7 +92,7 @@ impl StoreOpaque {
         }
     }
 
-    /// Calls trap with [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline)
+    /// Calls trap with [`Trap::EpochDeadline`](crate::Trap::EpochDeadline)
     /// once the engine's epoch is `ticks` beyond the current one (see
     /// [`Engine::increment_epoch`](crate::Engine::increment_epoch)): a
     /// running call within microseconds (as an interrupt is delivered), a
