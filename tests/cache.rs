@@ -101,7 +101,7 @@ fn a_deserialized_module_behaves_as_the_compiled_one() {
     let expected = behaviour(&engine, &module);
     assert!(expected.contains("cached"), "{expected}");
     assert!(expected.contains("trap Some(BadSignature)"), "{expected}");
-    assert!(expected.contains("trap Some(UninitializedElement)"), "{expected}");
+    assert!(expected.contains("trap Some(IndirectCallToNull)"), "{expected}");
     assert!(expected.contains("trap Some(UndefinedElement)"), "{expected}");
     assert!(expected.contains(" | 906 | "), "{expected}");
     assert!(expected.contains("Some(\"deep\")"), "{expected}");

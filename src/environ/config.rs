@@ -453,7 +453,7 @@ impl Config {
     }
 
     /// Compile each function on its first call rather than the whole
-    /// module when it is loaded (off by default; [`LAZY_ENV`] sets the
+    /// module when it is loaded (off by default; `CRANEWASM_LAZY` sets the
     /// default). Loading then validates the module and lays out a stub per
     /// function; the first call of a function compiles it, on whichever
     /// thread makes it, and later calls run the compiled code directly or

@@ -55,7 +55,7 @@ pub const START: &str = "wasi_thread_start";
 /// The largest thread id.
 pub const MAX_TID: u32 = 0x1FFF_FFFF;
 /// Live spawned threads allowed by default (see
-/// [`WasiThreads::max_threads`]).
+/// [`WasiThreadsBuilder::max_threads`]).
 pub const DEFAULT_MAX_THREADS: u32 = 128;
 /// WASI's `EAGAIN`, negated: what a failed spawn returns.
 const SPAWN_FAILED: i32 = -6;
