@@ -36,7 +36,8 @@ fn main() -> Result<()> {
     let run = app.get_typed_func::<i32, i32>(&mut store, "run")?;
     assert_eq!(run.call(&mut store, 5)?, 20);
 
-    let count = linker.get(&mut store, "lib", "count").and_then(Extern::into_func).ok_or_else(|| format_err!("no count"))?;
+    let count =
+        linker.get(&mut store, "lib", "count").and_then(Extern::into_func).ok_or_else(|| format_err!("no count"))?;
     let count = count.typed::<(), i32>(&store)?.call(&mut store, ())?;
     println!("run(5) = 20; the library doubled {} times; host saw {:?}", count - 100, store.data());
     assert_eq!((count, store.data().as_slice()), (102, &[10][..]));

@@ -110,11 +110,21 @@
 //! WASI preview 1 (an addition, with the `wasi` feature): see [`wasi`] for
 //! a complete example.
 //!
-//! ```ignore
+//! ```
+//! # #[cfg(feature = "wasi")] {
+//! use cranewasm::{wasi::{self, WasiCtx}, *};
+//!
+//! let engine = Engine::default();
+//! let module = Module::new(&engine, r#"(module
+//!     (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+//!     (func (export "_start") (call $exit (i32.const 3))))"#)?;
+//! let mut store = Store::new(&engine, WasiCtx::builder().build()?);
 //! let mut linker = Linker::new(&engine);
 //! linker.define_wasi(&mut store, |ctx: &mut WasiCtx| ctx)?;
 //! let instance = linker.instantiate(&mut store, &module)?;
-//! let status = wasi::start(&mut store, &instance)?;
+//! assert_eq!(wasi::start(&mut store, &instance)?, 3);   // _start's exit status
+//! # }
+//! # Ok::<(), cranewasm::Error>(())
 //! ```
 //!
 //! # Threads

@@ -13,6 +13,11 @@ impl<T> Store<T> {
     /// and resume. The method exists so that code written for wasmtime
     /// fails to compile with a message naming the missing feature, rather
     /// than with an unknown method (no type meets its bound).
+    ///
+    /// ```compile_fail
+    /// let mut store = cranewasm::Store::<()>::default();
+    /// store.epoch_deadline_callback(|_: cranewasm::StoreContextMut<'_, ()>| Ok(1u64));
+    /// ```
     pub fn epoch_deadline_callback<F: EpochDeadlineCallbackUnsupported>(&mut self, callback: F) {
         let _ = callback;
         unreachable!("no type implements EpochDeadlineCallbackUnsupported")

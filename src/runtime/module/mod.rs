@@ -103,8 +103,8 @@ impl Module {
     /// wrote is loaded with [`Module::deserialize_file`] instead.
     pub fn from_file(engine: &Engine, path: impl AsRef<std::path::Path>) -> Result<Module> {
         let path = path.as_ref();
-        let bytes =
-            std::fs::read(path).map_err(|e| crate::Error::Resource(format!("cannot read {}: {e}", path.display())))?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| crate::Error::Resource(format!("cannot read {}: {e}", path.display())))?;
         Module::new(engine, bytes)
     }
 
