@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cranewasm::{Config, Engine, Func, Instance, Module, Store, TrapCode};
+use cranewasm::{Config, Engine, Func, Instance, Module, Store, Trap};
 use support::{generated_module, kernel_runner_with, kernels, median, reps, small_instance, SMALL_WAT};
 
 fn engine(tweak: impl FnOnce(&mut Config)) -> Engine {
@@ -127,7 +127,7 @@ fn interrupt(samples: usize) {
             std::thread::spawn(move || {
                 let trap = spin.call(&mut *store.lock().unwrap(), ()).unwrap_err();
                 let returned = Instant::now();
-                assert_eq!(trap.code(), Some(TrapCode::Interrupted));
+                assert_eq!(trap.code(), Some(Trap::Interrupt));
                 returned - asked.lock().unwrap().unwrap()
             })
         };
@@ -198,7 +198,7 @@ fn cache(reps: usize) {
     let engine = Engine::default();
     let wasm = generated_module(482);
     let module = Module::new(&engine, &wasm).expect("compile");
-    let bytes = module.serialize();
+    let bytes = module.serialize().unwrap();
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("large-482.cwasm");
     std::fs::write(&path, &bytes).expect("write the compiled module");
     let time = |f: &mut dyn FnMut() -> Module| {

@@ -31,7 +31,7 @@ mod support;
 use std::time::Instant;
 
 use cranewasm::wasi::{self, WasiCtx, WritePipe};
-use cranewasm::{Engine, ExternType, Func, Instance, Linker, Module, Store, Trap};
+use cranewasm::{Engine, ExternType, Func, Instance, Linker, Module, Store, TrapError};
 use support::median;
 
 fn main() {
@@ -61,7 +61,7 @@ fn main() {
         let (out, err) = (WritePipe::new(), WritePipe::new());
         let ctx = WasiCtx::builder().arg(name.as_str()).stdout(out.clone()).stderr(err.clone()).build().unwrap();
         let mut store = Store::new(&engine, ctx);
-        let mut linker = Linker::new();
+        let mut linker = Linker::new(store.engine());
         linker.define_wasi_for(&mut store, module, |c: &mut WasiCtx| c).expect("define_wasi");
         let t = Instant::now();
         let instance = linker.instantiate(&mut store, module).expect("instantiate");
@@ -83,7 +83,7 @@ fn main() {
         let imports: Vec<_> = module
             .imports()
             .map(|i| match i.ty {
-                ExternType::Func(ty) => Func::new(&mut store, ty, |_, _, _| Err(Trap::new("first call"))).into(),
+                ExternType::Func(ty) => Func::new(&mut store, ty, |_, _, _| Err(TrapError::new("first call"))).into(),
                 other => panic!("{name} imports a {}", other.kind_name()),
             })
             .collect();

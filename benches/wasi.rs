@@ -23,7 +23,7 @@ const N: i32 = 200_000;
 fn calls(engine: &Engine, ctx: WasiCtx) -> (Store<WasiCtx>, TypedFunc<i32, i32>, TypedFunc<i32, i32>) {
     let module = Module::new(engine, CALLS).expect("calls module");
     let mut store = Store::new(engine, ctx);
-    let mut linker = Linker::new();
+    let mut linker = Linker::new(store.engine());
     linker.define_wasi(&mut store, |c: &mut WasiCtx| c).expect("define_wasi");
     let instance = linker.instantiate(&mut store, &module).expect("instantiate");
     let write = instance.get_func(&store, "write").unwrap().typed(&store).unwrap();
@@ -77,7 +77,7 @@ fn main() {
                     let module = Module::new(&engine, &bytes).unwrap();
                     let ctx = WasiCtx::builder().arg("hello").stdout(out.clone()).build().unwrap();
                     let mut store = Store::new(&engine, ctx);
-                    let mut linker = Linker::new();
+                    let mut linker = Linker::new(store.engine());
                     linker.define_wasi_for(&mut store, &module, |c: &mut WasiCtx| c).unwrap();
                     let instance = linker.instantiate(&mut store, &module).unwrap();
                     assert_eq!(wasi::start(&mut store, &instance).unwrap(), 0);

@@ -26,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .preopened_dir(&dir, "/data")
         .build()?;
     let mut store = Store::new(&engine, ctx);
-    let mut linker = Linker::new();
+    let mut linker = Linker::new(store.engine());
     linker.define_wasi(&mut store, |ctx: &mut WasiCtx| ctx)?;
     let instance = linker.instantiate(&mut store, &module)?;
     let status = wasi::start(&mut store, &instance)?;

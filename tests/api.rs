@@ -64,7 +64,7 @@ fn host_traps_propagate_through_wasm_with_frames() {
             (func (export "outer") (call $inner))
             (func (export "ok") (result i32) i32.const 1))"#,
     );
-    let fail = Func::wrap(&mut store, || -> Result<(), Trap> { Err(Trap::new("host says no")) });
+    let fail = Func::wrap(&mut store, || -> Result<(), TrapError> { Err(TrapError::new("host says no")) });
     let instance = Instance::new(&mut store, &m, &[fail.into()]).unwrap();
     let outer = instance.get_func(&store, "outer").unwrap();
     let err = outer.call(&mut store, &[], &mut []).unwrap_err();
@@ -103,9 +103,9 @@ fn wasm_traps_carry_the_spec_wording_and_position() {
     assert_eq!(t.frames().iter().map(|f| f.func_index).collect::<Vec<_>>(), [0, 1]);
     assert!(t.frames()[0].module_offset > 0);
     let e = call(&mut store, "conv", &[Val::f64(f64::NAN)]);
-    assert_eq!(e.as_trap().unwrap().code(), Some(TrapCode::BadConversionToInteger));
+    assert_eq!(e.as_trap().unwrap().code(), Some(Trap::BadConversionToInteger));
     let e = call(&mut store, "conv", &[Val::f64(1e300)]);
-    assert_eq!(e.as_trap().unwrap().code(), Some(TrapCode::IntegerOverflow));
+    assert_eq!(e.as_trap().unwrap().code(), Some(Trap::IntegerOverflow));
     let e = call(&mut store, "ci", &[Val::I32(5)]);
     assert_eq!(e.as_trap().unwrap().message(), "undefined element");
     let e = call(&mut store, "ci", &[Val::I32(1)]);
@@ -126,7 +126,7 @@ fn recursion_through_the_host_is_bounded() {
     // The host calls straight back into wasm: wasm → host → wasm → ...
     let slot: Arc<std::sync::OnceLock<Func>> = Arc::default();
     let s = slot.clone();
-    let back = Func::wrap(&mut store, move |mut caller: Caller<'_, ()>, n: i32| -> Result<i32, Trap> {
+    let back = Func::wrap(&mut store, move |mut caller: Caller<'_, ()>, n: i32| -> Result<i32, TrapError> {
         let down = s.get().unwrap().typed::<i32, i32>(&caller).unwrap();
         down.call(&mut caller, n)
     });
@@ -134,9 +134,9 @@ fn recursion_through_the_host_is_bounded() {
     let down = instance.get_func(&store, "down").unwrap();
     slot.set(down).unwrap();
     let err = down.typed::<i32, i32>(&store).unwrap().call(&mut store, 0).unwrap_err();
-    assert_eq!(err.code(), Some(TrapCode::StackOverflow), "{err}");
+    assert_eq!(err.code(), Some(Trap::StackOverflow), "{err}");
     let again = down.typed::<i32, i32>(&store).unwrap().call(&mut store, 0).unwrap_err();
-    assert_eq!(again.code(), Some(TrapCode::StackOverflow));
+    assert_eq!(again.code(), Some(Trap::StackOverflow));
 }
 
 #[test]
@@ -169,7 +169,7 @@ fn memories_grow_and_stay_put() {
     assert_eq!(mem.data_ptr(&store), base, "memory never moves");
     mem.data_mut(&mut store)[3 * 65536 - 1] = 7;
     assert_eq!(peek.call(&mut store, 3 * 65536 - 1).unwrap(), 7);
-    assert_eq!(peek.call(&mut store, 3 * 65536).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
+    assert_eq!(peek.call(&mut store, 3 * 65536).unwrap_err().code(), Some(Trap::MemoryOutOfBounds));
 }
 
 #[test]
@@ -186,8 +186,8 @@ fn explicit_bounds_checks_behave_like_guard_pages() {
     let instance = Instance::new(&mut store, &m, &[]).unwrap();
     let load = instance.get_func(&store, "load").unwrap().typed::<i32, i64>(&store).unwrap();
     assert_eq!(load.call(&mut store, 65536 - 16).unwrap(), 0);
-    assert_eq!(load.call(&mut store, 65536 - 15).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
-    assert_eq!(load.call(&mut store, -1).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
+    assert_eq!(load.call(&mut store, 65536 - 15).unwrap_err().code(), Some(Trap::MemoryOutOfBounds));
+    assert_eq!(load.call(&mut store, -1).unwrap_err().code(), Some(Trap::MemoryOutOfBounds));
 }
 
 #[test]
@@ -215,9 +215,9 @@ fn linker_shares_memories_tables_and_globals_between_instances() {
                 (global.set $g (i32.add (global.get $g) (i32.const 1)))
                 (call_indirect (type $t) (i32.const 1))))"#,
     );
-    let mut linker = Linker::new();
+    let mut linker = Linker::new(store.engine());
     let p = linker.instantiate(&mut store, &producer).unwrap();
-    linker.instance(&store, "p", p);
+    linker.instance(&store, "p", p).unwrap();
     let c = linker.instantiate(&mut store, &consumer).unwrap();
     let run = c.get_func(&store, "run").unwrap().typed::<(), i32>(&store).unwrap();
     assert_eq!(run.call(&mut store, ()).unwrap(), 7);
@@ -229,9 +229,9 @@ fn linker_shares_memories_tables_and_globals_between_instances() {
 fn link_errors_say_which_import_and_why() {
     let engine = Engine::default();
     let mut store = Store::new(&engine, ());
-    let mut linker = Linker::new();
+    let mut linker = Linker::new(store.engine());
     let g = Global::new(&mut store, GlobalType::new(ValType::I32, Mutability::Var), Val::I32(5)).unwrap();
-    linker.define("p", "g", g);
+    linker.define(&store, "p", "g", g).unwrap();
 
     let missing = module(&engine, r#"(module (import "p" "g" (global (mut i32))) (import "nope" "x" (func)))"#);
     match linker.instantiate(&mut store, &missing) {
@@ -395,7 +395,7 @@ fn modules_serialize_and_describe_themselves() {
     assert_eq!(imports[0].ty, ExternType::Func(FuncType::new([ValType::I32], [])));
     let exports: Vec<_> = m.exports().map(|e| (e.name, e.ty)).collect();
     assert_eq!(exports[1], ("m".to_string(), ExternType::Memory(MemoryType::new(1, Some(2)))));
-    let bytes = m.serialize();
+    let bytes = m.serialize().unwrap();
     // SAFETY: bytes this engine's module just produced; garbage is refused
     // before anything could run.
     let back = unsafe { Module::deserialize(&engine, &bytes) }.unwrap();
@@ -417,10 +417,10 @@ fn start_functions_and_failed_instantiation() {
     assert_eq!(i.get_memory(&store, "m").unwrap().data(&store)[0], 9);
     let trapping = module(&engine, r#"(module (func $s unreachable) (start $s))"#);
     let e = Instance::new(&mut store, &trapping, &[]).unwrap_err();
-    assert_eq!(e.as_trap().unwrap().code(), Some(TrapCode::Unreachable));
+    assert_eq!(e.as_trap().unwrap().code(), Some(Trap::UnreachableCodeReached));
     let oob = module(&engine, r#"(module (memory 1) (data (i32.const 65535) "ab"))"#);
     let e = Instance::new(&mut store, &oob, &[]).unwrap_err();
-    assert_eq!(e.as_trap().unwrap().code(), Some(TrapCode::MemoryOutOfBounds));
+    assert_eq!(e.as_trap().unwrap().code(), Some(Trap::MemoryOutOfBounds));
 }
 
 #[test]
@@ -495,7 +495,7 @@ fn memories_start_zeroed_and_bounded(config: &Config) {
         assert_eq!(sum.call(&mut store, ()).unwrap(), 0, "round {round}: memory starts zeroed");
         let poke = i.get_func(&store, "poke").unwrap().typed::<i32, ()>(&store).unwrap();
         // The previous round grew to 3 pages: those pages are gone again.
-        assert_eq!(poke.call(&mut store, 65536).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
+        assert_eq!(poke.call(&mut store, 65536).unwrap_err().code(), Some(Trap::MemoryOutOfBounds));
         mem.grow(&mut store, 2).unwrap();
         mem.data_mut(&mut store).fill(0xff);
         poke.call(&mut store, 3 * 65536 - 1).unwrap();

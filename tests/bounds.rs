@@ -238,7 +238,7 @@ fn run(engine: &Engine, is64: bool) -> usize {
                         checked += 1;
                         if !in_bounds {
                             let trap = result.expect_err(&format!("{what} must trap"));
-                            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{what}");
+                            assert_eq!(trap.code(), Some(Trap::MemoryOutOfBounds), "{what}");
                             assert!(memory.data(&store) == before.as_slice(), "{what}: a trapping store wrote");
                             continue;
                         }
@@ -350,12 +350,12 @@ fn an_empty_memory_traps_on_every_access() {
         let st = instance.get_func(&store, "store").unwrap().typed::<i32, ()>(&store).unwrap();
         let fill = instance.get_func(&store, "fill").unwrap().typed::<(i32, i32), ()>(&store).unwrap();
         for addr in [0, 1, 4096, 65535, -1] {
-            assert_eq!(load.call(&mut store, addr).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?}");
-            assert_eq!(st.call(&mut store, addr).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?}");
+            assert_eq!(load.call(&mut store, addr).unwrap_err().code(), Some(Trap::MemoryOutOfBounds), "{mode:?}");
+            assert_eq!(st.call(&mut store, addr).unwrap_err().code(), Some(Trap::MemoryOutOfBounds), "{mode:?}");
         }
         // A zero-length bulk operation at the end (0 here) is in bounds.
         fill.call(&mut store, (0, 0)).unwrap();
-        assert_eq!(fill.call(&mut store, (1, 0)).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
+        assert_eq!(fill.call(&mut store, (1, 0)).unwrap_err().code(), Some(Trap::MemoryOutOfBounds));
     }
 }
 
@@ -391,7 +391,7 @@ fn bounded_64_bit_addresses_past_the_length_trap() {
         assert_eq!(at.call(&mut store, (255, 4)).unwrap(), 0, "{mode:?}");
         for (x, k) in [(255, 8), (64, 10), (255, 24), (1, 31), (255, 31)] {
             let trap = at.call(&mut store, (x, k)).unwrap_err();
-            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?} {x} << {k}");
+            assert_eq!(trap.code(), Some(Trap::MemoryOutOfBounds), "{mode:?} {x} << {k}");
         }
         // A static array and an unsigned index: at most 4 GiB + 1019, so
         // not checked under guard pages either.
@@ -400,7 +400,7 @@ fn bounded_64_bit_addresses_past_the_length_trap() {
         assert_eq!(stat.call(&mut store, 65535 - 1020).unwrap(), 0, "{mode:?}");
         for x in [65536 - 1020, 65536, 1 << 30, i32::MAX, -1] {
             let trap = stat.call(&mut store, x).unwrap_err();
-            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?} static array at {x}");
+            assert_eq!(trap.code(), Some(Trap::MemoryOutOfBounds), "{mode:?} static array at {x}");
         }
         // A constant shift: bounded by 255 << 24 + 1024 < 4 GiB, so not
         // checked under guard pages, and past the length from 1 on.
@@ -408,7 +408,7 @@ fn bounded_64_bit_addresses_past_the_length_trap() {
         assert_eq!(at24.call(&mut store, 0).unwrap(), 0, "{mode:?}");
         for x in [1, 128, 255, -1] {
             let trap = at24.call(&mut store, x).unwrap_err();
-            assert_eq!(trap.code(), Some(TrapCode::MemoryOutOfBounds), "{mode:?} {x} << 24");
+            assert_eq!(trap.code(), Some(Trap::MemoryOutOfBounds), "{mode:?} {x} << 24");
         }
     }
 }

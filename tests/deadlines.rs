@@ -62,7 +62,7 @@ fn call(store: &mut Store<()>, instance: &Instance, name: &str, args: &[Val]) ->
     Ok(results.pop())
 }
 
-fn trap_code(r: Result<Option<Val>>) -> Option<TrapCode> {
+fn trap_code(r: Result<Option<Val>>) -> Option<Trap> {
     match r {
         Err(Error::Trap(t)) => t.code(),
         other => panic!("expected a trap, got {other:?}"),
@@ -97,7 +97,7 @@ fn an_epoch_deadline_stops_loops_and_tail_call_cycles() {
         store.set_epoch_deadline(5);
         let err = call(&mut store, &instance, name, &[]).unwrap_err();
         let trap = err.as_trap().expect("a trap");
-        assert_eq!(trap.code(), Some(TrapCode::EpochDeadline), "{name}");
+        assert_eq!(trap.code(), Some(Trap::EpochDeadline), "{name}");
         assert_eq!(trap.message(), "epoch deadline reached");
     }
     // A store has no deadline until it sets one; the deadline is absolute,
@@ -108,7 +108,7 @@ fn an_epoch_deadline_stops_loops_and_tail_call_cycles() {
     let other = Instance::new(&mut fresh, &module, &[tick.into()]).unwrap();
     assert_eq!(call(&mut fresh, &other, "count", &[Val::I32(5_000_000)]).unwrap().unwrap().i32(), Some(5_000_000));
     fresh.set_epoch_deadline(0);
-    assert_eq!(trap_code(call(&mut fresh, &other, "three", &[])), Some(TrapCode::EpochDeadline));
+    assert_eq!(trap_code(call(&mut fresh, &other, "three", &[])), Some(Trap::EpochDeadline));
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn a_host_function_can_move_the_deadline_during_the_call() {
     store.set_epoch_deadline(1_000_000);
     let err = call(&mut store, &instance, "ticks", &[Val::I32(200_000)]).unwrap_err();
     let trap = err.as_trap().unwrap();
-    assert_eq!(trap.code(), Some(TrapCode::EpochDeadline));
+    assert_eq!(trap.code(), Some(Trap::EpochDeadline));
     assert!(!trap.frames().is_empty(), "stopped in the loop, after the host call");
 }
 
@@ -194,21 +194,21 @@ fn running_out_of_fuel_traps_and_refuelling_resumes() {
         store.set_fuel(100_000).unwrap();
         let err = call(&mut store, &instance, name, &[]).unwrap_err();
         let trap = err.as_trap().unwrap();
-        assert_eq!(trap.code(), Some(TrapCode::OutOfFuel), "{name}");
+        assert_eq!(trap.code(), Some(Trap::OutOfFuel), "{name}");
         assert_eq!(trap.message(), "instruction limit exceeded");
         assert_eq!(store.get_fuel().unwrap(), 0);
     }
     // A new store starts with none.
     let (mut empty, other) = instantiate(&engine, |_| {});
-    assert_eq!(trap_code(call(&mut empty, &other, "three", &[])), Some(TrapCode::OutOfFuel));
+    assert_eq!(trap_code(call(&mut empty, &other, "three", &[])), Some(Trap::OutOfFuel));
     // Enough for one loop and not the other.
     store.set_fuel(1_000).unwrap();
     assert_eq!(call(&mut store, &instance, "count", &[Val::I32(10)]).unwrap().unwrap().i32(), Some(10));
     store.set_fuel(1_000).unwrap();
-    assert_eq!(trap_code(call(&mut store, &instance, "count", &[Val::I32(10_000)])), Some(TrapCode::OutOfFuel));
+    assert_eq!(trap_code(call(&mut store, &instance, "count", &[Val::I32(10_000)])), Some(Trap::OutOfFuel));
     // Deep recursion runs out too.
     store.set_fuel(1_000).unwrap();
-    assert_eq!(trap_code(call(&mut store, &instance, "rec", &[Val::I32(10_000)])), Some(TrapCode::OutOfFuel));
+    assert_eq!(trap_code(call(&mut store, &instance, "rec", &[Val::I32(10_000)])), Some(Trap::OutOfFuel));
     store.set_fuel(u64::MAX).unwrap();
     assert_eq!(call(&mut store, &instance, "rec", &[Val::I32(10_000)]).unwrap().unwrap().i32(), Some(10_000));
 }
@@ -249,10 +249,10 @@ fn epochs_and_fuel_together() {
     let _ticker = ticker(&engine);
     store.set_fuel(u64::MAX).unwrap();
     store.set_epoch_deadline(3);
-    assert_eq!(trap_code(call(&mut store, &instance, "spin", &[])), Some(TrapCode::EpochDeadline));
+    assert_eq!(trap_code(call(&mut store, &instance, "spin", &[])), Some(Trap::EpochDeadline));
     store.set_fuel(50_000).unwrap();
     store.set_epoch_deadline(u64::MAX / 2);
-    assert_eq!(trap_code(call(&mut store, &instance, "spin", &[])), Some(TrapCode::OutOfFuel));
+    assert_eq!(trap_code(call(&mut store, &instance, "spin", &[])), Some(Trap::OutOfFuel));
     store.set_fuel(1000).unwrap();
     assert_eq!(call(&mut store, &instance, "three", &[]).unwrap().unwrap().i32(), Some(3));
 }
@@ -280,7 +280,7 @@ fn fuel_is_the_same_with_and_without_inlining() {
                     store.set_fuel(fuel).unwrap();
                     match call(&mut store, &instance, name, &args) {
                         Ok(_) => false,
-                        Err(Error::Trap(t)) if t.code() == Some(TrapCode::OutOfFuel) => true,
+                        Err(Error::Trap(t)) if t.code() == Some(Trap::OutOfFuel) => true,
                         Err(e) => panic!("{name}: {e}"),
                     }
                 })

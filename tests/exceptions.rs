@@ -85,7 +85,7 @@ fn every_path(config: &Config) {
     // Traps are not exceptions: catch_all lets them through.
     let f = instance.get_func(&store, "trap_not_caught").unwrap();
     let err = f.call(&mut store, &[], &mut [Val::I32(0)]).unwrap_err();
-    assert_eq!(err.as_trap().and_then(|t| t.code()), Some(TrapCode::Unreachable), "{err}");
+    assert_eq!(err.as_trap().and_then(|t| t.code()), Some(Trap::UnreachableCodeReached), "{err}");
     // And the store goes on.
     assert_eq!(run(&mut store, &instance, 0, 1).unwrap(), 2);
 }
@@ -138,7 +138,7 @@ fn host_functions_throw() {
     let other = Tag::new(&mut store, &tag_type).unwrap();
     let throws = Func::new(&mut store, FuncType::new([ValType::I32], []), move |mut caller, params, _| {
         let which = if matches!(params[0], Val::I32(0)) { tag } else { other };
-        let exn = Exn::new(&mut caller, which, &[Val::I64(99)]).map_err(|e| Trap::new(e.to_string()))?;
+        let exn = Exn::new(&mut caller, which, &[Val::I64(99)]).map_err(|e| TrapError::new(e.to_string()))?;
         Err(exn.into_trap())
     });
     let module = Module::new(
@@ -238,12 +238,12 @@ fn near_stack_exhaustion() {
     for depth in [10_000, 20_000, 1_000_000] {
         match deep.call(&mut store, &[Val::I32(depth)], &mut out) {
             Ok(()) => assert!(matches!(out[0], Val::I32(1))),
-            Err(e) => assert_eq!(e.as_trap().and_then(|t| t.code()), Some(TrapCode::StackOverflow), "{e}"),
+            Err(e) => assert_eq!(e.as_trap().and_then(|t| t.code()), Some(Trap::StackOverflow), "{e}"),
         }
     }
     let exhaust = instance.get_func(&store, "exhaust").unwrap();
     let err = exhaust.call(&mut store, &[], &mut out).unwrap_err();
-    assert_eq!(err.as_trap().and_then(|t| t.code()), Some(TrapCode::StackOverflow), "{err}");
+    assert_eq!(err.as_trap().and_then(|t| t.code()), Some(Trap::StackOverflow), "{err}");
     deep.call(&mut store, &[Val::I32(3)], &mut out).unwrap();
     assert!(matches!(out[0], Val::I32(1)));
 }
@@ -406,13 +406,13 @@ fn rust_panic_unwind_programs() {
         let module = Module::new(&engine, &wasm).unwrap();
         let out = wasi::WritePipe::new();
         let mut store = Store::new(&engine, wasi::WasiCtx::builder().stdout(out.clone()).build().unwrap());
-        let mut linker = Linker::new();
+        let mut linker = Linker::new(store.engine());
         linker.define_wasi(&mut store, |ctx: &mut wasi::WasiCtx| ctx).unwrap();
         // LLVM's legacy exceptions import their tag; nothing else defines it.
         for import in module.imports() {
             if let ExternType::Tag(ty) = &import.ty {
                 let tag = Tag::new(&mut store, ty).unwrap();
-                linker.define(&import.module, &import.name, tag);
+                linker.define(&store, &import.module, &import.name, tag).unwrap();
             }
         }
         let instance = linker.instantiate(&mut store, &module).unwrap();
@@ -457,7 +457,7 @@ fn interrupts_stop_throwing_loops() {
     // From 0 the count wraps: some 2^32 throws, far longer than the wait.
     let err = spin.call(&mut store, &[Val::I32(0)], &mut [Val::I32(0)]).unwrap_err();
     stopper.join().unwrap();
-    assert_eq!(err.as_trap().and_then(|t| t.code()), Some(TrapCode::Interrupted), "{err}");
+    assert_eq!(err.as_trap().and_then(|t| t.code()), Some(Trap::Interrupt), "{err}");
     let mut out = [Val::I32(0)];
     spin.call(&mut store, &[Val::I32(5)], &mut out).unwrap();
     assert!(matches!(out[0], Val::I32(5)), "{:?}", out[0]);

@@ -51,7 +51,7 @@ fn binary(store: &Store<()>, instance: &Instance, name: &str) -> TypedFunc<(i32,
     instance.get_func(store, name).unwrap().typed::<(i32, i32), i32>(store).unwrap()
 }
 
-fn code(r: Result<i32, Trap>) -> Option<TrapCode> {
+fn code(r: Result<i32, TrapError>) -> Option<Trap> {
     r.err().and_then(|t| t.code())
 }
 
@@ -66,9 +66,9 @@ fn calls_through_frozen_tables_trap_as_before() {
             assert_eq!(full.call(&mut store, (i, 10)).unwrap(), want);
             assert_eq!(masked.call(&mut store, (i + 4 * 7, 10)).unwrap(), want);
         }
-        assert_eq!(code(full.call(&mut store, (4, 10))), Some(TrapCode::UndefinedElement));
-        assert_eq!(code(full.call(&mut store, (-1, 10))), Some(TrapCode::UndefinedElement));
-        assert_eq!(code(other.call(&mut store, 1)), Some(TrapCode::BadSignature));
+        assert_eq!(code(full.call(&mut store, (4, 10))), Some(Trap::UndefinedElement));
+        assert_eq!(code(full.call(&mut store, (-1, 10))), Some(Trap::UndefinedElement));
+        assert_eq!(code(other.call(&mut store, 1)), Some(Trap::BadSignature));
         assert_eq!(holes.call(&mut store, (1, 10)).unwrap(), 11);
         assert_eq!(holes.call(&mut store, (2, 10)).unwrap(), 30);
         for null in [0, 3] {
@@ -76,11 +76,11 @@ fn calls_through_frozen_tables_trap_as_before() {
             // array of them; a null slot's is a stub that traps. The trap
             // is reported in the calling function, at its `call_indirect`.
             let trap = holes.call(&mut store, (null, 10)).unwrap_err();
-            assert_eq!(trap.code(), Some(TrapCode::UninitializedElement), "slot {null}");
+            assert_eq!(trap.code(), Some(Trap::IndirectCallToNull), "slot {null}");
             let first = &trap.frames()[0];
             assert_eq!((first.func_index(), trap.frames().len()), (5, 1), "slot {null}: {:?}", trap.frames());
         }
-        assert_eq!(code(holes.call(&mut store, (4, 10))), Some(TrapCode::UndefinedElement));
+        assert_eq!(code(holes.call(&mut store, (4, 10))), Some(Trap::UndefinedElement));
         // The store is fine after all those traps.
         assert_eq!(full.call(&mut store, (1, 2)).unwrap(), 6);
     }
@@ -188,7 +188,7 @@ fn heap_accesses_through_bounded_indices_read_the_same_bytes() {
             assert_eq!(shr.call(&mut store, x).unwrap(), plain.call(&mut store, s as i32).unwrap(), "shr {x}");
         }
         // Past the end still traps.
-        assert_eq!(code(byte.call(&mut store, 4 * 65536)), Some(TrapCode::MemoryOutOfBounds));
+        assert_eq!(code(byte.call(&mut store, 4 * 65536)), Some(Trap::MemoryOutOfBounds));
     }
 }
 
@@ -219,13 +219,13 @@ fn a_frozen_table_of_several_types_checks_each_call() {
         assert_eq!(t.call(&mut store, (3, 10)).unwrap(), 30);
         assert_eq!(u.call(&mut store, (2, 10)).unwrap(), 6);
         for (call, slot, want, func_index) in [
-            (t, 2, TrapCode::BadSignature, 3),
-            (u, 1, TrapCode::BadSignature, 4),
-            (u, 3, TrapCode::BadSignature, 4),
-            (t, 0, TrapCode::UninitializedElement, 3),
-            (u, 4, TrapCode::UninitializedElement, 4),
-            (t, 5, TrapCode::UndefinedElement, 3),
-            (u, -1, TrapCode::UndefinedElement, 4),
+            (t, 2, Trap::BadSignature, 3),
+            (u, 1, Trap::BadSignature, 4),
+            (u, 3, Trap::BadSignature, 4),
+            (t, 0, Trap::IndirectCallToNull, 3),
+            (u, 4, Trap::IndirectCallToNull, 4),
+            (t, 5, Trap::UndefinedElement, 3),
+            (u, -1, Trap::UndefinedElement, 4),
         ] {
             let trap = call.call(&mut store, (slot, 10)).unwrap_err();
             assert_eq!(trap.code(), Some(want), "slot {slot}");
@@ -261,7 +261,7 @@ fn a_frozen_table_left_unfilled_by_a_failed_instantiation_still_traps() {
         assert!(err.to_string().contains("out of bounds table access"), "{err}");
         let Some(Val::FuncRef(Some(f))) = host_table.get(&store, 0) else { panic!("the first segment was applied") };
         let trap = f.typed::<(), i32>(&store).unwrap().call(&mut store, ()).unwrap_err();
-        assert_eq!(trap.code(), Some(TrapCode::UninitializedElement));
+        assert_eq!(trap.code(), Some(Trap::IndirectCallToNull));
     }
 }
 

@@ -168,7 +168,7 @@ fn an_inlined_call_indirect_of_a_large_signature_compiles_and_runs() {
         let run = instance.get_func(&store, "run").unwrap().typed::<(i32, i32), i32>(&store).unwrap();
         assert_eq!(run.call(&mut store, (42, 0)).unwrap(), 42, "{name}");
         let trap = run.call(&mut store, (42, 1)).unwrap_err();
-        assert_eq!(trap.code(), Some(TrapCode::BadSignature), "{name}");
+        assert_eq!(trap.code(), Some(Trap::BadSignature), "{name}");
     }
 }
 

@@ -112,10 +112,10 @@ fn run_and_interrupt(
     (result, latency, store, instance)
 }
 
-fn assert_interrupted(result: Result<()>) -> Trap {
+fn assert_interrupted(result: Result<()>) -> TrapError {
     match result {
         Err(Error::Trap(t)) => {
-            assert_eq!(t.code(), Some(TrapCode::Interrupted), "{t}");
+            assert_eq!(t.code(), Some(Trap::Interrupt), "{t}");
             assert_eq!(t.message(), "terminated by user");
             t
         }
@@ -266,7 +266,7 @@ fn an_interrupt_while_idle_stops_the_next_call_only() {
     assert_eq!(answer.call(&mut store, ()).unwrap(), 42);
     handle.interrupt();
     let trap = answer.call(&mut store, ()).unwrap_err();
-    assert_eq!(trap.code(), Some(TrapCode::Interrupted));
+    assert_eq!(trap.code(), Some(Trap::Interrupt));
     assert_eq!(answer.call(&mut store, ()).unwrap(), 42, "the request was used up");
 }
 
@@ -311,6 +311,6 @@ fn other_stores_keep_running() {
     stop.store(true, Ordering::SeqCst);
     assert!(interrupter.join().unwrap() > 0);
     // The interrupted store has its (one, pending) request and nothing else.
-    assert_eq!(count.call(&mut store, 5).unwrap_err().code(), Some(TrapCode::Interrupted));
+    assert_eq!(count.call(&mut store, 5).unwrap_err().code(), Some(Trap::Interrupt));
     assert_eq!(count.call(&mut store, 5).unwrap(), 5);
 }

@@ -125,7 +125,7 @@ fn check(mode: BoundsChecks, loop_passes: bool) {
                             Ok(()) => assert!(!traps, "{what}: returned, the model traps"),
                             Err(e) => {
                                 assert!(traps, "{what}: trapped ({e}), the model does not");
-                                assert_eq!(e.code(), Some(TrapCode::MemoryOutOfBounds), "{what}");
+                                assert_eq!(e.code(), Some(Trap::MemoryOutOfBounds), "{what}");
                             }
                         }
                         let mem = instance.get_memory(&store, "mem").unwrap();

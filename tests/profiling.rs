@@ -58,7 +58,7 @@ fn the_perf_map_covers_every_function_by_name() {
     let module = Module::new(&engine, GUEST).unwrap();
     // Also a module loaded from the cache, and the trampolines.
     // SAFETY: bytes this test just serialized.
-    let again = unsafe { Module::deserialize(&engine, &module.serialize()) }.unwrap();
+    let again = unsafe { Module::deserialize(&engine, &module.serialize().unwrap()) }.unwrap();
     let mut store = Store::new(&engine, ());
     let instance = Instance::new(&mut store, &again, &[]).unwrap();
     let run = instance.get_func(&store, "run").unwrap().typed::<i32, i32>(&store).unwrap();

@@ -116,7 +116,7 @@ fn exercise(engine: &Engine) {
     let mut store = Store::new(engine, ());
     let (oob, call_host) = wasm_parts(engine, &mut store);
     for round in 0..3u8 {
-        assert_eq!(oob.call(&mut store, ()).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
+        assert_eq!(oob.call(&mut store, ()).unwrap_err().code(), Some(Trap::MemoryOutOfBounds));
         let before = RECOVERED.load(Ordering::SeqCst);
         assert_eq!(touch_host_page(40 + round), 40 + round);
         assert_eq!(call_host.call(&mut store, 7).unwrap(), 8);

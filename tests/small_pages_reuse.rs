@@ -49,6 +49,6 @@ fn a_small_memory_in_a_reused_reservation_is_accessible() {
         assert_eq!(memory.data(&store)[bytes - 1], 0x5a);
         // One past the end traps.
         let past = put.call(&mut store, &[Val::I32(bytes as i32), Val::I32(1)], &mut []).unwrap_err();
-        assert_eq!(past.as_trap().and_then(|t| t.code()), Some(TrapCode::MemoryOutOfBounds), "{past}");
+        assert_eq!(past.as_trap().and_then(|t| t.code()), Some(Trap::MemoryOutOfBounds), "{past}");
     }
 }

@@ -31,12 +31,12 @@ fn add_and_host_call() {
     assert_eq!(call(&mut store, "add", &[Val::I32(2), Val::I32(3)]).unwrap(), 5);
     assert_eq!(call(&mut store, "run", &[Val::I32(20)]).unwrap(), 41);
     let e = call(&mut store, "div", &[Val::I32(1), Val::I32(0)]).unwrap_err();
-    assert_eq!(e.as_trap().unwrap().code(), Some(TrapCode::IntegerDivisionByZero), "{e}");
+    assert_eq!(e.as_trap().unwrap().code(), Some(Trap::IntegerDivisionByZero), "{e}");
     let e = call(&mut store, "div", &[Val::I32(i32::MIN), Val::I32(-1)]).unwrap_err();
-    assert_eq!(e.as_trap().unwrap().code(), Some(TrapCode::IntegerOverflow), "{e}");
+    assert_eq!(e.as_trap().unwrap().code(), Some(Trap::IntegerOverflow), "{e}");
     let e = call(&mut store, "load", &[Val::I32(65535)]).unwrap_err();
-    assert_eq!(e.as_trap().unwrap().code(), Some(TrapCode::MemoryOutOfBounds), "{e}");
+    assert_eq!(e.as_trap().unwrap().code(), Some(Trap::MemoryOutOfBounds), "{e}");
     let e = call(&mut store, "rec", &[Val::I32(1)]).unwrap_err();
-    assert_eq!(e.as_trap().unwrap().code(), Some(TrapCode::StackOverflow), "{e}");
+    assert_eq!(e.as_trap().unwrap().code(), Some(Trap::StackOverflow), "{e}");
     assert_eq!(call(&mut store, "add", &[Val::I32(2), Val::I32(3)]).unwrap(), 5);
 }

@@ -57,9 +57,9 @@ fn a_million_calls_through_host_callbacks() {
         a.wrapping_add(b)
     });
     // Every 1000th call traps in the host, so the trap path runs too.
-    let maybe_fail = Func::wrap(&mut store, |x: i32| -> Result<(), Trap> {
+    let maybe_fail = Func::wrap(&mut store, |x: i32| -> Result<(), TrapError> {
         if x % 1000 == 999 {
-            Err(Trap::new("every thousandth call fails"))
+            Err(TrapError::new("every thousandth call fails"))
         } else {
             Ok(())
         }
@@ -261,7 +261,7 @@ fn one_module_shared_by_threads_that_trap_and_compile_meanwhile() {
                     let n = (round % 100 + t) as i32;
                     assert_eq!(sum.call(&mut store, n).unwrap(), n * (n + 1) / 2);
                     let oob = instance.get_func(&store, "oob").unwrap().typed::<i32, i32>(&store).unwrap();
-                    assert_eq!(oob.call(&mut store, 65536).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
+                    assert_eq!(oob.call(&mut store, 65536).unwrap_err().code(), Some(Trap::MemoryOutOfBounds));
                     traps.fetch_add(1, Ordering::Relaxed);
                 }
             })

@@ -333,7 +333,7 @@ fn run_file(path: &Path, name: &str) -> (Counts, usize, Vec<String>, Vec<String>
 struct Runner {
     engine: Engine,
     store: Store<()>,
-    linker: Linker,
+    linker: Linker<()>,
     current: Option<Instance>,
     named: HashMap<String, Instance>,
     definitions: HashMap<String, Compiled>,
@@ -355,7 +355,9 @@ impl Runner {
     fn new(config: &Config) -> Runner {
         let engine = Engine::new(config).unwrap();
         let mut store = Store::new(&engine, ());
-        let mut linker = Linker::new();
+        let mut linker = Linker::new(&engine);
+        // A wast script may register a second module under a name.
+        linker.allow_shadowing(true);
         define_spectest(&mut store, &mut linker);
         Runner {
             engine,
@@ -413,7 +415,7 @@ impl Runner {
             }
             WastDirective::Register { name, module, .. } => {
                 let instance = self.instance(module)?;
-                self.linker.instance(&self.store, name, instance);
+                self.linker.instance(&self.store, name, instance).map_err(|e| e.to_string())?;
                 Ok(())
             }
             WastDirective::Invoke(invoke) => self.invoke(&invoke).map(|_| ()).map_err(|e| e.to_string()),
@@ -442,9 +444,7 @@ impl Runner {
             },
             WastDirective::AssertExhaustion { call, message, .. } => match self.invoke(&call) {
                 Ok(v) => Err(format!("expected exhaustion, got {v:?}")),
-                Err(Error::Trap(t))
-                    if t.code() == Some(TrapCode::StackOverflow) && trap_matches(t.message(), message) =>
-                {
+                Err(Error::Trap(t)) if t.code() == Some(Trap::StackOverflow) && trap_matches(t.message(), message) => {
                     Ok(())
                 }
                 Err(e) => Err(format!("expected \"{message}\", got {e}")),
@@ -683,7 +683,7 @@ fn v128_matches(v: u128, e: &V128Pattern) -> bool {
 }
 
 /// The `spectest` module every spec script may import from.
-fn define_spectest(store: &mut Store<()>, linker: &mut Linker) {
+fn define_spectest(store: &mut Store<()>, linker: &mut Linker<()>) {
     use ValType::*;
     let prints: [(&str, &[ValType]); 7] = [
         ("print", &[]),
@@ -696,7 +696,7 @@ fn define_spectest(store: &mut Store<()>, linker: &mut Linker) {
     ];
     for (name, params) in prints {
         let f = Func::new(&mut *store, FuncType::new(params.iter().copied(), []), |_, _, _| Ok(()));
-        linker.define("spectest", name, f);
+        linker.define(&*store, "spectest", name, f).unwrap();
     }
     let globals = [
         ("global_i32", Val::I32(666)),
@@ -706,15 +706,16 @@ fn define_spectest(store: &mut Store<()>, linker: &mut Linker) {
     ];
     for (name, v) in globals {
         let g = Global::new(&mut *store, GlobalType::new(v.ty(), Mutability::Const), v).unwrap();
-        linker.define("spectest", name, g);
+        linker.define(&*store, "spectest", name, g).unwrap();
     }
     let table = Table::new(&mut *store, TableType::new(RefType::FUNCREF, 10, Some(20)), Val::FuncRef(None)).unwrap();
-    linker.define("spectest", "table", table);
+    linker.define(&*store, "spectest", "table", table).unwrap();
     let table64 =
         Table::new(&mut *store, TableType::new64(RefType::FUNCREF, 10, Some(20)), Val::FuncRef(None)).unwrap();
-    linker.define("spectest", "table64", table64);
+    linker.define(&*store, "spectest", "table64", table64).unwrap();
     let memory = Memory::new(&mut *store, MemoryType::new(1, Some(2))).unwrap();
-    linker.define("spectest", "memory", memory);
+    linker.define(&*store, "spectest", "memory", memory).unwrap();
     let shared = SharedMemory::new(store.engine(), MemoryType::shared(1, 2)).unwrap();
-    linker.define("spectest", "shared_memory", shared.to_memory(&mut *store).unwrap());
+    let shared = shared.to_memory(&mut *store).unwrap();
+    linker.define(&*store, "spectest", "shared_memory", shared).unwrap();
 }

@@ -53,7 +53,7 @@ impl Recursive {
     fn exhaust(&mut self, name: &str) -> i32 {
         let f = self.instance.get_func(&self.store, name).unwrap().typed::<i32, i32>(&self.store).unwrap();
         let trap = f.call(&mut self.store, 0).expect_err("infinite recursion must trap");
-        assert_eq!(trap.code(), Some(TrapCode::StackOverflow), "{name}: {trap}");
+        assert_eq!(trap.code(), Some(Trap::StackOverflow), "{name}: {trap}");
         assert_eq!(trap.message(), "call stack exhausted");
         let depth = self.instance.get_global(&self.store, "depth").unwrap().get(&self.store).i32().unwrap();
         // The store is fine afterwards.
@@ -162,7 +162,7 @@ fn many_threads_exhaust_their_stacks_at_once() {
                     let s = slot.clone();
                     let mut store2 = Store::new(&engine, ());
                     let back =
-                        Func::wrap(&mut store2, move |mut caller: Caller<'_, ()>, n: i32| -> Result<i32, Trap> {
+                        Func::wrap(&mut store2, move |mut caller: Caller<'_, ()>, n: i32| -> Result<i32, TrapError> {
                             s.get().unwrap().typed::<i32, i32>(&caller).unwrap().call(&mut caller, n)
                         });
                     let host = Instance::new(&mut store2, &through_host, &[back.into()]).unwrap();
@@ -173,7 +173,7 @@ fn many_threads_exhaust_their_stacks_at_once() {
                     for _ in 0..20 {
                         depths.push(r.exhaust(["down", "fat", "via_table"][depths.len() % 3]));
                         let trap = down.call(&mut store2, 0).unwrap_err();
-                        assert_eq!(trap.code(), Some(TrapCode::StackOverflow), "through the host, {size}-byte stack");
+                        assert_eq!(trap.code(), Some(Trap::StackOverflow), "through the host, {size}-byte stack");
                     }
                     (size, depths)
                 })
@@ -215,13 +215,13 @@ fn instances_made_during_a_call_and_stores_moved_between_threads_get_the_current
     .unwrap();
     let mut store = Store::new(&engine, ());
     let m = module.clone();
-    let make = Func::wrap(&mut store, move |mut caller: Caller<'_, ()>| -> Result<i32, Trap> {
+    let make = Func::wrap(&mut store, move |mut caller: Caller<'_, ()>| -> Result<i32, TrapError> {
         let inner = Instance::new(&mut caller, &m, &[]).unwrap();
         let ok = inner.get_func(&caller, "ok").unwrap().typed::<(), i32>(&caller).unwrap();
         assert_eq!(ok.call(&mut caller, ())?, 42, "a shallow call in the new instance runs");
         let down = inner.get_func(&caller, "down").unwrap().typed::<i32, i32>(&caller).unwrap();
         let trap = down.call(&mut caller, 0).expect_err("infinite recursion must trap");
-        assert_eq!(trap.code(), Some(TrapCode::StackOverflow));
+        assert_eq!(trap.code(), Some(Trap::StackOverflow));
         let depth = inner.get_global(&caller, "depth").unwrap().get(&caller).i32().unwrap();
         assert!(depth > 100, "the new instance has the call's limit, not a stale one: depth {depth}");
         Ok(depth)

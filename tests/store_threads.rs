@@ -21,10 +21,10 @@ const MODULE: &str = r#"(module
 fn store_with_instance(engine: &Engine) -> (Store<u32>, Instance) {
     let module = Module::new(engine, MODULE).unwrap();
     let mut store = Store::new(engine, 0u32);
-    let check = Func::wrap(&mut store, |mut caller: Caller<'_, u32>, x: i32| -> std::result::Result<i32, Trap> {
+    let check = Func::wrap(&mut store, |mut caller: Caller<'_, u32>, x: i32| -> std::result::Result<i32, TrapError> {
         *caller.data_mut() += 1;
         if x == -1 {
-            return Err(Trap::new("host said no"));
+            return Err(TrapError::new("host said no"));
         }
         Ok(x)
     });
@@ -38,14 +38,14 @@ fn exercise(store: &mut Store<u32>, instance: Instance) {
     assert_eq!(run.call(&mut *store, 7).unwrap(), 7);
     assert_eq!(run.call(&mut *store, -1).unwrap_err().message(), "host said no");
     let oob = instance.get_func(&*store, "oob").unwrap().typed::<(), i32>(&*store).unwrap();
-    assert_eq!(oob.call(&mut *store, ()).unwrap_err().code(), Some(TrapCode::MemoryOutOfBounds));
+    assert_eq!(oob.call(&mut *store, ()).unwrap_err().code(), Some(Trap::MemoryOutOfBounds));
     let unreachable = instance.get_func(&*store, "unreachable").unwrap().typed::<(), ()>(&*store).unwrap();
-    assert_eq!(unreachable.call(&mut *store, ()).unwrap_err().code(), Some(TrapCode::Unreachable));
+    assert_eq!(unreachable.call(&mut *store, ()).unwrap_err().code(), Some(Trap::UnreachableCodeReached));
     let deep = instance.get_func(&*store, "deep").unwrap().typed::<i32, i32>(&*store).unwrap();
     assert_eq!(deep.call(&mut *store, 1000).unwrap(), 1000);
     // The limit comes from the thread running the call, not from the one
     // where the store was made or last used.
-    assert_eq!(deep.call(&mut *store, 10_000_000).unwrap_err().code(), Some(TrapCode::StackOverflow));
+    assert_eq!(deep.call(&mut *store, 10_000_000).unwrap_err().code(), Some(Trap::StackOverflow));
     assert_eq!(deep.call(&mut *store, 1000).unwrap(), 1000, "usable after exhausting the stack");
 }
 

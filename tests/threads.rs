@@ -69,7 +69,7 @@ impl Worker {
         Worker { store, instance }
     }
 
-    fn call<P: WasmList, R: WasmList>(&mut self, name: &str, params: P) -> std::result::Result<R, Trap> {
+    fn call<P: WasmList, R: WasmList>(&mut self, name: &str, params: P) -> std::result::Result<R, TrapError> {
         let f = self.instance.get_func(&self.store, name).unwrap().typed::<P, R>(&self.store).unwrap();
         f.call(&mut self.store, params)
     }
@@ -124,7 +124,7 @@ fn narrow_accesses_work_on_their_own_bytes() {
 }
 
 /// The trap message of a call that must trap.
-fn trap_of<R: std::fmt::Debug>(r: std::result::Result<R, Trap>) -> String {
+fn trap_of<R: std::fmt::Debug>(r: std::result::Result<R, TrapError>) -> String {
     match r {
         Err(t) => t.message().to_string(),
         other => panic!("expected a trap, got {other:?}"),

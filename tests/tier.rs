@@ -124,9 +124,9 @@ fn traps_and_backtraces_are_the_same_in_both_tiers() {
             let frames: Vec<(u32, usize)> = err.frames().iter().map(|f| (f.func_index, f.module_offset)).collect();
             traps.push((err.code(), frames));
         }
-        assert_eq!(traps[0].0, Some(TrapCode::IntegerDivisionByZero));
+        assert_eq!(traps[0].0, Some(Trap::IntegerDivisionByZero));
         assert_eq!(traps[0].1.iter().map(|f| f.0).collect::<Vec<_>>(), [0, 1, 2]);
-        assert_eq!(traps[1].0, Some(TrapCode::MemoryOutOfBounds));
+        assert_eq!(traps[1].0, Some(Trap::MemoryOutOfBounds));
         if SUPPORTED && threshold == Some(60) {
             assert_eq!(module.tiered_functions(), Some(3), "div and oob stayed baseline");
         }
@@ -202,7 +202,7 @@ fn an_interrupt_stops_a_baseline_loop() {
         });
         let trap = spin.call(&mut store, 0).unwrap_err();
         stopper.join().unwrap();
-        assert_eq!(trap.code(), Some(TrapCode::Interrupted));
+        assert_eq!(trap.code(), Some(Trap::Interrupt));
         let frames = trap.frames();
         assert_eq!(frames.first().map(|f| f.func_index), Some(0), "the trap names the baseline function");
     }

@@ -15,58 +15,58 @@ struct Kind {
     name: &'static str,
     body: &'static str,
     /// The code the trap must carry; `None` for a host trap.
-    code: Option<TrapCode>,
+    code: Option<Trap>,
 }
 
 const KINDS: &[Kind] = &[
-    Kind { name: "unreachable", body: "unreachable", code: Some(TrapCode::Unreachable) },
+    Kind { name: "unreachable", body: "unreachable", code: Some(Trap::UnreachableCodeReached) },
     Kind {
         name: "memory out of bounds",
         body: "(drop (i32.load (i32.sub (global.get $pages_bytes) (i32.const 3))))",
-        code: Some(TrapCode::MemoryOutOfBounds),
+        code: Some(Trap::MemoryOutOfBounds),
     },
     Kind {
         name: "table out of bounds",
         body: "(drop (table.get $t (i32.add (global.get $one) (i32.const 9))))",
-        code: Some(TrapCode::TableOutOfBounds),
+        code: Some(Trap::TableOutOfBounds),
     },
     Kind {
         name: "undefined element",
         body: "(call_indirect $t (type $v) (i32.add (global.get $one) (i32.const 9)))",
-        code: Some(TrapCode::UndefinedElement),
+        code: Some(Trap::UndefinedElement),
     },
     Kind {
         name: "uninitialized element",
         body: "(call_indirect $t (type $v) (global.get $one))",
-        code: Some(TrapCode::UninitializedElement),
+        code: Some(Trap::IndirectCallToNull),
     },
     Kind {
         name: "indirect call type mismatch",
         body: "(call_indirect $t (type $v) (global.get $zero))",
-        code: Some(TrapCode::BadSignature),
+        code: Some(Trap::BadSignature),
     },
     Kind {
         name: "integer overflow",
         body: "(drop (i64.div_s (i64.const 0x8000000000000000) (i64.extend_i32_s (i32.sub (global.get $zero) (global.get $one)))))",
-        code: Some(TrapCode::IntegerOverflow),
+        code: Some(Trap::IntegerOverflow),
     },
     Kind {
         name: "float to integer overflow",
         body: "(drop (i32.trunc_f64_u (f64.convert_i32_s (i32.sub (global.get $zero) (global.get $one)))))",
-        code: Some(TrapCode::IntegerOverflow),
+        code: Some(Trap::IntegerOverflow),
     },
     Kind {
         name: "integer divide by zero",
         body: "(drop (i32.rem_u (global.get $one) (global.get $zero)))",
-        code: Some(TrapCode::IntegerDivisionByZero),
+        code: Some(Trap::IntegerDivisionByZero),
     },
     Kind {
         name: "invalid conversion to integer",
         body: "(drop (i64.trunc_f32_s (f32.div (f32.convert_i32_s (global.get $zero)) (f32.convert_i32_s (global.get $zero)))))",
-        code: Some(TrapCode::BadConversionToInteger),
+        code: Some(Trap::BadConversionToInteger),
     },
-    Kind { name: "call stack exhausted", body: "(call $recurse)", code: Some(TrapCode::StackOverflow) },
-    Kind { name: "unlinked import", body: "(call $unlinked)", code: Some(TrapCode::UnlinkedFunction) },
+    Kind { name: "call stack exhausted", body: "(call $recurse)", code: Some(Trap::StackOverflow) },
+    Kind { name: "unlinked import", body: "(call $unlinked)", code: Some(Trap::UnlinkedFunction) },
     Kind { name: "host trap", body: "(call $fail)", code: None },
 ];
 
@@ -103,9 +103,9 @@ fn module_text(body: &str, start: bool) -> String {
 
 /// Imports for the module: `reenter` calls the caller's own export `k`.
 fn imports(store: &mut Store<()>) -> Vec<Extern> {
-    let fail = Func::wrap(&mut *store, || -> Result<(), Trap> { Err(Trap::new(HOST_MESSAGE)) });
+    let fail = Func::wrap(&mut *store, || -> Result<(), TrapError> { Err(TrapError::new(HOST_MESSAGE)) });
     let unlinked = Func::unlinked(&mut *store, FuncType::new([], []));
-    let reenter = Func::wrap(&mut *store, |mut caller: Caller<'_, ()>| -> Result<(), Trap> {
+    let reenter = Func::wrap(&mut *store, |mut caller: Caller<'_, ()>| -> Result<(), TrapError> {
         let k = caller.get_export("k").and_then(Extern::into_func).expect("k is exported");
         k.typed::<(), ()>(&caller).expect("k is [] -> []").call(&mut caller, ())
     });
@@ -117,7 +117,7 @@ fn instantiate(store: &mut Store<()>, module: &Module) -> Instance {
     Instance::new(store, module, &imports).expect("instantiates")
 }
 
-fn assert_trap(kind: &Kind, boundary: &str, trap: &Trap) {
+fn assert_trap(kind: &Kind, boundary: &str, trap: &TrapError) {
     let context = format!("{} via {boundary}", kind.name);
     assert_eq!(trap.code(), kind.code, "{context}: {trap}");
     match kind.code {
@@ -126,7 +126,7 @@ fn assert_trap(kind: &Kind, boundary: &str, trap: &Trap) {
     }
 }
 
-fn call(store: &mut Store<()>, instance: Instance, name: &str) -> Result<(), Trap> {
+fn call(store: &mut Store<()>, instance: Instance, name: &str) -> Result<(), TrapError> {
     let f = instance.get_func(&*store, name).unwrap_or_else(|| panic!("export {name}"));
     f.typed::<(), ()>(&*store).unwrap().call(store, ())
 }
@@ -153,7 +153,7 @@ fn every_kind_within_one_instance() {
                 let trap = call(&mut store, instance, boundary).expect_err(boundary);
                 assert_trap(kind, boundary, &trap);
                 // A wasm trap's backtrace starts in `$k` (function 5).
-                if kind.code.is_some_and(|c| c != TrapCode::StackOverflow && c != TrapCode::UnlinkedFunction) {
+                if kind.code.is_some_and(|c| c != Trap::StackOverflow && c != Trap::UnlinkedFunction) {
                     assert_eq!(trap.frames().first().map(|f| f.func_index), Some(5), "{} via {boundary}", kind.name);
                 }
                 assert_usable(&mut store, instance);
@@ -203,7 +203,7 @@ fn every_kind_from_another_store_entered_by_a_host_function() {
             let mut store = Store::new(&engine, ());
             // A host function of store A calls into store B, whose code
             // traps, and passes B's trap on as its own.
-            let run = Func::wrap(&mut store, move || -> Result<(), Trap> {
+            let run = Func::wrap(&mut store, move || -> Result<(), TrapError> {
                 let mut b = shared.lock().unwrap();
                 call(&mut b, inner, "via_call")
             });
@@ -247,7 +247,7 @@ fn a_host_that_handles_the_trap_lets_the_caller_continue() {
     let try_ = Func::wrap(&mut store, |mut caller: Caller<'_, ()>| -> i32 {
         let k = caller.get_export("k").and_then(Extern::into_func).unwrap();
         let trap = k.typed::<(), ()>(&caller).unwrap().call(&mut caller, ()).unwrap_err();
-        assert_eq!(trap.code(), Some(TrapCode::Unreachable));
+        assert_eq!(trap.code(), Some(Trap::UnreachableCodeReached));
         41
     });
     let instance = Instance::new(&mut store, &module, &[try_.into()]).unwrap();
@@ -270,7 +270,7 @@ fn host_panics_cross_every_boundary_and_leave_stores_usable() {
     .unwrap();
     let mut inner_store = Store::new(&engine, ());
     let panic_inner = Func::wrap(&mut inner_store, || -> () { panic!("inner panic") });
-    let reenter_inner = Func::wrap(&mut inner_store, |mut caller: Caller<'_, ()>| -> Result<(), Trap> {
+    let reenter_inner = Func::wrap(&mut inner_store, |mut caller: Caller<'_, ()>| -> Result<(), TrapError> {
         let k = caller.get_export("k").and_then(Extern::into_func).unwrap();
         k.typed::<(), ()>(&caller).unwrap().call(&mut caller, ())
     });
@@ -280,11 +280,11 @@ fn host_panics_cross_every_boundary_and_leave_stores_usable() {
     let mut store = Store::new(&engine, ());
     // Store A's host function runs store B's wasm, which re-enters B's host,
     // which panics: the panic must come out of A's outermost call.
-    let into_b = Func::wrap(&mut store, move || -> Result<(), Trap> {
+    let into_b = Func::wrap(&mut store, move || -> Result<(), TrapError> {
         let mut b = shared.lock().unwrap_or_else(|e| e.into_inner());
         call(&mut b, inner, "via_host")
     });
-    let reenter = Func::wrap(&mut store, |mut caller: Caller<'_, ()>| -> Result<(), Trap> {
+    let reenter = Func::wrap(&mut store, |mut caller: Caller<'_, ()>| -> Result<(), TrapError> {
         let k = caller.get_export("k").and_then(Extern::into_func).unwrap();
         k.typed::<(), ()>(&caller).unwrap().call(&mut caller, ())
     });
@@ -331,7 +331,7 @@ fn traps_in_inlined_code_keep_their_frames() {
         let engine = Engine::new(&config).unwrap();
         let module = Module::new(&engine, &wat).unwrap();
         let mut store = Store::new(&engine, ());
-        let fail = Func::wrap(&mut store, || -> Result<(), Trap> { Err(Trap::new(HOST_MESSAGE)) });
+        let fail = Func::wrap(&mut store, || -> Result<(), TrapError> { Err(TrapError::new(HOST_MESSAGE)) });
         let instance = Instance::new(&mut store, &module, &[fail.into()]).unwrap();
         let mut traps = Vec::new();
         for (name, arg) in [("top", 0), ("top", 2), ("host", 1), ("down", 5), ("big", 0), ("big", 2)] {

@@ -84,5 +84,5 @@ fn equal_signatures_of_separate_modules_call_each_other_indirectly() {
     assert_eq!(ok.call(&mut store, ()).unwrap(), 9);
     let wrong = instance.get_func(&store, "wrong").unwrap().typed::<(), i64>(&store).unwrap();
     let err = wrong.call(&mut store, ()).unwrap_err();
-    assert_eq!(err.code(), Some(TrapCode::BadSignature), "{err}");
+    assert_eq!(err.code(), Some(Trap::BadSignature), "{err}");
 }

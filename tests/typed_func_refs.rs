@@ -46,10 +46,10 @@ fn call_ref_and_null_traps() {
     assert_eq!(call(&mut store, &instance, "via", &[0, 21]).unwrap(), 42);
     assert_eq!(call(&mut store, &instance, "tail", &[5]).unwrap(), 10);
     let trap = call(&mut store, &instance, "via", &[1, 1]).unwrap_err();
-    assert_eq!(trap.as_trap().and_then(|t| t.code()), Some(TrapCode::NullFunctionReference), "{trap}");
+    assert_eq!(trap.as_trap().and_then(|t| t.code()), Some(Trap::NullFunctionReference), "{trap}");
     assert_eq!(call(&mut store, &instance, "non_null", &[0]).unwrap(), 1);
     let trap = call(&mut store, &instance, "non_null", &[1]).unwrap_err();
-    assert_eq!(trap.as_trap().and_then(|t| t.code()), Some(TrapCode::NullReference), "{trap}");
+    assert_eq!(trap.as_trap().and_then(|t| t.code()), Some(Trap::NullReference), "{trap}");
     assert_eq!(call(&mut store, &instance, "on_null", &[0]).unwrap(), 1);
     assert_eq!(call(&mut store, &instance, "on_null", &[1]).unwrap(), 0);
     // The store is still usable after the traps.

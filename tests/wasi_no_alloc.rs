@@ -64,7 +64,7 @@ fn fd_write_to_a_pipe_and_clock_time_get_do_not_allocate() {
     let engine = Engine::default();
     let module = Module::new(&engine, LOOP).unwrap();
     let mut store = Store::new(&engine, WasiCtx::builder().stdout(out.clone()).build().unwrap());
-    let mut linker = Linker::new();
+    let mut linker = Linker::new(store.engine());
     linker.define_wasi(&mut store, |c: &mut WasiCtx| c).unwrap();
     let instance = linker.instantiate(&mut store, &module).unwrap();
     let run = instance.get_func(&store, "run").unwrap().typed::<i32, i32>(&store).unwrap();

@@ -451,7 +451,7 @@ fn iovecs_at_the_end_of_a_4_gib_memory() {
     let out = WritePipe::new();
     let ctx = WasiCtx::builder().stdout(out.clone()).stdin(cranewasm::wasi::ReadPipe::new("xyz")).build().unwrap();
     let mut store = Store::new(&engine, ctx);
-    let mut linker = Linker::new();
+    let mut linker = Linker::new(store.engine());
     linker.define_wasi(&mut store, |c: &mut WasiCtx| c).unwrap();
     let instance = linker.instantiate(&mut store, &module).expect("a 4 GiB memory");
     let write = instance.get_func(&store, "write").unwrap().typed::<i32, i32>(&store).unwrap();

@@ -21,7 +21,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use cranewasm::wasi::{self, Errno, WasiCtx};
-use cranewasm::{Error, TrapCode, ValType};
+use cranewasm::{Error, Trap, ValType};
 use wasi_guest::{Guest, A, MEMORY_SIZE, SOCK_FUNCS};
 
 /// `__wasi_address_family_t` and `__wasi_sock_type_t`.
@@ -461,7 +461,7 @@ fn woken_by_terminate(g: &mut Guest, name: &str, args: &[A]) {
     let requested = requested.lock().unwrap().expect("the stop was requested before the call ended");
     let latency = ended.duration_since(requested);
     match result {
-        Err(Error::Trap(t)) => assert_eq!(t.code(), Some(TrapCode::Interrupted), "{name}"),
+        Err(Error::Trap(t)) => assert_eq!(t.code(), Some(Trap::Interrupt), "{name}"),
         other => panic!("{name} ended with {other:?}, not the stop"),
     }
     eprintln!("{name} woken {latency:?} after the stop");

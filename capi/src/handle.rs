@@ -51,7 +51,7 @@ pub enum Kind {
     Global,
     Table,
     Memory,
-    Trap,
+    TrapError,
     Foreign,
     Frame,
     ValType,

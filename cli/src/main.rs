@@ -100,7 +100,7 @@ fn compile(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
             Module::new(&engine, bytes).map_err(|e| format!("WASM module load failed: {e}"))
         })
         .and_then(|module| {
-            std::fs::write(output, module.serialize()).map_err(|e| format!("write {} failed: {e}", output.display()))
+            std::fs::write(output, module.serialize().map_err(|e| e.to_string())?).map_err(|e| format!("write {} failed: {e}", output.display()))
         });
     match result {
         Ok(()) => ExitCode::SUCCESS,

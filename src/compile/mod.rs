@@ -195,7 +195,9 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
     let traps = buffer
         .traps()
         .iter()
-        .map(|t| (t.offset, trap_codes::from_clif(t.code).unwrap_or(crate::environ::trap::TrapCode::Unreachable)))
+        .map(|t| {
+            (t.offset, trap_codes::from_clif(t.code).unwrap_or(crate::environ::trap::TrapCode::UnreachableCodeReached))
+        })
         .collect();
     // Empty ranges cover no code; without them, two entries share a code
     // offset only where they are one inline chain (see `inline`).

@@ -8,15 +8,15 @@ use crate::environ::trap::TrapCode;
 /// The codes Cranelift has no name for, numbered as Cranelift's user
 /// codes (1 for the first).
 const USER: [TrapCode; 13] = [
-    TrapCode::Unreachable,
+    TrapCode::UnreachableCodeReached,
     TrapCode::TableOutOfBounds,
     TrapCode::UndefinedElement,
-    TrapCode::UninitializedElement,
+    TrapCode::IndirectCallToNull,
     TrapCode::BadSignature,
     TrapCode::UnlinkedFunction,
     TrapCode::HeapMisaligned,
     TrapCode::AtomicWaitNonSharedMemory,
-    TrapCode::Interrupted,
+    TrapCode::Interrupt,
     TrapCode::OutOfFuel,
     TrapCode::EpochDeadline,
     TrapCode::NullReference,

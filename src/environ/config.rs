@@ -414,7 +414,7 @@ impl Config {
     }
 
     /// Let epoch deadlines stop calls: with it, a call traps with
-    /// [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline) once
+    /// [`Trap::EpochDeadline`](crate::Trap::EpochDeadline) once
     /// [`Engine::increment_epoch`](crate::Engine::increment_epoch) reaches
     /// its store's deadline ([`Store::set_epoch_deadline`](crate::Store::set_epoch_deadline)).
     /// Nothing is compiled in: the deadline is delivered the way an
@@ -429,7 +429,7 @@ impl Config {
 
     /// Count the operators a call executes against the store's fuel
     /// ([`Store::set_fuel`](crate::Store::set_fuel)); running out traps
-    /// with [`TrapCode::OutOfFuel`](crate::TrapCode::OutOfFuel). Each
+    /// with [`Trap::OutOfFuel`](crate::Trap::OutOfFuel). Each
     /// operator costs 1 except `nop`, `drop`, `block`, `loop`, `else`,
     /// `end`, `return` and `unreachable`, which are free. Off by default:
     /// the counting costs an add per straight-line run of code and a check
@@ -460,7 +460,7 @@ impl Config {
     }
 
     /// Compile each function on its first call rather than the whole
-    /// module when it is loaded (off by default; [`LAZY_ENV`] sets the
+    /// module when it is loaded (off by default; `CRANEWASM_LAZY` sets the
     /// default). Loading then validates the module and lays out a stub per
     /// function; the first call of a function compiles it, on whichever
     /// thread makes it, and later calls run the compiled code directly or

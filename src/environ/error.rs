@@ -5,6 +5,7 @@
 //! growth that does not fit. The rest carry a message. `Display` gives the
 //! texts the C layer passes on (`link error: import m::f: ...`).
 
+use std::any::{Any, TypeId};
 use std::fmt;
 
 use crate::environ::trap::Trap;
@@ -70,6 +71,9 @@ pub enum Error {
     /// Another thread is using the store (see
     /// [`StoreClaim`](crate::StoreClaim)).
     StoreBusy,
+    /// An embedder's own message: [`format_err!`](crate::format_err),
+    /// [`bail!`](crate::bail), [`Error::msg`].
+    Msg(String),
 }
 
 /// The message of [`Error::StoreBusy`], and of the trap a call gets when
@@ -134,6 +138,41 @@ impl Error {
             _ => None,
         }
     }
+
+    /// An error with the embedder's message (anyhow's `Error::msg`).
+    pub fn msg(message: impl fmt::Display) -> Error {
+        Error::Msg(message.to_string())
+    }
+
+    /// What this error holds of type `E`, as anyhow's `downcast_ref` finds
+    /// an error's cause or context: for a trap, its reason as a
+    /// [`Trap`](crate::Trap), its [`WasmBacktrace`](crate::WasmBacktrace)
+    /// or the [`TrapError`](crate::TrapError); for a link error the
+    /// [`LinkError`]; and the error itself.
+    pub fn downcast_ref<E: Any>(&self) -> Option<&E> {
+        if TypeId::of::<E>() == TypeId::of::<Error>() {
+            return (self as &dyn Any).downcast_ref();
+        }
+        match self {
+            Error::Trap(t) | Error::Exception(t) => t.downcast_ref(),
+            Error::Link(e) => (e as &dyn Any).downcast_ref(),
+            _ => None,
+        }
+    }
+
+    /// Whether [`downcast_ref`](Self::downcast_ref) finds an `E`.
+    pub fn is<E: Any>(&self) -> bool {
+        self.downcast_ref::<E>().is_some()
+    }
+
+    /// The `E` this error holds (a copy of it), or the error back
+    /// (anyhow's `downcast`, for the types `downcast_ref` finds).
+    pub fn downcast<E: Any + Clone>(self) -> std::result::Result<E, Error> {
+        match self.downcast_ref::<E>() {
+            Some(e) => Ok(e.clone()),
+            None => Err(self),
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -156,6 +195,7 @@ impl fmt::Display for Error {
             Error::Exit(code) => write!(f, "exit with status {code}"),
             Error::Usage(m) => write!(f, "{m}"),
             Error::StoreBusy => f.write_str(STORE_BUSY),
+            Error::Msg(m) => f.write_str(m),
         }
     }
 }
@@ -177,7 +217,14 @@ impl fmt::Display for LinkError {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Link(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 impl std::error::Error for LinkError {}
 
 impl From<Trap> for Error {
@@ -187,6 +234,25 @@ impl From<Trap> for Error {
             None if t.exception().is_some() => Error::Exception(t),
             None => Error::Trap(t),
         }
+    }
+}
+
+/// An error where a trap is expected (a host function's `?`): the trap
+/// itself, or a trap with the error's message.
+impl From<Error> for Trap {
+    fn from(e: Error) -> Trap {
+        match e {
+            Error::Trap(t) | Error::Exception(t) => t,
+            Error::Exit(code) => Trap::exit(code),
+            e => Trap::new(e.to_string()),
+        }
+    }
+}
+
+/// A file or other I/O failure of the embedder's (a `?` on `std::fs`).
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        Error::Resource(e.to_string())
     }
 }
 
@@ -204,3 +270,44 @@ impl From<wasmparser::BinaryReaderError> for Error {
 
 /// Shorthand used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An [`Error`] with a formatted message (anyhow's `format_err!`), so
+/// that embedders need no error crate of their own.
+///
+/// ```
+/// let e = cranewasm::format_err!("no export named {}", "run");
+/// assert_eq!(e.to_string(), "no export named run");
+/// ```
+#[macro_export]
+macro_rules! format_err {
+    ($($arg:tt)*) => {
+        $crate::Error::msg(::std::format!($($arg)*))
+    };
+}
+
+/// Returns early with a [`format_err!`](crate::format_err) error,
+/// converted to the function's error type (an [`Error`] or, in a host
+/// function, a [`TrapError`](crate::TrapError)).
+///
+/// ```
+/// fn check(n: i32) -> cranewasm::Result<i32> {
+///     if n < 0 {
+///         cranewasm::bail!("negative: {n}");
+///     }
+///     Ok(n)
+/// }
+/// assert_eq!(check(-1).unwrap_err().to_string(), "negative: -1");
+/// ```
+#[macro_export]
+macro_rules! bail {
+    ($($arg:tt)*) => {
+        return ::std::result::Result::Err(::std::convert::From::from($crate::format_err!($($arg)*)))
+    };
+}
+
+/// Errors cross threads and live as long as the program wants them.
+const _: () = {
+    const fn check<E: std::error::Error + Send + Sync + 'static>() {}
+    check::<Error>();
+    check::<Trap>();
+};

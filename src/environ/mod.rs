@@ -19,6 +19,7 @@ pub mod config;
 pub mod config_cache;
 pub mod config_memory64;
 pub mod config_tier;
+pub mod config_wasmtime;
 pub mod data_image;
 pub mod error;
 pub mod frozen_tables;

@@ -1,8 +1,31 @@
 //! Traps: why a call stopped, and where.
+//!
+//! The public names follow wasmtime's: the enum of reasons is
+//! [`Trap`](crate::Trap) (here `TrapCode`), and the error a trapping call
+//! returns is [`TrapError`](crate::TrapError) (here `Trap`), which carries
+//! the reason, the message and a [`WasmBacktrace`]. The crate keeps the
+//! old internal names so that the compiler's files need not change.
 
+use std::any::{Any, TypeId};
 use std::fmt;
 
-/// The reasons WebAssembly code traps. The messages are the spec's wording.
+/// Why WebAssembly code trapped, with wasmtime's variant names (the
+/// public [`Trap`](crate::Trap)). The messages are the spec's wording.
+///
+/// A trapping call's error gives it with `downcast_ref`:
+///
+/// ```
+/// use cranewasm::{Engine, Instance, Module, Store, Trap};
+/// let mut store = Store::<()>::default();
+/// let module = Module::new(store.engine(), r#"(module (func (export "f") unreachable))"#)?;
+/// let f = Instance::new(&mut store, &module, &[])?.get_typed_func::<(), ()>(&mut store, "f")?;
+/// let err = f.call(&mut store, ()).unwrap_err();
+/// assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::UnreachableCodeReached));
+/// # Ok::<(), cranewasm::Error>(())
+/// ```
+///
+/// Unlike wasmtime's, the enum is exhaustive, so that the C layer's
+/// mapping of reasons to WAMR's and its own codes is checked complete.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TrapCode {
     /// The call stack exceeded its limit.
@@ -11,10 +34,12 @@ pub enum TrapCode {
     MemoryOutOfBounds,
     /// A table access or bulk table operation was out of bounds.
     TableOutOfBounds,
-    /// `call_indirect` on an index past the end of the table.
+    /// `call_indirect` on an index past the end of the table (an
+    /// addition: wasmtime reports `TableOutOfBounds`; the spec's message
+    /// differs).
     UndefinedElement,
     /// `call_indirect` on a null table entry.
-    UninitializedElement,
+    IndirectCallToNull,
     /// `call_indirect` on a function of another signature.
     BadSignature,
     /// Signed division overflow (`i32.div_s` of `INT_MIN` by -1, ...).
@@ -24,8 +49,9 @@ pub enum TrapCode {
     /// A float-to-integer conversion of NaN or out of range.
     BadConversionToInteger,
     /// `unreachable` was executed.
-    Unreachable,
-    /// A call of an import that was never provided.
+    UnreachableCodeReached,
+    /// A call of an import that was never provided (an addition, as are
+    /// the C API's stand-ins for missing imports).
     UnlinkedFunction,
     /// An atomic access at an address that is not a multiple of its size.
     HeapMisaligned,
@@ -34,16 +60,37 @@ pub enum TrapCode {
     AtomicWaitNonSharedMemory,
     /// The embedder stopped the call through an
     /// [`InterruptHandle`](crate::InterruptHandle).
-    Interrupted,
+    Interrupt,
     /// The store's fuel ran out (see [`Config::consume_fuel`](crate::Config::consume_fuel)).
     OutOfFuel,
     /// The engine's epoch reached the store's deadline (see
     /// [`Config::epoch_interruption`](crate::Config::epoch_interruption)).
+    /// An addition: wasmtime reports `Interrupt`; ours keeps WAMR-style
+    /// clients' distinct message.
     EpochDeadline,
     /// `ref.as_non_null` (or a cast) of a null reference.
     NullReference,
-    /// `call_ref` or `return_call_ref` of a null function reference.
+    /// `call_ref` or `return_call_ref` of a null function reference (an
+    /// addition: wasmtime reports `NullReference`).
     NullFunctionReference,
+}
+
+/// The names these reasons had before they took wasmtime's, deprecated
+/// for one release (`cranewasm::migrating`).
+#[allow(non_upper_case_globals)]
+impl TrapCode {
+    /// Old name of [`UnreachableCodeReached`](Self::UnreachableCodeReached).
+    #[doc(hidden)]
+    #[deprecated(note = "renamed as in wasmtime")]
+    pub const Unreachable: TrapCode = TrapCode::UnreachableCodeReached;
+    /// Old name of [`IndirectCallToNull`](Self::IndirectCallToNull).
+    #[doc(hidden)]
+    #[deprecated(note = "renamed as in wasmtime")]
+    pub const UninitializedElement: TrapCode = TrapCode::IndirectCallToNull;
+    /// Old name of [`Interrupt`](Self::Interrupt).
+    #[doc(hidden)]
+    #[deprecated(note = "renamed as in wasmtime")]
+    pub const Interrupted: TrapCode = TrapCode::Interrupt;
 }
 
 impl TrapCode {
@@ -54,18 +101,18 @@ impl TrapCode {
             TrapCode::MemoryOutOfBounds => "out of bounds memory access",
             TrapCode::TableOutOfBounds => "out of bounds table access",
             TrapCode::UndefinedElement => "undefined element",
-            TrapCode::UninitializedElement => "uninitialized element",
+            TrapCode::IndirectCallToNull => "uninitialized element",
             TrapCode::BadSignature => "indirect call type mismatch",
             TrapCode::IntegerOverflow => "integer overflow",
             TrapCode::IntegerDivisionByZero => "integer divide by zero",
             TrapCode::BadConversionToInteger => "invalid conversion to integer",
-            TrapCode::Unreachable => "unreachable",
+            TrapCode::UnreachableCodeReached => "unreachable",
             TrapCode::UnlinkedFunction => "failed to call unlinked function",
             TrapCode::HeapMisaligned => "unaligned atomic",
             TrapCode::AtomicWaitNonSharedMemory => "expected shared memory",
             // WAMR's texts for `wasm_runtime_terminate` and for its
             // instruction-count limit, which fuel implements.
-            TrapCode::Interrupted => "terminated by user",
+            TrapCode::Interrupt => "terminated by user",
             TrapCode::OutOfFuel => "instruction limit exceeded",
             TrapCode::EpochDeadline => "epoch deadline reached",
             TrapCode::NullReference => "null reference",
@@ -80,14 +127,14 @@ impl TrapCode {
         TrapCode::MemoryOutOfBounds,
         TrapCode::TableOutOfBounds,
         TrapCode::UndefinedElement,
-        TrapCode::UninitializedElement,
+        TrapCode::IndirectCallToNull,
         TrapCode::BadSignature,
         TrapCode::IntegerOverflow,
         TrapCode::IntegerDivisionByZero,
         TrapCode::BadConversionToInteger,
-        TrapCode::Unreachable,
+        TrapCode::UnreachableCodeReached,
         TrapCode::UnlinkedFunction,
-        TrapCode::Interrupted,
+        TrapCode::Interrupt,
         TrapCode::OutOfFuel,
         TrapCode::EpochDeadline,
         TrapCode::HeapMisaligned,
@@ -144,12 +191,40 @@ impl FrameInfo {
 /// The message of an exception that no wasm handler caught (WAMR's).
 pub const UNCAUGHT_EXCEPTION: &str = "uncaught wasm exception";
 
-/// A trap: execution stopped, with a reason and a backtrace.
+/// The WebAssembly frames active when a trap happened, innermost first
+/// (wasmtime's `WasmBacktrace`): reachable from a trapping call's error
+/// with `downcast_ref::<WasmBacktrace>()`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WasmBacktrace {
+    frames: Vec<FrameInfo>,
+}
+
+impl WasmBacktrace {
+    /// The frames, innermost first.
+    pub fn frames(&self) -> &[FrameInfo] {
+        &self.frames
+    }
+}
+
+impl fmt::Display for WasmBacktrace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "wasm backtrace:")?;
+        for (i, frame) in self.frames.iter().enumerate() {
+            let name = frame.func_name.as_deref().unwrap_or("<unknown>");
+            writeln!(f, "  {i:>3}: {:#x} - {name}", frame.module_offset)?;
+        }
+        Ok(())
+    }
+}
+
+/// A trap (the public [`TrapError`](crate::TrapError)): execution stopped,
+/// with a reason, a message and a backtrace. `downcast_ref` gives the
+/// reason as a [`Trap`](crate::Trap) and the [`WasmBacktrace`].
 #[derive(Clone, Debug)]
 pub struct Trap {
     code: Option<TrapCode>,
     message: String,
-    frames: Vec<FrameInfo>,
+    frames: WasmBacktrace,
     /// Set when a host function ends the whole call on purpose (WASI's
     /// `proc_exit`): it travels out of wasm like a trap, but callers see
     /// [`Error::Exit`](crate::Error::Exit), not a failure.
@@ -162,7 +237,7 @@ pub struct Trap {
 impl Trap {
     /// A trap with a message, as host functions raise them.
     pub fn new(message: impl Into<String>) -> Trap {
-        Trap { code: None, message: message.into(), frames: Vec::new(), exit_code: None, exception: None }
+        Trap { code: None, message: message.into(), frames: WasmBacktrace::default(), exit_code: None, exception: None }
     }
 
     /// Ends the running call with exit status `code`, as a process's exit
@@ -173,7 +248,7 @@ impl Trap {
         Trap {
             code: None,
             message: format!("exit with status {code}"),
-            frames: Vec::new(),
+            frames: WasmBacktrace::default(),
             exit_code: Some(code),
             exception: None,
         }
@@ -188,7 +263,7 @@ impl Trap {
         Trap {
             code: Some(code),
             message: code.message().to_string(),
-            frames: Vec::new(),
+            frames: WasmBacktrace::default(),
             exit_code: None,
             exception: None,
         }
@@ -201,7 +276,7 @@ impl Trap {
         Trap {
             code: None,
             message: UNCAUGHT_EXCEPTION.to_string(),
-            frames: Vec::new(),
+            frames: WasmBacktrace::default(),
             exit_code: None,
             exception: Some(exn),
         }
@@ -231,14 +306,38 @@ impl Trap {
 
     /// WebAssembly frames active when the trap happened, innermost first.
     pub fn frames(&self) -> &[FrameInfo] {
+        &self.frames.frames
+    }
+
+    /// The frames as wasmtime's [`WasmBacktrace`].
+    pub fn backtrace(&self) -> &WasmBacktrace {
         &self.frames
     }
 
     pub(crate) fn with_frames(mut self, frames: Vec<FrameInfo>) -> Trap {
-        if self.frames.is_empty() {
-            self.frames = frames;
+        if self.frames.frames.is_empty() {
+            self.frames.frames = frames;
         }
         self
+    }
+
+    /// What this trap holds of type `E`, as anyhow's `downcast_ref` finds
+    /// an error's cause or context: the reason as a
+    /// [`Trap`](crate::Trap) (none for a host function's own trap), the
+    /// [`WasmBacktrace`], or this trap itself.
+    pub fn downcast_ref<E: Any>(&self) -> Option<&E> {
+        let found: &dyn Any = match TypeId::of::<E>() {
+            id if id == TypeId::of::<TrapCode>() => self.code.as_ref()?,
+            id if id == TypeId::of::<WasmBacktrace>() => &self.frames,
+            id if id == TypeId::of::<Trap>() => self,
+            _ => return None,
+        };
+        found.downcast_ref()
+    }
+
+    /// Whether [`downcast_ref`](Self::downcast_ref) finds an `E`.
+    pub fn is<E: Any>(&self) -> bool {
+        self.downcast_ref::<E>().is_some()
     }
 }
 

@@ -76,7 +76,7 @@ pub(crate) fn load_or_compile(
         Err(why) => log(format_args!("miss {} (entry refused: {why})", path.display())),
     }
     let module = compile(wasm)?;
-    let bytes = module.serialize();
+    let bytes = module.serialize()?;
     if bytes.is_empty() {
         log(format_args!("not stored {}: the module has no compiled-code file", path.display()));
         return Ok(module);

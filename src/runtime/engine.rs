@@ -136,7 +136,7 @@ impl Engine {
 
     /// Advances the engine's epoch by one: calls in stores whose epoch
     /// deadline this reaches trap with
-    /// [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline) (see
+    /// [`Trap::EpochDeadline`](crate::Trap::EpochDeadline) (see
     /// [`Config::epoch_interruption`]). Callable from any thread, typically
     /// a timer's; one atomic add and one load, unless a deadline is
     /// reached, when it takes a lock and signals the threads running those

@@ -23,7 +23,7 @@ pub struct InterruptHandle {
 
 impl InterruptHandle {
     /// Makes the store's running call trap with
-    /// [`TrapCode::Interrupted`](crate::TrapCode::Interrupted) ("terminated
+    /// [`Trap::Interrupt`](crate::Trap::Interrupt) ("terminated
     /// by user"), within microseconds when it runs wasm code, and as soon
     /// as it returns to wasm when it is in a host function. Nested calls
     /// (wasm calling the host calling wasm) all stop. When no call is
@@ -32,7 +32,7 @@ impl InterruptHandle {
     ///
     /// Returns at once; it does not wait for the call to stop.
     pub fn interrupt(&self) {
-        self.state.request(crate::environ::trap::TrapCode::Interrupted);
+        self.state.request(crate::environ::trap::TrapCode::Interrupt);
     }
 
     /// Withdraws an interruption no call has used up yet, so that the
@@ -40,7 +40,7 @@ impl InterruptHandle {
     /// exception means. A stop already under way in a running call may
     /// still land.
     pub fn withdraw(&self) {
-        self.state.withdraw(crate::environ::trap::TrapCode::Interrupted);
+        self.state.withdraw(crate::environ::trap::TrapCode::Interrupt);
     }
 }
 
@@ -92,7 +92,7 @@ impl StoreOpaque {
         }
     }
 
-    /// Calls trap with [`TrapCode::EpochDeadline`](crate::TrapCode::EpochDeadline)
+    /// Calls trap with [`Trap::EpochDeadline`](crate::Trap::EpochDeadline)
     /// once the engine's epoch is `ticks` beyond the current one (see
     /// [`Engine::increment_epoch`](crate::Engine::increment_epoch)): a
     /// running call within microseconds (as an interrupt is delivered), a

@@ -29,6 +29,7 @@ pub mod module;
 pub mod native;
 pub mod shared_memory;
 pub mod store;
+mod store_wasmtime;
 pub mod table;
 pub mod tag;
 pub mod typed;

@@ -3,6 +3,7 @@
 //! without building [`Val`](crate::Val)s.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use super::caller::Caller;
 use super::func::Func;
@@ -129,6 +130,11 @@ impl<R: WasmList> HostResult<R> for Result<R, Trap> {
 pub trait IntoFunc<T, Params, Results>: Send + Sync + 'static {
     #[doc(hidden)]
     fn into_func(self, store: super::store::StoreContextMut<'_, T>) -> Func;
+    /// The signature and the body on raw slots, for a
+    /// [`Linker`](crate::Linker) to make the function in any store.
+    #[doc(hidden)]
+    #[allow(clippy::type_complexity)]
+    fn into_raw(self) -> (FuncType, Arc<dyn Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync>);
 }
 
 macro_rules! into_func {
@@ -149,6 +155,16 @@ macro_rules! into_func {
                 })
                 .expect("trampoline compilation cannot fail")
             }
+
+            fn into_raw(self) -> (FuncType, Arc<dyn Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync>) {
+                let ty = FuncType::new(<($($t,)*) as WasmList>::types(), R::types());
+                (ty, Arc::new(move |_: Caller<'_, T>, slots: &mut [ValRaw]| {
+                    let ($($n,)*) = <($($t,)*) as WasmList>::load(slots);
+                    let _ = &slots;
+                    self($($n),*).into_result()?.store(slots);
+                    Ok(())
+                }))
+            }
         }
 
         impl<T: 'static, F, R, Ret, $($t: WasmTy),*> IntoFunc<T, (Caller<'static, T>, $($t,)*), R> for F
@@ -165,6 +181,15 @@ macro_rules! into_func {
                     Ok(())
                 })
                 .expect("trampoline compilation cannot fail")
+            }
+
+            fn into_raw(self) -> (FuncType, Arc<dyn Fn(Caller<'_, T>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync>) {
+                let ty = FuncType::new(<($($t,)*) as WasmList>::types(), R::types());
+                (ty, Arc::new(move |caller: Caller<'_, T>, slots: &mut [ValRaw]| {
+                    let ($($n,)*) = <($($t,)*) as WasmList>::load(slots);
+                    self(caller, $($n),*).into_result()?.store(slots);
+                    Ok(())
+                }))
             }
         }
     )*};

@@ -20,7 +20,7 @@
 //!         (call $exit (i32.const 7))))"#)?;
 //! let out = WritePipe::new();
 //! let mut store = Store::new(&engine, WasiCtx::builder().stdout(out.clone()).build()?);
-//! let mut linker = Linker::new();
+//! let mut linker = Linker::new(&engine);
 //! linker.define_wasi(&mut store, |ctx: &mut WasiCtx| ctx)?;
 //! let instance = linker.instantiate(&mut store, &module)?;
 //! assert_eq!(wasi::start(&mut store, &instance)?, 7);
@@ -119,7 +119,7 @@ macro_rules! wasi_functions {
         /// `AsContextMut`), so that this long function is compiled once per
         /// store data type rather than once per caller's kind of store.
         fn define_all<T: 'static, V>(
-            linker: &mut Linker,
+            linker: &mut Linker<T>,
             mut store: StoreContextMut<'_, T>,
             view: V,
             wanted: &dyn Fn(&str) -> bool,
@@ -139,7 +139,7 @@ macro_rules! wasi_functions {
                     slots[0] = ValRaw::i32(errno as i32);
                     Ok(())
                 })?;
-                linker.define(MODULE, stringify!($name), f);
+                linker.define(&store, MODULE, stringify!($name), f)?;
             })*
             // `proc_exit` returns nothing: it ends the call.
             if wanted("proc_exit") {
@@ -147,7 +147,7 @@ macro_rules! wasi_functions {
                 let exit = Func::new_raw(store.as_context_mut(), ty, |_: Caller<'_, T>, slots: &mut [ValRaw]| {
                     Err(proc::proc_exit(slots[0].get_i32() as u32))
                 })?;
-                linker.define(MODULE, "proc_exit", exit);
+                linker.define(&store, MODULE, "proc_exit", exit)?;
             }
             Ok(())
         }
@@ -251,14 +251,14 @@ wasi_functions! {
     sock_set_tcp_quick_ack => sock(fd: u32, on: u32);
 }
 
-impl Linker {
+impl<T: 'static> Linker<T> {
     /// Defines the functions of `wasi_snapshot_preview1` in `store`, working
     /// on the [`WasiCtx`] that `view` finds in the store's data.
-    pub fn define_wasi<T: 'static>(
+    pub fn define_wasi(
         &mut self,
         mut store: impl AsContextMut<Data = T>,
         view: impl Fn(&mut T) -> &mut WasiCtx + Copy + Send + Sync + 'static,
-    ) -> Result<&mut Linker> {
+    ) -> Result<&mut Linker<T>> {
         define_all(self, store.as_context_mut(), view, &|_| true)?;
         Ok(self)
     }
@@ -266,12 +266,12 @@ impl Linker {
     /// As [`define_wasi`](Self::define_wasi), but only the functions that
     /// `module` imports: each distinct signature costs an exit trampoline
     /// to compile, which a short-lived program (a command line run) notices.
-    pub fn define_wasi_for<T: 'static>(
+    pub fn define_wasi_for(
         &mut self,
         mut store: impl AsContextMut<Data = T>,
         module: &Module,
         view: impl Fn(&mut T) -> &mut WasiCtx + Copy + Send + Sync + 'static,
-    ) -> Result<&mut Linker> {
+    ) -> Result<&mut Linker<T>> {
         let imported: Vec<String> = module.imports().filter(|i| i.module == MODULE).map(|i| i.name).collect();
         define_all(self, store.as_context_mut(), view, &|name| imported.iter().any(|i| i == name))?;
         Ok(self)

@@ -55,7 +55,7 @@ pub const START: &str = "wasi_thread_start";
 /// The largest thread id.
 pub const MAX_TID: u32 = 0x1FFF_FFFF;
 /// Live spawned threads allowed by default (see
-/// [`WasiThreads::max_threads`]).
+/// [`WasiThreadsBuilder::max_threads`]).
 pub const DEFAULT_MAX_THREADS: u32 = 128;
 /// WASI's `EAGAIN`, negated: what a failed spawn returns.
 const SPAWN_FAILED: i32 = -6;
@@ -70,7 +70,7 @@ pub enum ProgramExit {
 }
 
 type Fork<T> = dyn Fn(&mut T) -> T + Send + Sync;
-type Link<T> = dyn Fn(&mut Store<T>, &mut Linker) -> Result<()> + Send + Sync;
+type Link<T> = dyn Fn(&mut Store<T>, &mut Linker<T>) -> Result<()> + Send + Sync;
 type OnExit = dyn Fn(ProgramExit) + Send + Sync;
 
 /// What the threads of one program share: its module, its memory, how a
@@ -198,7 +198,7 @@ impl<T: Send + 'static> WasiThreads<T> {
     pub fn new(
         module: &Module,
         fork: impl Fn(&mut T) -> T + Send + Sync + 'static,
-        link: impl Fn(&mut Store<T>, &mut Linker) -> Result<()> + Send + Sync + 'static,
+        link: impl Fn(&mut Store<T>, &mut Linker<T>) -> Result<()> + Send + Sync + 'static,
     ) -> WasiThreadsBuilder<T> {
         WasiThreadsBuilder {
             module: module.clone(),
@@ -251,9 +251,10 @@ impl<T: Send + 'static> WasiThreads<T> {
 
     /// Defines the shared memory import and `wasi.thread-spawn` in
     /// `linker`, for `store`.
-    pub fn define(&self, store: &mut Store<T>, linker: &mut Linker) -> Result<()> {
+    pub fn define(&self, store: &mut Store<T>, linker: &mut Linker<T>) -> Result<()> {
         let (module, name) = &self.program.memory_import;
-        linker.define(module, name, self.program.memory.to_memory(&mut *store)?);
+        let memory = self.program.memory.to_memory(&mut *store)?;
+        linker.define(&*store, module, name, memory)?;
         let program = self.program.clone();
         let spawn = Func::new_raw(
             store.as_context_mut(),
@@ -264,7 +265,7 @@ impl<T: Send + 'static> WasiThreads<T> {
                 Ok(())
             },
         )?;
-        linker.define(MODULE, SPAWN, spawn);
+        linker.define(&*store, MODULE, SPAWN, spawn)?;
         Ok(())
     }
 
@@ -302,7 +303,7 @@ fn end<T>(program: &Program<T>, exit: ProgramExit, first_too: bool) -> bool {
 /// before any call, so that every call of the store can be stopped).
 fn instantiate<T: Send + 'static>(program: &Arc<Program<T>>, store: &mut Store<T>, tid: u32) -> Result<Instance> {
     program.stores().push((tid, store.interrupt_handle()));
-    let mut linker = Linker::new();
+    let mut linker = Linker::new(store.engine());
     (program.link)(store, &mut linker)?;
     WasiThreads { program: program.clone() }.define(store, &mut linker)?;
     linker.instantiate(store, &program.module)

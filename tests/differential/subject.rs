@@ -82,29 +82,29 @@ fn ty(t: ValType) -> Ty {
 }
 
 /// Maps our trap codes to the fuzzer's kinds.
-pub fn trap_kind(trap: &Trap) -> TrapKind {
+pub fn trap_kind(trap: &TrapError) -> TrapKind {
     match trap.code() {
         None => {
             assert_eq!(trap.message(), model::HOST_TRAP, "only the test's host functions raise traps without a code");
             TrapKind::Host
         }
         Some(code) => match code {
-            TrapCode::StackOverflow => TrapKind::StackOverflow,
-            TrapCode::MemoryOutOfBounds => TrapKind::MemoryOutOfBounds,
-            TrapCode::TableOutOfBounds | TrapCode::UndefinedElement => TrapKind::TableOutOfBounds,
-            TrapCode::UninitializedElement => TrapKind::IndirectCallToNull,
-            TrapCode::BadSignature => TrapKind::BadSignature,
-            TrapCode::IntegerOverflow => TrapKind::IntegerOverflow,
-            TrapCode::IntegerDivisionByZero => TrapKind::IntegerDivisionByZero,
-            TrapCode::BadConversionToInteger => TrapKind::BadConversionToInteger,
-            TrapCode::Unreachable => TrapKind::Unreachable,
-            TrapCode::UnlinkedFunction => panic!("every import is provided, yet: {trap}"),
+            Trap::StackOverflow => TrapKind::StackOverflow,
+            Trap::MemoryOutOfBounds => TrapKind::MemoryOutOfBounds,
+            Trap::TableOutOfBounds | Trap::UndefinedElement => TrapKind::TableOutOfBounds,
+            Trap::IndirectCallToNull => TrapKind::IndirectCallToNull,
+            Trap::BadSignature => TrapKind::BadSignature,
+            Trap::IntegerOverflow => TrapKind::IntegerOverflow,
+            Trap::IntegerDivisionByZero => TrapKind::IntegerDivisionByZero,
+            Trap::BadConversionToInteger => TrapKind::BadConversionToInteger,
+            Trap::UnreachableCodeReached => TrapKind::Unreachable,
+            Trap::UnlinkedFunction => panic!("every import is provided, yet: {trap}"),
             // The generator leaves the threads proposal off (see generate.rs).
-            TrapCode::HeapMisaligned | TrapCode::AtomicWaitNonSharedMemory => {
+            Trap::HeapMisaligned | Trap::AtomicWaitNonSharedMemory => {
                 panic!("a threads trap from a module generated without threads: {trap}")
             }
-            TrapCode::NullReference | TrapCode::NullFunctionReference => TrapKind::NullReference,
-            TrapCode::Interrupted | TrapCode::OutOfFuel | TrapCode::EpochDeadline => {
+            Trap::NullReference | Trap::NullFunctionReference => TrapKind::NullReference,
+            Trap::Interrupt | Trap::OutOfFuel | Trap::EpochDeadline => {
                 panic!("nothing interrupts, counts fuel or sets deadlines here, yet: {trap}")
             }
         },
@@ -194,7 +194,7 @@ fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Option<Exte
                     .collect();
                 let behaviour = model::host_behaviour(&key, &args, &results);
                 caller.data_mut().push((key.clone(), args));
-                let values = behaviour.map_err(|()| Trap::new(model::HOST_TRAP))?;
+                let values = behaviour.map_err(|()| TrapError::new(model::HOST_TRAP))?;
                 for (slot, v) in out.iter_mut().zip(values) {
                     *slot = match v {
                         Value::ExternRef(Some(x)) => Val::ExternRef(Some(ExternRef::new(caller.reborrow(), x))),

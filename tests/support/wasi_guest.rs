@@ -160,7 +160,7 @@ impl Guest {
         let engine = Engine::default();
         let module = Module::new(&engine, wat()).expect("guest module");
         let mut store = Store::new(&engine, ctx);
-        let mut linker = Linker::new();
+        let mut linker = Linker::new(store.engine());
         linker.define_wasi(&mut store, |c: &mut WasiCtx| c).expect("define_wasi");
         let instance = linker.instantiate(&mut store, &module).expect("instantiate");
         let memory = instance.get_memory(&store, "memory").expect("memory");

@@ -16,7 +16,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cranewasm::{AsContextMut, Caller, Func, FuncType, Trap, Val, ValRaw};
+use cranewasm::{AsContextMut, Caller, Func, FuncType, TrapError, Val, ValRaw};
 
 use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::instance::Profile;
@@ -138,7 +138,7 @@ impl HostCallback {
     /// # Safety
     /// `params` and `results` must be views the callback may read and
     /// write, on the thread of the function's store.
-    unsafe fn invoke(&self, params: &wasm_val_vec_t, results: &mut wasm_val_vec_t) -> Result<(), Trap> {
+    unsafe fn invoke(&self, params: &wasm_val_vec_t, results: &mut wasm_val_vec_t) -> Result<(), TrapError> {
         // SAFETY: the client's callback, called as its type says.
         let trap = unsafe {
             match self.callback {
@@ -150,7 +150,7 @@ impl HostCallback {
             Ok(())
         } else {
             // SAFETY: a trap object returned to us is ours to take.
-            Err(unsafe { traps::take_host_trap(trap) }.unwrap_or_else(|| Trap::new(traps::NOT_A_TRAP)))
+            Err(unsafe { traps::take_host_trap(trap) }.unwrap_or_else(|| TrapError::new(traps::NOT_A_TRAP)))
         }
     }
 
@@ -159,7 +159,7 @@ impl HostCallback {
     ///
     /// # Safety
     /// `slots` must hold the parameters, with room for the results.
-    unsafe fn call_raw(&self, slots: &mut [ValRaw]) -> Result<(), Trap> {
+    unsafe fn call_raw(&self, slots: &mut [ValRaw]) -> Result<(), TrapError> {
         let m = self.ty.results().len();
         if m > INLINE_SLOTS {
             // SAFETY: as the caller promises.
@@ -185,7 +185,7 @@ impl HostCallback {
     /// # Safety
     /// As for [`HostCallback::call_raw`].
     #[cold]
-    unsafe fn call_raw_spilled(&self, slots: &mut [ValRaw]) -> Result<(), Trap> {
+    unsafe fn call_raw_spilled(&self, slots: &mut [ValRaw]) -> Result<(), TrapError> {
         let mut buf = vec![wasm_val_t::ZERO; self.ty.results().len()];
         // SAFETY: as the caller promises.
         unsafe { self.call_raw_into(slots, &mut buf) }
@@ -197,7 +197,7 @@ impl HostCallback {
     /// # Safety
     /// As for [`HostCallback::call_raw`]; `buf` holds one slot per result.
     #[inline(always)]
-    unsafe fn call_raw_into(&self, slots: &mut [ValRaw], buf: &mut [wasm_val_t]) -> Result<(), Trap> {
+    unsafe fn call_raw_into(&self, slots: &mut [ValRaw], buf: &mut [wasm_val_t]) -> Result<(), TrapError> {
         let (n, m) = (self.ty.params().len(), buf.len());
         let params = view(slots.as_mut_ptr().cast(), n, n);
         let mut results = view(buf.as_mut_ptr(), m, 0);
@@ -220,7 +220,7 @@ impl HostCallback {
     /// # Safety
     /// Called by the core on the thread of the function's store, with the
     /// parameters in `slots` and room for the results.
-    unsafe fn call_slots(&self, caller: &mut Caller<'_, StoreData>, slots: &mut [ValRaw]) -> Result<(), Trap> {
+    unsafe fn call_slots(&self, caller: &mut Caller<'_, StoreData>, slots: &mut [ValRaw]) -> Result<(), TrapError> {
         let store = store::obj_of(caller.data());
         let mut args: Vec<wasm_val_t> = slots
             .iter()
@@ -238,7 +238,7 @@ impl HostCallback {
             for (i, ty) in self.ty.results().iter().enumerate() {
                 // SAFETY: `out` holds one value per result; `caller` is a
                 // context of a live store.
-                slots[i] = unsafe { val::to_slot(&mut *caller, &*out.add(i), *ty) }.map_err(Trap::new)?;
+                slots[i] = unsafe { val::to_slot(&mut *caller, &*out.add(i), *ty) }.map_err(TrapError::new)?;
             }
             Ok(())
         });

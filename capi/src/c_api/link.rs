@@ -38,7 +38,7 @@
 use std::sync::Arc;
 
 use cranewasm::{
-    Extern, ExternType, Func, Global, ImportType, InstanceLimits, Memory, Module, Store, Table, Trap, Val,
+    Extern, ExternType, Func, Global, ImportType, InstanceLimits, Memory, Module, Store, Table, TrapError, Val,
 };
 
 use crate::c_api::extern_::{ExternObj, Item, Unbound};
@@ -285,7 +285,7 @@ fn made(
         ExternType::Func(ty) => {
             let message =
                 format!("Exception: failed to call unlinked import function ({}, {})", import.module, import.name);
-            let stand_in = Func::new_raw(core.into(), ty.clone(), move |_, _| Err(Trap::new(message.clone())));
+            let stand_in = Func::new_raw(core.into(), ty.clone(), move |_, _| Err(TrapError::new(message.clone())));
             Extern::Func(stand_in.map_err(failed)?)
         }
         ExternType::Memory(ty) => {

@@ -316,7 +316,7 @@ pub unsafe extern "C" fn wasm_module_exports(module: *const wasm_module_t, out: 
 /// As for [`wasm_module_imports`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_serialize(module: *mut wasm_module_t, out: *mut wasm_byte_vec_t) {
-    let items = |m: &Module| RawVec::from_items(m.serialize().into_iter().map(|b| b as crate::c_api::vec::wasm_byte_t));
+    let items = |m: &Module| RawVec::from_items(m.serialize().unwrap_or_default().into_iter().map(|b| b as crate::c_api::vec::wasm_byte_t));
     // SAFETY: as the caller promises.
     unsafe { write_items(module, out, items, wasm_byte_vec_t::from_raw) }
 }

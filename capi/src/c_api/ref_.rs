@@ -23,7 +23,7 @@ use crate::object::{self, Header, HostInfo, Object, SharedHostInfo, c_object};
 use crate::*;
 
 c_object! {
-    crate::wasm_ref_t: Header [Func | Global | Table | Memory | Instance | Trap | Foreign];
+    crate::wasm_ref_t: Header [Func | Global | Table | Memory | Instance | TrapError | Foreign];
     delete: wasm_ref_delete;
     copy: wasm_ref_copy;
     same: wasm_ref_same;

@@ -17,7 +17,7 @@
 use std::ptr;
 use std::rc::Rc;
 
-use cranewasm::{FrameInfo, Trap, TrapCode};
+use cranewasm::{FrameInfo, TrapError, Trap};
 
 use crate::c_api::frame::new_frame;
 use crate::c_api::store::StoreObj;
@@ -52,7 +52,7 @@ struct TrapData {
     frames: Vec<FrameInfo>,
     /// The core trap's code and exit status, for `crate::ext::trap_info`
     /// (`None` for traps made from a message).
-    code: Option<TrapCode>,
+    code: Option<Trap>,
     exit_code: Option<i32>,
     /// The exception an uncaught-exception trap stands for, a handle of
     /// the trap's store (`crate::ext::trap_info`).
@@ -71,7 +71,7 @@ const _: () = assert!(std::mem::offset_of!(TrapObj, header) == 0);
 // SAFETY: trap cells hold `TrapObj`s, which start with their header.
 unsafe impl Object for TrapObj {
     fn kind(&self) -> Kind {
-        Kind::Trap
+        Kind::TrapError
     }
     fn header(&mut self) -> Option<&mut Header> {
         Some(&mut self.header)
@@ -86,7 +86,7 @@ unsafe impl Object for TrapObj {
 
 c_object! {
     /// A trap: a message and the frames where it happened.
-    wasm_trap_t: TrapObj [Trap];
+    wasm_trap_t: TrapObj [TrapError];
     delete: wasm_trap_delete;
     copy: wasm_trap_copy;
     same: wasm_trap_same;
@@ -115,12 +115,12 @@ pub unsafe fn new_trap(store: *mut StoreObj, message: &[u8], frames: Vec<FrameIn
 }
 
 /// The C API's text for a core trap.
-pub fn message_of(t: &Trap) -> String {
+pub fn message_of(t: &TrapError) -> String {
     match t.code() {
         // WAMR's text for an exception that left wasm.
         None if t.is_exception() => format!("Exception: {}", t.message()),
-        None | Some(TrapCode::UnlinkedFunction) => t.message().to_string(),
-        Some(TrapCode::StackOverflow) => "Exception: wasm operand stack overflow".to_string(),
+        None | Some(Trap::UnlinkedFunction) => t.message().to_string(),
+        Some(Trap::StackOverflow) => "Exception: wasm operand stack overflow".to_string(),
         Some(_) => format!("Exception: {}", t.message()),
     }
 }
@@ -129,7 +129,7 @@ pub fn message_of(t: &Trap) -> String {
 ///
 /// # Safety
 /// `store` must be live.
-pub unsafe fn from_core(store: *mut StoreObj, t: &Trap) -> *mut wasm_trap_t {
+pub unsafe fn from_core(store: *mut StoreObj, t: &TrapError) -> *mut wasm_trap_t {
     // SAFETY: as the caller promises.
     let p = unsafe { new_trap(store, message_of(t).as_bytes(), t.frames().to_vec()) };
     // SAFETY: just made, so live, and not shared yet.
@@ -160,7 +160,7 @@ pub unsafe fn exception(t: *const wasm_trap_t) -> Option<(*mut StoreObj, cranewa
 ///
 /// # Safety
 /// As for [`object::get`].
-pub unsafe fn info<'a>(t: *const wasm_trap_t) -> Option<(Option<TrapCode>, Option<i32>, &'a [FrameInfo])> {
+pub unsafe fn info<'a>(t: *const wasm_trap_t) -> Option<(Option<Trap>, Option<i32>, &'a [FrameInfo])> {
     // SAFETY: as the caller promises.
     let d = &unsafe { get::<wasm_trap_t>(t) }?.data;
     Some((d.code, d.exit_code, &d.frames))
@@ -186,7 +186,7 @@ pub unsafe fn from_error(store: *mut StoreObj, e: &cranewasm::Error) -> *mut was
 ///
 /// # Safety
 /// The trap, if live, is the caller's to delete.
-pub unsafe fn take_host_trap(t: *mut wasm_trap_t) -> Option<Trap> {
+pub unsafe fn take_host_trap(t: *mut wasm_trap_t) -> Option<TrapError> {
     // SAFETY: read before the delete below.
     let data = &unsafe { get::<wasm_trap_t>(t) }?.data;
     // An exception (from `cranewasm_trap_new_exception`, or received from
@@ -206,7 +206,7 @@ pub unsafe fn take_host_trap(t: *mut wasm_trap_t) -> Option<Trap> {
     };
     // SAFETY: the caller owns the trap.
     unsafe { object::delete::<wasm_trap_t>(t) };
-    Some(Trap::new(message))
+    Some(TrapError::new(message))
 }
 
 /// The message of a live trap, without a trailing NUL (empty if it has

@@ -7,7 +7,7 @@
 //! references go through the core's raw form. No call builds a `Val` per
 //! argument.
 
-use cranewasm::{AsContextMut, Error, Func, FuncType, Trap, ValRaw, ValType};
+use cranewasm::{AsContextMut, Error, Func, FuncType, TrapError, ValRaw, ValType};
 
 /// Value slots kept on the stack for calls and host callbacks; more spill
 /// to the heap.
@@ -31,20 +31,20 @@ pub fn with_slots<R>(n: usize, f: impl FnOnce(&mut [ValRaw]) -> R) -> R {
 /// `slots` must hold `max(params, results)` slots of `func`'s types, its
 /// references of `store`.
 #[inline(always)]
-pub unsafe fn call_raw(mut store: impl AsContextMut, func: Func, slots: *mut ValRaw) -> Result<(), Trap> {
+pub unsafe fn call_raw(mut store: impl AsContextMut, func: Func, slots: *mut ValRaw) -> Result<(), TrapError> {
     let mut cx = store.as_context_mut();
     // SAFETY: as the caller promises.
     unsafe { func.call_raw(cx.opaque(), slots) }
 }
 
 /// What a failed call reports, as both headers see it: the trap itself, a
-/// WASI exit as [`Trap::exit`] (which the headers tell apart by its exit
+/// WASI exit as [`TrapError::exit`] (which the headers tell apart by its exit
 /// code), anything else as a trap with the error's message.
-pub fn to_trap(e: Error) -> Trap {
+pub fn to_trap(e: Error) -> TrapError {
     match e {
         Error::Trap(t) | Error::Exception(t) => t,
-        Error::Exit(code) => Trap::exit(code),
-        e => Trap::new(e.to_string()),
+        Error::Exit(code) => TrapError::exit(code),
+        e => TrapError::new(e.to_string()),
     }
 }
 

@@ -12,7 +12,7 @@
 //! own form for them: a function object, a function index, NULL, a
 //! pointer to 16 bytes).
 
-use cranewasm::{AsContext, Caller, Func, FuncType, StoreContextMut, Trap, Val, ValRaw, ValType};
+use cranewasm::{AsContext, Caller, Func, FuncType, StoreContextMut, TrapError, Val, ValRaw, ValType};
 
 use crate::core::store::{StoreData, externref_for, host_pointer};
 
@@ -23,7 +23,7 @@ use crate::core::store::{StoreData, externref_for, host_pointer};
 /// the wasm-c-api, `(uintptr_t)-1` for natives).
 pub fn new<F>(store: StoreContextMut<'_, StoreData>, ty: FuncType, null: usize, body: F) -> cranewasm::Result<Func>
 where
-    F: Fn(Caller<'_, StoreData>, &mut [ValRaw]) -> Result<(), Trap> + Send + Sync + 'static,
+    F: Fn(Caller<'_, StoreData>, &mut [ValRaw]) -> Result<(), TrapError> + Send + Sync + 'static,
 {
     let positions = |types: &[ValType]| -> Vec<usize> {
         types.iter().enumerate().filter(|(_, t)| **t == ValType::EXTERNREF).map(|(i, _)| i).collect()
@@ -48,7 +48,7 @@ where
         for &i in &results {
             let p = slots[i].get_ref();
             let v = if p == null { Val::ExternRef(None) } else { Val::ExternRef(Some(externref_for(&mut caller, p))) };
-            slots[i] = v.into_raw_in(&caller).map_err(|e| Trap::new(e.to_string()))?;
+            slots[i] = v.into_raw_in(&caller).map_err(|e| TrapError::new(e.to_string()))?;
         }
         Ok(())
     })
@@ -65,6 +65,6 @@ pub fn funcref_of(cx: impl AsContext<Data = StoreData>, slot: ValRaw) -> Option<
 
 /// The slot of funcref `f` in `cx`'s store (a result of a host function);
 /// an error for a function of another store.
-pub fn funcref_slot(cx: impl AsContext<Data = StoreData>, f: Option<Func>) -> Result<ValRaw, Trap> {
-    Val::FuncRef(f).into_raw_in(&cx).map_err(|e| Trap::new(e.to_string()))
+pub fn funcref_slot(cx: impl AsContext<Data = StoreData>, f: Option<Func>) -> Result<ValRaw, TrapError> {
+    Val::FuncRef(f).into_raw_in(&cx).map_err(|e| TrapError::new(e.to_string()))
 }

@@ -8,11 +8,13 @@
 //!   registered sub-modules (multi-module, [`SubModules`]), then what the
 //!   runtime makes itself.
 //!
-//! Name-based resolvers sit on the core's [`Linker`]: WASI is defined in
-//! one (`crate::core::wasi::resolve`), and a sub-module's instance is
-//! defined in one under its module name.
+//! WASI is resolved by name through the core's [`Linker`]
+//! (`crate::core::wasi::resolve`); a sub-module's exports by its module
+//! name and the export's name.
 
-use cranewasm::{Extern, ExternType, ImportType, Instance, Linker, Module, Store};
+use cranewasm::{Extern, ExternType, ImportType, Instance, Module, Store};
+#[cfg(doc)]
+use cranewasm::Linker;
 
 use crate::core::store::StoreData;
 
@@ -93,11 +95,9 @@ pub fn positions(
 }
 
 /// The instances of registered sub-modules (multi-module), made in the
-/// importing instance's store on first use and defined by module name in
-/// a core [`Linker`].
+/// importing instance's store on first use and found by module name.
 #[derive(Default)]
 pub struct SubModules {
-    linker: Linker,
     made: Vec<(String, Instance)>,
 }
 
@@ -108,15 +108,16 @@ impl SubModules {
     }
 
     /// Records sub-module `name`'s new instance and defines its exports.
-    pub fn add(&mut self, store: &Store<StoreData>, name: &str, instance: Instance) {
-        self.linker.instance(store, name, instance);
+    pub fn add(&mut self, name: &str, instance: Instance) {
         self.made.push((name.to_string(), instance));
     }
 
     /// Export `name` of sub-module `module`'s instance, if it has one of
     /// `ty`'s kind.
     pub fn export(&self, store: &Store<StoreData>, module: &str, name: &str, ty: &ExternType) -> Option<Extern> {
-        let e = self.linker.get(module, name)?;
+        // The latest instance made under the name shadows earlier ones.
+        let instance = self.made.iter().rev().find(|(n, _)| n == module).map(|(_, i)| *i)?;
+        let e = instance.get_export(store, name)?;
         (std::mem::discriminant(&e.ty(store)) == std::mem::discriminant(ty)).then_some(e)
     }
 }

@@ -133,7 +133,7 @@ pub fn import_matches(m: &str, n: &str, ty: &FuncType) -> bool {
 /// store data's contexts, put there by `ctx`); `None` for an import WASI
 /// does not provide with its type, and when `ctx` gives no context.
 pub fn resolve(
-    linker: &mut Option<Linker>,
+    linker: &mut Option<Linker<StoreData>>,
     store: &mut Store<StoreData>,
     module: &Module,
     import: &ImportType,
@@ -146,7 +146,7 @@ pub fn resolve(
     if linker.is_none() {
         let Some(index) = ctx(store.data_mut())? else { return Ok(None) };
         let view = view(index);
-        let mut l = Linker::new();
+        let mut l = Linker::new(store.engine());
         // Only what the module imports, unless it imports `wasi_unstable`,
         // which `define_wasi_for` does not look at.
         let defined = if module.imports().any(|i| i.module == "wasi_unstable") {
@@ -157,7 +157,7 @@ pub fn resolve(
         defined.map_err(|e| e.to_string())?;
         *linker = Some(l);
     }
-    Ok(linker.as_ref().and_then(|l| l.get(wasi::MODULE, &import.name)).and_then(|e| e.into_func()))
+    Ok(linker.as_ref().and_then(|l| l.get(&mut *store, wasi::MODULE, &import.name)).and_then(|e| e.into_func()))
 }
 
 /// The WASI context at `index` in a store's data.

@@ -33,7 +33,7 @@
 use std::ffi::c_char;
 
 use cranewasm::__sys::VaArgs;
-use cranewasm::{Func, FuncType, Trap, Val, ValRaw, ValType};
+use cranewasm::{Func, FuncType, TrapError, Val, ValRaw, ValType};
 
 use crate::core::call as core;
 use crate::core::kinds::{self, valkind};
@@ -98,7 +98,7 @@ fn resolve<'a>(
 fn run(
     inst: &ModuleInst,
     env: usize,
-    call: impl FnOnce(&mut cranewasm::Store<crate::export::instance::InstData>) -> Result<(), Trap>,
+    call: impl FnOnce(&mut cranewasm::Store<crate::export::instance::InstData>) -> Result<(), TrapError>,
 ) -> bool {
     if !crate::export::threads::may_call() {
         inst.set_exception(Some("thread signal env not inited"));

@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use cranewasm::wasi::WasiCtx;
 use cranewasm::{
     ExternType, FrameInfo, Func, FuncType, Instance, InterruptHandle, Memory, MemoryType, Module, SharedMemory, Store,
-    Trap, ValType,
+    TrapError, ValType,
 };
 
 use crate::core::module::{RtModule, module};
@@ -294,17 +294,17 @@ impl ModuleInst {
 
     /// Sets the exception (unless one is set already) and gives the trap
     /// that unwinds the call in progress.
-    pub fn raise(&self, msg: &str) -> Trap {
+    pub fn raise(&self, msg: &str) -> TrapError {
         if !self.has_exception() {
             self.set_exception(Some(msg));
         }
-        Trap::new(self.exception_message().unwrap_or_else(|| msg.to_string()))
+        TrapError::new(self.exception_message().unwrap_or_else(|| msg.to_string()))
     }
 
     /// After a native returns: a trap if it set an exception.
-    pub fn trap_if_exception(&self) -> Result<(), Trap> {
+    pub fn trap_if_exception(&self) -> Result<(), TrapError> {
         if self.has_exception() {
-            return Err(Trap::new(self.exception_message().unwrap_or_default()));
+            return Err(TrapError::new(self.exception_message().unwrap_or_default()));
         }
         Ok(())
     }
@@ -313,7 +313,7 @@ impl ModuleInst {
     /// a native set one first) and its frames are kept; `proc_exit` sets
     /// the WASI exit code and WAMR's "wasi proc exit". True when no
     /// exception is set afterwards, as `wasm_runtime_call_wasm` answers.
-    pub fn finish_call(&self, outcome: Result<(), Trap>) -> bool {
+    pub fn finish_call(&self, outcome: Result<(), TrapError>) -> bool {
         if let Err(trap) = outcome {
             if let Some(code) = trap.exit_code() {
                 self.wasi_exit_code.store(code as u32, Ordering::Relaxed);
@@ -322,7 +322,7 @@ impl ModuleInst {
                 }
             } else if !self.has_exception() {
                 let msg = match trap.code() {
-                    Some(cranewasm::TrapCode::StackOverflow) => {
+                    Some(cranewasm::Trap::StackOverflow) => {
                         crate::export::threads::stack_overflow_message(self.module.engine())
                     }
                     _ => trap.message(),

@@ -59,7 +59,7 @@ pub(crate) fn link(
         let f = crate::export::natives::host_func(store, &native, ty.clone()).map_err(|e| e.to_string())?;
         Ok(Some(Extern::Func(f)))
     };
-    let mut wasi_linker = None::<Linker>;
+    let mut wasi_linker = None::<Linker<InstData>>;
     let mut wasi = |store: &mut Store<InstData>, _: usize, import: &ImportType| {
         Ok(crate::export::wasi::func(&mut wasi_linker, store, module, import).map(Extern::Func))
     };
@@ -150,7 +150,7 @@ fn sub_export(locked: &Locked<'_>, rt: &RtModule, import: &ImportType) -> Result
             cranewasm::Error::Trap(t) | cranewasm::Error::Exception(t) => format!("Exception: {}", t.message()),
             e => link_error(&e),
         })?;
-        subs().add(store, dep, i);
+        subs().add(dep, i);
     }
     Ok(subs().export(store, dep, &import.name, &import.ty))
 }

@@ -21,7 +21,7 @@
 
 use std::ffi::{CStr, c_char, c_void};
 
-use cranewasm::{AsContextMut, Caller, Func, FuncType, NativeCall, Store, Trap, ValRaw, ValType};
+use cranewasm::{AsContextMut, Caller, Func, FuncType, NativeCall, Store, TrapError, ValRaw, ValType};
 
 use crate::core::natives::{self, Native};
 use crate::export::instance::{InstData, InstOf};
@@ -314,7 +314,7 @@ fn memory(caller: &Caller<'_, InstData>) -> (*mut u8, usize) {
 
 /// Checks and converts the pointer and string arguments in place; an
 /// out-of-bounds one sets WAMR's exception and traps.
-fn convert_args(caller: &mut Caller<'_, InstData>, args: &[Arg], slots: &mut [ValRaw]) -> Result<(), Trap> {
+fn convert_args(caller: &mut Caller<'_, InstData>, args: &[Arg], slots: &mut [ValRaw]) -> Result<(), TrapError> {
     let (base, len) = memory(caller);
     for (i, a) in args.iter().enumerate() {
         match *a {
@@ -358,7 +358,7 @@ unsafe fn call_raw_native(
     args: &[Arg],
     ty: &FuncType,
     slots: &mut [ValRaw],
-) -> Result<(), Trap> {
+) -> Result<(), TrapError> {
     convert_args(caller, args, slots)?;
     let mut cells: Vec<u64> = ty
         .params()

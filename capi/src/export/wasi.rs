@@ -43,7 +43,7 @@ pub use crate::core::wasi::{WasiArgs, is_wasi_module, provides};
 /// instance's WASI context, when it has one), defining WASI in `linker` on
 /// first use.
 pub fn func(
-    linker: &mut Option<Linker>,
+    linker: &mut Option<Linker<InstData>>,
     store: &mut Store<InstData>,
     module: &Module,
     import: &ImportType,

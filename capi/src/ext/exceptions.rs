@@ -14,7 +14,7 @@
 //! way to reach them. An exception a host throws lives as long as its
 //! store, as in the Rust API (`cranewasm::Exn::new`).
 
-use cranewasm::{AsContext, Caller, Error, Exn, Extern, FuncType, Tag, Trap, ValType};
+use cranewasm::{AsContext, Caller, Error, Exn, Extern, FuncType, Tag, TrapError, ValType};
 
 use crate::c_api::instance::wasm_instance_t;
 use crate::c_api::store::{self, StoreData, StoreObj};
@@ -204,9 +204,9 @@ unsafe fn new_exception(
 /// trap itself, unless it stands for an exception of another store, which
 /// cannot be thrown here (its objects are that store's) and becomes a
 /// plain trap saying so.
-pub fn in_store(caller: &Caller<'_, StoreData>, trap: Trap) -> Trap {
+pub fn in_store(caller: &Caller<'_, StoreData>, trap: TrapError) -> TrapError {
     if !trap.is_exception() || Exn::from_error(caller.as_context(), &Error::Exception(trap.clone())).is_some() {
         return trap;
     }
-    Trap::new("Exception: a host function threw an exception of another store")
+    TrapError::new("Exception: a host function threw an exception of another store")
 }

@@ -40,20 +40,20 @@ pub const CRANEWASM_TRAP_UNLINKED_FUNCTION: cranewasm_trap_code_t = 14;
 /// `ref.as_non_null`, `call_ref` or `return_call_ref` of a null reference.
 pub const CRANEWASM_TRAP_NULL_REFERENCE: cranewasm_trap_code_t = 15;
 
-fn code_number(c: cranewasm::TrapCode) -> cranewasm_trap_code_t {
-    use cranewasm::TrapCode as T;
+fn code_number(c: cranewasm::Trap) -> cranewasm_trap_code_t {
+    use cranewasm::Trap as T;
     match c {
         T::StackOverflow => CRANEWASM_TRAP_STACK_OVERFLOW,
         T::MemoryOutOfBounds => CRANEWASM_TRAP_MEMORY_OUT_OF_BOUNDS,
         T::HeapMisaligned => CRANEWASM_TRAP_HEAP_MISALIGNED,
         T::TableOutOfBounds => CRANEWASM_TRAP_TABLE_OUT_OF_BOUNDS,
-        T::UndefinedElement | T::UninitializedElement => CRANEWASM_TRAP_INDIRECT_CALL_TO_NULL,
+        T::UndefinedElement | T::IndirectCallToNull => CRANEWASM_TRAP_INDIRECT_CALL_TO_NULL,
         T::BadSignature => CRANEWASM_TRAP_BAD_SIGNATURE,
         T::IntegerOverflow => CRANEWASM_TRAP_INTEGER_OVERFLOW,
         T::IntegerDivisionByZero => CRANEWASM_TRAP_INTEGER_DIVISION_BY_ZERO,
         T::BadConversionToInteger => CRANEWASM_TRAP_BAD_CONVERSION_TO_INTEGER,
-        T::Unreachable => CRANEWASM_TRAP_UNREACHABLE,
-        T::Interrupted => CRANEWASM_TRAP_INTERRUPTED,
+        T::UnreachableCodeReached => CRANEWASM_TRAP_UNREACHABLE,
+        T::Interrupt => CRANEWASM_TRAP_INTERRUPTED,
         T::OutOfFuel => CRANEWASM_TRAP_OUT_OF_FUEL,
         T::AtomicWaitNonSharedMemory => CRANEWASM_TRAP_ATOMIC_WAIT_NON_SHARED_MEMORY,
         T::EpochDeadline => CRANEWASM_TRAP_EPOCH_DEADLINE,

@@ -129,6 +129,6 @@ impl FuncEnv<'_> {
         let fp = b.ins().get_frame_pointer(POINTER);
         self.call_builtin(b, Builtin::throw, &[e, fp]);
         // The builtin never returns.
-        b.ins().trap(TrapCode::Unreachable.to_clif());
+        b.ins().trap(TrapCode::UnreachableCodeReached.to_clif());
     }
 }

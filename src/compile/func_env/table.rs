@@ -194,7 +194,7 @@ impl FuncEnv<'_> {
         // bounds check.
         let element_flags = if frozen.is_some() { table_element().with_readonly() } else { table_element() };
         let func_ref = b.ins().load(POINTER, element_flags, addr, 0);
-        let null = TrapCode::UninitializedElement.to_clif();
+        let null = TrapCode::IndirectCallToNull.to_clif();
         let check_signature = frozen.as_ref().is_none_or(|f| f.shared_type.as_ref() != Some(expected_type));
         let check_null = frozen.as_ref().is_none_or(|f| !f.full);
         // With guard pages, faults are traps anyway: the first load from a

@@ -39,7 +39,7 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
     operators! { t =>
         // control.rs
         visit_nop => ();
-        visit_unreachable => t.trap(TrapCode::Unreachable);
+        visit_unreachable => t.trap(TrapCode::UnreachableCodeReached);
         visit_block(blockty: BlockType) => t.block(blockty);
         visit_loop(blockty: BlockType) => t.loop_(blockty);
         visit_if(blockty: BlockType) => t.if_(blockty);

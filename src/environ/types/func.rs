@@ -8,7 +8,7 @@ use super::val::ValType;
 /// A function signature: parameter and result types.
 ///
 /// Cheap to clone (a reference count). Two signatures are equal when their
-/// types are; the engine's [`TypeRegistry`](crate::environ::type_registry::TypeRegistry)
+/// types are; the engine's type registry
 /// gives each distinct one a canonical id while something uses it.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct FuncType(Arc<FuncTypeInner>);
@@ -44,7 +44,7 @@ impl FuncType {
     }
 
     /// The id compiled code compares this signature by, when it is a pure
-    /// function of its types: see [`small_sig_id`].
+    /// function of its types: see `small_sig_id` in this file.
     pub fn small_sig_id(&self) -> Option<usize> {
         small_sig_id(self.params(), self.results())
     }

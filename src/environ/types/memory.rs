@@ -103,7 +103,7 @@ impl MemoryType {
         1 << self.page_size_log2
     }
 
-    /// How many of this type's pages make 4 GiB ([`MAX_MEMORY_BYTES`]).
+    /// How many of this type's pages make 4 GiB (`MAX_MEMORY_BYTES`).
     pub fn pages_in_4gib(&self) -> u64 {
         MAX_MEMORY_BYTES >> self.page_size_log2
     }

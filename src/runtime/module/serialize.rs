@@ -18,14 +18,25 @@ use crate::runtime::vm::link::patch_image;
 use crate::runtime::vm::mapped_file::MappedFile;
 use crate::runtime::vm::module_code::CompiledModule;
 
+impl Engine {
+    /// Compiles `bytes` (a binary, or text with the `wat` feature) to
+    /// what [`Module::serialize`] makes, for [`Module::deserialize`] to
+    /// load later (wasmtime's `precompile_module`).
+    pub fn precompile_module(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+        Module::new(self, bytes)?.serialize()
+    }
+}
+
 impl Module {
     /// The module's compiled code and metadata, as a file that
     /// [`Module::deserialize`] or [`Module::deserialize_file`] loads
     /// without compiling, in an engine with the same settings on a
     /// compatible host (the file records the runtime version, target, CPU
     /// features and code-generation settings, and a checksum).
-    pub fn serialize(&self) -> Vec<u8> {
-        serialize(self)
+    ///
+    /// Never fails here; the `Result` is wasmtime's signature.
+    pub fn serialize(&self) -> Result<Vec<u8>> {
+        Ok(serialize(self))
     }
 
     /// Loads a module from [`Module::serialize`]'s output, without

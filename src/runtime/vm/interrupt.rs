@@ -101,7 +101,7 @@ pub(crate) unsafe fn of_store<'a>(vm: *const crate::environ::vmctx::VMStoreConte
 pub struct InterruptState {
     /// A stop was asked for and has not yet stopped a call.
     requested: AtomicBool,
-    /// What the request traps with: [`TrapCode::Interrupted`] or
+    /// What the request traps with: [`TrapCode::Interrupt`] or
     /// [`TrapCode::EpochDeadline`], as an index in [`REASONS`].
     reason: AtomicU8,
     /// Kernel thread id of the thread running the store's outermost call,
@@ -120,7 +120,7 @@ pub struct InterruptState {
 }
 
 /// The trap codes a request can carry.
-const REASONS: [TrapCode; 2] = [TrapCode::Interrupted, TrapCode::EpochDeadline];
+const REASONS: [TrapCode; 2] = [TrapCode::Interrupt, TrapCode::EpochDeadline];
 
 impl Default for InterruptState {
     fn default() -> InterruptState {
@@ -143,7 +143,7 @@ pub struct Entered {
 
 impl InterruptState {
     /// Asks the store's running call (or, if none runs, its next call) to
-    /// stop with `code` ([`TrapCode::Interrupted`] or
+    /// stop with `code` ([`TrapCode::Interrupt`] or
     /// [`TrapCode::EpochDeadline`]).
     pub fn request(self: &Arc<Self>, code: TrapCode) {
         let reason = REASONS.iter().position(|c| *c == code).expect("a stop reason");

@@ -20,5 +20,5 @@ pub fn address() -> usize {
 
 /// The trap of a fault at `pc`, if it is the stub's trapping instruction.
 pub fn trap_at(pc: usize) -> Option<TrapCode> {
-    (pc == address() + arch::NULL_CALL_TRAP_OFFSET).then_some(TrapCode::UninitializedElement)
+    (pc == address() + arch::NULL_CALL_TRAP_OFFSET).then_some(TrapCode::IndirectCallToNull)
 }

@@ -271,12 +271,12 @@ mod tests {
         while STOPPABLE.load(Ordering::SeqCst) == 0 || bucket(addr).is_empty() {
             std::thread::yield_now();
         }
-        state.request(TrapCode::Interrupted);
-        assert_eq!(waiter.join().unwrap(), Err(TrapCode::Interrupted));
+        state.request(TrapCode::Interrupt);
+        assert_eq!(waiter.join().unwrap(), Err(TrapCode::Interrupt));
         assert_eq!(notify(addr, 1), 0, "the stopped waiter left the queue");
         // A stop already pending ends the wait before it parks.
         // SAFETY: as above.
-        assert_eq!(unsafe { wait_or_stop(addr, 0u32, None, Some(&state)) }, Err(TrapCode::Interrupted));
+        assert_eq!(unsafe { wait_or_stop(addr, 0u32, None, Some(&state)) }, Err(TrapCode::Interrupt));
         drop(cell);
     }
 }

@@ -116,7 +116,7 @@ pub unsafe fn catch_traps<F: FnOnce()>(
         if unwound == 0 {
             return Ok(());
         }
-        let reason = (*state.reason.get()).take().unwrap_or(UnwindReason::Wasm(TrapCode::Unreachable));
+        let reason = (*state.reason.get()).take().unwrap_or(UnwindReason::Wasm(TrapCode::UnreachableCodeReached));
         // SAFETY: `record_frames` initialised the first `npcs` entries.
         let pcs = std::slice::from_raw_parts((*state.pcs.get()).as_ptr().cast::<usize>(), state.npcs.get());
         Err(Unwound { reason, pcs: pcs.to_vec() })
