@@ -21,10 +21,5 @@ pub fn choose(opts: &Options) -> Option<PathBuf> {
     if let Some(dir) = var(cranewasm::CACHE_DIR_ENV) {
         return Some(dir);
     }
-    // The XDG base directory specification: a relative value is invalid
-    // and to be ignored.
-    if let Some(base) = var("XDG_CACHE_HOME").filter(|d| d.is_absolute()) {
-        return Some(base.join("cranewasm"));
-    }
-    var("HOME").map(|home| home.join(".cache").join("cranewasm"))
+    cranewasm::Cache::from_default_dir().map(|cache| cache.dir().to_path_buf())
 }

@@ -44,12 +44,13 @@ impl Cache {
     }
 
     /// A cache in the user's cache directory: `$XDG_CACHE_HOME/cranewasm`,
-    /// else `$HOME/.cache/cranewasm`; `None` when neither is set.
+    /// else `$HOME/.cache/cranewasm`; `None` when neither is set. (`iwasm`
+    /// uses it too, after its options and `CRANEWASM_CACHE_DIR`.)
     pub fn from_default_dir() -> Option<Cache> {
-        let base = std::env::var_os("XDG_CACHE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        // The XDG base directory specification: a relative value is
+        // invalid and to be ignored.
+        let base = var("XDG_CACHE_HOME").filter(|d| d.is_absolute()).or_else(|| Some(var("HOME")?.join(".cache")))?;
         Some(Cache::new(base.join("cranewasm")))
     }
 
