@@ -236,10 +236,11 @@ mod runtime;
 #[cfg(feature = "wasi")]
 pub mod wasi;
 
-pub use environ::config::{BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECKS_ENV, PROFILER_ENV};
+pub use environ::config::{BoundsChecks, Config, Profiler, Regalloc, BOUNDS_CHECKS_ENV, LAZY_ENV, PROFILER_ENV};
 pub use environ::config_cache::{CACHE_DIR_ENV, DEFAULT_CACHE_SIZE_LIMIT};
 pub use environ::config_tier::{DEFAULT_TIER_THRESHOLD, TIER_ENV, TIER_THRESHOLD_ENV};
 pub use environ::config_wasmtime::{Cache, OptLevel, Strategy};
+pub use runtime::code_cache::LOG_ENV as CACHE_LOG_ENV;
 pub use environ::error::{Error, LinkError, Result};
 pub use environ::trap::{FrameInfo, Trap as TrapError, TrapCode as Trap, WasmBacktrace};
 

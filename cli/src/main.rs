@@ -27,6 +27,7 @@
 //! `iwasm OUT` runs it without compiling.
 
 mod cache_dir;
+mod cache_fill;
 mod native_lib;
 mod options;
 mod program_end;
@@ -77,6 +78,10 @@ fn main() -> ExitCode {
             println!("cranewasm: Cranelift JIT, WASI preview 1, WAMR's wasm_export.h");
             ExitCode::SUCCESS
         }
+        Action::Run if cache_fill::is_filler() => match read_program(&opts) {
+            Ok(bytes) => cache_fill::fill(engine_config(&opts), bytes),
+            Err(_) => ExitCode::FAILURE,
+        },
         Action::Run => {
             for note in &opts.notes {
                 eprintln!("iwasm: {note}");
@@ -100,7 +105,8 @@ fn compile(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
             Module::new(&engine, bytes).map_err(|e| format!("WASM module load failed: {e}"))
         })
         .and_then(|module| {
-            std::fs::write(output, module.serialize().map_err(|e| e.to_string())?).map_err(|e| format!("write {} failed: {e}", output.display()))
+            std::fs::write(output, module.serialize().map_err(|e| e.to_string())?)
+                .map_err(|e| format!("write {} failed: {e}", output.display()))
         });
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -172,13 +178,20 @@ impl CStrings {
     }
 }
 
-fn run(opts: &Options) -> u8 {
+/// The engine's settings for running `opts`'s program.
+fn engine_config(opts: &Options) -> cranewasm::Config {
     // As WAMR's iwasm passes `enable_linux_perf` to the runtime.
     let mut config = capi::core::runtime::default_config(opts.linux_perf);
     if let Some(n) = opts.stack_size {
         config.max_wasm_stack(n);
     }
     config.cache_dir(cache_dir::choose(opts));
+    config
+}
+
+fn run(opts: &Options) -> u8 {
+    let mut config = engine_config(opts);
+    let fill = cache_fill::lazy_first_run(&mut config);
     if let Err(e) = capi::core::runtime::configure_engine(&config) {
         say(&format!("Init runtime environment failed: {e}"));
         return LOAD_FAILED;
@@ -193,7 +206,7 @@ fn run(opts: &Options) -> u8 {
     }
     // SAFETY: functions of the types the reader and destroyer have.
     unsafe { wasm_runtime_set_module_reader(Some(read_module), Some(release_module)) };
-    let code = load_and_run(opts);
+    let code = load_and_run(opts, fill);
     drop(libs);
     wasm_runtime_destroy();
     code
@@ -235,14 +248,10 @@ fn print_call_stack(inst: wasm_module_inst_t) {
     }
 }
 
-fn load_and_run(opts: &Options) -> u8 {
-    let mut bytes = match std::fs::read(&opts.file) {
-        Ok(b) => b,
-        Err(e) => {
-            say(&format!("open file {} failed: {e}", opts.file.display()));
-            return LOAD_FAILED;
-        }
-    };
+/// The bytes of the program `opts` names: its file's, or the binary of
+/// its text.
+fn read_program(opts: &Options) -> Result<Vec<u8>, String> {
+    let mut bytes = std::fs::read(&opts.file).map_err(|e| format!("open file {} failed: {e}", opts.file.display()))?;
     // A module may be WebAssembly text.
     #[cfg(feature = "compiler")]
     if !bytes.starts_with(b"\0asm") {
@@ -250,6 +259,19 @@ fn load_and_run(opts: &Options) -> u8 {
             bytes = bin.into_owned();
         }
     }
+    Ok(bytes)
+}
+
+/// Loads and runs the program; `fill`: the cache's entry for it, if
+/// missing, is left to a filler (`cache_fill.rs`).
+fn load_and_run(opts: &Options, fill: bool) -> u8 {
+    let mut bytes = match read_program(opts) {
+        Ok(b) => b,
+        Err(message) => {
+            say(&message);
+            return LOAD_FAILED;
+        }
+    };
     if let Some(n) = opts.max_threads {
         capi::export::thread_mgr::wasm_runtime_set_max_thread_num(n);
     }
@@ -268,6 +290,11 @@ fn load_and_run(opts: &Options) -> u8 {
     if module.is_null() {
         say(&text(&err));
         return LOAD_FAILED;
+    }
+    if fill {
+        if let Ok(engine) = capi::core::runtime::engine() {
+            cache_fill::fill_after_miss(&engine, &bytes);
+        }
     }
     let mut args: *mut InstantiationArgs2 = std::ptr::null_mut();
     let mut argv = CStrings::new(&opts.args);

@@ -280,7 +280,10 @@ options:
   --cache-dir=<dir>        Keep compiled code in dir (default
                            $CRANEWASM_CACHE_DIR, else $XDG_CACHE_HOME/cranewasm,
                            else ~/.cache/cranewasm), so that the next run of the
-                           same module starts without compiling
+                           same module starts without compiling (a first run
+                           compiles lazily while a detached, low-priority iwasm
+                           compiles the whole module into the cache;
+                           CRANEWASM_LAZY=0: the run compiles it all and stores)
   --no-cache               Compile every time and store nothing
   --version                Show version information
   -h|--help                Show this help

@@ -1,13 +1,15 @@
-//! The code cache (`Config::cache_dir`, on by default in `iwasm`): a second
-//! load is a hit; damaged, truncated, swapped and foreign entries are
+//! The code cache (`Config::cache_dir`, on by default in `iwasm`): a first
+//! run compiles lazily while a detached process fills the entry
+//! (`cli/src/cache_fill.rs`), and the second run is a hit; damaged, truncated, swapped and foreign entries are
 //! refused, the right code runs and the entry is replaced; concurrent
 //! processes on one cold directory all run correctly and leave one whole
-//! entry; `--no-cache` writes nothing; an unwritable directory costs only
+//! entry, whether each stores its own or one filler stores for all; `--no-cache` writes nothing; an unwritable directory costs only
 //! the compile; eviction keeps the directory under its limit, oldest first.
 //!
 //! Hits and misses are read from `CRANEWASM_CACHE_LOG=1`'s lines on stderr
 //! (and, through the API, from the entry's inode and modification time),
-//! never from timings.
+//! never from timings. With the log on, a filler writes to the run's
+//! stderr, so reading that to its end waits for the filler too.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -66,7 +68,11 @@ fn module_file(dir: &Path, name: &str, wat: &str) -> PathBuf {
 
 fn iwasm_command(args: &[&str], module: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_iwasm"));
-    cmd.args(args).arg(module).env("CRANEWASM_CACHE_LOG", "1").env_remove("CRANEWASM_CACHE_DIR");
+    cmd.args(args)
+        .arg(module)
+        .env("CRANEWASM_CACHE_LOG", "1")
+        .env_remove("CRANEWASM_CACHE_DIR")
+        .env_remove("CRANEWASM_LAZY");
     cmd
 }
 
@@ -112,9 +118,13 @@ fn the_second_run_is_a_hit() {
     let cache = dir.join("cache");
     let (out, err) = cached_run(&cache, &m);
     assert_eq!(out, "A ok\n");
-    assert!(err.contains("cranewasm cache: miss") && err.contains("cranewasm cache: stored"), "{err}");
     let entry = only_entry(&cache);
-    assert!(err.contains(entry.to_str().unwrap()), "{err}");
+    let entry_text = entry.to_str().unwrap();
+    // The run compiled lazily and left the entry to a filler, which stored
+    // it.
+    for line in ["miss", "not stored", "filling", "stored"] {
+        assert!(err.contains(&format!("cranewasm cache: {line} {entry_text}")), "no {line}: {err}");
+    }
     let (out, err) = cached_run(&cache, &m);
     assert_eq!(out, "A ok\n");
     assert_eq!(err.trim(), format!("cranewasm cache: hit {}", entry.display()));
@@ -216,15 +226,20 @@ fn an_entry_of_another_engine_is_refused_and_replaced() {
     assert!(run("guard-pages").1.starts_with("cranewasm cache: hit"));
 }
 
-#[test]
-fn eight_concurrent_runs_on_a_cold_cache() {
-    let dir = scratch("concurrent");
+/// Eight runs of one module started together on a cold cache, with the
+/// environment `env`: each prints the right output and none sees a
+/// partial entry; the cache is left with one entry and no temporary file,
+/// which the next run hits. Returns how many runs (or their fillers)
+/// stored the entry.
+fn eight_at_once(name: &str, env: &[(&str, &str)]) -> usize {
+    let dir = scratch(name);
     // Large enough that the compiles overlap.
     let m = module_file(&dir, "big", &program('C', 1500));
     let cache = dir.join("cache");
     let children: Vec<_> = (0..8)
         .map(|_| {
             iwasm_command(&["--cache-dir", cache.to_str().unwrap()], &m)
+                .envs(env.iter().copied())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()
@@ -238,13 +253,59 @@ fn eight_concurrent_runs_on_a_cold_cache() {
         assert!(!err.contains("refused"), "a run saw a partial entry: {err}");
         stores += err.matches("cranewasm cache: stored").count();
     }
-    // Otherwise the runs did not overlap, and this tested nothing.
-    assert!(stores >= 2, "only {stores} of the 8 runs compiled and stored");
     only_entry(&cache);
     assert_eq!(files(&cache, ".tmp"), Vec::<PathBuf>::new());
     let (out, err) = cached_run(&cache, &m);
     assert_eq!(out, "C ok\n");
     assert!(err.starts_with("cranewasm cache: hit"), "{err}");
+    stores
+}
+
+#[test]
+fn eight_concurrent_runs_on_a_cold_cache() {
+    // Each run compiles eagerly and stores: concurrent writers of one key.
+    let stores = eight_at_once("concurrent", &[("CRANEWASM_LAZY", "0")]);
+    // Otherwise the runs did not overlap, and this tested nothing.
+    assert!(stores >= 2, "only {stores} of the 8 runs compiled and stored");
+    // The default: the runs compile lazily, their fillers share a lock, and
+    // one of them compiles and stores.
+    assert_eq!(eight_at_once("concurrent-fill", &[]), 1);
+}
+
+#[test]
+fn without_lazy_compilation_the_run_stores_the_entry_itself() {
+    let dir = scratch("eager");
+    let m = module_file(&dir, "a", &program('A', 20));
+    let cache = dir.join("cache");
+    let mut cmd = iwasm_command(&["--cache-dir", cache.to_str().unwrap()], &m);
+    let (out, err) = checked(cmd.env("CRANEWASM_LAZY", "0").output().unwrap());
+    assert_eq!(out, "A ok\n");
+    assert!(err.contains("cranewasm cache: stored") && !err.contains("filling"), "{err}");
+    assert!(cached_run(&cache, &m).1.starts_with("cranewasm cache: hit"));
+}
+
+#[test]
+fn the_filler_outlives_the_run() {
+    let dir = scratch("detached");
+    let m = module_file(&dir, "a", &program('A', 300));
+    let cache = dir.join("cache");
+    // No log: the filler's output goes nowhere and nothing waits for it.
+    let out = Command::new(env!("CARGO_BIN_EXE_iwasm"))
+        .args(["--cache-dir", cache.to_str().unwrap()])
+        .arg(&m)
+        .env_remove("CRANEWASM_CACHE_LOG")
+        .env_remove("CRANEWASM_LAZY")
+        .output()
+        .unwrap();
+    assert_eq!(checked(out), ("A ok\n".to_string(), String::new()));
+    // The entry appears once the filler is done (or it never does).
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while files(&cache, ".cwasm").is_empty() || !files(&cache, ".fill.tmp").is_empty() {
+        assert!(std::time::Instant::now() < deadline, "no entry: {:?}", files(&cache, ""));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    only_entry(&cache);
+    assert!(cached_run(&cache, &m).1.starts_with("cranewasm cache: hit"));
 }
 
 #[test]
@@ -374,4 +435,35 @@ fn api_hits_touch_and_eviction_keeps_the_limit() {
     let engine = Engine::new(&config).unwrap();
     assert_eq!(api_value(&engine, &b), chain_value(40));
     assert_eq!(files(&dir, ".cwasm"), vec![entry_b]);
+}
+
+#[test]
+fn api_store_on_miss_off_leaves_the_entry_to_the_caller() {
+    let dir = scratch("api-leave").join("cache");
+    let wat = program('A', 10);
+    let mut config = Config::new();
+    config.cache_dir(Some(dir.clone())).lazy_compilation(true).cache_store_on_miss(false);
+    let lazy = Engine::new(&config).unwrap();
+    let entry = lazy.cache_entry(&wat).unwrap().expect("a cache is set");
+    assert_eq!(api_value(&lazy, &wat), chain_value(10));
+    assert!(!entry.exists(), "a miss stored an entry");
+    // An eager engine that stores names the same entry: the name leaves
+    // out how code is made.
+    let mut config = config.clone();
+    config.lazy_compilation(false).cache_store_on_miss(true);
+    let eager = Engine::new(&config).unwrap();
+    assert_eq!(eager.cache_entry(&wat).unwrap().as_ref(), Some(&entry));
+    assert_eq!(api_value(&eager, &wat), chain_value(10));
+    assert_eq!(only_entry(&dir), entry);
+    // ... which the lazy engine hits (the file is not replaced) ...
+    use std::os::unix::fs::MetadataExt;
+    let inode = std::fs::metadata(&entry).unwrap().ino();
+    assert_eq!(api_value(&lazy, &wat), chain_value(10));
+    assert_eq!(std::fs::metadata(&entry).unwrap().ino(), inode);
+    // ... and, once damaged, refuses and deletes for the caller to fill.
+    std::fs::write(&entry, b"damaged").unwrap();
+    assert_eq!(api_value(&lazy, &wat), chain_value(10));
+    assert!(!entry.exists(), "the refused entry stayed");
+    // No cache, no entry.
+    assert_eq!(Engine::default().cache_entry(&wat).unwrap(), None);
 }

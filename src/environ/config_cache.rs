@@ -23,11 +23,14 @@ pub const DEFAULT_CACHE_SIZE_LIMIT: u64 = 512 << 20;
 pub(crate) struct CacheSettings {
     pub dir: Option<PathBuf>,
     pub size_limit: u64,
+    /// Whether a miss stores the module it compiled
+    /// ([`Config::cache_store_on_miss`]).
+    pub store_on_miss: bool,
 }
 
 impl Default for CacheSettings {
     fn default() -> CacheSettings {
-        CacheSettings { dir: None, size_limit: DEFAULT_CACHE_SIZE_LIMIT }
+        CacheSettings { dir: None, size_limit: DEFAULT_CACHE_SIZE_LIMIT, store_on_miss: true }
     }
 }
 
@@ -52,8 +55,15 @@ impl Config {
     /// **Trust.** Loading an entry runs its machine code, whose checks
     /// catch accidents, not forgeries (as with
     /// [`Module::deserialize`](crate::Module::deserialize)): use a
-    /// directory only you can write. With lazy compilation on, a miss
-    /// compiles the module a second time, eagerly, for the entry.
+    /// directory only you can write.
+    ///
+    /// **Lazy compilation.** An entry always holds the whole module,
+    /// compiled eagerly, and its name does not depend on
+    /// [`lazy_compilation`](Self::lazy_compilation) or tiering: a lazy
+    /// engine that hits runs fully compiled code at once. A lazy engine's
+    /// miss compiles the module a second time, eagerly, for the entry,
+    /// unless [`cache_store_on_miss`](Self::cache_store_on_miss) leaves
+    /// that to another process.
     pub fn cache_dir(&mut self, dir: Option<PathBuf>) -> &mut Config {
         self.cache.dir = dir;
         self
@@ -70,6 +80,22 @@ impl Config {
     /// touched). The entry just stored stays, even alone above the limit.
     pub fn cache_size_limit(&mut self, bytes: u64) -> &mut Config {
         self.cache.size_limit = bytes;
+        self
+    }
+
+    /// Whether a miss stores an entry (on by default). Off, a miss
+    /// compiles the module as the engine is set and stores nothing, and an
+    /// entry that was refused is deleted; filling the cache is left to the
+    /// caller, for instance to a background process that loads the module
+    /// once more with an engine set the same way but with this on, and
+    /// exits. `iwasm` does so: its first run of a module compiles lazily,
+    /// while a detached, low-priority `iwasm` compiles the whole module
+    /// into the cache for the next run. [`Engine::cache_entry`] says
+    /// whether there is an entry now.
+    ///
+    /// [`Engine::cache_entry`]: crate::Engine::cache_entry
+    pub fn cache_store_on_miss(&mut self, on: bool) -> &mut Config {
+        self.cache.store_on_miss = on;
         self
     }
 

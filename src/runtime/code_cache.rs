@@ -64,7 +64,7 @@ pub(crate) fn load_or_compile(
     let Some(dir) = engine.config().cache.dir.as_deref() else { return compile(wasm) };
     let name = entry_name(engine, &wasm);
     let path = dir.join(&name);
-    match lookup(engine, &path, &wasm) {
+    let refused = match lookup(engine, &path, &wasm) {
         Ok(Some(module)) => {
             log(format_args!("hit {}", path.display()));
             // Its last use, for eviction; a file we may not touch is still
@@ -72,8 +72,25 @@ pub(crate) fn load_or_compile(
             let _ = File::open(&path).and_then(|f| f.set_modified(SystemTime::now()));
             return Ok(module);
         }
-        Ok(None) => log(format_args!("miss {}", path.display())),
-        Err(why) => log(format_args!("miss {} (entry refused: {why})", path.display())),
+        Ok(None) => {
+            log(format_args!("miss {}", path.display()));
+            false
+        }
+        Err(why) => {
+            log(format_args!("miss {} (entry refused: {why})", path.display()));
+            true
+        }
+    };
+    if !engine.config().cache.store_on_miss {
+        // Whoever fills the entry looks for a file first: a refused one
+        // must go, or it would stay refused on every run. (Should another
+        // process have just renamed a good entry over it, deleting that
+        // costs one compile.)
+        if refused {
+            let _ = fs::remove_file(&path);
+        }
+        log(format_args!("not stored {}: left to the caller", path.display()));
+        return compile(wasm);
     }
     let module = compile(wasm)?;
     let bytes = module.serialize()?;
@@ -91,14 +108,34 @@ pub(crate) fn load_or_compile(
     Ok(module)
 }
 
+impl Engine {
+    /// Where this engine's code cache keeps the compiled code of the
+    /// module `bytes` (binary, or text with the `wat` feature), whether or
+    /// not an entry is there now; `None` without
+    /// [`Config::cache_dir`](crate::Config::cache_dir). A file there is not
+    /// vouched for: [`Module::new`] checks it before running it.
+    pub fn cache_entry(&self, bytes: impl AsRef<[u8]>) -> Result<Option<PathBuf>> {
+        let Some(dir) = self.config().cache.dir.as_deref() else { return Ok(None) };
+        let wasm = crate::runtime::module::to_binary(bytes.as_ref())?;
+        Ok(Some(dir.join(entry_name(self, &wasm))))
+    }
+}
+
 /// The file name of `wasm`'s entry for `engine`.
 fn entry_name(engine: &Engine, wasm: &[u8]) -> String {
     // Every setting goes into the key, not only those the fingerprint
     // names (inlining, the passes...): code they shape is correct for any
-    // engine, but should not be what an engine set otherwise gets. The
-    // cache's own settings change no code.
+    // engine, but should not be what an engine set otherwise gets. Left
+    // out: the cache's own settings, and how the code is made rather than
+    // what it is (an entry is the whole module compiled eagerly, whether
+    // the engine compiles lazily, tiers or compiles in parallel), so that
+    // `iwasm`'s lazy first run and its eager filler share a key.
     let mut config = engine.config().clone();
     config.cache = Default::default();
+    config.lazy_compilation = false;
+    config.lazy_env_error = None;
+    config.tier = Default::default();
+    config.parallel_compilation = true;
     let id = format!("{BUILD_ID}\n{:?}\n{config:?}", engine.fingerprint());
     format!("{:016x}{:016x}.cwasm", checksum(wasm), checksum(id.as_bytes()))
 }
