@@ -42,14 +42,15 @@ pub unsafe extern "C" fn cranewasm_wat2wasm(text: *const c_char, len: usize, out
 }
 
 /// The binary of `source`, or why not.
-#[cfg(feature = "compiler")]
+#[cfg(feature = "text")]
 fn parse(source: &str) -> Result<Vec<u8>, String> {
     // wat's messages span lines (a source excerpt); keep one line.
     wat::parse_str(source).map_err(|e| e.to_string().lines().map(str::trim).collect::<Vec<_>>().join(" "))
 }
 
-/// Text is only ever compiled, so a runtime-only build has no parser.
-#[cfg(not(feature = "compiler"))]
+/// Text is only ever compiled, so a runtime-only build has no parser;
+/// and a build for size may leave it out.
+#[cfg(not(feature = "text"))]
 fn parse(_: &str) -> Result<Vec<u8>, String> {
-    Err("WebAssembly text needs the `compiler` feature, which this runtime-only build leaves out".into())
+    Err("WebAssembly text needs the `text` feature, which this build of the library leaves out".into())
 }
