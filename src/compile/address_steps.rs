@@ -42,8 +42,9 @@ const MAX_STEP: i64 = 0xffff;
 /// Forms in 64 bits the small steps past accessed addresses of `func`
 /// (see the module comment). Changes no control flow.
 pub fn fold_address_steps(func: &mut Function, domtree: &DominatorTree) {
-    // The 64-bit indices of heap accesses, with the accesses.
-    let mut accessed: HashMap<Value, Vec<Access>> = HashMap::new();
+    // The heap accesses, mapped by their 64-bit index below once there
+    // is a step to fold (most functions have none: no hashing for them).
+    let mut accesses: Vec<Access> = Vec::new();
     // Per i32 value `x`, the i64 values that are `zext(x)` if accessed:
     // its extensions, and the values it is the `ireduce` of (which
     // `widen_params` and `widen_loads` make of zero extensions). An i64
@@ -55,7 +56,7 @@ pub fn fold_address_steps(func: &mut Function, domtree: &DominatorTree) {
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             if let Some(access) = heap_access(func, inst) {
-                accessed.entry(access.index).or_default().push(access);
+                accesses.push(access);
                 continue;
             }
             match func.dfg.insts[inst] {
@@ -71,6 +72,13 @@ pub fn fold_address_steps(func: &mut Function, domtree: &DominatorTree) {
                 _ => {}
             }
         }
+    }
+    if steps.is_empty() {
+        return;
+    }
+    let mut accessed: HashMap<Value, Vec<Access>> = HashMap::new();
+    for access in accesses {
+        accessed.entry(access.index).or_default().push(access);
     }
     // Each stepped index `X + c`, with the address `base + X` it steps.
     let mut stepped: HashMap<Value, (Value, Value, i64)> = HashMap::new();

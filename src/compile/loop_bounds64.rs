@@ -75,6 +75,14 @@ struct Clamp {
 /// Rewrites the clamped loop addresses of `func` (see the module comment).
 /// Adds no block and no branch.
 pub fn check_loop_addresses_once(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree) {
+    // Only 64-bit memories' accesses are clamped: without a clamp (every
+    // function of a wasm32 module) there is nothing to map uses for.
+    let has_clamp = func.layout.blocks().any(|block| {
+        func.layout.block_insts(block).any(|inst| func.dfg.insts[inst].opcode() == Opcode::SelectSpectreGuard)
+    });
+    if !has_clamp {
+        return;
+    }
     let uses = uses(func);
     let clamps = clamps(func, &uses);
     if clamps.is_empty() {
