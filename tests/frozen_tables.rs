@@ -300,3 +300,37 @@ fn an_imported_function_in_a_frozen_table_runs_in_its_own_instance() {
         assert_eq!(call.call(&mut store, 1).unwrap(), 107);
     }
 }
+
+/// A compiled-code file records the frozen tables its code assumed, and
+/// loading it uses them without scanning the bodies again: the loaded
+/// module's tables are frozen as the compiled one's (the host cannot
+/// write them), its calls through them behave the same, and a table its
+/// module writes stays writable.
+#[test]
+fn a_deserialized_module_keeps_its_frozen_tables() {
+    let engine = Engine::default();
+    let bytes = Module::new(&engine, FROZEN).unwrap().serialize().unwrap();
+    // SAFETY: bytes `serialize` just made.
+    let module = unsafe { Module::deserialize(&engine, &bytes) }.unwrap();
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    let full = binary(&store, &instance, "full");
+    let holes = binary(&store, &instance, "holes");
+    assert_eq!(full.call(&mut store, (1, 10)).unwrap(), 30);
+    assert_eq!(code(full.call(&mut store, (4, 10))), Some(Trap::UndefinedElement));
+    assert_eq!(code(holes.call(&mut store, (0, 10))), Some(Trap::IndirectCallToNull));
+    let f = instance.get_func(&store, "full").unwrap();
+    for t in [0, 1] {
+        let table = instance.table(&store, t).unwrap();
+        let err = table.set(&mut store, 0, Val::FuncRef(Some(f))).unwrap_err();
+        assert!(err.to_string().contains("read-only"), "table {t}: {err}");
+    }
+
+    let written = r#"(module (table 2 funcref) (func $f) (elem declare func $f)
+        (func (export "set") (table.set 0 (i32.const 0) (ref.func $f))))"#;
+    let bytes = Module::new(&engine, written).unwrap().serialize().unwrap();
+    // SAFETY: as above.
+    let module = unsafe { Module::deserialize(&engine, &bytes) }.unwrap();
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    instance.table(&store, 0).unwrap().set(&mut store, 1, Val::FuncRef(Some(f))).unwrap();
+}

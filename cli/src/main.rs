@@ -251,12 +251,12 @@ fn print_call_stack(inst: wasm_module_inst_t) {
 /// The bytes of the program `opts` names: its file's, or the binary of
 /// its text.
 fn read_program(opts: &Options) -> Result<Vec<u8>, String> {
-    let mut bytes = std::fs::read(&opts.file).map_err(|e| format!("open file {} failed: {e}", opts.file.display()))?;
+    let bytes = std::fs::read(&opts.file).map_err(|e| format!("open file {} failed: {e}", opts.file.display()))?;
     // A module may be WebAssembly text.
     #[cfg(feature = "compiler")]
     if !bytes.starts_with(b"\0asm") {
         if let Ok(bin) = wat::parse_bytes(&bytes) {
-            bytes = bin.into_owned();
+            return Ok(bin.into_owned());
         }
     }
     Ok(bytes)

@@ -10,7 +10,8 @@
 //! 12  0 u32
 //! 16  file length u64
 //! 24  compatibility: count u32, then (name, value) strings  (header::fingerprint)
-//!     metadata: length u32, then the code's metadata        (see `write_metadata`)
+//!     metadata: length u32, then the code's metadata and the module's
+//!         frozen tables                                     (see `write_metadata`)
 //!     wasm-to-host trampolines of the module's function types  (exits.rs)
 //!     wasm offset u64, wasm length u64, code offset u64, code length u64
 //!     ... the module's binary (its declarations, data segments and names
@@ -45,6 +46,7 @@ use cranelift_entity::PrimaryMap;
 
 use crate::environ::compiled::{CodeTables, FunctionLoc, Handler, ImageReloc, LibCall, ProcessAddress};
 use crate::environ::error::Result;
+use crate::environ::frozen_tables::FrozenRecord;
 use crate::environ::trap::TrapCode;
 pub use checksum::checksum;
 use codec::{damaged, Reader, Writer};
@@ -63,13 +65,14 @@ pub fn is_serialized(bytes: &[u8]) -> bool {
 
 /// The compiled-code file of a module: its code image `code`, described
 /// by `tables`, its binary `wasm`, the wasm-to-host trampolines of its
-/// function types `exits` (type index, code), and the `fingerprint` of
-/// the engine that compiled it (`Engine::fingerprint`), which loading
-/// compares.
+/// function types `exits` (type index, code), the frozen tables its code
+/// assumed (`frozen`), and the `fingerprint` of the engine that compiled
+/// it (`Engine::fingerprint`), which loading compares.
 pub fn serialize(
     fingerprint: &[(String, String)],
     tables: &CodeTables,
     exits: &[(u32, Vec<u8>)],
+    frozen: &[FrozenRecord],
     wasm: &[u8],
     code: &[u8],
 ) -> Vec<u8> {
@@ -85,7 +88,7 @@ pub fn serialize(
         w.str(v);
     }
     let mut meta = Writer::default();
-    write_metadata(&mut meta, tables);
+    write_metadata(&mut meta, tables, frozen);
     w.len(meta.bytes.len());
     w.bytes.extend_from_slice(&meta.bytes);
     exits::write(&mut w, exits);
@@ -107,8 +110,9 @@ pub fn serialize(
 }
 
 /// The code's tables: functions, entry trampolines, trap sites, source
-/// locations and the relocations to redo in this process.
-fn write_metadata(w: &mut Writer, c: &CodeTables) {
+/// locations and the relocations to redo in this process; then the
+/// frozen tables.
+fn write_metadata(w: &mut Writer, c: &CodeTables, frozen: &[FrozenRecord]) {
     w.len(c.funcs.len());
     for (d, loc) in c.funcs.iter() {
         w.u32(loc.start);
@@ -140,12 +144,18 @@ fn write_metadata(w: &mut Writer, c: &CodeTables) {
         w.u8(kind);
         w.u32(index);
     }
+    w.len(frozen.len());
+    for f in frozen {
+        w.u32(f.table);
+        w.u32(f.shared_type.map_or(u32::MAX, |t| t));
+        w.u8(u8::from(f.full) | u8::from(f.own_functions) << 1);
+    }
 }
 
 /// The tables of [`write_metadata`], checked against each other and
 /// against a code image of `code_len` bytes (a relocation's target is
 /// checked when it is applied).
-fn read_metadata(bytes: &[u8], code_len: usize) -> Result<CodeTables> {
+fn read_metadata(bytes: &[u8], code_len: usize) -> Result<(CodeTables, Vec<FrozenRecord>)> {
     let mut r = Reader::new(bytes, 0, "metadata");
     let in_code = |offset: u32, len: u32, what: &str| match (offset as usize).checked_add(len as usize) {
         Some(end) if end <= code_len => Ok(()),
@@ -193,12 +203,22 @@ fn read_metadata(bytes: &[u8], code_len: usize) -> Result<CodeTables> {
         in_code(offset, 8, "relocation")?;
         relocs.push(ImageReloc { offset, target });
     }
+    // (Checked against the module when it is parsed: `from_records`.)
+    let mut frozen = Vec::new();
+    for _ in 0..r.count(9)? {
+        let (table, shared_type, facts) = (r.u32()?, r.u32()?, r.u8()?);
+        if facts > 3 {
+            return Err(damaged("a frozen table's facts are unknown"));
+        }
+        let shared_type = (shared_type != u32::MAX).then_some(shared_type);
+        frozen.push(FrozenRecord { table, shared_type, full: facts & 1 != 0, own_functions: facts & 2 != 0 });
+    }
     r.finish()?;
     // Lookups binary-search these.
     if !traps.is_sorted_by_key(|t| t.0) || !srclocs.is_sorted_by_key(|s| s.0) || !handlers.is_sorted_by_key(|h| h.ret) {
         return Err(damaged("its trap or source tables are out of order"));
     }
-    Ok(CodeTables { funcs, entry_trampolines, traps, srclocs, handlers, relocs })
+    Ok((CodeTables { funcs, entry_trampolines, traps, srclocs, handlers, relocs }, frozen))
 }
 
 /// Where the parts of a checked file are.
@@ -211,6 +231,8 @@ pub struct Parts {
     pub code: Range<usize>,
     /// The wasm-to-host trampolines (their code's range is in the file).
     pub exits: Exits,
+    /// The frozen tables the code assumes.
+    pub frozen: Vec<FrozenRecord>,
 }
 
 /// Checks a whole file (header, checksum, compatibility with the engine
@@ -259,6 +281,6 @@ pub fn check(bytes: &[u8], fingerprint: &[(String, String)]) -> Result<Parts> {
     };
     let wasm = range(wasm_at, wasm_len, "module binary")?;
     let code = range(code_at, code_len, "code")?;
-    let tables = read_metadata(meta, code.len())?;
-    Ok(Parts { tables, wasm, code, exits })
+    let (tables, frozen) = read_metadata(meta, code.len())?;
+    Ok(Parts { tables, wasm, code, exits, frozen })
 }

@@ -163,6 +163,58 @@ pub fn find<'a>(info: &ModuleInfo, bodies: impl Iterator<Item = FunctionBody<'a>
         .collect()
 }
 
+/// A frozen table as a compiled-code file records it, so that loading the
+/// file need not scan every function body again (the code compiled from
+/// it assumes exactly these facts): the table, a type of the module equal
+/// to its elements' shared type, and the two facts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrozenRecord {
+    pub table: u32,
+    pub shared_type: Option<u32>,
+    pub full: bool,
+    pub own_functions: bool,
+}
+
+/// The records of `info`'s frozen tables, by table.
+pub fn to_records(info: &ModuleInfo) -> Vec<FrozenRecord> {
+    let mut records: Vec<FrozenRecord> = info
+        .frozen_tables
+        .iter()
+        .map(|(t, f)| FrozenRecord {
+            table: t.index() as u32,
+            shared_type: f.shared_type.as_ref().map(|ty| {
+                let found = info.types.iter().find(|(_, sub)| sub.as_func() == Some(ty));
+                found.expect("a shared type is an element's, so the module's").0.index() as u32
+            }),
+            full: f.full,
+            own_functions: f.own_functions,
+        })
+        .collect();
+    records.sort_by_key(|r| r.table);
+    records
+}
+
+/// The frozen tables `records` describe for the module `info` describes,
+/// or why they cannot be its (a damaged file).
+pub fn from_records(info: &ModuleInfo, records: &[FrozenRecord]) -> Result<HashMap<TableIndex, FrozenTable>, String> {
+    let mut tables = HashMap::new();
+    for r in records {
+        let table = TableIndex::from_u32(r.table);
+        if info.tables.get(table).is_none() || (r.table as usize) < info.num_imported_tables {
+            return Err(format!("a frozen table ({}) is not a table the module defines", r.table));
+        }
+        let shared_type = match r.shared_type {
+            None => None,
+            Some(t) => match info.types.get(crate::environ::index::TypeIndex::from_u32(t)).and_then(|s| s.as_func()) {
+                Some(ty) => Some(ty.clone()),
+                None => return Err(format!("a frozen table's type ({t}) is not a function type of the module")),
+            },
+        };
+        tables.insert(table, FrozenTable { shared_type, full: r.full, own_functions: r.own_functions });
+    }
+    Ok(tables)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::environ::parse::parse;

@@ -103,20 +103,22 @@ impl Module {
     /// wrote is loaded with [`Module::deserialize_file`] instead.
     pub fn from_file(engine: &Engine, path: impl AsRef<std::path::Path>) -> Result<Module> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path)
-            .map_err(|e| crate::Error::Resource(format!("cannot read {}: {e}", path.display())))?;
+        let bytes =
+            std::fs::read(path).map_err(|e| crate::Error::Resource(format!("cannot read {}: {e}", path.display())))?;
         Module::new(engine, bytes)
     }
 
     /// A module whose code was compiled earlier: parses (and validates)
-    /// the binary again for its declarations, then `code` makes the
-    /// compiled code for them.
+    /// the binary again for its declarations, with the frozen tables its
+    /// code assumed (`frozen`), then `code` makes the compiled code for
+    /// them.
     pub(crate) fn from_compiled(
         engine: &Engine,
         wasm: WasmBytes,
+        frozen: &[crate::environ::frozen_tables::FrozenRecord],
         code: impl FnOnce(&ModuleInfo) -> Result<CompiledModule>,
     ) -> Result<Module> {
-        let parsed = parse::parse(&wasm, engine.config().wasm_features())?;
+        let parsed = parse::parse_with(&wasm, engine.config().wasm_features(), Some(frozen))?;
         let mut info = parsed.info;
         let body_offsets = parsed.bodies.iter().map(|b| b.body.range().start as u32).collect();
         let types = TypeCollection::for_module(engine.type_registry(), &mut info);

@@ -10,6 +10,7 @@ use super::{compile, Module, WasmBytes};
 use crate::cache;
 use crate::environ::compiled::CodeTables;
 use crate::environ::error::{Error, Result};
+use crate::environ::frozen_tables;
 use crate::environ::index::TypeIndex;
 use crate::environ::module_info::ModuleInfo;
 use crate::runtime::engine::Engine;
@@ -94,10 +95,13 @@ fn serialize(module: &Module) -> Vec<u8> {
     let fingerprint = module.engine().fingerprint();
     let compiled = &module.code().compiled;
     let Ok(exits) = compile::exit_trampolines(module.engine(), module.info()) else { return Vec::new() };
+    let frozen = frozen_tables::to_records(module.info());
     match compiled.lazy {
-        None => cache::serialize(&fingerprint, &compiled.tables, &exits, module.wasm(), compiled.code.bytes()),
+        None => cache::serialize(&fingerprint, &compiled.tables, &exits, &frozen, module.wasm(), compiled.code.bytes()),
         Some(_) => match compile::compile_eagerly(module.engine(), module.wasm()) {
-            Ok((_, image)) => cache::serialize(&fingerprint, &image.tables, &exits, module.wasm(), &image.image),
+            Ok((_, image)) => {
+                cache::serialize(&fingerprint, &image.tables, &exits, &frozen, module.wasm(), &image.image)
+            }
             Err(_) => Vec::new(),
         },
     }
@@ -112,8 +116,8 @@ fn load(
     wasm: WasmBytes,
     map_code: impl FnOnce(std::ops::Range<usize>, &dyn Fn(&mut [u8]) -> Result<()>) -> Result<CodeMemory>,
 ) -> Result<Module> {
-    let cache::Parts { tables, code, exits, .. } = parts;
-    Module::from_compiled(engine, wasm, |info| {
+    let cache::Parts { tables, code, exits, frozen, .. } = parts;
+    Module::from_compiled(engine, wasm, &frozen, |info| {
         add_exit_trampolines(engine, info, &exits, file)?;
         if tables.funcs.len() != info.num_defined_funcs() {
             let (n, m) = (tables.funcs.len(), info.num_defined_funcs());
