@@ -34,6 +34,28 @@ pub const CRANELIFT_VERSION: &str = "0.137";
 /// and the host lacks refuse the file.
 pub(crate) const CPU_FEATURE_PREFIX: &str = "cpu.has_";
 
+/// Refuses a file compiled for another target than `ours` (the loading
+/// engine's fingerprint) says, naming both: checked before anything else
+/// the file records, whose differences (CPU features, settings) would only
+/// follow from that one.
+pub fn check_target(recorded: &[(String, String)], ours: &[(String, String)]) -> Result<()> {
+    let target = |values: &[(String, String)]| values.iter().find(|(k, _)| k == "target").map(|(_, v)| v.clone());
+    match (target(recorded), target(ours)) {
+        (Some(theirs), Some(ours)) if theirs != ours => {
+            let arch = |t: &str| t.split('-').next().unwrap_or_default().to_string();
+            Err(Error::Invalid {
+                message: format!(
+                    "compiled module refused: it was compiled for {} ({theirs}), this is {} ({ours})",
+                    arch(&theirs),
+                    arch(&ours)
+                ),
+                offset: 0,
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Checks a file's recorded values against `ours` (the loading engine's
 /// fingerprint), naming the first that differs.
 pub fn check(recorded: &[(String, String)], ours: &[(String, String)]) -> Result<()> {
