@@ -8,8 +8,10 @@
 # tests/cross/features.wat (calls through a table and their traps, other
 # traps, exceptions caught and uncaught, SIMD, atomics, memory and table
 # growth, stack exhaustion). The x86-64 iwasm (full and runtime-only) must
-# refuse the aarch64 files naming both targets. The WASI test suite runs
-# from cross-compiled files in tests/aarch64.sh.
+# refuse the aarch64 files naming both targets. And the other way round:
+# the aarch64 iwasm compiles them for x86-64, and both x86-64 builds run
+# them as files compiled on x86-64. The WASI test suite runs from
+# cross-compiled files in tests/aarch64.sh.
 #
 # Needs what tests/aarch64.sh installs and builds: target/release/iwasm (with
 # the `cross` feature, a default), target/aarch64-unknown-linux-gnu/release/iwasm
@@ -95,6 +97,28 @@ for c in "${cases[@]}"; do
     if [ "$got" != "$native" ]; then
       printf 'native:\n%s\ncross-compiled (%s):\n%s\n' "$native" "$how" "$got" >&2
       fail "$name ${call[*]}: the cross-compiled file's run differs ($how)"
+    fi
+    runs=$((runs + 1))
+  done
+done
+# The other way round: the aarch64 iwasm compiles for x86-64, and both
+# x86-64 builds run those files as files compiled on x86-64.
+declare -A reverse
+for c in "${cases[@]}"; do
+  IFS='|' read -r name module call _ <<< "$c"
+  read -r -a call <<< "$call"
+  if [ -z "${reverse[$name]:-}" ]; then
+    "${qemu[@]}" "$arm_iwasm" compile --target x86_64-unknown-linux-gnu "$module" -o "$work/$name.x86" ||
+      fail "the aarch64 iwasm could not compile $module for x86-64"
+    "$host_iwasm" compile "$module" -o "$work/$name.x86native" || fail "iwasm compile $module failed"
+    reverse[$name]=1
+  fi
+  native=$(run "$host_iwasm" "$work/$name.x86native" "${call[@]}")
+  for iwasm in "$host_iwasm" "$host_ro_iwasm"; do
+    got=$(run "$iwasm" "$work/$name.x86" "${call[@]}")
+    if [ "$got" != "$native" ]; then
+      printf 'native:\n%s\ncompiled on aarch64 (%s):\n%s\n' "$native" "$iwasm" "$got" >&2
+      fail "$name ${call[*]}: the file compiled on aarch64 runs differently on x86-64"
     fi
     runs=$((runs + 1))
   done
