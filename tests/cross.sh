@@ -80,7 +80,18 @@ run() {
   echo "exit $status"
 }
 
+# same NATIVE GOT HOW CALL: counts a run whose output and exit status
+# (GOT, of a file compiled HOW) are those of the natively compiled file's
+# run (NATIVE); fails showing both otherwise.
 runs=0
+same() {
+  if [ "$2" != "$1" ]; then
+    printf 'compiled natively:\n%s\n%s:\n%s\n' "$1" "$3" "$2" >&2
+    fail "$4: the run of the file $3 differs from the natively compiled file's"
+  fi
+  runs=$((runs + 1))
+}
+
 for c in "${cases[@]}"; do
   IFS='|' read -r name _ call expected <<< "$c"
   read -r -a call <<< "$call"
@@ -94,13 +105,10 @@ for c in "${cases[@]}"; do
       runtime-only) got=$(run "qemu-aarch64 -L $sysroot $arm_ro_iwasm" "$work/$name.cross" "${call[@]}") ;;
       *) got=$(run "env QEMU_CPU=cortex-a72 qemu-aarch64 -L $sysroot $arm_ro_iwasm" "$work/$name.cross" "${call[@]}") ;;
     esac
-    if [ "$got" != "$native" ]; then
-      printf 'native:\n%s\ncross-compiled (%s):\n%s\n' "$native" "$how" "$got" >&2
-      fail "$name ${call[*]}: the cross-compiled file's run differs ($how)"
-    fi
-    runs=$((runs + 1))
+    same "$native" "$got" "compiled on x86-64, run on aarch64 $how" "$name ${call[*]}"
   done
 done
+
 # The other way round: the aarch64 iwasm compiles for x86-64, and both
 # x86-64 builds run those files as files compiled on x86-64.
 declare -A reverse
@@ -116,11 +124,7 @@ for c in "${cases[@]}"; do
   native=$(run "$host_iwasm" "$work/$name.x86native" "${call[@]}")
   for iwasm in "$host_iwasm" "$host_ro_iwasm"; do
     got=$(run "$iwasm" "$work/$name.x86" "${call[@]}")
-    if [ "$got" != "$native" ]; then
-      printf 'native:\n%s\ncompiled on aarch64 (%s):\n%s\n' "$native" "$iwasm" "$got" >&2
-      fail "$name ${call[*]}: the file compiled on aarch64 runs differently on x86-64"
-    fi
-    runs=$((runs + 1))
+    same "$native" "$got" "compiled on aarch64, run by $iwasm" "$name ${call[*]}"
   done
 done
 echo "cross: ${#cases[@]} calls of cross-compiled modules, $runs runs, each as the natively compiled one"
