@@ -11,7 +11,10 @@
 # thread, lazy-compilation, cache, golden-code and WASI tests; the C tests
 # without their valgrind pass (valgrind does not run under qemu); the WASI
 # test suite through the aarch64 iwasm; the differential fuzzer on its
-# first 1,000 fixed seeds. The threads and atomics tests run once more on a
+# first 1,000 fixed seeds; files cross-compiled on x86-64 (`iwasm compile
+# --target`) on the full and the runtime-only aarch64 iwasm, against
+# natively compiled ones (tests/cross.sh), and the WASI test suite from such
+# files on the runtime-only build. The threads and atomics tests run once more on a
 # Cortex-A72 model, which has no LSE atomics, so that Cranelift's
 # load/store-exclusive loops run. Not here: benchmarks' timings (qemu's
 # mean nothing; the benches are only built), the Python binding and
@@ -67,7 +70,7 @@ export CRANEWASM_TEST_RUNNER="qemu-aarch64 -L $sysroot"
 rust_tests=(--test api --test traps --test bounds --test stack_exhaustion --test interrupt
             --test signals --test threads --test store_threads --test lazy --test cache --test disas
             --test wasi_api --test wasi_threads --test simd_api --test frozen_tables --test exceptions
-            --test typed_func_refs)
+            --test typed_func_refs --test cross)
 # (valgrind cannot run inside qemu: the one unit test that starts a child
 # under valgrind is left out by name)
 cargo test --release --target "$target" --workspace --lib "${rust_tests[@]}" -- \
@@ -126,5 +129,16 @@ rm -rf "$(dirname "$bench_bin")"
 # binfmt_misc registration, if any, would run, under emulation in the
 # background)
 CRANEWASM_LAZY=0 WASI_IWASM="qemu-aarch64 -L $sysroot $root/$out/iwasm" tests/wasi-testsuite.sh
+
+# --- cross-compilation (issue 36): files `iwasm compile --target` made on
+# x86-64 run on the aarch64 builds, full and runtime-only (built there), as
+# natively compiled ones do, on a CPU without LSE too; the x86-64 builds
+# refuse them (tests/cross.sh) ...
+tests/cross.sh
+# ... and the WASI test suite from such files on the aarch64 runtime-only
+# build, on that CPU (ARMv8.0-A, the cross target's baseline)
+ro_out=target/runtime-only/$target/release
+QEMU_CPU=cortex-a72 RUNTIME_ONLY=$ro_out COMPILE_TARGET=$target \
+    WASI_IWASM="qemu-aarch64 -L $sysroot $root/$ro_out/iwasm" tests/wasi-testsuite.sh
 
 echo "aarch64: all tests passed"

@@ -49,7 +49,6 @@ use capi::export::runtime::*;
 use capi::export::types::*;
 use capi::export::wasi::wasm_runtime_get_wasi_exit_code;
 use capi::export::{c_flush, c_print};
-use cranewasm::Module;
 
 use options::{Action, Options};
 
@@ -91,23 +90,28 @@ fn main() -> ExitCode {
             c_flush();
             ExitCode::from(code)
         }
-        Action::Compile { input, output } => compile(&input, &output),
+        Action::Compile { input, output, target } => compile(&input, &output, target.as_deref()),
     }
 }
 
 /// `iwasm compile`: the engine is the one the runtime runs modules with,
-/// so the file loads there.
-fn compile(input: &std::path::Path, output: &std::path::Path) -> ExitCode {
+/// so the file loads there; with `target`, the same settings for that
+/// target's baseline CPU (the `cross` feature builds in the code
+/// generators of the targets other than the host).
+fn compile(input: &std::path::Path, output: &std::path::Path, target: Option<&str>) -> ExitCode {
+    let engine = || -> Result<cranewasm::Engine, String> {
+        let Some(target) = target else { return capi::core::runtime::engine() };
+        let mut config = capi::core::runtime::default_config(false);
+        config.target(target).map_err(|e| e.to_string())?;
+        cranewasm::Engine::new(&config).map_err(|e| e.to_string())
+    };
     let result = std::fs::read(input)
         .map_err(|e| format!("open file {} failed: {e}", input.display()))
         .and_then(|bytes| {
-            let engine = capi::core::runtime::engine().map_err(|e| format!("Init runtime environment failed: {e}"))?;
-            Module::new(&engine, bytes).map_err(|e| format!("WASM module load failed: {e}"))
+            let engine = engine().map_err(|e| format!("Init runtime environment failed: {e}"))?;
+            engine.precompile_module(&bytes).map_err(|e| format!("WASM module load failed: {e}"))
         })
-        .and_then(|module| {
-            std::fs::write(output, module.serialize().map_err(|e| e.to_string())?)
-                .map_err(|e| format!("write {} failed: {e}", output.display()))
-        });
+        .and_then(|file| std::fs::write(output, file).map_err(|e| format!("write {} failed: {e}", output.display())));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

@@ -57,10 +57,12 @@ pub enum Action {
     Help,
     Version,
     /// `iwasm compile IN -o OUT`: write IN's compiled code to OUT, which
-    /// `iwasm OUT` then runs without compiling.
+    /// `iwasm OUT` then runs without compiling; with `--target T`, code
+    /// for target T (a triple), which the iwasm of T runs.
     Compile {
         input: PathBuf,
         output: PathBuf,
+        target: Option<String>,
     },
 }
 
@@ -173,15 +175,20 @@ pub fn parse(argv: &[String]) -> Result<(Action, Options), String> {
     Ok((Action::Run, o))
 }
 
-/// `compile IN -o OUT` (or `--output=OUT`, before or after IN).
+/// `compile IN -o OUT` (or `--output=OUT`, before or after IN), and
+/// `--target T` (or `--target=T`).
 fn parse_compile(argv: &[String]) -> Result<Action, String> {
-    let (mut input, mut output) = (None, None);
+    let (mut input, mut output, mut target) = (None, None, None);
     let mut args = argv.iter();
     while let Some(arg) = args.next() {
         if arg == "-o" || arg == "--output" {
             output = Some(args.next().ok_or_else(|| format!("{arg} needs a file name"))?.clone());
         } else if let Some(v) = arg.strip_prefix("--output=") {
             output = Some(v.to_string());
+        } else if arg == "--target" {
+            target = Some(args.next().ok_or_else(|| format!("{arg} needs a target triple"))?.clone());
+        } else if let Some(v) = arg.strip_prefix("--target=") {
+            target = Some(v.to_string());
         } else if arg.starts_with('-') {
             return Err(format!("unknown option {arg} for compile"));
         } else if input.replace(arg.clone()).is_some() {
@@ -189,7 +196,7 @@ fn parse_compile(argv: &[String]) -> Result<Action, String> {
         }
     }
     match (input, output) {
-        (Some(i), Some(o)) => Ok(Action::Compile { input: i.into(), output: o.into() }),
+        (Some(i), Some(o)) => Ok(Action::Compile { input: i.into(), output: o.into(), target }),
         (None, _) => Err("compile needs a module file".into()),
         (_, None) => Err("compile needs -o OUTPUT".into()),
     }
@@ -242,7 +249,7 @@ fn size(arg: &str, v: &str) -> Result<usize, String> {
 /// The `--help` text.
 pub const HELP: &str = "\
 Usage: iwasm [-options] wasm_file [args...]
-       iwasm compile wasm_file -o compiled_file
+       iwasm compile [--target=<triple>] wasm_file -o compiled_file
 options:
   -f|--function name       Specify a function name of the module to run rather
                            than main (_start); its arguments follow wasm_file
@@ -291,6 +298,8 @@ wasm_file may be a binary module, WebAssembly text (.wat), or a file that
 `iwasm compile` wrote, which runs without compiling (it holds machine code:
 run only such files you made or trust). A trap prints the WebAssembly call
 stack on stderr, innermost first: module offset and function name.
+`iwasm compile --target=aarch64-unknown-linux-gnu` (or x86_64-unknown-linux-gnu)
+writes code for that target's baseline CPU, which the iwasm built for it runs.
 WAMR's running-mode and JIT tuning options (--interp, --llvm-jit, ...) are
 accepted and ignored: cranewasm always compiles with Cranelift.
 ";
@@ -367,9 +376,15 @@ mod tests {
     #[test]
     fn compile_and_timeout() {
         let (a, _) = parse(&args(&["compile", "in.wasm", "-o", "out.cwasm"])).unwrap();
-        assert_eq!(a, Action::Compile { input: "in.wasm".into(), output: "out.cwasm".into() });
+        assert_eq!(a, Action::Compile { input: "in.wasm".into(), output: "out.cwasm".into(), target: None });
         let (a, _) = parse(&args(&["compile", "--output=o", "i"])).unwrap();
-        assert_eq!(a, Action::Compile { input: "i".into(), output: "o".into() });
+        assert_eq!(a, Action::Compile { input: "i".into(), output: "o".into(), target: None });
+        let (a, _) = parse(&args(&["compile", "--target", "aarch64-unknown-linux-gnu", "i", "-o", "o"])).unwrap();
+        let target = Some("aarch64-unknown-linux-gnu".to_string());
+        assert_eq!(a, Action::Compile { input: "i".into(), output: "o".into(), target: target.clone() });
+        let (a, _) = parse(&args(&["compile", "i", "--target=aarch64-unknown-linux-gnu", "-o", "o"])).unwrap();
+        assert_eq!(a, Action::Compile { input: "i".into(), output: "o".into(), target });
+        assert!(parse(&args(&["compile", "i", "-o", "o", "--target"])).unwrap_err().contains("target triple"));
         assert!(parse(&args(&["compile", "in.wasm"])).unwrap_err().contains("-o"));
         assert!(parse(&args(&["compile", "-o", "x"])).unwrap_err().contains("module file"));
         assert!(parse(&args(&["compile", "a", "b", "-o", "x"])).is_err());

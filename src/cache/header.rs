@@ -35,14 +35,48 @@ pub const CRANELIFT_VERSION: &str = "0.137";
 /// and the host lacks refuse the file.
 pub(crate) const CPU_FEATURE_PREFIX: &str = "cpu.has_";
 
+/// Refuses a file compiled for another target than `ours` (the loading
+/// engine's fingerprint) says, naming both: checked before anything else
+/// the file records, whose differences (CPU features, settings) would only
+/// follow from that one. Targets are the same when their architecture and
+/// system are (the code does not depend on the rest, and a triple given to
+/// `Config::target` may be spelled without a vendor, say).
+pub fn check_target(recorded: &[(String, String)], ours: &[(String, String)]) -> Result<()> {
+    let target = |values: &[(String, String)]| values.iter().find(|(k, _)| k == TARGET).map(|(_, v)| v.clone());
+    let same = |a: &str, b: &str| match (a.parse::<target_lexicon::Triple>(), b.parse::<target_lexicon::Triple>()) {
+        (Ok(a), Ok(b)) => a.architecture == b.architecture && a.operating_system == b.operating_system,
+        _ => a == b,
+    };
+    match (target(recorded), target(ours)) {
+        (Some(theirs), Some(ours)) if !same(&theirs, &ours) => {
+            let arch = |t: &str| t.split('-').next().unwrap_or_default().to_string();
+            Err(Error::Invalid {
+                message: format!(
+                    "compiled module refused: it was compiled for {} ({theirs}), this is {} ({ours})",
+                    arch(&theirs),
+                    arch(&ours)
+                ),
+                offset: 0,
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The name of the recorded target triple.
+pub(crate) const TARGET: &str = "target";
+
 /// Checks a file's recorded values against `ours` (the loading engine's
-/// fingerprint), naming the first that differs.
+/// fingerprint), naming the first that differs; the target is
+/// [`check_target`]'s.
 pub fn check(recorded: &[(String, String)], ours: &[(String, String)]) -> Result<()> {
+    check_target(recorded, ours)?;
     let refuse = |why: String| Err(Error::Invalid { message: format!("compiled module refused: {why}"), offset: 0 });
     for (key, value) in ours {
         let theirs = recorded.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         match theirs {
             Some(v) if v == value => {}
+            Some(_) if key == TARGET => {}
             // A CPU feature the code does not use is no obstacle.
             Some("0") if key.starts_with(CPU_FEATURE_PREFIX) => {}
             Some(v) if key.starts_with(CPU_FEATURE_PREFIX) => {
@@ -56,4 +90,27 @@ pub fn check(recorded: &[(String, String)], ours: &[(String, String)]) -> Result
         return refuse(format!("it was compiled with {key} = {value}, which this engine does not know"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(t: &str) -> Vec<(String, String)> {
+        vec![(TARGET.to_string(), t.to_string())]
+    }
+
+    #[test]
+    fn targets_compare_by_architecture_and_system() {
+        let arm = target("aarch64-unknown-linux-gnu");
+        assert!(check(&arm, &target("aarch64-linux-gnu")).is_ok());
+        assert!(check(&arm, &target("aarch64-unknown-linux-musl")).is_ok());
+        let why = check(&arm, &target("x86_64-unknown-linux-gnu")).unwrap_err().to_string();
+        assert!(
+            why.contains("compiled for aarch64 (aarch64-unknown-linux-gnu), this is x86_64 (x86_64-unknown-linux-gnu)"),
+            "{why}"
+        );
+        let why = check(&arm, &target("aarch64-apple-darwin")).unwrap_err().to_string();
+        assert!(why.contains("this is aarch64 (aarch64-apple-darwin)"), "{why}");
+    }
 }

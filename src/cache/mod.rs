@@ -52,11 +52,18 @@ pub use checksum::checksum;
 use codec::{damaged, Reader, Writer};
 pub use exits::Exits;
 
-/// Alignment of the code in the file: the largest page size of the hosts
-/// we run on, so that the code can be mapped from the file as it is
-/// (arm64 kernels may use 4, 16 or 64 KiB pages; a file whose code is not
-/// at a multiple of the running kernel's page size is read instead).
-pub const CODE_ALIGN: usize = if cfg!(target_arch = "aarch64") { 64 << 10 } else { 4 << 10 };
+/// Alignment of the code in a file for `target` (a triple): the largest
+/// page size of its hosts, so that the code can be mapped from the file as
+/// it is (arm64 kernels may use 4, 16 or 64 KiB pages; a file whose code
+/// is not at a multiple of the running kernel's page size is read
+/// instead). The file's target, not the compiling host, decides.
+pub fn code_align(target: &str) -> usize {
+    if target.starts_with("aarch64") {
+        64 << 10
+    } else {
+        4 << 10
+    }
+}
 
 /// Whether `bytes` start with a compiled-code file's magic number.
 pub fn is_serialized(bytes: &[u8]) -> bool {
@@ -96,7 +103,8 @@ pub fn serialize(
     w.bytes.resize(offsets_at + 32, 0);
     let wasm_at = w.bytes.len();
     w.bytes.extend_from_slice(wasm);
-    w.align(CODE_ALIGN);
+    let target = fingerprint.iter().find(|(k, _)| k == "target").map_or("", |(_, v)| v.as_str());
+    w.align(code_align(target));
     let code_at = w.bytes.len();
     w.bytes.extend_from_slice(code);
     let total = w.bytes.len() + 8;
@@ -227,7 +235,7 @@ pub struct Parts {
     pub tables: CodeTables,
     /// The module's binary.
     pub wasm: Range<usize>,
-    /// The code image, at a multiple of [`CODE_ALIGN`] in the file.
+    /// The code image, at a multiple of [`code_align`] in the file.
     pub code: Range<usize>,
     /// The wasm-to-host trampolines (their code's range is in the file).
     pub exits: Exits,
@@ -267,6 +275,7 @@ pub fn check(bytes: &[u8], fingerprint: &[(String, String)]) -> Result<Parts> {
     for _ in 0..r.count(8)? {
         recorded.push((r.str()?.to_string(), r.str()?.to_string()));
     }
+    header::check_target(&recorded, fingerprint)?;
     #[cfg(not(feature = "compiler"))]
     let recorded = host::check(recorded)?;
     header::check(&recorded, fingerprint)?;

@@ -165,6 +165,8 @@ pub struct Config {
     pub(crate) cache: super::config_cache::CacheSettings,
     /// Tiered lazy compilation (`config_tier`).
     pub(crate) tier: super::config_tier::TierSettings,
+    /// The target generated code is for (`config_target`).
+    pub(crate) target: super::config_target::TargetSettings,
 }
 
 impl Default for Config {
@@ -217,6 +219,7 @@ impl Default for Config {
             lazy_env_error,
             cache: Default::default(),
             tier: Default::default(),
+            target: Default::default(),
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod compiled;
 pub mod config;
 pub mod config_cache;
 pub mod config_memory64;
+pub mod config_target;
 pub mod config_tier;
 pub mod config_wasmtime;
 pub mod data_image;

@@ -15,7 +15,8 @@ use crate::environ::types::{FuncType, ValType};
 use crate::runtime::engine::Engine;
 use crate::runtime::vm::code_memory::CodeMemory;
 
-/// Cranelift for this host, with the engine's settings.
+/// Cranelift for this host (or the configured target), with the engine's
+/// settings.
 pub(crate) fn host_isa(config: &Config) -> Result<OwnedTargetIsa> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, name: &str, value: &str| {
@@ -41,8 +42,7 @@ pub(crate) fn host_isa(config: &Config) -> Result<OwnedTargetIsa> {
     // Block offsets and edges, to place functions by their loops
     // (`compile::loop_align`).
     set(&mut flags, "machine_code_cfg_info", "true")?;
-    cranelift_native::builder()
-        .map_err(|e| Error::Unsupported(format!("host not supported by Cranelift: {e}")))?
+    super::engine_target::isa_builder(config)?
         .finish(settings::Flags::new(flags))
         .map_err(|e| Error::Unsupported(format!("cannot configure Cranelift: {e}")))
 }
@@ -65,11 +65,13 @@ pub(crate) fn fingerprint(isa: &dyn TargetIsa, out: &mut Vec<(String, String)>) 
 
 /// The wasm→host trampoline for `ty`, compiled into its own pages.
 pub(crate) fn exit_trampoline(engine: &Engine, ty: &FuncType) -> Result<Arc<CodeMemory>> {
+    engine.check_runs_here("a host function's wasm-to-host trampoline")?;
     Ok(Arc::new(CodeMemory::new(&compile::exit_trampoline(engine.isa(), ty)?)?))
 }
 
 /// The host→C trampoline for `params` and `results`, compiled into its own
 /// pages.
 pub(crate) fn native_trampoline(engine: &Engine, params: &[ValType], results: &[ValType]) -> Result<Arc<CodeMemory>> {
+    engine.check_runs_here("calling a C function natively")?;
     Ok(Arc::new(CodeMemory::new(&compile::native_trampoline(engine.isa(), params, results)?)?))
 }

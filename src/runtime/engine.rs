@@ -61,6 +61,7 @@ impl Engine {
         if let Some(e) = env_errors.into_iter().flatten().next() {
             return Err(Error::Usage(e.clone()));
         }
+        super::engine_target::check_config(config)?;
         #[cfg(feature = "compiler")]
         let isa = super::codegen::host_isa(config)?;
         signals::install_handlers();

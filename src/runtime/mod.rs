@@ -16,6 +16,7 @@ mod codegen;
 #[path = "no_codegen.rs"]
 mod codegen;
 pub mod engine;
+mod engine_target;
 pub mod extern_;
 pub mod externref;
 pub mod func;

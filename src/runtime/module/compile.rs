@@ -129,19 +129,21 @@ impl Module {
     /// The code of every function `bytes` defines, as text: the optimised
     /// Cranelift IR and the machine code, for the golden-code tests
     /// (`tests/disas`). The code is generated with `engine`'s settings for
-    /// a fixed CPU of the host's architecture, whatever the host's model,
+    /// a fixed CPU of the engine target's architecture, whatever the model,
     /// so the text is the same on every machine of it: x86-64-v3 (AVX,
     /// AVX2, BMI2, LZCNT, FMA), or baseline ARMv8.0-A (no LSE atomics, as a
-    /// Cortex-A72); signature ids, which are addresses, are written
-    /// `sigid(type N)`. Not for embedders.
+    /// Cortex-A72); signature ids (numbers that encode the signature, the
+    /// same in every process and on every target) are written
+    /// `sigid(type N)` to be readable. Not for embedders.
     #[doc(hidden)]
     pub fn code_text(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<String> {
         use cranelift_codegen::settings::Configurable;
         // Cranelift's x86-64-v3 preset leaves plain AVX out, which every
-        // v3 CPU has and cranelift-native turns on. (Only the host's code
-        // generator is built in.)
+        // v3 CPU has and cranelift-native turns on. The engine's target
+        // (the host's, unless it cross-compiles) chooses the architecture.
+        let aarch64 = matches!(engine.isa().triple().architecture, target_lexicon::Architecture::Aarch64(_));
         let (arch, flags): (&str, &[&str]) =
-            if cfg!(target_arch = "aarch64") { ("aarch64", &[]) } else { ("x86_64", &["x86-64-v3", "has_avx"]) };
+            if aarch64 { ("aarch64", &[]) } else { ("x86_64", &["x86-64-v3", "has_avx"]) };
         let unsupported = |e: &dyn std::fmt::Display| Error::Unsupported(format!("{arch} code generator: {e}"));
         let mut builder = cranelift_codegen::isa::lookup_by_name(arch).map_err(|e| unsupported(&e))?;
         for flag in flags {

@@ -90,6 +90,7 @@ impl Module {
     /// feature, its text). Malformed or invalid input gives
     /// [`Error::Invalid`](crate::Error::Invalid) with wasmparser's message and the byte offset.
     pub fn new(engine: &Engine, bytes: impl AsRef<[u8]>) -> Result<Module> {
+        engine.check_runs_here("compiling a module to run")?;
         let wasm = to_binary(bytes.as_ref())?.into_owned().into_boxed_slice();
         // With `Config::cache_dir`, from the cache when it holds the module.
         crate::runtime::code_cache::load_or_compile(engine, wasm, |wasm| {

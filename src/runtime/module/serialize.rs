@@ -23,8 +23,19 @@ impl Engine {
     /// Compiles `bytes` (a binary, or text with the `wat` feature) to
     /// what [`Module::serialize`] makes, for [`Module::deserialize`] to
     /// load later (wasmtime's `precompile_module`).
+    ///
+    /// An engine for another target ([`Config::target`](crate::Config::target))
+    /// compiles the file without making a module of it here, so its code
+    /// never runs on this host.
     pub fn precompile_module(&self, bytes: &[u8]) -> Result<Vec<u8>> {
-        Module::new(self, bytes)?.serialize()
+        if self.runs_here() {
+            return Module::new(self, bytes)?.serialize();
+        }
+        let wasm = super::to_binary(bytes)?;
+        let (info, image) = compile::compile_eagerly(self, &wasm)?;
+        let exits = compile::exit_trampolines(self, &info)?;
+        let frozen = frozen_tables::to_records(&info);
+        Ok(cache::serialize(&self.fingerprint(), &image.tables, &exits, &frozen, &wasm, &image.image))
     }
 }
 
@@ -116,6 +127,7 @@ fn load(
     wasm: WasmBytes,
     map_code: impl FnOnce(std::ops::Range<usize>, &dyn Fn(&mut [u8]) -> Result<()>) -> Result<CodeMemory>,
 ) -> Result<Module> {
+    engine.check_runs_here("loading compiled code")?;
     let cache::Parts { tables, code, exits, frozen, .. } = parts;
     Module::from_compiled(engine, wasm, &frozen, |info| {
         add_exit_trampolines(engine, info, &exits, file)?;
