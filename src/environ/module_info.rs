@@ -117,6 +117,23 @@ impl ModuleInfo {
         self.types[t].as_func().expect("a function type, as validated")
     }
 
+    /// Whether type `t` is final, without supertype and alone in its
+    /// recursion group, as every WebAssembly 2.0 type is: only such a type
+    /// equals another of the same structure written on its own, so only it
+    /// may have a small signature id.
+    pub fn is_plain_type(&self, t: TypeIndex) -> bool {
+        let sub = &self.types[t];
+        let i = t.as_u32();
+        let group = self.rec_groups.partition_point(|g| g.range.end <= i);
+        sub.is_final && sub.supertype.is_none() && self.rec_groups.get(group).is_none_or(|g| g.range.len() == 1)
+    }
+
+    /// The small id of function type `t` (`FuncType::small_sig_id`), which
+    /// only a plain type ([`is_plain_type`](Self::is_plain_type)) has.
+    pub fn small_sig_id(&self, t: TypeIndex) -> Option<usize> {
+        self.types[t].as_func().filter(|_| self.is_plain_type(t))?.small_sig_id()
+    }
+
     pub fn num_defined_funcs(&self) -> usize {
         self.funcs.len() - self.num_imported_funcs
     }

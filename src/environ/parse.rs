@@ -193,6 +193,12 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
     info.frozen_tables = super::frozen_tables::find(&info, bodies.iter().map(|b| b.body.clone()));
     // What the analysis proves of a table's slots assumes they start null.
     info.frozen_tables.retain(|t, _| !info.table_inits.contains_key(t));
+    // The analysis compares function types by structure, which decides
+    // type equality only among plain types (GC's recursion groups and
+    // subtypes make equal structures different types).
+    if !info.types.keys().all(|t| info.is_plain_type(t)) {
+        info.frozen_tables.clear();
+    }
     Ok(ParsedModule { info, bodies })
 }
 
@@ -284,6 +290,14 @@ pub fn const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr> {
             Operator::I64Add => ConstOp::I64Add,
             Operator::I64Sub => ConstOp::I64Sub,
             Operator::I64Mul => ConstOp::I64Mul,
+            Operator::StructNew { .. }
+            | Operator::StructNewDefault { .. }
+            | Operator::ArrayNew { .. }
+            | Operator::ArrayNewDefault { .. }
+            | Operator::ArrayNewFixed { .. } => {
+                let what = "GC heap object (issue 40: no GC heap yet) in a constant expression";
+                return Err(Error::unsupported(what, Some(offset as usize)));
+            }
             _ => return Err(Error::unsupported("constant expression operator", Some(offset as usize))),
         });
     }

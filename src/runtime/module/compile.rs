@@ -161,8 +161,8 @@ impl Module {
         let mut ids: Vec<(String, String)> = parsed
             .info
             .types
-            .iter()
-            .filter_map(|(t, ty)| Some(sig_id_spellings(ty.as_func()?.small_sig_id()?, t.as_u32())))
+            .keys()
+            .filter_map(|t| Some(sig_id_spellings(parsed.info.small_sig_id(t)?, t.as_u32())))
             .flatten()
             .collect();
         ids.sort_by_key(|(text, _)| std::cmp::Reverse(text.len()));

@@ -44,6 +44,7 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     throw: super::arch::throw_entry,
     exn_release: super::exception::exn_release,
     memory_move,
+    sig_subtype_check: super::gc::sig_subtype_check,
 };
 
 /// The store of the instance owning `vmctx`.
