@@ -111,10 +111,11 @@ declare_builtins! {
     /// `(dst, src, len)`: `memmove` between two host addresses of a memory
     /// whose ranges the caller checked (`memory.copy`'s fast path).
     memory_move(vmctx, ptr, ptr, i64);
-    /// `(actual_sig, expected_sig)` → nonzero unless the callee's type is
-    /// a declared subtype of the expected one (`call_indirect`'s slow path
-    /// for a non-final type, GC).
-    sig_subtype_check(vmctx, ptr, ptr) -> i32;
+    /// `(actual_sig, expected_sig)` → 1 if a function of the first
+    /// signature id is of a declared subtype of the second's type, else 0
+    /// (the slow path of `call_indirect` and casts to a non-final function
+    /// type, GC).
+    sig_is_subtype(vmctx, ptr, ptr) -> i32;
 }
 
 impl Builtin {
@@ -125,7 +126,6 @@ impl Builtin {
         match self {
             Builtin::memory_fill | Builtin::memory_copy | Builtin::memory_init => Some(MemoryOutOfBounds),
             Builtin::table_fill | Builtin::table_copy | Builtin::table_init => Some(TableOutOfBounds),
-            Builtin::sig_subtype_check => Some(BadSignature),
             _ => None,
         }
     }

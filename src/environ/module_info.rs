@@ -34,6 +34,8 @@ pub enum ConstOp {
     GlobalGet(GlobalIndex),
     RefNull,
     RefFunc(FuncIndex),
+    /// `ref.i31` of the i32 on the stack (GC).
+    RefI31,
     I32Add,
     I32Sub,
     I32Mul,

@@ -284,6 +284,9 @@ pub fn const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr> {
             Operator::GlobalGet { global_index } => ConstOp::GlobalGet(GlobalIndex::from_u32(global_index)),
             Operator::RefNull { .. } => ConstOp::RefNull,
             Operator::RefFunc { function_index } => ConstOp::RefFunc(FuncIndex::from_u32(function_index)),
+            Operator::RefI31 => ConstOp::RefI31,
+            // `any` and `extern` values share one encoding.
+            Operator::AnyConvertExtern | Operator::ExternConvertAny => continue,
             Operator::I32Add => ConstOp::I32Add,
             Operator::I32Sub => ConstOp::I32Sub,
             Operator::I32Mul => ConstOp::I32Mul,

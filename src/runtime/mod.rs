@@ -17,6 +17,7 @@ mod codegen;
 mod codegen;
 pub mod engine;
 pub mod extern_;
+pub mod anyref;
 pub mod externref;
 pub mod func;
 pub mod global;

@@ -216,23 +216,15 @@ impl FuncEnv<'_> {
         let mut code_flags = trusted().with_readonly();
         if check_signature {
             let sig = b.ins().load(POINTER, first_load_flags, func_ref, VMFuncRef::SIG);
-            let expected = self.signature_id(b, ty);
-            let mismatch = b.ins().icmp(IntCC::NotEqual, sig, expected);
             if self.info().types[ty].is_final {
                 // No other type is a subtype of a final one.
+                let expected = self.signature_id(b, ty);
+                let mismatch = b.ins().icmp(IntCC::NotEqual, sig, expected);
                 b.ins().trapnz(mismatch, TrapCode::BadSignature.to_clif());
             } else {
-                // A declared subtype matches too (GC): checked out of line.
-                let slow = b.create_block();
-                let done = b.create_block();
-                b.set_cold_block(slow);
-                b.ins().brif(mismatch, slow, &[], done, &[]);
-                b.switch_to_block(slow);
-                b.seal_block(slow);
-                self.call_builtin(b, Builtin::sig_subtype_check, &[sig, expected]);
-                b.ins().jump(done, &[]);
-                b.switch_to_block(done);
-                b.seal_block(done);
+                // A declared subtype matches too (GC).
+                let ok = self.sig_matches(b, sig, ty);
+                b.ins().trapz(ok, TrapCode::BadSignature.to_clif());
             }
         } else {
             code_flags = first_load_flags;

@@ -51,6 +51,7 @@ mod atomics;
 mod call;
 mod control;
 mod exceptions;
+mod gc;
 mod memory;
 mod numeric;
 mod reference;

@@ -44,7 +44,7 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     throw: super::arch::throw_entry,
     exn_release: super::exception::exn_release,
     memory_move,
-    sig_subtype_check: super::gc::sig_subtype_check,
+    sig_is_subtype: super::gc::sig_is_subtype,
 };
 
 /// The store of the instance owning `vmctx`.
