@@ -111,11 +111,6 @@ declare_builtins! {
     /// `(dst, src, len)`: `memmove` between two host addresses of a memory
     /// whose ranges the caller checked (`memory.copy`'s fast path).
     memory_move(vmctx, ptr, ptr, i64);
-    /// `(actual_sig, expected_sig)` → 1 if a function of the first
-    /// signature id is of a declared subtype of the second's type, else 0
-    /// (the slow path of `call_indirect` and casts to a non-final function
-    /// type, GC).
-    sig_is_subtype(vmctx, ptr, ptr) -> i32;
 }
 
 impl Builtin {

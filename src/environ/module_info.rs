@@ -77,6 +77,9 @@ pub struct ModuleInfo {
     /// The type section: every entry, and how they are grouped.
     pub types: PrimaryMap<TypeIndex, SubType>,
     pub rec_groups: Vec<RecGroup>,
+    /// Each type's depth in the subtype hierarchy (0 without supertype):
+    /// where its id sits in its subtypes' displays (GC).
+    pub type_depths: PrimaryMap<TypeIndex, u32>,
     pub imports: Vec<Import>,
     pub funcs: PrimaryMap<FuncIndex, TypeIndex>,
     pub tables: PrimaryMap<TableIndex, TableType>,

@@ -75,7 +75,10 @@ pub fn parse<'a>(bytes: &'a [u8], features: wasmparser::WasmFeatures) -> Result<
                     let group = group?;
                     let start = info.types.len() as u32;
                     for sub in group.into_types() {
-                        info.types.push(sub_type(&sub, start));
+                        let sub = sub_type(&sub, start);
+                        // Validation: a supertype comes earlier.
+                        info.type_depths.push(sub.supertype.map_or(0, |s| info.type_depths[s] + 1));
+                        info.types.push(sub);
                     }
                     info.rec_groups.push(RecGroup { range: start..info.types.len() as u32 });
                 }

@@ -50,9 +50,11 @@ struct Entry {
     ty: SubType,
     /// Its group, by index in `Inner::groups`.
     group: u32,
-    /// Its supertypes' ids from the root down, ending with its own: its
-    /// depth in the subtype hierarchy is `display.len() - 1`.
-    display: Box<[SharedTypeIndex]>,
+    /// Its supertype display as compiled code reads it (through
+    /// `VMFuncRef::display`): the count, then its supertypes' ids from the
+    /// root down, ending with its own; its depth is the count less one.
+    /// Boxed, so that it stays where it is while the type is registered.
+    display: Box<[u32]>,
 }
 
 struct Group {
@@ -167,11 +169,12 @@ impl TypeRegistry {
         };
         for (sub, id) in key.iter().zip(ids.iter()) {
             let ty = map_sub(sub, &resolve);
-            let mut display: Vec<SharedTypeIndex> = match ty.supertype.and_then(canonical_id) {
+            let mut display: Vec<u32> = match ty.supertype.and_then(canonical_id) {
                 Some(s) => inner.entries[s.0 as usize].as_ref().expect("a supertype is registered").display.to_vec(),
-                None => Vec::new(),
+                None => vec![0],
             };
-            display.push(*id);
+            display.push(id.0);
+            display[0] += 1;
             inner.entries[id.0 as usize] = Some(Entry { ty, group: g, display: display.into() });
         }
         inner.groups[g as usize] = Some(Group { key: key.clone(), ids: ids.clone(), uses: 1 });
@@ -214,9 +217,16 @@ impl TypeRegistry {
             return true;
         }
         let inner = self.lock();
-        let depth = |id: SharedTypeIndex| inner.entries.get(id.0 as usize)?.as_ref().map(|e| e.display.len() - 1);
+        let depth = |id: SharedTypeIndex| inner.entries.get(id.0 as usize)?.as_ref().map(|e| e.display[0] as usize - 1);
         let (Some(db), Some(Some(ea))) = (depth(b), inner.entries.get(a.0 as usize)) else { return false };
-        ea.display.get(db) == Some(&b)
+        ea.display.get(1 + db) == Some(&b.0)
+    }
+
+    /// Where type `id`'s supertype display is (see [`Entry::display`]),
+    /// valid while the type is registered.
+    fn display(&self, id: SharedTypeIndex) -> *const u32 {
+        let inner = self.lock();
+        inner.entries[id.0 as usize].as_ref().expect("a registered id").display.as_ptr()
     }
 
     /// The kind of registered type `id`: `HeapType::Func`, `Struct` or
@@ -343,7 +353,20 @@ pub struct TypeCollection {
     /// What compiled code compares each type by (see [`sig_id`]); 0 for a
     /// type that is not a function type.
     sig_ids: PrimaryMap<TypeIndex, usize>,
+    /// Each type's supertype display, for its functions' `VMFuncRef`s:
+    /// [`PLAIN_DISPLAY`] for a plain type.
+    displays: PrimaryMap<TypeIndex, *const u32>,
 }
+
+// SAFETY: the display pointers point into the registry's boxes, which live
+// (unchanged) while the collection holds their groups; they are only read.
+unsafe impl Send for TypeCollection {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for TypeCollection {}
+
+/// The display of a plain type (final, no supertype, alone in its group):
+/// no entries, so a check against a non-final type fails, as it must.
+pub static PLAIN_DISPLAY: [u32; 1] = [0];
 
 impl TypeCollection {
     /// Registers every recursion group of a module's type section, and
@@ -369,13 +392,15 @@ impl TypeCollection {
             }
         }
         let mut sig_ids = PrimaryMap::with_capacity(info.types.len());
+        let mut displays = PrimaryMap::with_capacity(info.types.len());
         for t in info.types.keys().collect::<Vec<_>>() {
             let plain = info.is_plain_type(t);
+            displays.push(if plain { PLAIN_DISPLAY.as_ptr() } else { registry.display(ids[t]) });
             let ty = map_sub(&info.types[t], &|i| canonical_index(ids[i]));
             sig_ids.push(ty.as_func().map_or(0, |f| sig_id(f, plain, ids[t])));
             info.types[t] = ty;
         }
-        TypeCollection { registry: registry.clone(), ids, groups, sig_ids }
+        TypeCollection { registry: registry.clone(), ids, groups, sig_ids, displays }
     }
 
     /// `ty` with its references to the module's types in canonical form:
@@ -410,9 +435,10 @@ impl TypeCollection {
         self.sig_ids.get(t).copied()
     }
 
-    /// The registry the types are in.
-    pub fn registry(&self) -> &Arc<TypeRegistry> {
-        &self.registry
+    /// The supertype display of the module's type `t` (see
+    /// `VMFuncRef::display`), valid while the collection lives.
+    pub fn display(&self, t: TypeIndex) -> *const u32 {
+        self.displays[t]
     }
 }
 

@@ -223,7 +223,7 @@ impl FuncEnv<'_> {
                 b.ins().trapnz(mismatch, TrapCode::BadSignature.to_clif());
             } else {
                 // A declared subtype matches too (GC).
-                let ok = self.sig_matches(b, sig, ty);
+                let ok = self.sig_matches(b, func_ref, sig, ty);
                 b.ins().trapz(ok, TrapCode::BadSignature.to_clif());
             }
         } else {

@@ -510,6 +510,7 @@ unsafe fn fill_vmctx(
                 vmctx: data.vmctx(),
                 sig: code.types.sig_id(info.funcs[f]).expect("function types are registered"),
                 ty: info.func_type(f),
+                display: code.types.display(info.funcs[f]),
             };
         }
 

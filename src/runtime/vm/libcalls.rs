@@ -44,7 +44,6 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     throw: super::arch::throw_entry,
     exn_release: super::exception::exn_release,
     memory_move,
-    sig_is_subtype: super::gc::sig_is_subtype,
 };
 
 /// The store of the instance owning `vmctx`.
