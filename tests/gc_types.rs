@@ -162,6 +162,9 @@ fn struct_and_array_operators_are_refused_naming_the_gc_heap() {
     let engine = Engine::default();
     for body in ["(drop (struct.new_default $s))", "(drop (array.new_default $a (i32.const 1)))"] {
         let wat = format!(r#"(module (type $s (struct)) (type $a (array i8)) (func (export "f") {body}))"#);
+        // Valid, but `validate` refuses it as compiling does.
+        let e = Module::validate(&engine, &wat).unwrap_err();
+        assert!(matches!(&e, Error::Unsupported(m) if m.contains("GC heap object (issue 40")), "{e:?}");
         // Refused when the module is compiled, or, compiled lazily, when
         // the function is first called.
         let e = match Module::new(&engine, wat) {

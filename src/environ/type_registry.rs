@@ -133,18 +133,20 @@ impl TypeRegistry {
     /// Registers one use of `ty`, a plain function type (final, without
     /// supertype, alone in its group), and returns its canonical id.
     pub fn register(&self, ty: &FuncType) -> SharedTypeIndex {
-        self.register_group(Box::new([plain(ty)]))[0]
+        self.register_group(Box::new([plain(ty)])).1[0]
     }
 
     /// Registers one use of the recursion group `key` (in [`GroupKey`]
     /// form, which validation's rules make well-formed: supertypes come
-    /// earlier, in the group or by id) and returns its types' ids.
-    fn register_group(&self, key: GroupKey) -> Box<[SharedTypeIndex]> {
+    /// earlier, in the group or by id) and returns it (what
+    /// [`release_group`](Self::release_group) takes) and its types' ids.
+    /// (A group may be empty: `(rec)`.)
+    fn register_group(&self, key: GroupKey) -> (u32, Box<[SharedTypeIndex]>) {
         let mut inner = self.lock();
         if let Some(&g) = inner.by_group.get(&key) {
             let group = inner.groups[g as usize].as_mut().expect("indexed groups exist");
             group.uses += 1;
-            return group.ids.clone();
+            return (g, group.ids.clone());
         }
         let g = match inner.free_groups.pop() {
             Some(g) => g,
@@ -179,13 +181,18 @@ impl TypeRegistry {
         }
         inner.groups[g as usize] = Some(Group { key: key.clone(), ids: ids.clone(), uses: 1 });
         inner.by_group.insert(key, g);
-        ids
+        (g, ids)
     }
 
     /// Releases one use of the group holding `id`; the last frees it.
     pub fn release(&self, id: SharedTypeIndex) {
+        let g = self.lock().entries[id.0 as usize].as_ref().expect("released ids are registered").group;
+        self.release_group(g);
+    }
+
+    /// Releases one use of group `g`; the last frees it.
+    fn release_group(&self, g: u32) {
         let mut inner = self.lock();
-        let g = inner.entries[id.0 as usize].as_ref().expect("released ids are registered").group;
         let group = inner.groups[g as usize].as_mut().expect("registered ids have groups");
         group.uses -= 1;
         if group.uses > 0 {
@@ -348,8 +355,8 @@ impl Drop for RegisteredType {
 pub struct TypeCollection {
     registry: Arc<TypeRegistry>,
     ids: PrimaryMap<TypeIndex, SharedTypeIndex>,
-    /// The first id of each recursion group, what `release` takes.
-    groups: Vec<SharedTypeIndex>,
+    /// Each recursion group, as `release_group` takes it.
+    groups: Vec<u32>,
     /// What compiled code compares each type by (see [`sig_id`]); 0 for a
     /// type that is not a function type.
     sig_ids: PrimaryMap<TypeIndex, usize>,
@@ -385,8 +392,8 @@ impl TypeCollection {
             };
             let key: GroupKey =
                 group.range.clone().map(|t| map_sub(&info.types[TypeIndex::from_u32(t)], &to_key)).collect();
-            let group_ids = registry.register_group(key);
-            groups.extend(group_ids.first().copied());
+            let (g, group_ids) = registry.register_group(key);
+            groups.push(g);
             for id in group_ids.iter() {
                 ids.push(*id);
             }
@@ -444,8 +451,8 @@ impl TypeCollection {
 
 impl Drop for TypeCollection {
     fn drop(&mut self) {
-        for id in &self.groups {
-            self.registry.release(*id);
+        for g in &self.groups {
+            self.registry.release_group(*g);
         }
     }
 }

@@ -17,6 +17,40 @@ use crate::compile::trap_codes::ToClif;
 use crate::environ::index::TypeIndex;
 use crate::environ::trap::TrapCode;
 
+/// What the translator calls struct and array operators when it refuses
+/// them (see `visit.rs`): a valid module the compiler cannot handle.
+pub(crate) const HEAP_OBJECT_REFUSAL: &str = "GC heap object (issue 40: no GC heap yet)";
+
+/// The name of `op` if it is a struct or array operator, which needs the
+/// GC heap of a later stage: what `Module::validate` refuses, as
+/// compiling does.
+pub(crate) fn heap_object_operator(op: &wasmparser::Operator) -> Option<&'static str> {
+    use wasmparser::Operator as O;
+    Some(match op {
+        O::StructNew { .. } => "struct_new",
+        O::StructNewDefault { .. } => "struct_new_default",
+        O::StructGet { .. } => "struct_get",
+        O::StructGetS { .. } => "struct_get_s",
+        O::StructGetU { .. } => "struct_get_u",
+        O::StructSet { .. } => "struct_set",
+        O::ArrayNew { .. } => "array_new",
+        O::ArrayNewDefault { .. } => "array_new_default",
+        O::ArrayNewFixed { .. } => "array_new_fixed",
+        O::ArrayNewData { .. } => "array_new_data",
+        O::ArrayNewElem { .. } => "array_new_elem",
+        O::ArrayGet { .. } => "array_get",
+        O::ArrayGetS { .. } => "array_get_s",
+        O::ArrayGetU { .. } => "array_get_u",
+        O::ArraySet { .. } => "array_set",
+        O::ArrayLen => "array_len",
+        O::ArrayFill { .. } => "array_fill",
+        O::ArrayCopy { .. } => "array_copy",
+        O::ArrayInitData { .. } => "array_init_data",
+        O::ArrayInitElem { .. } => "array_init_elem",
+        _ => return None,
+    })
+}
+
 /// What a test against a heap type asks of a non-null reference.
 enum Test {
     /// The answer, whatever the reference.

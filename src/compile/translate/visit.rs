@@ -315,6 +315,8 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
     // (it widens the index operands); the parser refuses 64-bit memories.
     // GC (issue 40): its types and the operators of gc.rs are compiled;
     // struct and array objects need the GC heap of a later stage.
+    // (The label is `gc::HEAP_OBJECT_REFUSAL`, which `Module::validate`
+    // uses too; a macro takes only a literal.)
     unsupported! { "GC heap object (issue 40: no GC heap yet)":
         visit_struct_new(u32), visit_struct_new_default(u32), visit_struct_get(u32, u32),
         visit_struct_get_s(u32, u32), visit_struct_get_u(u32, u32), visit_struct_set(u32, u32), visit_array_new(u32),
