@@ -571,8 +571,12 @@ typedef uint8_t cranewasm_trap_code_t;
 // A call of an import that was never linked.
 #define CRANEWASM_TRAP_UNLINKED_FUNCTION 14
 
-// `ref.as_non_null`, `call_ref` or `return_call_ref` of a null reference.
+// `ref.as_non_null`, `call_ref`, `return_call_ref` or `i31.get_*` of a null
+// reference.
 #define CRANEWASM_TRAP_NULL_REFERENCE 15
+
+// `ref.cast` of a reference of another type (GC).
+#define CRANEWASM_TRAP_CAST_FAILURE 16
 
 #ifdef __cplusplus
 extern "C" {

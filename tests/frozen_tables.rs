@@ -334,3 +334,30 @@ fn a_deserialized_module_keeps_its_frozen_tables() {
     let instance = Instance::new(&mut store, &module, &[]).unwrap();
     instance.table(&store, 0).unwrap().set(&mut store, 1, Val::FuncRef(Some(f))).unwrap();
 }
+
+/// A frozen table whose functions' type refers to another type (a typed
+/// function reference): the module's types hold canonical ids by the time
+/// it is serialized, and the file still records and reloads the table.
+#[test]
+fn a_frozen_table_of_a_type_with_a_typed_reference_survives_serializing() {
+    let wat = r#"(module
+        (type $t (func (result i32)))
+        (type $u (func (param (ref null $t)) (result i32)))
+        (table $tab 2 2 funcref)
+        (elem (table $tab) (i32.const 0) func $a $a)
+        (func $a (type $u) (i32.const 7))
+        (func (export "call") (param i32) (result i32)
+            (call_indirect $tab (type $u) (ref.null $t) (local.get 0))))"#;
+    let engine = Engine::default();
+    let bytes = Module::new(&engine, wat).unwrap().serialize().unwrap();
+    // SAFETY: bytes `serialize` just made.
+    let module = unsafe { Module::deserialize(&engine, &bytes) }.unwrap();
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    let call = instance.get_func(&store, "call").unwrap().typed::<i32, i32>(&store).unwrap();
+    assert_eq!(call.call(&mut store, 1).unwrap(), 7);
+    assert_eq!(code(call.call(&mut store, 2)), Some(Trap::UndefinedElement));
+    let table = instance.table(&store, 0).unwrap();
+    let err = table.set(&mut store, 0, Val::FuncRef(None)).unwrap_err();
+    assert!(err.to_string().contains("read-only"), "{err}");
+}

@@ -42,11 +42,18 @@ const SKIPS: &[(&str, u32, &str)] = &[
     // The same directive in the 3.0 suite's copy of the file.
     ("wasm-3.0/bulk.wast", 221, BULK_221),
     // The last module of each and its assertion use GC arrays.
-    ("wasm-3.0/table_init.wast", 2272, "GC: next issue"),
-    ("wasm-3.0/table_init.wast", 2286, "GC: next issue"),
-    ("wasm-3.0/table_init64.wast", 2457, "GC: next issue"),
-    ("wasm-3.0/table_init64.wast", 2471, "GC: next issue"),
+    ("wasm-3.0/table_init.wast", 2272, GC_ARRAYS),
+    ("wasm-3.0/table_init.wast", 2286, GC_ARRAYS),
+    ("wasm-3.0/table_init64.wast", 2457, GC_ARRAYS),
+    ("wasm-3.0/table_init64.wast", 2471, GC_ARRAYS),
+    // A tag imported with a function type of another recursion group but
+    // the same structure must not link; tags still compare by structure.
+    ("wasm-3.0/tag.wast", 48, TAG_TYPE_IDS),
+    ("wasm-3.0/tag.wast", 59, TAG_TYPE_IDS),
 ];
+
+const GC_ARRAYS: &str = "array operators: GC heap not built yet (issue 40 stage 2)";
+const TAG_TYPE_IDS: &str = "tag imports compare function types by structure, not by canonical id (issue 40 stage 1b)";
 
 const BULK_221: &str =
     "expects \"uninitialized element 2\": the reference interpreter names the element here (only here; 1,778 \
@@ -544,9 +551,16 @@ impl Runner {
                 ty: wast::core::AbstractHeapType::Exn | wast::core::AbstractHeapType::NoExn,
                 ..
             }) => Val::ExnRef(None),
-            WastArgCore::RefNull(_) => Val::ExternRef(None),
+            WastArgCore::RefNull(wast::core::HeapType::Abstract {
+                ty: wast::core::AbstractHeapType::Extern | wast::core::AbstractHeapType::NoExtern,
+                ..
+            }) => Val::ExternRef(None),
+            // The `any` hierarchy's nulls (and a concrete type's, which
+            // the spec files use only for GC types).
+            WastArgCore::RefNull(_) => Val::AnyRef(None),
             WastArgCore::RefExtern(n) => Val::ExternRef(Some(ExternRef::new(&mut self.store, *n))),
-            other => return Err(Error::Usage(format!("unsupported argument {other:?}"))),
+            // Host data in the `any` hierarchy: an externref made internal.
+            WastArgCore::RefHost(n) => Val::AnyRef(Some(AnyRef::convert_extern(ExternRef::new(&mut self.store, *n)))),
         })
     }
 
@@ -576,6 +590,21 @@ impl Runner {
                 check(r.is_none(), "not null")?;
                 check(null_type_is(ty, AbstractHeapType::Exn), "a null of another type")
             }
+            (Val::AnyRef(r), WastRetCore::RefNull(ty)) => {
+                check(r.is_none(), "not null")?;
+                check(null_type_is(ty, AbstractHeapType::Any), "a null of another type")
+            }
+            (Val::AnyRef(None), WastRetCore::RefI31 | WastRetCore::RefEq | WastRetCore::RefAny) => Err("null".into()),
+            (Val::AnyRef(Some(a)), WastRetCore::RefI31) => check(a.as_i31().is_some(), "not an i31"),
+            (Val::AnyRef(Some(a)), WastRetCore::RefEq) => check(a.is_eq(), "not an eqref"),
+            (Val::AnyRef(Some(_)), WastRetCore::RefAny) => Ok(()),
+            (Val::AnyRef(r), WastRetCore::RefHost(n)) => match r {
+                None => Err("null".into()),
+                Some(a) => {
+                    let data = ExternRef::convert_any(*a).data(&self.store).downcast_ref::<u32>().copied();
+                    check(data == Some(*n), "another host value")
+                }
+            },
             (Val::FuncRef(None), WastRetCore::RefFunc(_)) => Err("null".into()),
             (Val::FuncRef(Some(_)), WastRetCore::RefFunc(None)) => Ok(()),
             (Val::FuncRef(Some(f)), WastRetCore::RefFunc(Some(index))) => self.is_function(source, *f, index),
@@ -617,6 +646,7 @@ fn null_type_is(ty: &Option<wast::core::HeapType>, top: AbstractHeapType) -> boo
             T::Func => matches!(ty, T::Func | T::NoFunc),
             T::Extern => matches!(ty, T::Extern | T::NoExtern),
             T::Exn => matches!(ty, T::Exn | T::NoExn),
+            T::Any => matches!(ty, T::Any | T::Eq | T::I31 | T::Struct | T::Array | T::None),
             _ => false,
         },
         Some(_) => false,

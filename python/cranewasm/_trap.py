@@ -32,6 +32,7 @@ class TrapCode(enum.IntEnum):
     EPOCH_DEADLINE = 13
     UNLINKED_FUNCTION = 14
     NULL_REFERENCE = 15
+    CAST_FAILURE = 16
 
 
 class Frame:

@@ -20,7 +20,8 @@ pub const MAGIC: &[u8; 8] = b"\0cwasm\r\n";
 /// runtime that looks for a handler at the throw's own call site; 8:
 /// 64-bit loop addresses masked below 8 GiB, which needs the guarded
 /// reservation's 64 KiB tail; 9: the frozen tables recorded, so that
-/// loading skips their scan of every body).
+/// loading skips their scan of every body, and `VMFuncRef::display`,
+/// which `call_indirect` of a non-final type reads, and GC's trap codes).
 pub const FORMAT_VERSION: u32 = 9;
 
 /// The Cranelift release generating code (the workspace's requirement;

@@ -7,7 +7,7 @@ use crate::environ::trap::TrapCode;
 
 /// The codes Cranelift has no name for, numbered as Cranelift's user
 /// codes (1 for the first).
-const USER: [TrapCode; 13] = [
+const USER: [TrapCode; 15] = [
     TrapCode::UnreachableCodeReached,
     TrapCode::TableOutOfBounds,
     TrapCode::UndefinedElement,
@@ -21,6 +21,8 @@ const USER: [TrapCode; 13] = [
     TrapCode::EpochDeadline,
     TrapCode::NullReference,
     TrapCode::NullFunctionReference,
+    TrapCode::NullI31Reference,
+    TrapCode::CastFailure,
 ];
 
 /// Our trap codes as the Cranelift trap codes compiled code uses.

@@ -125,6 +125,7 @@ pub struct Config {
     pub(crate) threads: bool,
     pub(crate) function_references: bool,
     pub(crate) exceptions: bool,
+    pub(crate) gc: bool,
     pub(crate) legacy_exceptions: bool,
     /// memory64, custom page sizes, wide arithmetic (`config_memory64`).
     pub(crate) wide: WideProposals,
@@ -194,6 +195,7 @@ impl Default for Config {
             threads: true,
             function_references: true,
             exceptions: true,
+            gc: true,
             legacy_exceptions: true,
             wide: WideProposals::default(),
             bounds_checks: chosen.unwrap_or(BoundsChecks::GuardPages),
@@ -283,6 +285,17 @@ impl Config {
     /// `br_on_non_null`, non-nullable locals and table initialisers.
     pub fn wasm_function_references(&mut self, on: bool) -> &mut Config {
         self.function_references = on;
+        self
+    }
+
+    /// Garbage collection (WebAssembly 3.0), so far its type system:
+    /// recursion groups, subtyping, struct and array type definitions and
+    /// the GC reference types. Needs
+    /// [`wasm_function_references`](Self::wasm_function_references). The
+    /// operators that need a GC heap are refused as unsupported until it
+    /// lands (issue 40).
+    pub fn wasm_gc(&mut self, on: bool) -> &mut Config {
+        self.gc = on;
         self
     }
 
@@ -492,6 +505,7 @@ impl Config {
         f.set(F::THREADS, self.threads);
         f.set(F::FUNCTION_REFERENCES, self.function_references);
         f.set(F::EXCEPTIONS, self.exceptions);
+        f.set(F::GC, self.gc && self.function_references);
         f.set(F::LEGACY_EXCEPTIONS, self.exceptions && self.legacy_exceptions);
         self.wide.apply(&mut f);
         f

@@ -182,9 +182,16 @@ pub fn to_records(info: &ModuleInfo) -> Vec<FrozenRecord> {
         .iter()
         .map(|(t, f)| FrozenRecord {
             table: t.index() as u32,
-            shared_type: f.shared_type.as_ref().map(|ty| {
+            // The analysis ran on the module's types as parsed; by now the
+            // types hold canonical ids for the types they refer to, so a
+            // shared type that refers to one matches no type here. None is
+            // then what the compiled code assumed already: it skips a
+            // signature check (and reads the table's code array) only for a
+            // shared type equal to a call's type as compiled, that is, one
+            // that canonicalising left unchanged and that is found here.
+            shared_type: f.shared_type.as_ref().and_then(|ty| {
                 let found = info.types.iter().find(|(_, sub)| sub.as_func() == Some(ty));
-                found.expect("a shared type is an element's, so the module's").0.index() as u32
+                found.map(|(t, _)| t.index() as u32)
             }),
             full: f.full,
             own_functions: f.own_functions,

@@ -34,6 +34,8 @@ pub enum ConstOp {
     GlobalGet(GlobalIndex),
     RefNull,
     RefFunc(FuncIndex),
+    /// `ref.i31` of the i32 on the stack (GC).
+    RefI31,
     I32Add,
     I32Sub,
     I32Mul,
@@ -75,6 +77,9 @@ pub struct ModuleInfo {
     /// The type section: every entry, and how they are grouped.
     pub types: PrimaryMap<TypeIndex, SubType>,
     pub rec_groups: Vec<RecGroup>,
+    /// Each type's depth in the subtype hierarchy (0 without supertype):
+    /// where its id sits in its subtypes' displays (GC).
+    pub type_depths: PrimaryMap<TypeIndex, u32>,
     pub imports: Vec<Import>,
     pub funcs: PrimaryMap<FuncIndex, TypeIndex>,
     pub tables: PrimaryMap<TableIndex, TableType>,
@@ -115,6 +120,23 @@ impl ModuleInfo {
     /// proves the types that functions, calls and tags name are functions).
     pub fn func_sig(&self, t: TypeIndex) -> &FuncType {
         self.types[t].as_func().expect("a function type, as validated")
+    }
+
+    /// Whether type `t` is final, without supertype and alone in its
+    /// recursion group, as every WebAssembly 2.0 type is: only such a type
+    /// equals another of the same structure written on its own, so only it
+    /// may have a small signature id.
+    pub fn is_plain_type(&self, t: TypeIndex) -> bool {
+        let sub = &self.types[t];
+        let i = t.as_u32();
+        let group = self.rec_groups.partition_point(|g| g.range.end <= i);
+        sub.is_final && sub.supertype.is_none() && self.rec_groups.get(group).is_none_or(|g| g.range.len() == 1)
+    }
+
+    /// The small id of function type `t` (`FuncType::small_sig_id`), which
+    /// only a plain type ([`is_plain_type`](Self::is_plain_type)) has.
+    pub fn small_sig_id(&self, t: TypeIndex) -> Option<usize> {
+        self.types[t].as_func().filter(|_| self.is_plain_type(t))?.small_sig_id()
     }
 
     pub fn num_defined_funcs(&self) -> usize {

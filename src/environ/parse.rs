@@ -86,7 +86,10 @@ pub fn parse_with<'a>(
                     let group = group?;
                     let start = info.types.len() as u32;
                     for sub in group.into_types() {
-                        info.types.push(sub_type(&sub, start));
+                        let sub = sub_type(&sub, start);
+                        // Validation: a supertype comes earlier.
+                        info.type_depths.push(sub.supertype.map_or(0, |s| info.type_depths[s] + 1));
+                        info.types.push(sub);
                     }
                     info.rec_groups.push(RecGroup { range: start..info.types.len() as u32 });
                 }
@@ -208,6 +211,12 @@ pub fn parse_with<'a>(
     };
     // What the analysis proves of a table's slots assumes they start null.
     info.frozen_tables.retain(|t, _| !info.table_inits.contains_key(t));
+    // The analysis compares function types by structure, which decides
+    // type equality only among plain types (GC's recursion groups and
+    // subtypes make equal structures different types).
+    if !info.types.keys().all(|t| info.is_plain_type(t)) {
+        info.frozen_tables.clear();
+    }
     Ok(ParsedModule { info, bodies })
 }
 
@@ -293,12 +302,23 @@ pub fn const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr> {
             Operator::GlobalGet { global_index } => ConstOp::GlobalGet(GlobalIndex::from_u32(global_index)),
             Operator::RefNull { .. } => ConstOp::RefNull,
             Operator::RefFunc { function_index } => ConstOp::RefFunc(FuncIndex::from_u32(function_index)),
+            Operator::RefI31 => ConstOp::RefI31,
+            // `any` and `extern` values share one encoding.
+            Operator::AnyConvertExtern | Operator::ExternConvertAny => continue,
             Operator::I32Add => ConstOp::I32Add,
             Operator::I32Sub => ConstOp::I32Sub,
             Operator::I32Mul => ConstOp::I32Mul,
             Operator::I64Add => ConstOp::I64Add,
             Operator::I64Sub => ConstOp::I64Sub,
             Operator::I64Mul => ConstOp::I64Mul,
+            Operator::StructNew { .. }
+            | Operator::StructNewDefault { .. }
+            | Operator::ArrayNew { .. }
+            | Operator::ArrayNewDefault { .. }
+            | Operator::ArrayNewFixed { .. } => {
+                let what = "GC heap object (issue 40: no GC heap yet) in a constant expression";
+                return Err(Error::unsupported(what, Some(offset as usize)));
+            }
             _ => return Err(Error::unsupported("constant expression operator", Some(offset as usize))),
         });
     }

@@ -73,6 +73,11 @@ pub enum TrapCode {
     /// `call_ref` or `return_call_ref` of a null function reference (an
     /// addition: wasmtime reports `NullReference`).
     NullFunctionReference,
+    /// `i31.get_s`/`i31.get_u` of a null reference (an addition: wasmtime
+    /// reports `NullReference`; the spec's message differs).
+    NullI31Reference,
+    /// `ref.cast` of a reference that is not of the target type.
+    CastFailure,
 }
 
 /// The names these reasons had before they took wasmtime's, deprecated
@@ -117,12 +122,14 @@ impl TrapCode {
             TrapCode::EpochDeadline => "epoch deadline reached",
             TrapCode::NullReference => "null reference",
             TrapCode::NullFunctionReference => "null function reference",
+            TrapCode::NullI31Reference => "null i31 reference",
+            TrapCode::CastFailure => "cast failure",
         }
     }
 
     /// Every trap code, in a fixed order: a code's position is its number
     /// in serialized modules.
-    pub const ALL: [TrapCode; 18] = [
+    pub const ALL: [TrapCode; 20] = [
         TrapCode::StackOverflow,
         TrapCode::MemoryOutOfBounds,
         TrapCode::TableOutOfBounds,
@@ -141,6 +148,8 @@ impl TrapCode {
         TrapCode::AtomicWaitNonSharedMemory,
         TrapCode::NullReference,
         TrapCode::NullFunctionReference,
+        TrapCode::NullI31Reference,
+        TrapCode::CastFailure,
     ];
 }
 

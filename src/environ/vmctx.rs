@@ -61,12 +61,19 @@ pub struct VMFuncRef {
     /// the function (in its module's type section, or its host function's
     /// registration).
     pub ty: *const crate::environ::types::FuncType,
+    /// The type's supertype display (GC): `[n, id_0, .., id_n-1]`, the
+    /// canonical ids of its supertypes from the root down to itself, which
+    /// casts and `call_indirect` to a non-final type read (see
+    /// `src/runtime/vm/gc/README.md`). `[0]` for a plain type, which no
+    /// non-final type's check can match. It lives as long as `ty`.
+    pub display: *const u32,
 }
 
 impl VMFuncRef {
     pub const WASM_CALL: i32 = 0;
     pub const VMCTX: i32 = 16;
     pub const SIG: i32 = 24;
+    pub const DISPLAY: i32 = 40;
 }
 
 /// A linear memory's current extent. Owned by the memory; instances point
@@ -292,7 +299,8 @@ mod tests {
         assert_eq!(offset_of!(VMFuncRef, wasm_call) as i32, VMFuncRef::WASM_CALL);
         assert_eq!(offset_of!(VMFuncRef, vmctx) as i32, VMFuncRef::VMCTX);
         assert_eq!(offset_of!(VMFuncRef, sig) as i32, VMFuncRef::SIG);
-        assert_eq!(size_of::<VMFuncRef>(), 40);
+        assert_eq!(offset_of!(VMFuncRef, display) as i32, VMFuncRef::DISPLAY);
+        assert_eq!(size_of::<VMFuncRef>(), 48);
         assert_eq!(offset_of!(VMMemoryDefinition, length) as i32, VMMemoryDefinition::LENGTH);
         assert_eq!(offset_of!(VMTableDefinition, base) as i32, VMTableDefinition::BASE);
         assert_eq!(offset_of!(VMTableDefinition, length) as i32, VMTableDefinition::LENGTH);

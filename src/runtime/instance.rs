@@ -14,6 +14,7 @@ use super::typed::{TypedFunc, WasmList};
 use super::vm::instance::{self as vm_instance, VMInstance};
 use crate::environ::error::{Error, LinkError, Result};
 use crate::environ::index::{EntityIndex, FuncIndex, GlobalIndex, MemoryIndex, TableIndex};
+use crate::environ::type_registry::{large_sig_id, TypeRegistry};
 use crate::environ::types::{ExternType, MemoryType, Mutability};
 use crate::runtime::engine::Engine;
 use crate::runtime::module::Module;
@@ -289,7 +290,23 @@ fn check_imports(store: &StoreOpaque, module: &Module, imports: &[Extern], enlar
             }
         }
         let actual = given.ty_in(store);
-        if !import_matches(&actual, &info.entity_type(import.index), enlarged) {
+        let registry = module.engine().type_registry();
+        let matches = match (given, import.index) {
+            // Functions match by type id, which tells types of equal
+            // structure in different recursion groups apart, or as a
+            // declared subtype (GC).
+            (Extern::Func(f), EntityIndex::Func(fi)) => {
+                let actual = f.0.get(store).sig;
+                let expected = module.code().types.sig_id(info.funcs[fi]).expect("function types are registered");
+                actual == expected
+                    || match (large_sig_id(actual), large_sig_id(expected)) {
+                        (Some(a), Some(e)) => registry.is_subtype(a, e),
+                        _ => false,
+                    }
+            }
+            _ => import_matches(&actual, &info.entity_type(import.index), enlarged, registry),
+        };
+        if !matches {
             // Named only now: instantiating clones no strings.
             let import = module.imports().nth(index).expect("index of an import");
             return Err(LinkError::Incompatible { index, import, actual }.into());
@@ -303,7 +320,7 @@ fn check_imports(store: &StoreOpaque, module: &Module, imports: &[Extern], enlar
 /// stays below 4 GiB: compiled code assumes no more of an imported memory
 /// (`ModuleInfo::memories_below_4gib`; such a memory stops growing short
 /// of 4 GiB, `vm::memory::max_pages`).
-fn import_matches(actual: &ExternType, expected: &ExternType, enlarged: bool) -> bool {
+fn import_matches(actual: &ExternType, expected: &ExternType, enlarged: bool, registry: &TypeRegistry) -> bool {
     match (actual, expected) {
         (ExternType::Func(a), ExternType::Func(e)) => a == e,
         // A constant global may be of a subtype (`(ref func)` for
@@ -312,7 +329,7 @@ fn import_matches(actual: &ExternType, expected: &ExternType, enlarged: bool) ->
             a == e
                 || (a.mutability() == Mutability::Const
                     && e.mutability() == Mutability::Const
-                    && a.content().matches(e.content()))
+                    && registry.val_matches(a.content(), e.content()))
         }
         (ExternType::Table(a), ExternType::Table(e)) => a.matches(e),
         // Tag types match exactly (in canonical form).

@@ -18,6 +18,7 @@ mod codegen;
 pub mod engine;
 mod engine_target;
 pub mod extern_;
+pub mod anyref;
 pub mod externref;
 pub mod func;
 pub mod global;

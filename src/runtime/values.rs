@@ -2,6 +2,7 @@
 
 use crate::environ::types::{HeapType, ValType};
 use crate::environ::val_raw::{ValRaw, V128};
+use crate::runtime::anyref::{AnyRef, RefRepr};
 use crate::runtime::externref::ExternRef;
 use crate::runtime::func::Func;
 use crate::runtime::tag::Exn;
@@ -27,6 +28,9 @@ pub enum Val {
     ExternRef(Option<ExternRef>),
     /// An `exnref`, `None` for null: a caught exception wasm passes on.
     ExnRef(Option<Exn>),
+    /// A reference of the `any` hierarchy (`anyref`, `eqref`, `i31ref`,
+    /// `nullref`...), `None` for null.
+    AnyRef(Option<AnyRef>),
 }
 
 impl Val {
@@ -51,6 +55,7 @@ impl Val {
             Val::FuncRef(_) => ValType::FUNCREF,
             Val::ExternRef(_) => ValType::EXTERNREF,
             Val::ExnRef(_) => ValType::EXNREF,
+            Val::AnyRef(_) => ValType::ANYREF,
         }
     }
 
@@ -65,6 +70,17 @@ impl Val {
             Val::FuncRef(f) => (f.is_none(), HeapType::Func),
             Val::ExternRef(e) => (e.is_none(), HeapType::Extern),
             Val::ExnRef(e) => (e.is_none(), HeapType::Exn),
+            Val::AnyRef(Some(a)) => {
+                // A non-null `any` value: an i31 is an `eq` and an `i31`
+                // too; internalised host data only an `any`.
+                let is_i31 = a.as_i31().is_some();
+                return match r.heap_type() {
+                    HeapType::Any => true,
+                    HeapType::Eq | HeapType::I31 => is_i31,
+                    _ => false,
+                };
+            }
+            Val::AnyRef(None) => (true, HeapType::Any),
             _ => return false,
         };
         match (is_null, r.heap_type()) {
@@ -85,6 +101,7 @@ impl Val {
             ValType::V128 => Val::V128(V128(0)),
             ValType::Ref(r) if r.is_func() => Val::FuncRef(None),
             ValType::Ref(r) if r.heap_type().top() == HeapType::Exn => Val::ExnRef(None),
+            ValType::Ref(r) if r.heap_type().top() == HeapType::Any => Val::AnyRef(None),
             ValType::Ref(_) => Val::ExternRef(None),
         }
     }
@@ -140,6 +157,14 @@ impl Val {
     /// The `exnref`, if this is one.
     pub fn exnref(&self) -> Option<Option<Exn>> {
         if let Val::ExnRef(v) = self {
+            Some(*v)
+        } else {
+            None
+        }
+    }
+    /// The `anyref`, if this is one.
+    pub fn anyref(&self) -> Option<Option<AnyRef>> {
+        if let Val::AnyRef(v) = self {
             Some(*v)
         } else {
             None
@@ -221,16 +246,8 @@ impl Val {
                     }
                 },
             ),
-            Val::ExternRef(e) => ValRaw::reference(
-                ValType::EXTERNREF,
-                match e {
-                    None => 0,
-                    Some(e) => {
-                        e.0.check(store)?;
-                        e.0.as_ptr() as usize
-                    }
-                },
-            ),
+            Val::ExternRef(e) => ValRaw::reference(ValType::EXTERNREF, e.map_or(Ok(0), |e| e.0.to_raw(store))?),
+            Val::AnyRef(a) => ValRaw::reference(ValType::ANYREF, a.map_or(Ok(0), |a| a.0.to_raw(store))?),
             Val::ExnRef(e) => ValRaw::reference(
                 ValType::EXNREF,
                 match e {
@@ -272,7 +289,10 @@ impl Val {
             ValType::Ref(r) if r.is_func() => Val::FuncRef(ptr.map(|p| Func(stored(store, p)))),
             // Not an externref: reading its data would read an exception.
             ValType::Ref(r) if r.heap_type().top() == HeapType::Exn => Val::ExnRef(ptr.map(|p| Exn(stored(store, p)))),
-            _ => Val::ExternRef(ptr.map(|p| ExternRef(stored(store, p)))),
+            ValType::Ref(r) if r.heap_type().top() == HeapType::Any => {
+                Val::AnyRef(ptr.map(|_| AnyRef(RefRepr::from_raw(store, raw))))
+            }
+            _ => Val::ExternRef(ptr.map(|_| ExternRef(RefRepr::from_raw(store, raw)))),
         }
     }
 }

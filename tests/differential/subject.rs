@@ -104,6 +104,8 @@ pub fn trap_kind(trap: &TrapError) -> TrapKind {
                 panic!("a threads trap from a module generated without threads: {trap}")
             }
             Trap::NullReference | Trap::NullFunctionReference => TrapKind::NullReference,
+            // The generator leaves GC off (see without_gc.rs).
+            Trap::NullI31Reference | Trap::CastFailure => panic!("a GC trap from a module without GC: {trap}"),
             Trap::Interrupt | Trap::OutOfFuel | Trap::EpochDeadline => {
                 panic!("nothing interrupts, counts fuel or sets deadlines here, yet: {trap}")
             }
@@ -144,6 +146,7 @@ fn to_value(store: &Store<Log>, tags: &[(String, Tag)], v: &Val) -> Value {
             let (tag, payload) = exception(store, tags, e);
             model::exn_id(&tag, &payload)
         })),
+        Val::AnyRef(_) => panic!("an anyref from a module generated without GC (see without_gc.rs)"),
     }
 }
 
@@ -185,6 +188,7 @@ fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Option<Exte
                         // Tag names are not at hand here: an exception
                         // passed to the host is compared by null-ness.
                         Val::ExnRef(e) => Value::ExnRef(e.map(|_| 0)),
+                        Val::AnyRef(_) => panic!("an anyref from a module generated without GC"),
                         Val::I32(x) => Value::I32(x),
                         Val::I64(x) => Value::I64(x),
                         Val::F32(x) => Value::F32(x),

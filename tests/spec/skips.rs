@@ -10,44 +10,25 @@ pub const FILES: &[(&str, &str)] = &[
     // --- custom page sizes ---
     // --- wide arithmetic ---
     // --- function references ---
-    (
-        "wasm-3.0/elem.wast",
-        "GC: next issue (2 directives: global.get of a global defined in the module, in a constant expression, came with \
-         the GC proposal, and wasmparser validates it only with GC on)",
-    ),
-    (
-        "wasm-3.0/global.wast",
-        "GC: next issue (8 directives: global.get of a global defined in the module, in a constant expression, came with \
-         the GC proposal, and wasmparser validates it only with GC on)",
-    ),
-    ("wasm-3.0/type-equivalence.wast", "GC: next issue (13 directives use GC's recursive type groups; the rest passes)"),
     // --- exceptions ---
-    ("wasm-3.0/tag.wast", "GC: next issue (3 directives use GC's recursive type groups in tag types; the rest passes)"),
     // --- legacy exceptions ---
     // --- GC ---
-    ("wasm-3.0/array.wast", "GC: next issue"),
-    ("wasm-3.0/array_copy.wast", "GC: next issue"),
-    ("wasm-3.0/array_fill.wast", "GC: next issue"),
-    ("wasm-3.0/array_init_data.wast", "GC: next issue"),
-    ("wasm-3.0/array_init_elem.wast", "GC: next issue"),
-    ("wasm-3.0/array_new_data.wast", "GC: next issue"),
-    ("wasm-3.0/array_new_elem.wast", "GC: next issue"),
-    ("wasm-3.0/br_on_cast.wast", "GC: next issue"),
-    ("wasm-3.0/br_on_cast_fail.wast", "GC: next issue"),
-    ("wasm-3.0/extern.wast", "GC: next issue"),
-    ("wasm-3.0/i31.wast", "GC: next issue"),
-    ("wasm-3.0/ref_cast.wast", "GC: next issue"),
-    ("wasm-3.0/ref_eq.wast", "GC: next issue"),
-    ("wasm-3.0/ref_null.wast", "GC: next issue"),
-    ("wasm-3.0/ref_test.wast", "GC: next issue"),
-    ("wasm-3.0/struct.wast", "GC: next issue"),
-    ("wasm-3.0/type-canon.wast", "GC: next issue"),
-    ("wasm-3.0/type-rec.wast", "GC: next issue"),
-    ("wasm-3.0/type-subtyping.wast", "GC: next issue"),
+    // Stage 1 of issue 40 compiles GC's types and its operators that need
+    // no heap; these files make struct and array objects too, in the
+    // module most of their directives use.
+    ("wasm-3.0/br_on_cast.wast", "struct.new, array.new: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/br_on_cast_fail.wast", "struct.new, array.new: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/extern.wast", "struct.new, array.new: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/ref_cast.wast", "struct.new, array.new: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/ref_eq.wast", "struct.new, array.new: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/ref_test.wast", "struct.new, array.new: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/array.wast", "array operators: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/array_copy.wast", "array operators: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/array_fill.wast", "array operators: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/array_init_data.wast", "array operators: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/array_init_elem.wast", "array operators: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/array_new_data.wast", "array operators: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/array_new_elem.wast", "array operators: GC heap not built yet (issue 40 stage 2)"),
+    ("wasm-3.0/struct.wast", "struct operators: GC heap not built yet (issue 40 stage 2)"),
     // --- other ---
-    (
-        "wasm-3.0/data.wast",
-        "GC: next issue (global.get of a global defined in the module, in a constant expression, came with the GC \
-         proposal, and wasmparser validates it only with GC on)",
-    ),
 ];

@@ -116,6 +116,10 @@ pub unsafe fn from_core(store: *mut StoreObj, mut cx: impl AsContextMut<Data = S
         // wasm.h has no exception references (its `wasm_ref_t` kinds are
         // functions and host references), so C sees an exnref as null.
         Val::ExnRef(_) => wasm_val_union { r#ref: ptr::null_mut() },
+        // Nor, until GC references are `wasm_ref_t`s (issue 40, later
+        // stage), an anyref: C sees null rather than a pointer it could
+        // not use.
+        Val::AnyRef(_) => wasm_val_union { r#ref: ptr::null_mut() },
         Val::FuncRef(f) => wasm_val_union {
             r#ref: match f {
                 None => ptr::null_mut(),

@@ -93,6 +93,11 @@ fn format_val(v: &Val, host_pointer: &impl Fn(&Val) -> usize) -> String {
         Val::ExternRef(None) => "extern:ref.null".into(),
         Val::ExnRef(None) => "exn:ref.null".into(),
         Val::ExnRef(Some(_)) => "ref.exn".into(),
+        Val::AnyRef(None) => "any:ref.null".into(),
+        Val::AnyRef(Some(a)) => match a.as_i31() {
+            Some(v) => format!("{:#x}:ref.i31", v.get_u32()),
+            None => "ref.any".into(),
+        },
         Val::ExternRef(Some(_)) => match host_pointer(v) {
             0 | usize::MAX => "extern:ref.null".into(),
             p => format!("{p:#x}:ref.extern"),

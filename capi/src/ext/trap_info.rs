@@ -37,8 +37,11 @@ pub const CRANEWASM_TRAP_ATOMIC_WAIT_NON_SHARED_MEMORY: cranewasm_trap_code_t = 
 pub const CRANEWASM_TRAP_EPOCH_DEADLINE: cranewasm_trap_code_t = 13;
 /// A call of an import that was never linked.
 pub const CRANEWASM_TRAP_UNLINKED_FUNCTION: cranewasm_trap_code_t = 14;
-/// `ref.as_non_null`, `call_ref` or `return_call_ref` of a null reference.
+/// `ref.as_non_null`, `call_ref`, `return_call_ref` or `i31.get_*` of a null
+/// reference.
 pub const CRANEWASM_TRAP_NULL_REFERENCE: cranewasm_trap_code_t = 15;
+/// `ref.cast` of a reference of another type (GC).
+pub const CRANEWASM_TRAP_CAST_FAILURE: cranewasm_trap_code_t = 16;
 
 fn code_number(c: cranewasm::Trap) -> cranewasm_trap_code_t {
     use cranewasm::Trap as T;
@@ -58,7 +61,8 @@ fn code_number(c: cranewasm::Trap) -> cranewasm_trap_code_t {
         T::AtomicWaitNonSharedMemory => CRANEWASM_TRAP_ATOMIC_WAIT_NON_SHARED_MEMORY,
         T::EpochDeadline => CRANEWASM_TRAP_EPOCH_DEADLINE,
         T::UnlinkedFunction => CRANEWASM_TRAP_UNLINKED_FUNCTION,
-        T::NullReference | T::NullFunctionReference => CRANEWASM_TRAP_NULL_REFERENCE,
+        T::NullReference | T::NullFunctionReference | T::NullI31Reference => CRANEWASM_TRAP_NULL_REFERENCE,
+        T::CastFailure => CRANEWASM_TRAP_CAST_FAILURE,
     }
 }
 

@@ -183,7 +183,7 @@ impl FuncEnv<'_> {
     /// inliner copies a callee's symbols without translating their names,
     /// so an inlined `call_indirect` named some other function instead.)
     pub(super) fn signature_id(&mut self, b: &mut FunctionBuilder, ty: TypeIndex) -> Value {
-        if let Some(id) = self.info().func_sig(ty).small_sig_id() {
+        if let Some(id) = self.info().small_sig_id(ty) {
             return b.ins().iconst(POINTER, id as i64);
         }
         self.load_vmctx_ptr(b, self.offsets().type_id(ty))

@@ -20,6 +20,7 @@ mod bounds64;
 mod call;
 mod exceptions;
 mod fuel;
+mod gc;
 mod global;
 mod memory;
 mod ranges;

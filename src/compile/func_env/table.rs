@@ -216,9 +216,16 @@ impl FuncEnv<'_> {
         let mut code_flags = trusted().with_readonly();
         if check_signature {
             let sig = b.ins().load(POINTER, first_load_flags, func_ref, VMFuncRef::SIG);
-            let expected = self.signature_id(b, ty);
-            let mismatch = b.ins().icmp(IntCC::NotEqual, sig, expected);
-            b.ins().trapnz(mismatch, TrapCode::BadSignature.to_clif());
+            if self.info().types[ty].is_final {
+                // No other type is a subtype of a final one.
+                let expected = self.signature_id(b, ty);
+                let mismatch = b.ins().icmp(IntCC::NotEqual, sig, expected);
+                b.ins().trapnz(mismatch, TrapCode::BadSignature.to_clif());
+            } else {
+                // A declared subtype matches too (GC).
+                let ok = self.sig_matches(b, func_ref, sig, ty);
+                b.ins().trapz(ok, TrapCode::BadSignature.to_clif());
+            }
         } else {
             code_flags = first_load_flags;
         }

@@ -292,7 +292,7 @@ impl<'a> Translator<'a, '_> {
     }
 
     /// `br` (cond = None) or `br_if`.
-    fn branch(&mut self, depth: u32, cond: Option<Value>) {
+    pub(super) fn branch(&mut self, depth: u32, cond: Option<Value>) {
         let call = self.branch_target(depth);
         let dest = call.block(&self.b.func.dfg.value_lists);
         let args: Vec<BlockArg> = call.args(&self.b.func.dfg.value_lists).collect();

@@ -91,6 +91,20 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
         visit_br_on_null(relative_depth: u32) => t.br_on_null(relative_depth);
         visit_br_on_non_null(relative_depth: u32) => t.br_on_non_null(relative_depth);
 
+        // GC without a heap (gc.rs): `any` and `extern` share one encoding.
+        visit_ref_i31 => t.ref_i31();
+        visit_i31_get_s => t.i31_get(true);
+        visit_i31_get_u => t.i31_get(false);
+        visit_ref_eq => t.ref_eq();
+        visit_any_convert_extern, visit_extern_convert_any => ();
+        visit_ref_test_non_null(hty: HeapType) => t.ref_test(hty, false);
+        visit_ref_test_nullable(hty: HeapType) => t.ref_test(hty, true);
+        visit_ref_cast_non_null(hty: HeapType) => t.ref_cast(hty, false);
+        visit_ref_cast_nullable(hty: HeapType) => t.ref_cast(hty, true);
+        visit_br_on_cast(relative_depth: u32, _from: RefType, to: RefType) => t.br_on_cast(relative_depth, to, false);
+        visit_br_on_cast_fail(relative_depth: u32, _from: RefType, to: RefType) =>
+            t.br_on_cast(relative_depth, to, true);
+
         // table.rs
         visit_table_get(table: u32) => t.table_get(TableIndex::from_u32(table));
         visit_table_set(table: u32) => t.table_set(TableIndex::from_u32(table));
@@ -299,17 +313,19 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
 
     // Proposals we do not compile. memory64 has no operators of its own
     // (it widens the index operands); the parser refuses 64-bit memories.
-    unsupported! { "garbage collection":
-        visit_ref_eq(), visit_struct_new(u32), visit_struct_new_default(u32), visit_struct_get(u32, u32),
+    // GC (issue 40): its types and the operators of gc.rs are compiled;
+    // struct and array objects need the GC heap of a later stage.
+    // (The label is `gc::HEAP_OBJECT_REFUSAL`, which `Module::validate`
+    // uses too; a macro takes only a literal.)
+    unsupported! { "GC heap object (issue 40: no GC heap yet)":
+        visit_struct_new(u32), visit_struct_new_default(u32), visit_struct_get(u32, u32),
         visit_struct_get_s(u32, u32), visit_struct_get_u(u32, u32), visit_struct_set(u32, u32), visit_array_new(u32),
         visit_array_new_default(u32), visit_array_new_fixed(u32, u32), visit_array_new_data(u32, u32),
         visit_array_new_elem(u32, u32), visit_array_get(u32), visit_array_get_s(u32), visit_array_get_u(u32),
         visit_array_set(u32), visit_array_len(), visit_array_fill(u32), visit_array_copy(u32, u32),
-        visit_array_init_data(u32, u32), visit_array_init_elem(u32, u32), visit_ref_test_non_null(HeapType),
-        visit_ref_test_nullable(HeapType), visit_ref_cast_non_null(HeapType), visit_ref_cast_nullable(HeapType),
-        visit_br_on_cast(u32, RefType, RefType), visit_br_on_cast_fail(u32, RefType, RefType),
-        visit_any_convert_extern(), visit_extern_convert_any(), visit_ref_i31(), visit_i31_get_s(), visit_i31_get_u(),
+        visit_array_init_data(u32, u32), visit_array_init_elem(u32, u32),
     }
+
     unsupported! { "custom descriptors":
         visit_struct_new_desc(u32), visit_struct_new_default_desc(u32), visit_ref_get_desc(u32),
         visit_ref_cast_desc_eq_non_null(HeapType), visit_ref_cast_desc_eq_nullable(HeapType),

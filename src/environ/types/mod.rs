@@ -21,7 +21,7 @@ pub use memory::{max_pages, MemoryType, GUARDED_RESERVATION_BYTES};
 // The translator's bounds checks read them.
 #[cfg(feature = "compiler")]
 pub use memory::{GUARD_TAIL_BYTES, MAX_MEMORY_BYTES};
-pub use sub::{CompositeType, FieldType, RecGroup, SubType};
+pub use sub::{CompositeType, FieldType, RecGroup, StorageType, SubType};
 pub use table::TableType;
 pub use tag::TagType;
 pub use val::{HeapType, RefType, ValType};

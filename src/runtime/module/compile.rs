@@ -122,6 +122,15 @@ impl Module {
             let mut v = body.validator.into_validator(allocs);
             v.validate(&body.body)?;
             allocs = v.into_allocations();
+            // Valid, but what compiling refuses is refused here too.
+            let mut ops = body.body.get_operators_reader()?;
+            while !ops.eof() {
+                let offset = ops.original_position();
+                if let Some(name) = compile::heap_object_operator(&ops.read()?) {
+                    let what = format!("{} operator {name}", compile::HEAP_OBJECT_REFUSAL);
+                    return Err(Error::unsupported(what, Some(offset as usize)));
+                }
+            }
         }
         Ok(())
     }
@@ -163,8 +172,8 @@ impl Module {
         let mut ids: Vec<(String, String)> = parsed
             .info
             .types
-            .iter()
-            .filter_map(|(t, ty)| Some(sig_id_spellings(ty.as_func()?.small_sig_id()?, t.as_u32())))
+            .keys()
+            .filter_map(|t| Some(sig_id_spellings(parsed.info.small_sig_id(t)?, t.as_u32())))
             .flatten()
             .collect();
         ids.sort_by_key(|(text, _)| std::cmp::Reverse(text.len()));

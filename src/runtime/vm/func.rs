@@ -92,6 +92,8 @@ impl VMHostFunc {
                 vmctx: std::ptr::null_mut(),
                 sig: ty.sig_id(),
                 ty: std::ptr::null(),
+                // Host functions have plain types.
+                display: crate::environ::type_registry::PLAIN_DISPLAY.as_ptr(),
             },
             store: store_ptr,
             ty,

@@ -274,6 +274,10 @@ impl VMInstance {
                 }
                 ConstOp::RefNull => ValRaw::reference(ValType::FUNCREF, 0),
                 ConstOp::RefFunc(f) => ValRaw::reference(ValType::FUNCREF, self.func_ref(f).as_ptr() as usize),
+                ConstOp::RefI31 => {
+                    let v = stack.pop().expect("validated: an operand").get_i32() as u32;
+                    ValRaw::reference(ValType::ANYREF, crate::runtime::vm::gc::i31_raw(v))
+                }
                 ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => arith!(op, get_i32, i32),
                 ConstOp::I64Add | ConstOp::I64Sub | ConstOp::I64Mul => arith!(op, get_i64, i64),
             };
@@ -506,6 +510,7 @@ unsafe fn fill_vmctx(
                 vmctx: data.vmctx(),
                 sig: code.types.sig_id(info.funcs[f]).expect("function types are registered"),
                 ty: info.func_type(f),
+                display: code.types.display(info.funcs[f]),
             };
         }
 

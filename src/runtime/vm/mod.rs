@@ -44,6 +44,7 @@ pub mod export;
 pub mod externref;
 pub mod fault_regions;
 pub mod func;
+pub mod gc;
 pub mod global;
 pub mod instance;
 pub mod interrupt;

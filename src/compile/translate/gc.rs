@@ -1,0 +1,178 @@
+//! GC's operators that need no heap (issue 40, stage 1): `ref.i31`,
+//! `i31.get_s/u`, `ref.eq`, `ref.test`, `ref.cast`, `br_on_cast[_fail]`
+//! and the `any`/`extern` conversions.
+//!
+//! A reference is one pointer-sized word in every hierarchy (see
+//! `src/runtime/vm/gc/README.md`): 0 is null, an odd word is an i31
+//! (`(v << 1) | 1`), a word ending in binary 10 is a GC heap object (stage
+//! 2; none exists yet, so no value is a struct or an array), and any other
+//! is a host pointer: a `VMFuncRef`, host extern data or an exception. So
+//! converting between `any` and `extern` changes no bit.
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
+use wasmparser::{AbstractHeapType as A, HeapType, RefType};
+
+use super::Translator;
+use crate::compile::trap_codes::ToClif;
+use crate::environ::index::TypeIndex;
+use crate::environ::trap::TrapCode;
+
+/// What the translator calls struct and array operators when it refuses
+/// them (see `visit.rs`): a valid module the compiler cannot handle.
+pub(crate) const HEAP_OBJECT_REFUSAL: &str = "GC heap object (issue 40: no GC heap yet)";
+
+/// The name of `op` if it is a struct or array operator, which needs the
+/// GC heap of a later stage: what `Module::validate` refuses, as
+/// compiling does.
+pub(crate) fn heap_object_operator(op: &wasmparser::Operator) -> Option<&'static str> {
+    use wasmparser::Operator as O;
+    Some(match op {
+        O::StructNew { .. } => "struct_new",
+        O::StructNewDefault { .. } => "struct_new_default",
+        O::StructGet { .. } => "struct_get",
+        O::StructGetS { .. } => "struct_get_s",
+        O::StructGetU { .. } => "struct_get_u",
+        O::StructSet { .. } => "struct_set",
+        O::ArrayNew { .. } => "array_new",
+        O::ArrayNewDefault { .. } => "array_new_default",
+        O::ArrayNewFixed { .. } => "array_new_fixed",
+        O::ArrayNewData { .. } => "array_new_data",
+        O::ArrayNewElem { .. } => "array_new_elem",
+        O::ArrayGet { .. } => "array_get",
+        O::ArrayGetS { .. } => "array_get_s",
+        O::ArrayGetU { .. } => "array_get_u",
+        O::ArraySet { .. } => "array_set",
+        O::ArrayLen => "array_len",
+        O::ArrayFill { .. } => "array_fill",
+        O::ArrayCopy { .. } => "array_copy",
+        O::ArrayInitData { .. } => "array_init_data",
+        O::ArrayInitElem { .. } => "array_init_elem",
+        _ => return None,
+    })
+}
+
+/// What a test against a heap type asks of a non-null reference.
+enum Test {
+    /// The answer, whatever the reference.
+    Always(bool),
+    /// Whether any of these low bits is set (an i31: bit 0; an i31 or a
+    /// heap object, the `eq` values: bits 0 and 1).
+    LowBits(i64),
+    /// Whether the function reference is of this module type.
+    FuncType(TypeIndex),
+}
+
+impl Translator<'_, '_> {
+    /// `ref.i31`: the low 31 bits of the operand, shifted up and tagged.
+    pub(super) fn ref_i31(&mut self) {
+        let x = self.pop1();
+        let shifted = self.b.ins().ishl_imm_u(x, 1);
+        let tagged = self.b.ins().bor_imm_u(shifted, 1);
+        let r = self.b.ins().uextend(types::I64, tagged);
+        self.push1(r);
+    }
+
+    /// `i31.get_s`/`i31.get_u`: traps on null, else shifts the tag out.
+    pub(super) fn i31_get(&mut self, signed: bool) {
+        let r = self.pop1();
+        self.b.ins().trapz(r, TrapCode::NullI31Reference.to_clif());
+        let word = self.b.ins().ireduce(types::I32, r);
+        let v = match signed {
+            true => self.b.ins().sshr_imm_u(word, 1),
+            false => self.b.ins().ushr_imm_u(word, 1),
+        };
+        self.push1(v);
+    }
+
+    /// `ref.eq`: the same word (an i31 is its value; an object its
+    /// address).
+    pub(super) fn ref_eq(&mut self) {
+        let b = self.pop1();
+        let a = self.pop1();
+        let same = self.b.ins().icmp(IntCC::Equal, a, b);
+        let v = self.b.ins().uextend(types::I32, same);
+        self.push1(v);
+    }
+
+    /// `ref.test`.
+    pub(super) fn ref_test(&mut self, heap: HeapType, nullable: bool) {
+        let r = self.pop1();
+        let ok = self.ref_is(r, heap, nullable);
+        let v = self.b.ins().uextend(types::I32, ok);
+        self.push1(v);
+    }
+
+    /// `ref.cast`: traps unless the reference is of the type; leaves it.
+    pub(super) fn ref_cast(&mut self, heap: HeapType, nullable: bool) {
+        let r = *self.top(1).last().expect("validated: operand present");
+        let ok = self.ref_is(r, heap, nullable);
+        self.b.ins().trapz(ok, TrapCode::CastFailure.to_clif());
+    }
+
+    /// `br_on_cast` (`fail` false) or `br_on_cast_fail`: branches with the
+    /// reference when it is (is not) of type `to`, else goes on with it.
+    pub(super) fn br_on_cast(&mut self, depth: u32, to: RefType, fail: bool) {
+        let r = *self.top(1).last().expect("validated: operand present");
+        let ok = self.ref_is(r, to.heap_type(), to.is_nullable());
+        let cond = match fail {
+            false => ok,
+            true => self.b.ins().icmp_imm_u(IntCC::Equal, ok, 0),
+        };
+        self.branch(depth, Some(cond));
+    }
+
+    /// Whether reference `r` is of type `(ref null? heap)`, as an `i8`.
+    /// Validation proves `r` of `heap`'s hierarchy.
+    fn ref_is(&mut self, r: Value, heap: HeapType, nullable: bool) -> Value {
+        let test = match heap {
+            HeapType::Abstract { ty, .. } => match ty {
+                A::Any | A::Func | A::Extern | A::Exn => Test::Always(true),
+                A::Eq => Test::LowBits(0b11),
+                A::I31 => Test::LowBits(0b01),
+                // No heap object exists before stage 2: a non-null value
+                // is never a struct or an array.
+                A::Struct | A::Array => Test::Always(false),
+                A::None | A::NoFunc | A::NoExtern | A::NoExn | A::Cont | A::NoCont => Test::Always(false),
+            },
+            HeapType::Concrete(i) | HeapType::Exact(i) => {
+                let t = TypeIndex::from_u32(i.as_module_index().expect("validated: a module index"));
+                match self.env.info().types[t].as_func() {
+                    Some(_) => Test::FuncType(t),
+                    None => Test::Always(false),
+                }
+            }
+        };
+        let is_null = self.b.ins().icmp_imm_u(IntCC::Equal, r, 0);
+        match test {
+            Test::Always(answer) => match (answer, nullable) {
+                (true, true) => self.b.ins().iconst(types::I8, 1),
+                (true, false) => self.b.ins().icmp_imm_u(IntCC::NotEqual, r, 0),
+                (false, true) => is_null,
+                (false, false) => self.b.ins().iconst(types::I8, 0),
+            },
+            Test::LowBits(bits) => {
+                // Null has no low bit set.
+                let low = self.b.ins().band_imm_u(r, bits);
+                let set = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
+                match nullable {
+                    true => self.b.ins().bor(set, is_null),
+                    false => set,
+                }
+            }
+            Test::FuncType(t) => {
+                let check = self.b.create_block();
+                let done = self.b.create_block();
+                let result = self.b.append_block_param(done, types::I8);
+                let null_answer = self.b.ins().iconst(types::I8, i64::from(nullable));
+                self.b.ins().brif(is_null, done, &[null_answer.into()], check, &[]);
+                self.b.switch_to_block(check);
+                self.b.seal_block(check);
+                let ok = self.env.func_ref_matches(&mut self.b, r, t);
+                self.b.ins().jump(done, &[ok.into()]);
+                self.b.switch_to_block(done);
+                self.b.seal_block(done);
+                result
+            }
+        }
+    }
+}
