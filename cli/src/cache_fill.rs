@@ -46,16 +46,22 @@ pub fn is_filler() -> bool {
 
 /// Sets `config` up for a first run that compiles lazily and leaves the
 /// entry to a filler; false (and `config` unchanged) when there is no
-/// cache, or `CRANEWASM_LAZY=0` asks for eager compilation.
+/// cache, or `CRANEWASM_LAZY` is set to anything but `1`: `0` asks for
+/// eager compilation, and any other value is an error that the engine
+/// reports (setting lazy compilation here would hide it).
 pub fn lazy_first_run(config: &mut Config) -> bool {
     // A runtime-only `iwasm` compiles nothing: it runs compiled files.
-    if !cfg!(feature = "compiler") {
+    if !cfg!(feature = "compiler") || config.get_cache_dir().is_none() {
         return false;
     }
-    if config.get_cache_dir().is_none() || std::env::var_os(cranewasm::LAZY_ENV).is_some_and(|v| v == "0") {
-        return false;
+    match std::env::var_os(cranewasm::LAZY_ENV) {
+        None => {
+            config.lazy_compilation(true);
+        }
+        Some(v) if v == "1" => {}
+        Some(_) => return false,
     }
-    config.lazy_compilation(true).cache_store_on_miss(false);
+    config.cache_store_on_miss(false);
     true
 }
 
