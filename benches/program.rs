@@ -24,6 +24,10 @@
 //! `ADDRESS_STEPS` (`Config::address_steps`), `LOOP_PASSES`
 //! (`Config::loop_passes`), `WIDEN_LOADS` (`Config::widen_loads`),
 //! `MODULE_ANALYSES` (`Config::module_analyses`).
+//!
+//! `COMPILE_ONLY=1` only compiles, REPS times, and prints the compile row:
+//! for counting the compiler's instructions (`perf stat -e instructions:u`),
+//! which a loaded machine does not blur as it blurs time.
 
 #[allow(dead_code, reason = "the shared helpers serve the other benches")]
 mod support;
@@ -94,6 +98,11 @@ fn main() {
         (t.elapsed().as_secs_f64() * 1e3, module.lazily_compiled_functions())
     };
 
+    if std::env::var("COMPILE_ONLY").is_ok_and(|v| v == "1") {
+        let compile_ms: Vec<f64> = (0..reps.max(1)).map(|_| compile().1).collect();
+        println!("RESULT {name}:compile {:.6} ms {}", median(compile_ms), bytes.len());
+        return;
+    }
     let (module, _) = compile();
     let (first, _) = run(&module);
     if let (Some(workload), (_, Some(first_call))) = (module.lazily_compiled_functions(), first_call()) {

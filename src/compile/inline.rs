@@ -15,7 +15,8 @@
 //!   (no mutual recursion is unrolled), and it makes no tail call unless
 //!   the call is one (inlined into a plain call, a tail call would become
 //!   a plain call);
-//! - a caller grows by at most [`growth_budget`] instructions.
+//! - a caller grows by at most [`growth_budget`] instructions, and a huge
+//!   one not at all.
 //!
 //! Self-recursion is never unrolled: a one-level unroll of small
 //! self-recursive functions, sized for the fib kernel, changed nothing
@@ -81,9 +82,25 @@ pub const CALLEE_MAX_INSTS: usize = 40;
 /// as much again, but never less than a few callees' worth, so that small
 /// callers still inline their helpers and huge ones (an interpreter loop)
 /// do not double in compile time.
+///
+/// A caller above [`HUGE_CALLER_INSTS`] takes nothing: register allocation
+/// grows faster than a function's size, and at that size it showed. The
+/// regex program's 21,827-instruction matcher grew 2 % by inlining and took
+/// 37 % longer to compile (148 to 203 ms), for no change in run time;
+/// leaving it alone made the module compile 0.92x as long
+/// (`benches/README.md`, "Issue 34"). The next largest functions of the
+/// real programs (markdown's 9,825, Lua's interpreter loop at 8,687)
+/// compile no slower for their inlining.
 fn growth_budget(own: usize) -> usize {
+    if own > HUGE_CALLER_INSTS {
+        return 0;
+    }
     own.clamp(6 * CALLEE_MAX_INSTS, 1000)
 }
+
+/// The size, in translated instructions, above which a caller inlines
+/// nothing ([`growth_budget`]).
+pub const HUGE_CALLER_INSTS: usize = 16_000;
 
 /// The flag of a synthetic source location: the rest is an index into the
 /// function's table of inline chains. Wasm offsets stay below it (modules
@@ -426,8 +443,12 @@ fn inline_calls(
     me: usize,
     own: usize,
 ) -> Result<()> {
+    let budget = growth_budget(own);
+    if budget == 0 {
+        return Ok(());
+    }
     tag_calls(info, &mut ctx.func, |d| inlinable[d]);
-    let mut policy = Policy { info, funcs, sizes, inlinable, tail_calls, me, budget: growth_budget(own) };
+    let mut policy = Policy { info, funcs, sizes, inlinable, tail_calls, me, budget };
     inline(ctx, &mut policy)
 }
 
