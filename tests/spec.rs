@@ -46,14 +46,9 @@ const SKIPS: &[(&str, u32, &str)] = &[
     ("wasm-3.0/table_init.wast", 2286, GC_ARRAYS),
     ("wasm-3.0/table_init64.wast", 2457, GC_ARRAYS),
     ("wasm-3.0/table_init64.wast", 2471, GC_ARRAYS),
-    // A tag imported with a function type of another recursion group but
-    // the same structure must not link; tags still compare by structure.
-    ("wasm-3.0/tag.wast", 48, TAG_TYPE_IDS),
-    ("wasm-3.0/tag.wast", 59, TAG_TYPE_IDS),
 ];
 
 const GC_ARRAYS: &str = "array operators: GC heap not built yet (issue 40 stage 2)";
-const TAG_TYPE_IDS: &str = "tag imports compare function types by structure, not by canonical id (issue 40 stage 1b)";
 
 const BULK_221: &str =
     "expects \"uninitialized element 2\": the reference interpreter names the element here (only here; 1,778 \

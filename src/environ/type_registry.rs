@@ -184,6 +184,13 @@ impl TypeRegistry {
         (g, ids)
     }
 
+    /// Registers one more use of the group holding `id`, a registered type.
+    pub fn retain(&self, id: SharedTypeIndex) {
+        let mut inner = self.lock();
+        let g = inner.entries[id.0 as usize].as_ref().expect("retained ids are registered").group;
+        inner.groups[g as usize].as_mut().expect("registered ids have groups").uses += 1;
+    }
+
     /// Releases one use of the group holding `id`; the last frees it.
     pub fn release(&self, id: SharedTypeIndex) {
         let g = self.lock().entries[id.0 as usize].as_ref().expect("released ids are registered").group;
@@ -350,6 +357,38 @@ impl Drop for RegisteredType {
     }
 }
 
+/// One use of a registered type (its whole group), released when dropped:
+/// what a tag holds, so that its type's id outlives the module that
+/// defined it (the store keeps tags as long as exceptions may name them).
+pub struct TypeUse {
+    registry: Arc<TypeRegistry>,
+    id: SharedTypeIndex,
+}
+
+impl TypeUse {
+    /// One more use of `id`, which something else holds registered now.
+    pub fn retain(registry: &Arc<TypeRegistry>, id: SharedTypeIndex) -> TypeUse {
+        registry.retain(id);
+        TypeUse { registry: registry.clone(), id }
+    }
+
+    /// Registers `ty` as a plain function type, as a host function's is.
+    pub fn plain(registry: &Arc<TypeRegistry>, ty: &FuncType) -> TypeUse {
+        TypeUse { registry: registry.clone(), id: registry.register(ty) }
+    }
+
+    /// The canonical id: two uses name the same type exactly when equal.
+    pub fn id(&self) -> SharedTypeIndex {
+        self.id
+    }
+}
+
+impl Drop for TypeUse {
+    fn drop(&mut self) {
+        self.registry.release(self.id);
+    }
+}
+
 /// The types of one module, registered: their canonical ids by index in
 /// the module, released (one use per group) when the module is dropped.
 pub struct TypeCollection {
@@ -435,6 +474,16 @@ impl TypeCollection {
             };
         }
         types
+    }
+
+    /// The canonical id of the module's type `t`.
+    pub fn id(&self, t: TypeIndex) -> SharedTypeIndex {
+        self.ids[t]
+    }
+
+    /// The registry the types are registered in.
+    pub fn registry(&self) -> &Arc<TypeRegistry> {
+        &self.registry
     }
 
     /// What compiled code compares the module's type `t` by.

@@ -304,6 +304,11 @@ fn check_imports(store: &StoreOpaque, module: &Module, imports: &[Extern], enlar
                         _ => false,
                     }
             }
+            // Tags match exactly, by type id (not by structure, for the
+            // same reason as functions).
+            (Extern::Tag(t), EntityIndex::Tag(ti)) => {
+                t.0.get(store).type_id.id() == module.code().types.id(info.tags[ti])
+            }
             _ => import_matches(&actual, &info.entity_type(import.index), enlarged, registry),
         };
         if !matches {

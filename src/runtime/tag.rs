@@ -9,6 +9,7 @@ use super::vm::exception::{VMExn, VMTag};
 use super::vm::stored::Stored;
 use crate::environ::error::{Error, Result};
 use crate::environ::trap::Trap;
+use crate::environ::type_registry::TypeUse;
 use crate::environ::types::{FuncType, TagType};
 
 /// An exception tag of a store: defined by an instance (and exported) or
@@ -26,7 +27,8 @@ impl Tag {
         }
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
-        let ptr = store.keep_tag(Box::new(VMTag { ty: ty.ty().clone() }));
+        let type_id = TypeUse::plain(store.engine().type_registry(), ty.ty());
+        let ptr = store.keep_tag(Box::new(VMTag { ty: ty.ty().clone(), type_id }));
         // SAFETY: the store keeps the tag as long as it lives.
         Ok(Tag(unsafe { Stored::new_unchecked(store.id(), NonNull::new(ptr).expect("boxed")) }))
     }

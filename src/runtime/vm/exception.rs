@@ -32,6 +32,7 @@ use super::store::StoreOpaque;
 use super::unwind::{self, UnwindReason};
 use crate::environ::index::TagIndex;
 use crate::environ::trap::Trap;
+use crate::environ::type_registry::TypeUse;
 use crate::environ::types::FuncType;
 use crate::environ::val_raw::ValRaw;
 use crate::environ::vmctx::{header, VMContext, VMStoreContext};
@@ -40,6 +41,10 @@ use crate::environ::vmctx::{header, VMContext, VMStoreContext};
 pub struct VMTag {
     /// The parameters of the tag's function type are the payload.
     pub ty: FuncType,
+    /// The type's canonical id, kept registered with the tag: an import
+    /// matches by it, which tells apart types of equal structure in
+    /// different recursion groups.
+    pub type_id: TypeUse,
 }
 
 /// An exception, laid out as compiled code reads it (`vmctx::exn`).

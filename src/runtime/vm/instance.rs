@@ -25,6 +25,7 @@ use crate::environ::error::{Error, Result};
 use crate::environ::index::*;
 use crate::environ::module_info::{ConstExpr, ConstOp, DataMode, ElemMode, ModuleInfo};
 use crate::environ::trap::{Trap, TrapCode};
+use crate::environ::type_registry::TypeUse;
 use crate::environ::types::{ExternType, MemoryType, ValType};
 use crate::environ::val_raw::ValRaw;
 use crate::environ::vmctx::*;
@@ -459,7 +460,8 @@ unsafe fn fill_vmctx(
         // A defined tag is new per instance; the store keeps it, since
         // exceptions of it may outlive the instance.
         for (t, ty) in info.tags.iter().skip(info.num_imported_tags) {
-            let tag = store.keep_tag(Box::new(super::exception::VMTag { ty: info.func_sig(*ty).clone() }));
+            let type_id = TypeUse::retain(code.types.registry(), code.types.id(*ty));
+            let tag = store.keep_tag(Box::new(super::exception::VMTag { ty: info.func_sig(*ty).clone(), type_id }));
             *data.field::<*mut super::exception::VMTag>(offsets.tag(t)) = tag;
         }
 
