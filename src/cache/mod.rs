@@ -44,7 +44,7 @@ use std::ops::Range;
 
 use cranelift_entity::PrimaryMap;
 
-use crate::environ::compiled::{CodeTables, FunctionLoc, Handler, ImageReloc, LibCall, ProcessAddress};
+use crate::environ::compiled::{CodeTables, FunctionLoc, Handler, ImageReloc, LibCall, ProcessAddress, StackMap};
 use crate::environ::error::Result;
 use crate::environ::frozen_tables::FrozenRecord;
 use crate::environ::trap::TrapCode;
@@ -143,6 +143,13 @@ fn write_metadata(w: &mut Writer, c: &CodeTables, frozen: &[FrozenRecord]) {
         w.u32(h.handler);
         w.u32(h.frame_offset);
     }
+    w.len(c.stack_maps.len());
+    for m in &c.stack_maps {
+        w.u32(m.ret);
+        w.u32(m.span);
+        w.len(m.slots.len());
+        m.slots.iter().for_each(|slot| w.u32(*slot));
+    }
     w.len(c.relocs.len());
     for r in &c.relocs {
         w.u32(r.offset);
@@ -199,6 +206,21 @@ fn read_metadata(bytes: &[u8], code_len: usize) -> Result<(CodeTables, Vec<Froze
         in_code(h.handler, 1, "exception handler")?;
         handlers.push(h);
     }
+    let mut stack_maps = Vec::new();
+    for _ in 0..r.count(12)? {
+        let (ret, span) = (r.u32()?, r.u32()?);
+        in_code(ret, 0, "call site")?;
+        let mut slots = Vec::new();
+        for _ in 0..r.count(4)? {
+            let slot = r.u32()?;
+            // The collector writes these slots: each must lie in its frame.
+            if slot.checked_add(8).is_none_or(|end| end > span) {
+                return Err(damaged("a stack map slot lies outside its frame"));
+            }
+            slots.push(slot);
+        }
+        stack_maps.push(StackMap { ret, span, slots: slots.into() });
+    }
     let mut relocs = Vec::new();
     for _ in 0..r.count(9)? {
         let offset = r.u32()?;
@@ -223,10 +245,14 @@ fn read_metadata(bytes: &[u8], code_len: usize) -> Result<(CodeTables, Vec<Froze
     }
     r.finish()?;
     // Lookups binary-search these.
-    if !traps.is_sorted_by_key(|t| t.0) || !srclocs.is_sorted_by_key(|s| s.0) || !handlers.is_sorted_by_key(|h| h.ret) {
+    if !traps.is_sorted_by_key(|t| t.0)
+        || !srclocs.is_sorted_by_key(|s| s.0)
+        || !handlers.is_sorted_by_key(|h| h.ret)
+        || !stack_maps.is_sorted_by_key(|m| m.ret)
+    {
         return Err(damaged("its trap or source tables are out of order"));
     }
-    Ok((CodeTables { funcs, entry_trampolines, traps, srclocs, handlers, relocs }, frozen))
+    Ok((CodeTables { funcs, entry_trampolines, traps, srclocs, handlers, stack_maps, relocs }, frozen))
 }
 
 /// Where the parts of a checked file are.

@@ -42,7 +42,7 @@ use wasmparser::FuncValidatorAllocations;
 
 use crate::environ::compiled::{
     resolve_relocs, CodeTables, CompiledImage, FuncReloc, FunctionCode, FunctionLoc, Handler, ImageReloc, LibCall,
-    ProcessAddress, RelocKind, RelocTarget,
+    ProcessAddress, RelocKind, RelocTarget, StackMap,
 };
 use crate::environ::error::{Error, Result};
 use crate::environ::index::*;
@@ -211,6 +211,7 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
         .map(|(start, _, loc)| (start, loc.bits()))
         .collect();
     let handlers = exception_handlers(buffer)?;
+    let stack_maps = stack_maps(buffer)?;
     Ok(CompiledFunction {
         code: FunctionCode {
             body: buffer.data().to_vec(),
@@ -219,6 +220,7 @@ pub fn compile_function(isa: &dyn TargetIsa, ctx: &mut Context, passes: LatePass
             traps,
             srclocs,
             handlers,
+            stack_maps,
         },
         loop_heads: loop_align::innermost_loop_heads(&compiled.bb_edges),
         vcode: compiled.vcode,
@@ -247,6 +249,25 @@ fn exception_handlers(buffer: &cranelift_codegen::MachBufferFinalized) -> Result
     }
     handlers.sort_by_key(|h| h.ret);
     Ok(handlers)
+}
+
+/// The GC stack maps of `buffer`'s call sites (see
+/// `translate::stack_maps`), one per call with a root live across it.
+fn stack_maps(buffer: &cranelift_codegen::MachBufferFinalized) -> Result<Vec<StackMap>> {
+    let mut maps = Vec::new();
+    for (ret, span, map) in buffer.user_stack_maps() {
+        let mut slots = Vec::new();
+        for (ty, offset) in map.entries() {
+            // Roots are reference words, and references are 64-bit.
+            if ty != ir::types::I64 {
+                return Err(Error::unsupported(format_args!("a stack map entry of type {ty}"), None));
+            }
+            slots.push(offset);
+        }
+        maps.push(StackMap { ret: *ret, span: *span, slots: slots.into() });
+    }
+    maps.sort_by_key(|m| m.ret);
+    Ok(maps)
 }
 
 /// The machine code of a function that needs no linking (a trampoline).
@@ -438,6 +459,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
     let mut traps = Vec::new();
     let mut srclocs = Vec::new();
     let mut handlers = Vec::new();
+    let mut stack_maps = Vec::new();
     for f in &funcs {
         align(&mut image, f.code.alignment);
         if env.loop_align {
@@ -449,6 +471,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
         traps.extend(f.code.traps.iter().map(|(o, c)| (start + o, *c)));
         srclocs.extend(f.code.srclocs.iter().map(|(o, l)| (start + o, *l)));
         handlers.extend(f.code.handlers.iter().map(|h| h.moved(start)));
+        stack_maps.extend(f.code.stack_maps.iter().map(|m| m.moved(start)));
     }
 
     let entry_trampolines = entry_trampolines(isa, env, &mut image, &mut relocs, &|d| locs[d].start)?;
@@ -457,7 +480,7 @@ fn link(isa: &dyn TargetIsa, env: &ModuleEnv<'_>, funcs: Vec<CompiledFunction>) 
         let body = &mut image[loc.start as usize..(loc.start + loc.len) as usize];
         resolve_relocs(body, loc.start, &f.code.relocs, &defined, &|d| locs[d].start, &mut relocs)?;
     }
-    let tables = CodeTables { funcs: locs, entry_trampolines, traps, srclocs, handlers, relocs };
+    let tables = CodeTables { funcs: locs, entry_trampolines, traps, srclocs, handlers, stack_maps, relocs };
     Ok(CompiledImage { image, tables })
 }
 

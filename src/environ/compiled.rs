@@ -116,6 +116,8 @@ pub struct FunctionCode {
     pub srclocs: Vec<(u32, u32)>,
     /// Exception handlers: see [`Handler`].
     pub handlers: Vec<Handler>,
+    /// GC roots at call sites: see [`StackMap`].
+    pub stack_maps: Vec<StackMap>,
 }
 
 /// A call site with an exception handler (a `try_call`): the offset of
@@ -142,6 +144,32 @@ pub fn handler_at(handlers: &[Handler], ret: u32) -> Option<(u32, u32)> {
     Some((handlers[i].handler, handlers[i].frame_offset))
 }
 
+/// The GC roots of a call site (issue 40): where its frame keeps the
+/// values that may be heap objects while the call runs. `ret` is the
+/// offset of the call's return address; the frame's stack pointer at the
+/// call is its frame pointer minus `span`, and each slot is that many bytes
+/// above the stack pointer, holding one reference word.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StackMap {
+    pub ret: u32,
+    pub span: u32,
+    pub slots: Box<[u32]>,
+}
+
+impl StackMap {
+    /// The same stack map `start` bytes further into the code.
+    pub fn moved(&self, start: u32) -> StackMap {
+        StackMap { ret: self.ret + start, ..self.clone() }
+    }
+}
+
+/// The stack map of the call whose return address is at `ret` in
+/// `maps` (sorted by return address).
+pub fn stack_map_at(maps: &[StackMap], ret: u32) -> Option<&StackMap> {
+    let i = maps.binary_search_by_key(&ret, |m| m.ret).ok()?;
+    Some(&maps[i])
+}
+
 /// The tables that describe a module's linked code image (all offsets are
 /// in the image).
 #[derive(Clone, Debug, Default)]
@@ -155,6 +183,8 @@ pub struct CodeTables {
     pub srclocs: Vec<(u32, u32)>,
     /// Exception handlers, sorted by return address.
     pub handlers: Vec<Handler>,
+    /// GC stack maps, sorted by return address.
+    pub stack_maps: Vec<StackMap>,
     /// The addresses of the process to write into the image.
     pub relocs: Vec<ImageReloc>,
 }

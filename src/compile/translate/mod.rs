@@ -56,6 +56,7 @@ mod memory;
 mod numeric;
 mod reference;
 mod simd;
+mod stack_maps;
 mod table;
 mod variables;
 mod visit;
@@ -85,6 +86,9 @@ pub struct Translator<'a, 'f> {
     offset: usize,
     /// The `try_table`s and `try`s around the code being translated.
     handlers: Vec<exceptions::Handler>,
+    /// Whether values that may be GC heap objects get stack maps (see
+    /// `stack_maps`): when GC is on, and so heap objects can exist.
+    gc_roots: bool,
 }
 
 /// Translates the body of defined function `index` into `func`.
@@ -113,6 +117,7 @@ pub fn translate_function(
         reachable: true,
         offset: 0,
         handlers: Vec::new(),
+        gc_roots: validator.features().gc(),
     };
     t.translate_body(ty, body, validator)?;
     let config = t.env.module.frontend_config;
@@ -137,6 +142,9 @@ impl Translator<'_, '_> {
         // Parameters come after the callee and caller VMContexts.
         for (i, p) in ty.params().iter().enumerate() {
             let var = self.b.declare_var(ir_type(*p));
+            if let Some(wty) = validator.get_local_type(i as u32) {
+                self.declare_local_root(validator.resources(), var, wty);
+            }
             let v = self.b.block_params(entry)[i + 2];
             self.b.def_var(var, v);
             self.locals.push(var);
@@ -149,6 +157,7 @@ impl Translator<'_, '_> {
             let vt = ValType::from_wasmparser(wty);
             for _ in 0..count {
                 let var = self.b.declare_var(ir_type(vt));
+                self.declare_local_root(validator.resources(), var, wty);
                 let zero = self.zero(vt);
                 self.b.def_var(var, zero);
                 self.locals.push(var);
@@ -161,6 +170,9 @@ impl Translator<'_, '_> {
         while !reader.eof() {
             let offset = reader.original_position();
             let op = reader.read()?;
+            // Before `op` is validated: the arity of an `end` or a branch
+            // depends on the control frames it leaves.
+            let arity = if self.gc_roots { op.operator_arity(&*validator) } else { None };
             validator.op(offset, &op)?;
             self.offset = offset as usize;
             self.b.set_srcloc(SourceLoc::new(offset as u32));
@@ -173,6 +185,9 @@ impl Translator<'_, '_> {
                 return Err(self.unsupported_operator(gc::HEAP_OBJECT_REFUSAL, name));
             } else {
                 self.skip_unreachable(&op)?;
+            }
+            if let (Some((_, results)), true) = (arity, self.reachable) {
+                self.declare_result_roots(validator, results);
             }
         }
         reader.finish()?;

@@ -75,7 +75,8 @@ use super::module_code::ModuleCode;
 use super::profiling;
 use super::tier::{self, Tier, THUNK_SIZE};
 use crate::environ::compiled::{
-    handler_at, resolve_relocs, source_chain, trap_at, CodeTables, FunctionCode, FunctionLoc, Handler, ImageReloc,
+    handler_at, resolve_relocs, source_chain, stack_map_at, trap_at, CodeTables, FunctionCode, FunctionLoc, Handler,
+    ImageReloc, StackMap,
 };
 use crate::environ::config::Profiler;
 use crate::environ::error::{Error, Result};
@@ -139,6 +140,7 @@ struct PlacedFunc {
     traps: Box<[(u32, TrapCode)]>,
     srclocs: Box<[(u32, u32)]>,
     handlers: Box<[Handler]>,
+    stack_maps: Box<[StackMap]>,
 }
 
 /// A lazy module's code region being laid out: stubs first, then what
@@ -340,6 +342,7 @@ impl LazyCode {
             traps: f.traps.iter().map(|(o, c)| (start32 + o, *c)).collect(),
             srclocs: f.srclocs.iter().map(|(o, l)| (start32 + o, *l)).collect(),
             handlers: f.handlers.iter().map(|h| h.moved(start32)).collect(),
+            stack_maps: f.stack_maps.iter().map(|m| m.moved(start32)).collect(),
         });
         Ok((start, thunk_at))
     }
@@ -397,6 +400,13 @@ impl LazyCode {
         let placed = self.placed.read().unwrap_or_else(|e| e.into_inner());
         // A return address may be one past its function's code.
         handler_at(&placed_at(&placed.funcs, ret - 1)?.handlers, ret)
+    }
+
+    /// The GC stack map of the call returning to `ret`, if it has one
+    /// (see [`CodeTables::stack_maps`]).
+    pub fn stack_map_at(&self, ret: u32) -> Option<StackMap> {
+        let placed = self.placed.read().unwrap_or_else(|e| e.into_inner());
+        stack_map_at(&placed_at(&placed.funcs, ret - 1)?.stack_maps, ret).cloned()
     }
 
     /// Bytes of the stubs and entry trampolines laid out at load.

@@ -5,7 +5,7 @@
 
 use super::code_memory::CodeMemory;
 use super::lazy::LazyCode;
-use crate::environ::compiled::CodeTables;
+use crate::environ::compiled::{CodeTables, StackMap};
 use crate::environ::index::DefinedFuncIndex;
 use crate::environ::module_info::ModuleInfo;
 use crate::environ::trap::TrapCode;
@@ -48,6 +48,14 @@ impl CompiledModule {
         match &self.lazy {
             Some(lazy) => lazy.handler_at(ret),
             None => crate::environ::compiled::handler_at(&self.tables.handlers, ret),
+        }
+    }
+
+    /// The GC stack map of the call returning to `ret`, if it has one.
+    pub fn stack_map_at(&self, ret: u32) -> Option<StackMap> {
+        match &self.lazy {
+            Some(lazy) => lazy.stack_map_at(ret),
+            None => crate::environ::compiled::stack_map_at(&self.tables.stack_maps, ret).cloned(),
         }
     }
 

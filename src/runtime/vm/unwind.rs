@@ -51,6 +51,11 @@ pub struct CallThreadState {
     pub stack_top: usize,
     /// The context of the store whose code this activation runs.
     pub vm: *const VMStoreContext,
+    /// The store's exit record when this activation began: for a host
+    /// function calling back into wasm, the frame of its exit trampoline,
+    /// where the outer activation's wasm frames continue (the GC's root
+    /// walk goes on from there).
+    pub outer_exit_fp: usize,
     prev: *const CallThreadState,
 }
 
@@ -106,6 +111,7 @@ pub unsafe fn catch_traps<F: FnOnce()>(
             npcs: Cell::new(0),
             stack_top: &marker as *const u8 as usize,
             vm,
+            outer_exit_fp: (*vm).last_exit_fp,
             prev: thread.current.get(),
         };
         thread.current.set(&state);
@@ -124,6 +130,13 @@ pub unsafe fn catch_traps<F: FnOnce()>(
 }
 
 impl CallThreadState {
+    /// The activation this one runs inside, if any.
+    pub fn prev(&self) -> Option<&CallThreadState> {
+        // SAFETY: an activation is live while any activation inside it is
+        // (they nest on this thread's stack).
+        unsafe { self.prev.as_ref() }
+    }
+
     /// Records the backtrace of a trap: `pc` where it happened, then the
     /// return addresses found by following frame pointers from `fp`, as
     /// long as `is_wasm` accepts them. Safe to run in a signal handler: it
