@@ -121,3 +121,19 @@ impl Module {
         (0..self.defined_type_count()).find(|i| self.canonical_type(*i) == Some(id)).map(TypeIndex::from_u32)
     }
 }
+
+impl HeapType {
+    /// Concrete type `index` of a module's type section, for embedders
+    /// that name types by index (WAMR's `gc_export.h`).
+    pub fn concrete(index: u32) -> HeapType {
+        HeapType::Concrete(TypeIndex::from_u32(index))
+    }
+
+    /// The index of a concrete type (`None` for an abstract one).
+    pub fn concrete_index(&self) -> Option<u32> {
+        match self {
+            HeapType::Concrete(t) => Some(t.as_u32()),
+            _ => None,
+        }
+    }
+}
