@@ -59,25 +59,6 @@ fn header_decls() -> Vec<common::Decl> {
     decls
 }
 
-fn build(name: &str, c: &str) -> std::path::PathBuf {
-    let dir = common::scratch(name);
-    let source = dir.join(format!("{name}.c"));
-    std::fs::write(&source, c).expect("write the sweep");
-    let exe = dir.join(name);
-    common::compile(&[&source], &common::repo().join("include"), &exe, true, &[]);
-    exe
-}
-
-fn check(out: std::process::Output, how: &str) {
-    assert!(
-        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("swept"),
-        "the sweep failed {how} ({}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn every_gc_function_accepts_null() {
     let decls = header_decls();
@@ -93,8 +74,8 @@ fn every_gc_function_accepts_null() {
         }
     }
     c.push_str("  puts(\"swept\");\n  return 0;\n}\n");
-    let exe = build("gc_null_sweep", &c);
-    check(common::run(&mut Command::new(&exe)), "plainly");
+    let exe = common::sweep_build("gc_null_sweep", &c);
+    common::sweep_check(common::run(&mut Command::new(&exe)), "plainly");
 }
 
 /// Makes a dead and a live object of every handle type; see the module
@@ -169,43 +150,24 @@ static void kill(void **objs) {
 fn every_gc_function_refuses_foreign_and_dead_handles() {
     let decls = header_decls();
     let mut c = String::from(PRELUDE);
+    c.push_str(&common::foreign_sweep_main(
+        "40, 2",
+        &decls,
+        |i, p, scalar| match handle(p) {
+            Some(k) => format!("obj(pass, {k})"),
+            None if pointer(p) => format!("zero({i})"),
+            None => scalar.to_string(),
+        },
+        |name, args| format!("(void){name}({})", args.join(", ")),
+    ));
     c.push_str(
-        "int main(void) {\n  int pass;\n  uint32_t argv[2] = { 40, 2 };\n  if (!wasm_runtime_init()) return 6;\n  \
-         if (!cranewasm_wat2wasm(wat, sizeof wat - 1, &bin)) return 7;\n  make(dead);\n  kill(dead);\n  make(live);\n",
-    );
-    c.push_str("  for (pass = 0; pass < 3; pass++) {\n");
-    for scalar in [0, 1] {
-        for d in &decls {
-            let args: Vec<String> = d
-                .params
-                .iter()
-                .enumerate()
-                .map(|(i, p)| match handle(p) {
-                    Some(k) => format!("obj(pass, {k})"),
-                    None if pointer(p) => format!("zero({i})"),
-                    None => scalar.to_string(),
-                })
-                .collect();
-            writeln!(c, "    (void){}({}); done();", d.name, args.join(", ")).unwrap();
-        }
-    }
-    c.push_str(
-        "  }\n  if (!wasm_runtime_call_func_ref(live[1], live[9], 2, argv) || argv[0] != 42\n      \
+        "  if (!wasm_runtime_call_func_ref(live[1], live[9], 2, argv) || argv[0] != 42\n      \
          || wasm_struct_type_get_field_count(live[4]) != 2 || !wasm_defined_type_is_array_type(live[5])\n      \
          || wasm_externref_obj_get_value(live[7]) != &marker || wasm_anyref_obj_get_value(live[8]) != &marker\n      \
          || wasm_runtime_get_cur_local_obj_ref(live[1]) != NULL) {\n    \
          puts(\"a live object was changed\");\n    return 1;\n  }\n  kill(live);\n  wasm_byte_vec_delete(&bin);\n  \
          wasm_runtime_destroy();\n  puts(\"swept\");\n  return 0;\n}\n",
     );
-    let exe = build("gc_foreign_sweep", &c);
-    check(common::run(&mut Command::new(&exe)), "plainly");
-    if std::env::var("VALGRIND").is_ok_and(|v| v == "0") {
-        eprintln!("gc_sweep: the valgrind run is SKIPPED (VALGRIND=0)");
-        return;
-    }
-    // Any invalid access fails; nothing is suppressed.
-    let mut vg = Command::new("valgrind");
-    vg.args(["-q", "--smc-check=all-non-file", "--leak-check=no", "--error-exitcode=1"]).arg(&exe);
-    let out = vg.output().unwrap_or_else(|e| panic!("cannot run valgrind (install it, or set VALGRIND=0): {e}"));
-    check(out, "under valgrind");
+    let exe = common::sweep_build("gc_foreign_sweep", &c);
+    common::sweep_run(&exe, "gc_sweep");
 }

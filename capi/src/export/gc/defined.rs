@@ -348,6 +348,18 @@ fn matches(m: Option<&RtModule>, a: &wasm_ref_type_t, b: &wasm_ref_type_t) -> bo
     }
 }
 
+/// `matches` over the C arguments, in both directions if `both`; false
+/// for NULL types.
+///
+/// # Safety
+/// The types NULL or readable; `module` NULL or any pointer.
+unsafe fn compare(a: *const wasm_ref_type_t, b: *const wasm_ref_type_t, module: wasm_module_t, both: bool) -> bool {
+    // SAFETY: as the caller promises.
+    let (m, a, b) = unsafe { (self::module(module), a.as_ref(), b.as_ref()) };
+    let (Some(a), Some(b)) = (a, b) else { return false };
+    matches(m, a, b) && (!both || matches(m, b, a))
+}
+
 /// Whether the two types are equal (each a subtype of the other), concrete
 /// types being indices into `module`'s types; false for NULL types.
 ///
@@ -360,9 +372,7 @@ pub unsafe extern "C" fn wasm_ref_type_equal(
     module: wasm_module_t,
 ) -> bool {
     // SAFETY: as the caller promises.
-    let (m, a, b) = unsafe { (self::module(module), ref_type1.as_ref(), ref_type2.as_ref()) };
-    let (Some(a), Some(b)) = (a, b) else { return false };
-    matches(m, a, b) && matches(m, b, a)
+    unsafe { compare(ref_type1, ref_type2, module, true) }
 }
 
 /// Whether `ref_type1` is a subtype of `ref_type2`, concrete types being
@@ -377,7 +387,5 @@ pub unsafe extern "C" fn wasm_ref_type_is_subtype_of(
     module: wasm_module_t,
 ) -> bool {
     // SAFETY: as the caller promises.
-    let (m, a, b) = unsafe { (self::module(module), ref_type1.as_ref(), ref_type2.as_ref()) };
-    let (Some(a), Some(b)) = (a, b) else { return false };
-    matches(m, a, b)
+    unsafe { compare(ref_type1, ref_type2, module, false) }
 }
