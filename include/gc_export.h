@@ -283,9 +283,10 @@ void wasm_ref_type_set_type_idx(struct wasm_ref_type_t *ref_type,
                                 bool nullable,
                                 int32_t type_idx);
 
-// Sets `*ref_type` to `(ref null? heap_type)`: a nullable abstract type
-// by its one-byte shorthand, as WAMR does. An unknown heap type code is
-// kept as given (comparisons then refuse it); nothing for NULL.
+// Sets `*ref_type` to `(ref null? heap_type)` in WAMR's normal form (a
+// nullable abstract type as its one-byte shorthand, `nullable` false and
+// `heap_type` 0). An unknown heap type code is kept as given
+// (comparisons then refuse it, as WAMR's do); nothing for NULL.
 //
 // # Safety
 // `ref_type` NULL or writable.
@@ -542,8 +543,8 @@ bool wasm_obj_is_array_obj(wasm_obj_t obj);
 // `obj` NULL or any pointer; its instance must stay.
 WASM_RUNTIME_API_EXTERN bool wasm_obj_is_anyref_obj(wasm_obj_t obj);
 
-// Whether `obj` is an internal object: an i31, struct or array object
-// (WAMR's definition; anyref objects are not).
+// Whether `obj` is an internal object: an i31, anyref, struct or array
+// object (WAMR's definition: what `any` holds).
 //
 // # Safety
 // As for [`wasm_obj_is_anyref_obj`].

@@ -85,14 +85,14 @@ static void check_types(wasm_module_t m)
     CHECK_EQ_INT(wasm_func_type_get_result_count(takes), 2, "results");
     CHECK_EQ_INT(wasm_func_type_get_param_valkind((wasm_func_type_t)t[T_BINOP], 1), WASM_I32, "binop param kind");
     CHECK_REF(wasm_func_type_get_param_type(takes, 0), VALUE_TYPE_HT_NON_NULLABLE_REF, false, T_NODE, "(ref $node)");
-    CHECK_REF(wasm_func_type_get_param_type(takes, 1), VALUE_TYPE_ANYREF, true, HEAP_TYPE_ANY, "anyref");
-    CHECK_REF(wasm_func_type_get_param_type(takes, 2), VALUE_TYPE_I31REF, true, HEAP_TYPE_I31, "i31ref");
-    CHECK_REF(wasm_func_type_get_param_type(takes, 3), VALUE_TYPE_EXTERNREF, true, HEAP_TYPE_EXTERN, "externref");
+    CHECK_REF(wasm_func_type_get_param_type(takes, 1), VALUE_TYPE_ANYREF, false, 0, "anyref");
+    CHECK_REF(wasm_func_type_get_param_type(takes, 2), VALUE_TYPE_I31REF, false, 0, "i31ref");
+    CHECK_REF(wasm_func_type_get_param_type(takes, 3), VALUE_TYPE_EXTERNREF, false, 0, "externref");
     CHECK_REF(wasm_func_type_get_param_type(takes, 4), VALUE_TYPE_F32, false, 0, "f32");
     CHECK_REF(wasm_func_type_get_param_type(takes, 5), VALUE_TYPE_F64, false, 0, "f64");
     CHECK_REF(wasm_func_type_get_param_type(takes, 6), 0, false, 0, "no param 6");
     CHECK_REF(wasm_func_type_get_result_type(takes, 0), VALUE_TYPE_HT_NULLABLE_REF, true, T_BYTES, "result 0");
-    CHECK_REF(wasm_func_type_get_result_type(takes, 1), VALUE_TYPE_EQREF, true, HEAP_TYPE_EQ, "result 1");
+    CHECK_REF(wasm_func_type_get_result_type(takes, 1), VALUE_TYPE_EQREF, false, 0, "result 1");
     CHECK_REF(wasm_func_type_get_result_type((wasm_func_type_t)t[T_NODE], 0), 0, false, 0, "a struct has no results");
 
     /* Declared subtyping, and iso-recursive equality of rec groups. */
@@ -119,7 +119,7 @@ static void check_ref_types(wasm_module_t m)
     CHECK_REF(node_nn, VALUE_TYPE_HT_NON_NULLABLE_REF, false, T_NODE, "(ref $node)");
     wasm_ref_type_set_type_idx(&binop_nn, false, T_BINOP);
     wasm_ref_type_set_heap_type(&structref, true, HEAP_TYPE_STRUCT);
-    CHECK_REF(structref, VALUE_TYPE_STRUCTREF, true, HEAP_TYPE_STRUCT, "structref");
+    CHECK_REF(structref, VALUE_TYPE_STRUCTREF, false, 0, "structref (WAMR's normal form)");
     wasm_ref_type_set_heap_type(&anyref, true, HEAP_TYPE_ANY);
     wasm_ref_type_set_heap_type(&eqref, true, HEAP_TYPE_EQ);
     wasm_ref_type_set_heap_type(&i31ref, true, HEAP_TYPE_I31);
@@ -265,6 +265,7 @@ static void check_extern_any(wasm_exec_env_t env)
 
     a = wasm_anyref_obj_new(env, &host);
     CHECK(a != NULL && wasm_anyref_obj_get_value(a) == &host, "anyref of a host pointer");
+    CHECK(wasm_obj_is_internal_obj((wasm_obj_t)a) && !wasm_obj_is_eq_obj((wasm_obj_t)a), "internal, not eq (WAMR)");
     wasm_ref_type_set_heap_type(&t, true, HEAP_TYPE_ANY);
     CHECK(wasm_obj_is_instance_of_ref_type((wasm_obj_t)a, &t), "an anyref");
     wasm_ref_type_set_heap_type(&t, true, HEAP_TYPE_EQ);

@@ -309,9 +309,10 @@ pub unsafe extern "C" fn wasm_ref_type_set_type_idx(ref_type: *mut wasm_ref_type
     *out = wasm_ref_type_t { value_type, nullable, heap_type: type_idx };
 }
 
-/// Sets `*ref_type` to `(ref null? heap_type)`: a nullable abstract type
-/// by its one-byte shorthand, as WAMR does. An unknown heap type code is
-/// kept as given (comparisons then refuse it); nothing for NULL.
+/// Sets `*ref_type` to `(ref null? heap_type)` in WAMR's normal form (a
+/// nullable abstract type as its one-byte shorthand, `nullable` false and
+/// `heap_type` 0). An unknown heap type code is kept as given
+/// (comparisons then refuse it, as WAMR's do); nothing for NULL.
 ///
 /// # Safety
 /// `ref_type` NULL or writable.

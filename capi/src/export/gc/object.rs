@@ -293,8 +293,8 @@ pub unsafe extern "C" fn wasm_runtime_unpin_object(exec_env: wasm_exec_env_t, ob
 }
 
 /// Whether an object word is of abstract heap type `h` (WAMR's
-/// `wasm_obj_is_type_of`): `any` takes the internal objects and anyref
-/// objects, the bottom types nothing.
+/// `wasm_obj_is_type_of`): `any` takes the internal objects (i31, anyref,
+/// struct and array objects), the bottom types nothing.
 fn is_of(o: &Obj, h: HeapType) -> bool {
     let (i31, value) = match o {
         Obj::I31(_) => (true, None),
@@ -342,15 +342,15 @@ pub unsafe extern "C" fn wasm_obj_is_anyref_obj(obj: wasm_obj_t) -> bool {
     matches!(unsafe { cell(obj) }, Some(GcValue::Anyref(_)))
 }
 
-/// Whether `obj` is an internal object: an i31, struct or array object
-/// (WAMR's definition; anyref objects are not).
+/// Whether `obj` is an internal object: an i31, anyref, struct or array
+/// object (WAMR's definition: what `any` holds).
 ///
 /// # Safety
 /// As for [`wasm_obj_is_anyref_obj`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_obj_is_internal_obj(obj: wasm_obj_t) -> bool {
     // SAFETY: as the caller promises.
-    unsafe { wasm_obj_is_eq_obj(obj) }
+    unsafe { self::obj(obj) }.is_some_and(|o| is_of(&o, HeapType::Any))
 }
 
 /// Whether `obj` is a value of `*ref_type`. Abstract heap types as

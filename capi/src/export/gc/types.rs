@@ -81,23 +81,21 @@ pub(crate) fn heap_of(h: i32) -> Option<HeapType> {
     }
 }
 
-/// A reference type as `wasm_ref_type_t`: a nullable abstract type by its
-/// one-byte shorthand (`VALUE_TYPE_FUNCREF` ...), anything else as
-/// `(ref null? ht)`; the heap type is filled in either way (WAMR leaves
-/// it 0 for the shorthands in its reflection and sets it in
-/// `wasm_ref_type_set_heap_type`; its comparisons read the byte).
+/// A reference type as `wasm_ref_type_t`, in WAMR's normal form: a
+/// nullable abstract type is its one-byte shorthand (`VALUE_TYPE_FUNCREF`
+/// ...) with `nullable` false and `heap_type` 0, as WAMR's reflection
+/// gives it and its `wasm_ref_type_set_heap_type` makes it; anything else
+/// is `(ref null? ht)` with the heap type.
 pub(crate) fn from_ref(r: RefType) -> wasm_ref_type_t {
     let h = r.heap_type();
-    let heap_type = match h.concrete_index() {
-        Some(i) => i as i32,
-        None => i32::from(heap_code(h).unwrap_or(0)) - 0x80,
-    };
-    let value_type = match (r.is_nullable(), heap_code(r.heap_type())) {
-        (true, Some(code)) => code,
-        (true, None) => VALUE_TYPE_HT_NULLABLE_REF,
-        (false, _) => VALUE_TYPE_HT_NON_NULLABLE_REF,
-    };
-    wasm_ref_type_t { value_type, nullable: r.is_nullable(), heap_type }
+    match (r.is_nullable(), h.concrete_index(), heap_code(h)) {
+        (true, None, Some(code)) => wasm_ref_type_t { value_type: code, ..NO_TYPE },
+        (nullable, index, code) => wasm_ref_type_t {
+            value_type: if nullable { VALUE_TYPE_HT_NULLABLE_REF } else { VALUE_TYPE_HT_NON_NULLABLE_REF },
+            nullable,
+            heap_type: index.map_or_else(|| i32::from(code.unwrap_or(0)) - 0x80, |i| i as i32),
+        },
+    }
 }
 
 /// A value type as `wasm_ref_type_t`; numbers and vectors by their code.
