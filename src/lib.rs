@@ -251,6 +251,8 @@ pub use environ::types::{
     ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, IndexType, Limits, MemoryType, Mutability,
     RefType, TableType, TagType, ValType,
 };
+// The type section's entries, for reflection on GC types (`Module::defined_type`).
+pub use environ::types::{CompositeType, FieldType, StorageType, SubType};
 pub use environ::val_raw::{ValRaw, V128};
 pub use runtime::caller::Caller;
 pub use runtime::engine::Engine;

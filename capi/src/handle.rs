@@ -79,6 +79,11 @@ pub enum Kind {
     InstArgs,
     /// A `cranewasm_tag_t` (`crate::ext::exceptions`).
     Tag,
+    /// A `wasm_defined_type_t` of `gc_export.h` (`crate::export::gc`).
+    DefinedType,
+    /// A `wasm_obj_t` of `gc_export.h` that is not an i31: a function,
+    /// externref or anyref object (`crate::export::gc`).
+    GcObj,
 }
 
 impl Kind {

@@ -86,25 +86,6 @@ fn header_decls() -> Vec<common::Decl> {
     decls
 }
 
-fn build(name: &str, c: &str) -> std::path::PathBuf {
-    let dir = common::scratch(name);
-    let source = dir.join(format!("{name}.c"));
-    std::fs::write(&source, c).expect("write the sweep");
-    let exe = dir.join(name);
-    common::compile(&[&source], &common::repo().join("include"), &exe, true, &["-Wno-deprecated-declarations"]);
-    exe
-}
-
-fn check(out: std::process::Output, how: &str) {
-    assert!(
-        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("swept"),
-        "the sweep failed {how} ({}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn every_function_accepts_null() {
     let decls = header_decls();
@@ -127,8 +108,8 @@ fn every_function_accepts_null() {
         }
     }
     c.push_str("  puts(\"swept\");\n  return 0;\n}\n");
-    let exe = build("export_null_sweep", &c);
-    check(common::run(&mut Command::new(&exe)), "plainly");
+    let exe = common::sweep_build("export_null_sweep", &c);
+    common::sweep_check(common::run(&mut Command::new(&exe)), "plainly");
 }
 
 /// Makes a dead and a live object of every handle type; see the module
@@ -208,44 +189,24 @@ static void kill(void **objs) {
 fn every_function_refuses_foreign_and_dead_handles() {
     let decls = header_decls();
     let mut c = String::from(PRELUDE);
+    c.push_str(&common::foreign_sweep_main(
+        "41, 0",
+        &decls,
+        |i, p, scalar| match handle(p) {
+            Some(k) => format!("obj(pass, {k})"),
+            None if callback(p) => "NULL".into(),
+            None if pointer(p) => format!("zero({i})"),
+            None => scalar.to_string(),
+        },
+        call,
+    ));
     c.push_str(
-        "int main(void) {\n  int pass;\n  uint32_t argv[2] = { 41, 0 };\n  if (!wasm_runtime_init()) return 6;\n  \
-         if (!cranewasm_wat2wasm(wat, sizeof wat - 1, &bin)) return 7;\n  make(dead);\n  kill(dead);\n  make(live);\n",
-    );
-    c.push_str("  for (pass = 0; pass < 3; pass++) {\n");
-    for scalar in [0, 1] {
-        for d in &decls {
-            let args: Vec<String> = d
-                .params
-                .iter()
-                .enumerate()
-                .map(|(i, p)| match handle(p) {
-                    Some(k) => format!("obj(pass, {k})"),
-                    None if callback(p) => "NULL".into(),
-                    None if pointer(p) => format!("zero({i})"),
-                    None => scalar.to_string(),
-                })
-                .collect();
-            writeln!(c, "    {}; done();", call(&d.name, &args)).unwrap();
-        }
-    }
-    c.push_str(
-        "  }\n  /* The sweep ended with wasm_runtime_destroy_thread_env(). */\n  wasm_runtime_init_thread_env();\n  if (!wasm_runtime_call_wasm(live[2], live[3], 1, argv) || argv[0] != 41\n      \
+        "  /* The sweep ended with wasm_runtime_destroy_thread_env(). */\n  wasm_runtime_init_thread_env();\n  if (!wasm_runtime_call_wasm(live[2], live[3], 1, argv) || argv[0] != 41\n      \
          || !wasm_memory_get_base_address(live[4]) || wasm_func_type_get_param_count(live[5]) != 0\n      \
          || wasm_global_type_get_valkind(live[7]) != WASM_I32) {\n    \
          puts(\"a live object was changed\");\n    return 1;\n  }\n  kill(live);\n  wasm_byte_vec_delete(&bin);\n  \
          puts(\"swept\");\n  return 0;\n}\n",
     );
-    let exe = build("export_foreign_sweep", &c);
-    check(common::run(&mut Command::new(&exe)), "plainly");
-    if std::env::var("VALGRIND").is_ok_and(|v| v == "0") {
-        eprintln!("export_sweep: the valgrind run is SKIPPED (VALGRIND=0)");
-        return;
-    }
-    // Leaks are not the point here (the sweep leaves what its calls made to
-    // the process): any invalid access is. Nothing is suppressed.
-    let mut vg = Command::new("valgrind");
-    vg.args(["-q", "--smc-check=all-non-file", "--leak-check=no", "--error-exitcode=1"]).arg(&exe);
-    let out = vg.output().unwrap_or_else(|e| panic!("cannot run valgrind (install it, or set VALGRIND=0): {e}"));
-    check(out, "under valgrind");
+    let exe = common::sweep_build("export_foreign_sweep", &c);
+    common::sweep_run(&exe, "export_sweep");
 }

@@ -1,6 +1,7 @@
 //! The generated headers must be what cbindgen makes of the current
 //! source: this test regenerates `include/wasm_c_api.h`,
-//! `include/wasm_export.h` and `include/lib_export.h` in memory and fails
+//! `include/wasm_export.h`, `include/lib_export.h` and
+//! `include/gc_export.h` in memory and fails
 //! when a checked-in file differs. `CRANEWASM_BLESS=1` rewrites them
 //! instead.
 //!
@@ -89,10 +90,20 @@ fn checked_in_headers_are_current() {
     .to_vec();
     // WAMR's headers do not declare them either (its clients do).
     let undeclared = common::undeclared_symbols();
+    let gc = common::gc_export_symbols();
     let headers = [
-        ("wasm_c_api.h", "cbindgen.toml", [export.clone(), undeclared.clone()].concat()),
-        ("wasm_export.h", "cbindgen-export.toml", [c_api.clone(), ours.clone(), undeclared.clone()].concat()),
-        ("lib_export.h", "cbindgen-lib-export.toml", [c_api, export, ours, undeclared].concat()),
+        ("wasm_c_api.h", "cbindgen.toml", [export.clone(), undeclared.clone(), gc.clone()].concat()),
+        (
+            "wasm_export.h",
+            "cbindgen-export.toml",
+            [c_api.clone(), ours.clone(), undeclared.clone(), gc.clone()].concat(),
+        ),
+        (
+            "lib_export.h",
+            "cbindgen-lib-export.toml",
+            [c_api.clone(), export.clone(), ours.clone(), undeclared.clone(), gc].concat(),
+        ),
+        ("gc_export.h", "cbindgen-gc.toml", [c_api, export, ours, undeclared].concat()),
     ];
     let bless = std::env::var_os("CRANEWASM_BLESS").is_some();
     let mut stale = Vec::new();

@@ -18,6 +18,11 @@ fn export_layouts_match_wamr() {
     compare("export_layout");
 }
 
+#[test]
+fn gc_layouts_match_wamr() {
+    compare("gc_layout");
+}
+
 /// Builds `capi/tests/c/NAME.c` against WAMR's headers and ours and
 /// compares what the two print.
 fn compare(name: &str) {
@@ -36,7 +41,7 @@ fn compare(name: &str) {
     let wamr = print(&reference, &format!("{name}-wamr"), &[]);
     let cranewasm =
         print(&ours, &format!("{name}-cranewasm"), &["-Wall", "-Wextra", "-Werror", "-Wno-unused-function"]);
-    assert!(wamr.lines().count() > 100, "the program printed its report:\n{wamr}");
+    assert!(wamr.lines().count() > 60, "the program printed its report:\n{wamr}");
     for (a, b) in wamr.lines().zip(cranewasm.lines()) {
         assert_eq!(a, b, "WAMR's header (left) and ours (right) differ");
     }

@@ -1,6 +1,7 @@
-//! The shared library exports exactly the 284 functions of `wasm_c_api.h`
-//! and the 173 of `wasm_export.h`, plus our `cranewasm_*` extensions, and
-//! no other `wasm_*` name; and the functions WAMR's clients link that its
+//! The shared library exports exactly the 284 functions of `wasm_c_api.h`,
+//! the 173 of `wasm_export.h` and the 63 of `gc_export.h` but those that
+//! wait for the GC heap (`common::GC_PENDING_NEEDS_HEAP`, checked absent),
+//! plus our `cranewasm_*` extensions, and no other `wasm_*` name; and the functions WAMR's clients link that its
 //! headers leave out.
 
 mod common;
@@ -25,7 +26,15 @@ fn exports_exactly_the_api() {
     for name in export.iter().filter(|s| !s.starts_with("wasm_")) {
         assert!(exported.contains(name), "{name} is exported");
     }
-    let expected: BTreeSet<String> = c_api.union(&export).filter(|s| s.starts_with("wasm_")).cloned().collect();
+    let gc_all: BTreeSet<String> = common::gc_export_symbols().into_iter().collect();
+    assert_eq!(gc_all.len(), 63, "the shared list names 63 GC functions");
+    let pending: BTreeSet<String> = common::GC_PENDING_NEEDS_HEAP.iter().map(|s| s.to_string()).collect();
+    assert!(pending.is_subset(&gc_all), "the pending GC functions are in the list");
+    let gc: BTreeSet<String> = gc_all.difference(&pending).cloned().collect();
+    let early: Vec<_> = pending.iter().filter(|s| exported.contains(*s)).collect();
+    assert!(early.is_empty(), "exported before the GC heap exists: {early:?} (take them off the pending list)");
+    let expected: BTreeSet<String> =
+        c_api.union(&export).chain(gc.iter()).filter(|s| s.starts_with("wasm_")).cloned().collect();
     let wasm: BTreeSet<String> = exported.iter().filter(|s| s.starts_with("wasm_")).cloned().collect();
     let missing: Vec<_> = expected.difference(&wasm).collect();
     let extra: Vec<_> = wasm.difference(&expected).collect();
@@ -50,7 +59,7 @@ fn exports_what_wamr_clients_link_outside_the_headers() {
     let missing: Vec<String> =
         common::undeclared_symbols().into_iter().filter(|s| !functions.contains(s.as_str())).collect();
     assert!(missing.is_empty(), "not exported as functions: {missing:?}");
-    let headers = ["wasm_c_api.h", "wasm_export.h", "lib_export.h"]
+    let headers = ["wasm_c_api.h", "wasm_export.h", "lib_export.h", "gc_export.h"]
         .map(|h| std::fs::read_to_string(common::repo().join("include").join(h)).expect("the header"));
     for s in common::undeclared_symbols() {
         let pattern = format!("{s}(");

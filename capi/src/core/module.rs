@@ -58,6 +58,9 @@ pub struct RtModule {
     pub(crate) package_type: package_type_t,
     /// Its share of the memory pool (`Alloc_With_Pool`), released with it.
     _pool: pool::Charge,
+    /// The handles of its defined types (`gc_export.h`), made on first
+    /// request by the export layer and freed with the module.
+    pub gc_types: std::sync::OnceLock<Box<dyn std::any::Any>>,
 }
 
 // SAFETY: RtModule cells hold `RtModule`s, named by `WASMModuleCommon`.
@@ -100,6 +103,7 @@ impl RtModule {
             reader_buffer: None,
             package_type: WASM_MODULE_BYTECODE,
             _pool: pool::Charge::default(),
+            gc_types: std::sync::OnceLock::new(),
         }
     }
 

@@ -427,6 +427,25 @@ unsafe extern "C" fn call_wasm_v_saved(regs: *const u64, stack: *const u64) -> b
             va.fixed(4) as u32,
         )
     };
+    // SAFETY: the rest of the client's arguments.
+    unsafe { call_wasm_va(exec_env, function, num_results, results, num_args, &mut va) }
+}
+
+/// The body of `wasm_runtime_call_wasm_v` (and `gc_export.h`'s
+/// `wasm_runtime_call_func_ref_v`) once the fixed arguments are read: one
+/// variadic argument per parameter follows in `va`.
+///
+/// # Safety
+/// `va` must hold one argument per parameter of `function`, as the
+/// client passed them; `results` NULL or room for `num_results`.
+pub(crate) unsafe fn call_wasm_va(
+    exec_env: wasm_exec_env_t,
+    function: wasm_function_inst_t,
+    num_results: u32,
+    results: *mut wasm_val_t,
+    num_args: u32,
+    va: &mut VaArgs,
+) -> bool {
     let Some((inst, _, func, ty)) = resolve(exec_env, function) else { return false };
     if num_results as usize != ty.results().len() || num_args as usize != ty.params().len() {
         log(1, format_args!("The argument or result number does not match the function declaration."));

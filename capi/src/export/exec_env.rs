@@ -41,6 +41,9 @@ pub struct ExecEnv {
     /// WAMR's exec env holds a wasm stack of `stack_size`; the singleton's
     /// is its instance's.
     _pool: pool::Charge,
+    /// The top of its chain of local object references (`gc_export.h`'s
+    /// `wasm_runtime_push_local_obj_ref`), client memory.
+    pub local_obj_ref: AtomicPtr<c_void>,
 }
 
 // SAFETY: ExecEnv cells hold `ExecEnv`s, named by `WASMExecEnv` only.
@@ -69,6 +72,7 @@ pub fn new_exec_env(inst: usize, stack_size: u32, singleton: bool) -> ExecEnv {
         singleton,
         instruction_limit: AtomicI32::new(-1),
         _pool: pool::Charge::default(),
+        local_obj_ref: AtomicPtr::new(ptr::null_mut()),
     }
 }
 

@@ -81,6 +81,9 @@ pub struct Handles {
     /// the `elems` values, so each is boxed to stay put.
     #[allow(clippy::vec_box, reason = "the boxes' addresses are handed out and must not move")]
     tables: Vec<Box<Table>>,
+    /// The `gc_export.h` objects made through its exec envs; no collector
+    /// frees them yet (issue 40 stage 2), so they live as long as it.
+    pub gc_objects: Vec<Own<crate::export::gc::object::WASMObject>>,
 }
 
 /// The function behind a `wasm_function_inst_t`, if it is a live one.
@@ -93,7 +96,7 @@ pub unsafe fn func_inst<'a>(f: wasm_function_inst_t) -> Option<&'a FuncInstObj> 
 }
 
 impl ModuleInst {
-    fn handles(&self) -> std::sync::MutexGuard<'_, Handles> {
+    pub(crate) fn handles(&self) -> std::sync::MutexGuard<'_, Handles> {
         self.handles.lock().unwrap_or_else(|e| e.into_inner())
     }
 

@@ -47,6 +47,7 @@ pub mod exec_control;
 pub mod exec_env;
 pub mod externref;
 pub mod funcref;
+pub mod gc;
 pub mod heap;
 pub mod instance;
 pub mod link;

@@ -140,7 +140,9 @@ unsafe fn func_type<'a>(p: wasm_func_type_t) -> Option<&'a FuncType> {
     // SAFETY: as the caller promises.
     match unsafe { type_of::<WASMFuncType>(p) } {
         Some(ExternType::Func(f)) => Some(f),
-        _ => None,
+        // A defined function type of `gc_export.h` is a function type too.
+        // SAFETY: as the caller promises.
+        _ => unsafe { crate::export::gc::defined::func_type_of(p) },
     }
 }
 

@@ -66,6 +66,31 @@ pub fn export_symbols() -> Vec<String> {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
 }
 
+/// The 63 functions of WAMR's `gc_export.h`, from the shared list.
+pub fn gc_export_symbols() -> Vec<String> {
+    let text = std::fs::read_to_string(shared().join("gc-export-symbols.txt")).expect("shared/gc-export-symbols.txt");
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
+}
+
+/// The functions of `gc_export.h` not exported yet: struct and array
+/// objects need the GC heap (issue 40 stage 2), and stubs that pretend
+/// would be worse than a link error.
+pub const GC_PENDING_NEEDS_HEAP: [&str; 13] = [
+    "wasm_struct_obj_new_with_typeidx",
+    "wasm_struct_obj_new_with_type",
+    "wasm_struct_obj_set_field",
+    "wasm_struct_obj_get_field",
+    "wasm_struct_obj_get_field_count",
+    "wasm_array_obj_new_with_typeidx",
+    "wasm_array_obj_new_with_type",
+    "wasm_array_obj_set_elem",
+    "wasm_array_obj_get_elem",
+    "wasm_array_obj_copy",
+    "wasm_array_obj_length",
+    "wasm_array_obj_first_elem_addr",
+    "wasm_array_obj_elem_addr",
+];
+
 /// The functions the library exports outside the headers, as WAMR's
 /// `libiwasm` does, for the clients that link them (`capi/README.md`,
 /// "Functions outside the headers"; `capi/src/export/undeclared.rs`).
@@ -154,4 +179,71 @@ pub fn declarations_marked(header: &str, marker: &str) -> Vec<Decl> {
         decls.push(Decl { name: name.expect("a function name").to_string(), params });
     }
     decls
+}
+
+/// Writes a generated sweep program `name.c` (against our headers) and
+/// builds it, linked with the library.
+pub fn sweep_build(name: &str, c: &str) -> PathBuf {
+    let dir = scratch(name);
+    let source = dir.join(format!("{name}.c"));
+    std::fs::write(&source, c).expect("write the sweep");
+    let exe = dir.join(name);
+    compile(&[&source], &repo().join("include"), &exe, true, &["-Wno-deprecated-declarations"]);
+    exe
+}
+
+/// Fails unless a sweep program exited normally after printing "swept".
+pub fn sweep_check(out: Output, how: &str) {
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("swept"),
+        "the sweep failed {how} ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs a sweep program plainly, then under valgrind (unless `VALGRIND=0`,
+/// announced), where any invalid access fails it. Leaks are not the point
+/// (a sweep leaves what its calls made to the process). Nothing is
+/// suppressed.
+pub fn sweep_run(exe: &Path, what: &str) {
+    sweep_check(run(&mut Command::new(exe)), "plainly");
+    if std::env::var("VALGRIND").is_ok_and(|v| v == "0") {
+        eprintln!("{what}: the valgrind run is SKIPPED (VALGRIND=0)");
+        return;
+    }
+    let mut vg = Command::new("valgrind");
+    vg.args(["-q", "--smc-check=all-non-file", "--leak-check=no", "--error-exitcode=1"]).arg(exe);
+    let out = vg.output().unwrap_or_else(|e| panic!("cannot run valgrind (install it, or set VALGRIND=0): {e}"));
+    sweep_check(out, "under valgrind");
+}
+
+/// The body of a foreign sweep's `main`: `argv` set to `argv`, the
+/// runtime and the module `wat` made, `make(dead); kill(dead);
+/// make(live);` (the program's prelude defines them), then three passes
+/// calling every function of `decls` twice (scalars 0, then 1) with
+/// `arg(index, param, scalar)` for each argument, each call written by
+/// `call(name, args)` and followed by `done()`; the caller appends its
+/// checks of the live objects.
+pub fn foreign_sweep_main(
+    argv: &str,
+    decls: &[Decl],
+    arg: impl Fn(usize, &str, u32) -> String,
+    call: impl Fn(&str, &[String]) -> String,
+) -> String {
+    use std::fmt::Write;
+    let mut c = format!(
+        "int main(void) {{\n  int pass;\n  uint32_t argv[2] = {{ {argv} }};\n  if (!wasm_runtime_init()) return 6;\n  \
+         if (!cranewasm_wat2wasm(wat, sizeof wat - 1, &bin)) return 7;\n  make(dead);\n  kill(dead);\n  make(live);\n"
+    );
+    c.push_str("  for (pass = 0; pass < 3; pass++) {\n");
+    for scalar in [0, 1] {
+        for d in decls {
+            let args: Vec<String> = d.params.iter().enumerate().map(|(i, p)| arg(i, p, scalar)).collect();
+            writeln!(c, "    {}; done();", call(&d.name, &args)).unwrap();
+        }
+    }
+    c.push_str("  }\n");
+    c
 }

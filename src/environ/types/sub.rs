@@ -17,23 +17,31 @@ use crate::environ::index::TypeIndex;
 /// packed 8- or 16-bit integer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum StorageType {
+    /// A packed 8-bit integer.
     I8,
+    /// A packed 16-bit integer.
     I16,
+    /// A value of a value type.
     Val(ValType),
 }
 
 /// A struct field or an array's element type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FieldType {
+    /// How the value is stored.
     pub storage: StorageType,
+    /// Whether `struct.set`/`array.set` may change it.
     pub mutable: bool,
 }
 
 /// What a type defines.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CompositeType {
+    /// A function type.
     Func(FuncType),
+    /// A struct type: its fields in order.
     Struct(Box<[FieldType]>),
+    /// An array type: its element type.
     Array(FieldType),
 }
 
@@ -44,6 +52,7 @@ pub struct SubType {
     pub is_final: bool,
     /// The declared supertype, by index in the module.
     pub supertype: Option<TypeIndex>,
+    /// What the type defines.
     pub composite: CompositeType,
 }
 

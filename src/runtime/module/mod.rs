@@ -10,6 +10,7 @@ mod compile;
 #[cfg(not(feature = "compiler"))]
 #[path = "no_compiler.rs"]
 mod compile;
+mod gc_types;
 mod serialize;
 
 use std::ops::Range;
