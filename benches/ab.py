@@ -29,7 +29,11 @@ BUILD = Path(__file__).resolve().parent / "build" / "programs"
 
 def run(template, name):
     cmd = template.format(name=name, wasm=BUILD / f"{name}.wasm")
-    out = subprocess.run(cmd, shell=True, check=True, capture_output=True, text=True).stdout
+    return parse_rows(subprocess.run(cmd, shell=True, check=True, capture_output=True, text=True).stdout)
+
+
+def parse_rows(out):
+    """{case: (value, unit, check)} of a runner's `RESULT case value unit check` lines."""
     rows = {}
     for line in out.splitlines():
         if line.startswith("RESULT "):

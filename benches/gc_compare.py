@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from ab import parse_rows
+
 ROOT = Path(__file__).resolve().parent.parent
 WAT = ROOT / "benches/harness/gc.wat"
 CASES = [("binary_trees", None), ("dispatch", 10_000_000), ("array_fill_copy", 2000)]
@@ -67,12 +69,7 @@ def wasmtime_child():
 def results(cmd, env):
     out = subprocess.run(cmd, cwd=ROOT, env=dict(os.environ, **env), check=True, capture_output=True,
                          text=True).stdout
-    rows = {}
-    for line in out.splitlines():
-        if line.startswith("RESULT "):
-            _, case, value, unit, check = line.split()
-            rows[case] = (float(value), unit, check)
-    return rows
+    return parse_rows(out)
 
 
 def main():

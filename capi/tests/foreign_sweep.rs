@@ -247,16 +247,7 @@ fn every_function_refuses_foreign_and_dead_objects() {
     let exe = dir.join("foreign_sweep");
     common::compile(&[&source], &common::repo().join("include"), &exe, true, &["-Wno-deprecated-declarations"]);
 
-    let check = |out: std::process::Output, how: &str| {
-        assert!(
-            out.status.success() && String::from_utf8_lossy(&out.stdout).contains("swept"),
-            "the sweep failed {how} ({}):\n{}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    check(common::run(&mut Command::new(&exe)), "plainly");
+    common::sweep_check(common::run(&mut Command::new(&exe)), "plainly");
     if std::env::var("VALGRIND").is_ok_and(|v| v == "0") {
         eprintln!("foreign_sweep: the valgrind run is SKIPPED (VALGRIND=0)");
         return;
@@ -269,5 +260,5 @@ fn every_function_refuses_foreign_and_dead_objects() {
     let mut vg = Command::new("valgrind");
     vg.args(["-q", "--smc-check=all-non-file", "--leak-check=no", "--error-exitcode=1"]).arg(&exe);
     let out = vg.output().unwrap_or_else(|e| panic!("cannot run valgrind (install it, or set VALGRIND=0): {e}"));
-    check(out, "under valgrind");
+    common::sweep_check(out, "under valgrind");
 }
