@@ -88,6 +88,9 @@ fn config(u: &mut arbitrary::Unstructured<'_>, features: Features) -> Config {
     // none of 3.0's; wasmtime has all.
     c.exceptions_enabled = wasm3;
     c.gc_enabled = features == Features::Wasm3FuncRefs || features.gc();
+    // wasm-smith turns GC off without reference types, which the swarm
+    // choice leaves off in half the configurations.
+    c.reference_types_enabled |= features.gc();
     // Threads (atomics, shared memories) stay off even single-threaded:
     // the oracle, wasmi 1.1, does not implement the proposal (its
     // validator rejects every atomic operator), so there is nothing to
@@ -171,6 +174,17 @@ fn config(u: &mut arbitrary::Unstructured<'_>, features: Features) -> Config {
     c.max_elements = c.max_elements.min(100);
     c.max_globals = c.max_globals.min(50);
     c.max_types = c.max_types.min(50);
+    // Swarm configurations often make one or two types, mostly functions:
+    // GC modules get a few more, so that struct and array types, groups
+    // and subtypes are common. (Fewer without the GC heap: a struct or
+    // array type brings its operators, and such modules are tried anew.)
+    let gc_types = match features {
+        Features::Wasm3Gc => 6,
+        Features::Wasm3GcNoHeap => 3,
+        _ => 0,
+    };
+    c.max_types = c.max_types.max(gc_types * 2);
+    c.min_types = c.min_types.max(gc_types);
     c
 }
 
@@ -186,9 +200,10 @@ const GC_FREE_TRIES: usize = 100;
 /// The module for `seed`, with fuel checks and the fuel global exported.
 /// Modules without a function of their own (wasm-smith makes many, all
 /// imports) are generated anew from the next bytes of the seed's stream,
-/// and so are `Wasm3FuncRefs` modules that need GC and `Wasm3GcNoHeap`
-/// ones that need the GC heap (after `GC_FREE_TRIES`, either takes what
-/// comes).
+/// and so are `Wasm3FuncRefs` modules that need GC, `Wasm3GcNoHeap`
+/// ones that need the GC heap, and GC ones that import a function of a
+/// type the harness cannot make (`model::host_funcs_makeable`); after
+/// `GC_FREE_TRIES`, each takes what comes.
 pub fn module_with(features: Features, seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut tries = 0;
@@ -210,6 +225,10 @@ pub fn module_with(features: Features, seed: u64) -> Vec<u8> {
             }
         }
         if wanted == Features::Wasm3GcNoHeap && tries <= GC_FREE_TRIES && needs_gc_heap(&wasm) {
+            continue;
+        }
+        // Not run (see `compare_with`), so not kept if another will do.
+        if wanted.gc() && tries <= GC_FREE_TRIES && !super::model::host_funcs_makeable(&wasm) {
             continue;
         }
         if has_code(&wasm) {

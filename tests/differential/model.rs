@@ -347,6 +347,40 @@ pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<V
 /// needs a value the harness has no way to make.
 pub const CANNOT_IMPORT: &str = "the harness makes no non-null reference for an import";
 
+/// Whether every function the module imports has a type a host function
+/// can have in cranewasm's API: `FuncType` is structural, so `Func::new`
+/// makes a plain type (final, no supertype, alone in its recursion group),
+/// which is not the same type as one that is not plain, however equal
+/// their signatures (iso-recursive equality; wasmtime's `FuncType` carries
+/// the module's type, so there such imports link).
+pub fn host_funcs_makeable(wasm: &[u8]) -> bool {
+    use wasmparser::{Payload, TypeRef};
+    let mut plain = Vec::new();
+    for payload in wasmparser::Parser::new(0).parse_all(wasm).flatten() {
+        match payload {
+            Payload::TypeSection(s) => {
+                for group in s.into_iter().flatten() {
+                    let alone = group.types().len() == 1;
+                    for sub in group.into_types() {
+                        plain.push(alone && sub.is_final && sub.supertype_idxs.is_empty());
+                    }
+                }
+            }
+            Payload::ImportSection(s) => {
+                for import in s.into_imports().flatten() {
+                    if let TypeRef::Func(t) = import.ty {
+                        if !plain[t as usize] {
+                            return false;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
 /// One runtime under comparison.
 pub trait Runtime: Sized {
     /// The runtime's name, in reports.
