@@ -54,10 +54,9 @@ pub enum Features {
     /// `Wasm3` plus GC, all of it: recursion groups, subtyping, struct and
     /// array types and operators, i31, casts.
     Wasm3Gc,
-    /// `Wasm3Gc` without struct and array operators (the types stay): the
-    /// seed's modules are generated anew until one has none (see
-    /// `needs_gc_heap`), so casts, i31, `ref.eq` and type equality get
-    /// compared even where the GC heap is missing.
+    /// `Wasm3Gc` with its struct and array operators made `unreachable`
+    /// (the types stay; see `without_heap.rs`), so casts, i31, `ref.eq`
+    /// and type equality get compared even where the GC heap is missing.
     Wasm3GcNoHeap,
 }
 
@@ -176,13 +175,8 @@ fn config(u: &mut arbitrary::Unstructured<'_>, features: Features) -> Config {
     c.max_types = c.max_types.min(50);
     // Swarm configurations often make one or two types, mostly functions:
     // GC modules get a few more, so that struct and array types, groups
-    // and subtypes are common. (Fewer without the GC heap: a struct or
-    // array type brings its operators, and such modules are tried anew.)
-    let gc_types = match features {
-        Features::Wasm3Gc => 6,
-        Features::Wasm3GcNoHeap => 3,
-        _ => 0,
-    };
+    // and subtypes are common.
+    let gc_types = if features.gc() { 6 } else { 0 };
     c.max_types = c.max_types.max(gc_types * 2);
     c.min_types = c.min_types.max(gc_types);
     c
@@ -201,7 +195,7 @@ const GC_FREE_TRIES: usize = 100;
 /// Modules without a function of their own (wasm-smith makes many, all
 /// imports) are generated anew from the next bytes of the seed's stream,
 /// and so are `Wasm3FuncRefs` modules that need GC, `Wasm3GcNoHeap`
-/// ones that need the GC heap, and GC ones that import a function of a
+/// ones that need the GC heap in a constant expression, and GC ones that import a function of a
 /// type the harness cannot make (`model::host_funcs_makeable`); after
 /// `GC_FREE_TRIES`, each takes what comes.
 pub fn module_with(features: Features, seed: u64) -> Vec<u8> {
@@ -224,8 +218,11 @@ pub fn module_with(features: Features, seed: u64) -> Vec<u8> {
                 None => continue,
             }
         }
-        if wanted == Features::Wasm3GcNoHeap && tries <= GC_FREE_TRIES && needs_gc_heap(&wasm) {
-            continue;
+        if wanted == Features::Wasm3GcNoHeap && tries <= GC_FREE_TRIES {
+            match super::without_heap::rewrite(&wasm) {
+                Some(w) => wasm = w,
+                None => continue,
+            }
         }
         // Not run (see `compare_with`), so not kept if another will do.
         if wanted.gc() && tries <= GC_FREE_TRIES && !super::model::host_funcs_makeable(&wasm) {
@@ -241,10 +238,7 @@ pub fn module_with(features: Features, seed: u64) -> Vec<u8> {
 /// constant expression.
 pub fn needs_gc_heap(wasm: &[u8]) -> bool {
     use wasmparser::{ElementItems, ElementKind, Payload};
-    let heap_op = |op: &wasmparser::Operator| {
-        let name = format!("{op:?}");
-        name.starts_with("Struct") || name.starts_with("Array")
-    };
+    let heap_op = super::without_heap::is_heap_op;
     let expr = |e: &wasmparser::ConstExpr| e.get_operators_reader().into_iter().flatten().any(|op| heap_op(&op));
     wasmparser::Parser::new(0).parse_all(wasm).flatten().any(|payload| match payload {
         Payload::CodeSectionEntry(body) => {

@@ -25,6 +25,7 @@ pub mod oracle_wasmtime;
 pub mod runs;
 pub mod subject;
 pub mod without_gc;
+pub mod without_heap;
 
 use model::{Outcome, Runtime, Ty};
 use oracle::Oracle;

@@ -21,10 +21,15 @@ pub enum Value {
     F32(u32),
     F64(u64),
     V128(u128),
-    FuncRef { null: bool },
+    FuncRef {
+        null: bool,
+    },
     ExternRef(Option<u32>),
     ExnRef(Option<u64>),
     AnyRef(Option<AnyVal>),
+    /// An externref made from an `any` reference (`extern.convert_any`)
+    /// that is not host data made internal.
+    ExternOfAny(AnyVal),
     Null,
 }
 
@@ -302,6 +307,7 @@ pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<V
             }
             Value::FuncRef { null } => mix(null as u64),
             Value::Null => mix(1 << 34),
+            Value::ExternOfAny(_) => mix(1 << 35),
             Value::ExternRef(v) => mix(v.map_or(u64::MAX, u64::from)),
             Value::ExnRef(v) => mix(v.unwrap_or(u64::MAX)),
             Value::AnyRef(v) => mix(match v {

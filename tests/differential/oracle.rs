@@ -125,7 +125,7 @@ fn from_value(mut store: impl AsContextMut<Data = Log>, v: Value, ty: ValType) -
         Value::V128(x) => Val::V128(x.into()),
         Value::ExternRef(Some(x)) => Val::ExternRef(Ref::Val(ExternRef::new(&mut store, x))),
         Value::ExnRef(_) => panic!("wasmi has no exnref"),
-        Value::AnyRef(_) => panic!("wasmi has no GC"),
+        Value::AnyRef(_) | Value::ExternOfAny(_) => panic!("wasmi has no GC"),
         Value::FuncRef { .. } | Value::ExternRef(None) | Value::Null => {
             unreachable!("the fuzzer makes only null funcrefs")
         }

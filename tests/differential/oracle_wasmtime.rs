@@ -153,10 +153,18 @@ fn value_of(mut cx: impl AsContextMut<Data = Log>, v: &Val) -> Value {
         Val::F64(x) => Value::F64(*x),
         Val::V128(x) => Value::V128(x.as_u128()),
         Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
-        Val::ExternRef(r) => Value::ExternRef(r.as_ref().map(|r| {
-            let data = r.data(cx.as_context()).expect("live").expect("host data");
-            *data.downcast_ref::<u32>().expect("our externrefs hold u32")
-        })),
+        Val::ExternRef(None) => Value::ExternRef(None),
+        Val::ExternRef(Some(r)) => {
+            let data = r.data(cx.as_context()).expect("live");
+            match data.map(|d| *d.downcast_ref::<u32>().expect("our externrefs hold u32")) {
+                Some(x) => Value::ExternRef(Some(x)),
+                // An `any` reference made external.
+                None => {
+                    let a = AnyRef::convert_extern(&mut cx, *r).expect("any.convert_extern");
+                    Value::ExternOfAny(any_val(&mut cx, &a))
+                }
+            }
+        }
         Val::ExnRef(e) => Value::ExnRef(e.as_ref().map(|_| 0)),
         Val::AnyRef(r) => Value::AnyRef(r.as_ref().map(|r| any_val(cx.as_context_mut(), r))),
         Val::ContRef(_) => panic!("stack switching is off, yet: {v:?}"),
@@ -191,7 +199,7 @@ fn from_value(mut store: impl AsContextMut<Data = Log>, v: Value, ty: &ValType) 
         Value::F64(x) => Val::F64(x),
         Value::V128(x) => Val::V128(x.into()),
         Value::ExternRef(x) => Val::ExternRef(x.map(|x| ExternRef::new(&mut store, x).expect("externref allocation"))),
-        Value::FuncRef { .. } | Value::ExnRef(_) | Value::AnyRef(None) | Value::Null => {
+        Value::FuncRef { .. } | Value::ExnRef(_) | Value::AnyRef(None) | Value::ExternOfAny(_) | Value::Null => {
             unreachable!("the fuzzer makes only null funcrefs and exnrefs")
         }
         Value::AnyRef(Some(AnyVal::I31(x))) => Val::AnyRef(Some(AnyRef::from_i31(&mut store, I31::wrapping_u32(x)))),

@@ -150,9 +150,7 @@ fn to_value(store: &Store<Log>, tags: &[(String, Tag)], v: &Val) -> Value {
         Val::F64(x) => Value::F64(x),
         Val::V128(x) => Value::V128(x.as_u128()),
         Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
-        Val::ExternRef(r) => {
-            Value::ExternRef(r.map(|r| *r.data(store).downcast_ref::<u32>().expect("our externrefs hold u32")))
-        }
+        Val::ExternRef(r) => r.map_or(Value::ExternRef(None), |r| extern_val(store, r)),
         Val::ExnRef(e) => Value::ExnRef(e.map(|e| {
             let (tag, payload) = exception(store, tags, e);
             model::exn_id(&tag, &payload)
@@ -162,18 +160,32 @@ fn to_value(store: &Store<Log>, tags: &[(String, Tag)], v: &Val) -> Value {
     value.canonical()
 }
 
+/// A non-null externref: the number in host data the test made, or what
+/// an `any` reference made external is.
+fn extern_val<'a>(store: impl Into<StoreContext<'a, Log>>, r: ExternRef) -> Value {
+    match r.data(store).downcast_ref::<u32>() {
+        Some(x) => Value::ExternRef(Some(*x)),
+        None => Value::ExternOfAny(eq_val(AnyRef::convert_extern(r)).expect("not host data")),
+    }
+}
+
 /// What the fuzzer compares of a non-null `any` reference (see
 /// `model::AnyVal`): an i31's value, host data made internal by the
 /// number in it, and any other `eq` reference as an object.
 fn any_val<'a>(store: impl Into<StoreContext<'a, Log>>, a: AnyRef) -> AnyVal {
-    if let Some(i) = a.as_i31() {
-        return AnyVal::I31(i.get_u32());
-    }
-    if a.is_eq() {
-        return AnyVal::Object;
+    if let Some(v) = eq_val(a) {
+        return v;
     }
     let data = ExternRef::convert_any(a).data(store);
     AnyVal::Host(*data.downcast_ref::<u32>().expect("our externrefs hold u32"))
+}
+
+/// `any_val` of an `eq` reference; `None` for host data made internal.
+fn eq_val(a: AnyRef) -> Option<AnyVal> {
+    if let Some(i) = a.as_i31() {
+        return Some(AnyVal::I31(i.get_u32()));
+    }
+    a.is_eq().then_some(AnyVal::Object)
 }
 
 /// `v` as a value of type `ty` (which a null needs).
@@ -188,7 +200,7 @@ fn from_value(mut store: impl AsContextMut, v: Value, ty: ValType) -> Val {
         Value::F64(x) => Val::F64(x),
         Value::V128(x) => Val::V128(V128(x)),
         Value::ExternRef(x) => Val::ExternRef(x.map(|x| ExternRef::new(&mut store, x))),
-        Value::FuncRef { .. } | Value::ExnRef(_) | Value::AnyRef(None) | Value::Null => {
+        Value::FuncRef { .. } | Value::ExnRef(_) | Value::AnyRef(None) | Value::ExternOfAny(_) | Value::Null => {
             unreachable!("the fuzzer makes only null funcrefs and exnrefs")
         }
         Value::AnyRef(Some(AnyVal::I31(x))) => Val::AnyRef(Some(AnyRef::from_i31(I31::wrapping_u32(x)))),
@@ -208,9 +220,7 @@ fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Option<Exte
                 let args: Vec<Value> = params
                     .iter()
                     .map(|p| match *p {
-                        Val::ExternRef(Some(r)) => {
-                            Value::ExternRef(Some(*r.data(caller.as_context()).downcast_ref::<u32>().unwrap()))
-                        }
+                        Val::ExternRef(Some(r)) => extern_val(caller.as_context(), r),
                         Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
                         Val::ExternRef(None) => Value::ExternRef(None),
                         // Tag names are not at hand here: an exception
