@@ -56,6 +56,11 @@ pub struct Stats {
     /// plain, which cranewasm's API cannot give a host function (see
     /// `model::host_funcs_makeable`).
     pub unmakeable_imports: u64,
+    /// Modules ended early because one runtime ran out of GC heap where
+    /// the other did not: their heap limits differ (an allocation may fail
+    /// in either, as the spec allows), so neither is wrong, and later
+    /// state legitimately differs.
+    pub one_out_of_memory: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -70,6 +75,7 @@ impl std::ops::AddAssign for Stats {
         self.oracle_rejected += o.oracle_rejected;
         self.refused_needs_gc_heap += o.refused_needs_gc_heap;
         self.unmakeable_imports += o.unmakeable_imports;
+        self.one_out_of_memory += o.one_out_of_memory;
     }
 }
 
@@ -115,6 +121,10 @@ pub fn compare_with<O: Runtime>(wasm: &[u8], seed: u64, stats: &mut Stats) -> Re
         }
     }
     let engine = subject::engine_name(seed);
+    if ours_inst.is_out_of_memory() != theirs_inst.is_out_of_memory() {
+        stats.one_out_of_memory += 1;
+        return Ok(());
+    }
     if !ours_inst.agrees(&theirs_inst) {
         return Err(format!("instantiation ({engine}): cranewasm {ours_inst:?}, {oracle} {theirs_inst:?}"));
     }
@@ -148,6 +158,10 @@ pub fn compare_with<O: Runtime>(wasm: &[u8], seed: u64, stats: &mut Stats) -> Re
             // Counted and bounded by the tests: the module's later calls go
             // uncompared, so many of these would hollow the run out.
             eprintln!("note: seed {seed}: {}: both exhausted their stacks; later calls not compared", what());
+            return Ok(());
+        }
+        if a.is_out_of_memory() != b.is_out_of_memory() {
+            stats.one_out_of_memory += 1;
             return Ok(());
         }
         if !a.agrees(&b) {

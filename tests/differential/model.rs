@@ -161,6 +161,10 @@ impl Outcome {
     pub fn is_stack_overflow(&self) -> bool {
         matches!(self, Outcome::Trapped(TrapKind::StackOverflow))
     }
+
+    pub fn is_out_of_memory(&self) -> bool {
+        matches!(self, Outcome::Trapped(TrapKind::OutOfMemory))
+    }
 }
 
 /// The trap message of the test's host functions.
