@@ -15,6 +15,11 @@
 //!   limits, so neither should run out of stack. If both do, the module is
 //!   done (they stop at different depths, so state after it legitimately
 //!   differs); if only one does, that is a divergence.
+//! - GC heap exhaustion: heap limits differ, so a runtime out of GC heap
+//!   where the other allocates ends the module (counted), not the run.
+//! - Not compared, only counted: modules cranewasm refuses for want of a
+//!   GC heap (`Error::Unsupported`, issue 40), and modules importing a
+//!   function of a type cranewasm's API cannot give a host function.
 
 pub mod generate;
 pub mod model;

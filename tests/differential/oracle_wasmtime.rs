@@ -345,9 +345,8 @@ impl Runtime for Wasmtime {
     fn call(&mut self, name: &str, args: &[Value]) -> Outcome {
         let instance = self.instance.expect("instantiated");
         let f = instance.get_func(&mut self.store, name).expect("function exported");
-        let params: Vec<Val> =
-            f.ty(&self.store).params().zip(args).map(|(t, a)| from_value(&mut self.store, *a, &t)).collect();
         let ft = f.ty(&self.store);
+        let params: Vec<Val> = ft.params().zip(args).map(|(t, a)| from_value(&mut self.store, *a, &t)).collect();
         let mut results: Vec<Val> = ft.results().map(|t| Val::default_for_ty(&t).unwrap_or(Val::I32(0))).collect();
         match f.call(&mut self.store, &params, &mut results) {
             Ok(()) => Outcome::Returned(results.iter().map(|r| to_value(&mut self.store, &self.tags, r)).collect()),
