@@ -51,6 +51,13 @@ pub enum Features {
     /// and without GC instructions, then rewritten without GC types
     /// (`without_gc.rs`).
     Wasm3FuncRefs,
+    /// `Wasm3` plus GC, all of it: recursion groups, subtyping, struct and
+    /// array types and operators, i31, casts.
+    Wasm3Gc,
+    /// `Wasm3Gc` with its struct and array operators made `unreachable`
+    /// (the types stay; see `without_heap.rs`), so casts, i31, `ref.eq`
+    /// and type equality get compared even where the GC heap is missing.
+    Wasm3GcNoHeap,
 }
 
 impl Features {
@@ -60,7 +67,14 @@ impl Features {
             Features::Wasm2 => "",
             Features::Wasm3 => "-wasm3",
             Features::Wasm3FuncRefs => "-wasm3-funcrefs",
+            Features::Wasm3Gc => "-wasm3-gc",
+            Features::Wasm3GcNoHeap => "-wasm3-gc-noheap",
         }
+    }
+
+    /// Whether modules keep their GC types and instructions.
+    pub fn gc(self) -> bool {
+        matches!(self, Features::Wasm3Gc | Features::Wasm3GcNoHeap)
     }
 }
 
@@ -70,9 +84,12 @@ fn config(u: &mut arbitrary::Unstructured<'_>, features: Features) -> Config {
     let mut c: Config = u.arbitrary().unwrap_or_default();
     let wasm3 = features != Features::Wasm2;
     // Proposals the oracle does not run (or cranewasm lacks): wasmi has
-    // none of 3.0's; wasmtime has all, GC aside, which cranewasm lacks.
+    // none of 3.0's; wasmtime has all.
     c.exceptions_enabled = wasm3;
-    c.gc_enabled = features == Features::Wasm3FuncRefs;
+    c.gc_enabled = features == Features::Wasm3FuncRefs || features.gc();
+    // wasm-smith turns GC off without reference types, which the swarm
+    // choice leaves off in half the configurations.
+    c.reference_types_enabled |= features.gc();
     // Threads (atomics, shared memories) stay off even single-threaded:
     // the oracle, wasmi 1.1, does not implement the proposal (its
     // validator rejects every atomic operator), so there is nothing to
@@ -108,7 +125,8 @@ fn config(u: &mut arbitrary::Unstructured<'_>, features: Features) -> Config {
     // Vector operators need two v128 operands at hand and compete with all
     // the scalar ones, so they are rare; every third module is about
     // vectors only (plus what moves values around).
-    if u.arbitrary::<u8>().unwrap_or(0).is_multiple_of(3) {
+    // GC modules are never vector-only: GC is what they are about.
+    if u.arbitrary::<u8>().unwrap_or(0).is_multiple_of(3) && !features.gc() {
         use wasm_smith::InstructionKind as K;
         c.simd_enabled = true;
         c.allowed_instructions = wasm_smith::InstructionKinds::new(&[
@@ -118,6 +136,20 @@ fn config(u: &mut arbitrary::Unstructured<'_>, features: Features) -> Config {
             K::Parametric,
             K::Control,
             K::Memory,
+        ]);
+    } else if features.gc() {
+        // Every kind (the swarm choice may have left out what GC needs).
+        use wasm_smith::InstructionKind as K;
+        c.allowed_instructions = wasm_smith::InstructionKinds::new(&[
+            K::Numeric,
+            K::Vector,
+            K::Reference,
+            K::Parametric,
+            K::Variable,
+            K::Table,
+            K::Memory,
+            K::Control,
+            K::Aggregate,
         ]);
     } else if c.gc_enabled {
         // Everything but struct, array and i31 instructions.
@@ -141,6 +173,12 @@ fn config(u: &mut arbitrary::Unstructured<'_>, features: Features) -> Config {
     c.max_elements = c.max_elements.min(100);
     c.max_globals = c.max_globals.min(50);
     c.max_types = c.max_types.min(50);
+    // Swarm configurations often make one or two types, mostly functions:
+    // GC modules get a few more, so that struct and array types, groups
+    // and subtypes are common.
+    let gc_types = if features.gc() { 6 } else { 0 };
+    c.max_types = c.max_types.max(gc_types * 2);
+    c.min_types = c.min_types.max(gc_types);
     c
 }
 
@@ -156,7 +194,10 @@ const GC_FREE_TRIES: usize = 100;
 /// The module for `seed`, with fuel checks and the fuel global exported.
 /// Modules without a function of their own (wasm-smith makes many, all
 /// imports) are generated anew from the next bytes of the seed's stream,
-/// and so are `Wasm3FuncRefs` modules that need GC.
+/// and so are `Wasm3FuncRefs` modules that need GC, `Wasm3GcNoHeap`
+/// ones that need the GC heap in a constant expression, and GC ones that import a function of a
+/// type the harness cannot make (`model::host_funcs_makeable`); after
+/// `GC_FREE_TRIES`, each takes what comes.
 pub fn module_with(features: Features, seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut tries = 0;
@@ -177,10 +218,47 @@ pub fn module_with(features: Features, seed: u64) -> Vec<u8> {
                 None => continue,
             }
         }
+        if wanted == Features::Wasm3GcNoHeap && tries <= GC_FREE_TRIES {
+            match super::without_heap::rewrite(&wasm) {
+                Some(w) => wasm = w,
+                None => continue,
+            }
+        }
+        // Not run (see `compare_with`), so not kept if another will do.
+        if wanted.gc() && tries <= GC_FREE_TRIES && !super::model::host_funcs_makeable(&wasm) {
+            continue;
+        }
         if has_code(&wasm) {
             return export_global(&wasm, FUEL_EXPORT, fuel_global);
         }
     }
+}
+
+/// Whether the module has a struct or array operator, in code or in a
+/// constant expression.
+pub fn needs_gc_heap(wasm: &[u8]) -> bool {
+    use wasmparser::{ElementItems, ElementKind, Payload};
+    let heap_op = super::without_heap::is_heap_op;
+    let expr = |e: &wasmparser::ConstExpr| e.get_operators_reader().into_iter().flatten().any(|op| heap_op(&op));
+    wasmparser::Parser::new(0).parse_all(wasm).flatten().any(|payload| match payload {
+        Payload::CodeSectionEntry(body) => {
+            body.get_operators_reader().into_iter().flat_map(|r| r.into_iter()).flatten().any(|op| heap_op(&op))
+        }
+        Payload::GlobalSection(s) => s.into_iter().flatten().any(|g| expr(&g.init_expr)),
+        Payload::ElementSection(s) => s.into_iter().flatten().any(|e| {
+            let offset = matches!(&e.kind, ElementKind::Active { offset_expr, .. } if expr(offset_expr));
+            let items = match e.items {
+                ElementItems::Expressions(_, es) => es.into_iter().flatten().any(|e| expr(&e)),
+                ElementItems::Functions(_) => false,
+            };
+            offset || items
+        }),
+        Payload::TableSection(s) => s.into_iter().flatten().any(|t| match &t.init {
+            wasmparser::TableInit::Expr(e) => expr(e),
+            wasmparser::TableInit::RefNull => false,
+        }),
+        _ => false,
+    })
 }
 
 /// Whether the module defines a function.
@@ -297,6 +375,17 @@ pub fn arg(rng: &mut Rng, ty: Ty) -> Value {
         Ty::FuncRef => Value::FuncRef { null: true },
         Ty::ExternRef => Value::ExternRef((rng.below(3) != 0).then(|| rng.below(1000) as u32)),
         Ty::ExnRef => Value::ExnRef(None),
+        // Null, or an i31 where the type has them: the harness makes no
+        // objects (it would need the module's types in both runtimes).
+        Ty::AnyRef { i31 } => Value::AnyRef((i31 && rng.below(3) != 0).then(|| {
+            let v = if pick {
+                [0, 1, 0x3fff_ffff, 0x4000_0000, 0x7fff_ffff][rng.below(5) as usize]
+            } else {
+                rng.next() as u32
+            };
+            super::model::AnyVal::I31(v & 0x7fff_ffff)
+        })),
+        Ty::NullOnly => Value::Null,
         Ty::NonNull => unreachable!("exports taking non-null references are not called"),
     }
 }

@@ -15,6 +15,11 @@
 //!   limits, so neither should run out of stack. If both do, the module is
 //!   done (they stop at different depths, so state after it legitimately
 //!   differs); if only one does, that is a divergence.
+//! - GC heap exhaustion: heap limits differ, so a runtime out of GC heap
+//!   where the other allocates ends the module (counted), not the run.
+//! - Not compared, only counted: modules cranewasm refuses for want of a
+//!   GC heap (`Error::Unsupported`, issue 40), and modules importing a
+//!   function of a type cranewasm's API cannot give a host function.
 
 pub mod generate;
 pub mod model;
@@ -25,6 +30,7 @@ pub mod oracle_wasmtime;
 pub mod runs;
 pub mod subject;
 pub mod without_gc;
+pub mod without_heap;
 
 use model::{Outcome, Runtime, Ty};
 use oracle::Oracle;
@@ -47,6 +53,19 @@ pub struct Stats {
     /// Modules the oracle refused (an oracle limitation, not ours; listed
     /// so a silent rise would show).
     pub oracle_rejected: u64,
+    /// Modules cranewasm refuses as `Error::Unsupported` for want of a GC
+    /// heap (struct and array operators, issue 40 stage 2); none once the
+    /// heap is in.
+    pub refused_needs_gc_heap: u64,
+    /// Modules not run: they import a function of a type that is not
+    /// plain, which cranewasm's API cannot give a host function (see
+    /// `model::host_funcs_makeable`).
+    pub unmakeable_imports: u64,
+    /// Modules ended early because one runtime ran out of GC heap where
+    /// the other did not: their heap limits differ (an allocation may fail
+    /// in either, as the spec allows), so neither is wrong, and later
+    /// state legitimately differs.
+    pub one_out_of_memory: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -59,6 +78,9 @@ impl std::ops::AddAssign for Stats {
         self.skipped_calls += o.skipped_calls;
         self.both_exhausted += o.both_exhausted;
         self.oracle_rejected += o.oracle_rejected;
+        self.refused_needs_gc_heap += o.refused_needs_gc_heap;
+        self.unmakeable_imports += o.unmakeable_imports;
+        self.one_out_of_memory += o.one_out_of_memory;
     }
 }
 
@@ -68,6 +90,10 @@ const MAX_CALLS: usize = 60;
 /// The start of an oracle's `Outcome::Failed` text for a module it does
 /// not compile.
 pub const ORACLE_REJECTS: &str = "the oracle rejects the module";
+
+/// The start of cranewasm's `Outcome::Failed` text for a module it
+/// refuses with `Error::Unsupported` because it needs the GC heap.
+pub const NEEDS_GC_HEAP: &str = "refused: needs the GC heap";
 
 /// Runs `wasm` in cranewasm and wasmi (see `compare_with`).
 pub fn compare(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> {
@@ -80,6 +106,10 @@ pub fn compare(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> 
 pub fn compare_with<O: Runtime>(wasm: &[u8], seed: u64, stats: &mut Stats) -> Result<(), String> {
     let oracle = O::NAME;
     stats.modules += 1;
+    if !model::host_funcs_makeable(wasm) {
+        stats.unmakeable_imports += 1;
+        return Ok(());
+    }
     let (mut ours, ours_inst) = Subject::instantiate(wasm, seed);
     let (mut theirs, theirs_inst) = O::instantiate(wasm, seed);
     if let Outcome::Failed(why) = &theirs_inst {
@@ -89,7 +119,17 @@ pub fn compare_with<O: Runtime>(wasm: &[u8], seed: u64, stats: &mut Stats) -> Re
             return Ok(());
         }
     }
+    if let Outcome::Failed(why) = &ours_inst {
+        if why.starts_with(NEEDS_GC_HEAP) {
+            stats.refused_needs_gc_heap += 1;
+            return Ok(());
+        }
+    }
     let engine = subject::engine_name(seed);
+    if ours_inst.is_out_of_memory() != theirs_inst.is_out_of_memory() {
+        stats.one_out_of_memory += 1;
+        return Ok(());
+    }
     if !ours_inst.agrees(&theirs_inst) {
         return Err(format!("instantiation ({engine}): cranewasm {ours_inst:?}, {oracle} {theirs_inst:?}"));
     }
@@ -123,6 +163,10 @@ pub fn compare_with<O: Runtime>(wasm: &[u8], seed: u64, stats: &mut Stats) -> Re
             // Counted and bounded by the tests: the module's later calls go
             // uncompared, so many of these would hollow the run out.
             eprintln!("note: seed {seed}: {}: both exhausted their stacks; later calls not compared", what());
+            return Ok(());
+        }
+        if a.is_out_of_memory() != b.is_out_of_memory() {
+            stats.one_out_of_memory += 1;
             return Ok(());
         }
         if !a.agrees(&b) {

@@ -7,7 +7,13 @@ use std::fmt;
 /// A value in runtime-neutral form. Floats are bit patterns; references
 /// are compared by what both runtimes can tell: a funcref (of any function
 /// type) by null-ness, an externref by the number the test put in it, an
-/// exnref by its `exn_id` (tag and payload).
+/// exnref by its `exn_id` (tag and payload), a reference of the `any`
+/// hierarchy by what `AnyVal` keeps of it. A null of any type is `Null`
+/// when a runtime reports it (`canonical`): the type that says which null
+/// it is is the module's, which both runtimes share, and a runtime's API
+/// may not tell (cranewasm's `HeapType::top` takes every concrete type
+/// for a function type, so a null `(ref null $struct)` reads as a null
+/// funcref). The other forms of null are what the harness passes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     I32(i32),
@@ -15,9 +21,55 @@ pub enum Value {
     F32(u32),
     F64(u64),
     V128(u128),
-    FuncRef { null: bool },
+    FuncRef {
+        null: bool,
+    },
     ExternRef(Option<u32>),
     ExnRef(Option<u64>),
+    AnyRef(Option<AnyVal>),
+    /// An externref made from an `any` reference (`extern.convert_any`)
+    /// that is not host data made internal.
+    ExternOfAny(AnyVal),
+    Null,
+}
+
+impl Value {
+    /// Whether this is a null reference, of whatever form.
+    pub fn is_null(&self) -> bool {
+        matches!(
+            self,
+            Value::Null
+                | Value::FuncRef { null: true }
+                | Value::ExternRef(None)
+                | Value::ExnRef(None)
+                | Value::AnyRef(None)
+        )
+    }
+
+    /// The value as runtimes report it: every null is `Null`.
+    pub fn canonical(self) -> Value {
+        if self.is_null() {
+            Value::Null
+        } else {
+            self
+        }
+    }
+}
+
+/// A non-null reference of the `any` hierarchy (`anyref`, `eqref`,
+/// `i31ref`, `structref`, `(ref null $t)`...), as far as two runtimes can
+/// compare it: heap addresses differ between them, so an object is
+/// compared by its being one. (Whether it is a struct or an array is not
+/// told yet: cranewasm's API has no way to ask, on main.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AnyVal {
+    /// An i31, zero-extended.
+    I31(u32),
+    /// Host data made internal (`any.convert_extern`): the number the test
+    /// put in the externref.
+    Host(u32),
+    /// A struct or array object.
+    Object,
 }
 
 /// Value types of the features the fuzzer enables.
@@ -31,6 +83,16 @@ pub enum Ty {
     FuncRef,
     ExternRef,
     ExnRef,
+    /// A nullable reference of the `any` hierarchy; `i31` says whether an
+    /// i31 is of the type (heap type `any`, `eq` or `i31`), so that the
+    /// harness may pass one; otherwise it passes only null.
+    AnyRef {
+        i31: bool,
+    },
+    /// A nullable reference to a type of the module's (a function, struct
+    /// or array type) or to a bottom type (`nofunc`, `noextern`, `none`,
+    /// `noexn`): the harness passes only null.
+    NullOnly,
     /// A non-nullable reference type (`(ref func)`, `(ref $t)`,
     /// `(ref exn)`...): the harness cannot make such a value, so it calls
     /// no export that takes one and makes no import that holds one.
@@ -58,6 +120,14 @@ pub enum TrapKind {
     /// or `NullReference`; wasmtime does not).
     NullReference,
     StackOverflow,
+    /// `ref.cast` of a reference not of the type.
+    CastFailure,
+    /// An array index or range out of bounds.
+    ArrayOutOfBounds,
+    /// A GC allocation that does not fit (neither runtime collects here:
+    /// cranewasm has no collector yet, wasmtime's oracle uses its null
+    /// collector; sizes differ, so this is compared by kind only).
+    OutOfMemory,
     /// A trap raised by one of the test's host functions.
     Host,
 }
@@ -90,6 +160,10 @@ impl Outcome {
 
     pub fn is_stack_overflow(&self) -> bool {
         matches!(self, Outcome::Trapped(TrapKind::StackOverflow))
+    }
+
+    pub fn is_out_of_memory(&self) -> bool {
+        matches!(self, Outcome::Trapped(TrapKind::OutOfMemory))
     }
 }
 
@@ -209,6 +283,8 @@ pub fn import_global_value(key: &str, ty: Ty) -> Value {
         Ty::FuncRef => Value::FuncRef { null: true },
         Ty::ExternRef => Value::ExternRef(Some(x as u32 % 1000)),
         Ty::ExnRef => Value::ExnRef(None),
+        Ty::AnyRef { i31 } => Value::AnyRef((i31 && !x.is_multiple_of(3)).then_some(AnyVal::I31(x as u32 >> 1))),
+        Ty::NullOnly => Value::Null,
         Ty::NonNull => panic!("imports of non-nullable globals are refused before"),
     }
 }
@@ -234,8 +310,16 @@ pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<V
                 mix((v >> 64) as u64)
             }
             Value::FuncRef { null } => mix(null as u64),
+            Value::Null => mix(1 << 34),
+            Value::ExternOfAny(_) => mix(1 << 35),
             Value::ExternRef(v) => mix(v.map_or(u64::MAX, u64::from)),
             Value::ExnRef(v) => mix(v.unwrap_or(u64::MAX)),
+            Value::AnyRef(v) => mix(match v {
+                None => u64::MAX,
+                Some(AnyVal::I31(x)) => x as u64,
+                Some(AnyVal::Host(x)) => 1 << 32 | x as u64,
+                Some(AnyVal::Object) => 1 << 33,
+            }),
         }
     }
     // The host cannot make a non-null reference of a module's type, so a
@@ -258,6 +342,10 @@ pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<V
                 Ty::FuncRef => Value::FuncRef { null: true },
                 Ty::ExternRef => Value::ExternRef((!x.is_multiple_of(3)).then_some(x as u32 % 1000)),
                 Ty::ExnRef => Value::ExnRef(None),
+                Ty::AnyRef { i31 } => {
+                    Value::AnyRef((*i31 && !x.is_multiple_of(3)).then_some(AnyVal::I31(x as u32 & 0x7fff_ffff)))
+                }
+                Ty::NullOnly => Value::Null,
                 Ty::NonNull => unreachable!("refused above"),
             }
         })
@@ -268,6 +356,40 @@ pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<V
 /// runtimes): a global or table import of a non-nullable reference type
 /// needs a value the harness has no way to make.
 pub const CANNOT_IMPORT: &str = "the harness makes no non-null reference for an import";
+
+/// Whether every function the module imports has a type a host function
+/// can have in cranewasm's API: `FuncType` is structural, so `Func::new`
+/// makes a plain type (final, no supertype, alone in its recursion group),
+/// which is not the same type as one that is not plain, however equal
+/// their signatures (iso-recursive equality; wasmtime's `FuncType` carries
+/// the module's type, so there such imports link).
+pub fn host_funcs_makeable(wasm: &[u8]) -> bool {
+    use wasmparser::{Payload, TypeRef};
+    let mut plain = Vec::new();
+    for payload in wasmparser::Parser::new(0).parse_all(wasm).flatten() {
+        match payload {
+            Payload::TypeSection(s) => {
+                for group in s.into_iter().flatten() {
+                    let alone = group.types().len() == 1;
+                    for sub in group.into_types() {
+                        plain.push(alone && sub.is_final && sub.supertype_idxs.is_empty());
+                    }
+                }
+            }
+            Payload::ImportSection(s) => {
+                for import in s.into_imports().flatten() {
+                    if let TypeRef::Func(t) = import.ty {
+                        if !plain[t as usize] {
+                            return false;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    true
+}
 
 /// One runtime under comparison.
 pub trait Runtime: Sized {

@@ -98,7 +98,7 @@ fn outcome_of_error(e: wasmi::Error) -> Outcome {
 }
 
 fn to_value(store: impl AsContext<Data = Log>, v: &Val) -> Value {
-    match v {
+    let value = match v {
         Val::I32(x) => Value::I32(*x),
         Val::I64(x) => Value::I64(*x),
         Val::F32(x) => Value::F32(x.to_bits()),
@@ -108,23 +108,27 @@ fn to_value(store: impl AsContext<Data = Log>, v: &Val) -> Value {
         Val::ExternRef(r) => Value::ExternRef(
             r.val().map(|r| *r.data(store.as_context()).downcast_ref::<u32>().expect("our externrefs hold u32")),
         ),
-    }
+    };
+    value.canonical()
 }
 
-fn from_value(mut store: impl AsContextMut<Data = Log>, v: Value) -> Val {
+/// `v` as a value of type `ty` (which a null needs).
+fn from_value(mut store: impl AsContextMut<Data = Log>, v: Value, ty: ValType) -> Val {
+    if v.is_null() {
+        return Val::default(ty);
+    }
     match v {
         Value::I32(x) => Val::I32(x),
         Value::I64(x) => Val::I64(x),
         Value::F32(x) => Val::F32(wasmi::F32::from_bits(x)),
         Value::F64(x) => Val::F64(wasmi::F64::from_bits(x)),
         Value::V128(x) => Val::V128(x.into()),
-        Value::FuncRef { null } => {
-            assert!(null, "the fuzzer only makes null funcrefs");
-            Val::FuncRef(Ref::Null)
-        }
-        Value::ExternRef(None) => Val::ExternRef(Ref::Null),
         Value::ExternRef(Some(x)) => Val::ExternRef(Ref::Val(ExternRef::new(&mut store, x))),
         Value::ExnRef(_) => panic!("wasmi has no exnref"),
+        Value::AnyRef(_) | Value::ExternOfAny(_) => panic!("wasmi has no GC"),
+        Value::FuncRef { .. } | Value::ExternRef(None) | Value::Null => {
+            unreachable!("the fuzzer makes only null funcrefs")
+        }
     }
 }
 
@@ -132,21 +136,22 @@ fn import(store: &mut Store<Log>, key: &str, ty_: &ExternType) -> Extern {
     match ty_ {
         ExternType::Func(ft) => {
             let results: Vec<Ty> = ft.results().iter().map(|t| ty(*t)).collect();
+            let result_types = ft.results().to_vec();
             let key = key.to_string();
             Func::new(&mut *store, ft.clone(), move |mut caller, params, out| {
                 let args: Vec<Value> = params.iter().map(|p| to_value(&caller, p)).collect();
                 let behaviour = model::host_behaviour(&key, &args, &results);
                 caller.data_mut().push((key.clone(), args));
                 let values = behaviour.map_err(|()| wasmi::Error::new(model::HOST_TRAP))?;
-                for (slot, v) in out.iter_mut().zip(values) {
-                    *slot = from_value(&mut caller, v);
+                for ((slot, v), t) in out.iter_mut().zip(values).zip(&result_types) {
+                    *slot = from_value(&mut caller, v, *t);
                 }
                 Ok(())
             })
             .into()
         }
         ExternType::Global(g) => {
-            let init = from_value(&mut *store, model::import_global_value(key, ty(g.content())));
+            let init = from_value(&mut *store, model::import_global_value(key, ty(g.content())), g.content());
             Global::new(&mut *store, init, g.mutability()).into()
         }
         ExternType::Table(t) => {
@@ -237,8 +242,9 @@ impl Runtime for Oracle {
     fn call(&mut self, name: &str, args: &[Value]) -> Outcome {
         let instance = self.instance.expect("instantiated");
         let f = instance.get_func(&self.store, name).expect("function exported");
-        let params: Vec<Val> = args.iter().map(|a| from_value(&mut self.store, *a)).collect();
-        let mut results: Vec<Val> = f.ty(&self.store).results().iter().map(|t| Val::default(*t)).collect();
+        let ft = f.ty(&self.store);
+        let params: Vec<Val> = args.iter().zip(ft.params()).map(|(a, t)| from_value(&mut self.store, *a, *t)).collect();
+        let mut results: Vec<Val> = ft.results().iter().map(|t| Val::default(*t)).collect();
         match f.call(&mut self.store, &params, &mut results) {
             Ok(()) => Outcome::Returned(results.iter().map(|r| to_value(&self.store, r)).collect()),
             Err(e) => outcome_of_error(e),

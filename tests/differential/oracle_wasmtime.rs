@@ -9,11 +9,11 @@
 use std::sync::OnceLock;
 
 use wasmtime::{
-    AsContext, AsContextMut, Collector, Engine, Extern, ExternRef, ExternType, Func, Global, HeapTopType, Instance,
-    Memory, Module, Ref, Store, Table, Tag, Trap, Val, ValType,
+    AnyRef, AsContextMut, Collector, Engine, Extern, ExternRef, ExternType, Func, Global, HeapTopType, HeapType,
+    Instance, Memory, Module, Ref, Store, Table, Tag, Trap, Val, ValType, I31,
 };
 
-use super::model::{self, Outcome, Runtime, State, TrapKind, Ty, Value};
+use super::model::{self, AnyVal, Outcome, Runtime, State, TrapKind, Ty, Value};
 use super::subject::MAX_WASM_STACK;
 
 type Log = Vec<(String, Vec<Value>)>;
@@ -40,8 +40,11 @@ fn engine() -> &'static Engine {
             .wasm_wide_arithmetic(true)
             .wasm_function_references(true)
             .wasm_exceptions(true)
-            .wasm_gc(false)
-            // exnref needs a GC heap; nothing here needs it collected.
+            .wasm_gc(true)
+            // exnref and GC objects need a GC heap. Nothing is collected:
+            // cranewasm has no collector yet either, and a fuzzed call
+            // allocates little (fuel bounds it); what does not fit is
+            // compared as `TrapKind::OutOfMemory`.
             .collector(Collector::Null)
             // Both runtimes install fault handlers (wasmtime's own traps
             // are `ud2` either way), and each passes a fault outside its
@@ -62,11 +65,15 @@ fn ty(t: &ValType) -> Ty {
         ValType::F64 => Ty::F64,
         ValType::V128 => Ty::V128,
         ValType::Ref(r) if !r.is_nullable() => Ty::NonNull,
+        ValType::Ref(r) if r.heap_type().is_concrete() || r.heap_type().is_bottom() => Ty::NullOnly,
         ValType::Ref(r) => match r.heap_type().top() {
             HeapTopType::Func => Ty::FuncRef,
             HeapTopType::Extern => Ty::ExternRef,
             HeapTopType::Exn => Ty::ExnRef,
-            _ => panic!("the fuzzer makes no GC or continuation references, yet: {r}"),
+            HeapTopType::Any => {
+                Ty::AnyRef { i31: matches!(r.heap_type(), HeapType::Any | HeapType::Eq | HeapType::I31) }
+            }
+            HeapTopType::Cont => panic!("the fuzzer makes no continuation references: {r}"),
         },
     }
 }
@@ -84,7 +91,10 @@ fn trap_kind(trap: Trap) -> Option<TrapKind> {
         Trap::BadConversionToInteger => TrapKind::BadConversionToInteger,
         Trap::UnreachableCodeReached => TrapKind::Unreachable,
         Trap::NullReference => TrapKind::NullReference,
-        // Threads, GC, fuel and the component model are off.
+        Trap::CastFailure => TrapKind::CastFailure,
+        Trap::ArrayOutOfBounds => TrapKind::ArrayOutOfBounds,
+        Trap::AllocationTooLarge => TrapKind::OutOfMemory,
+        // Threads, fuel and the component model are off.
         _ => return None,
     })
 }
@@ -115,6 +125,9 @@ fn outcome_of_error(store: &mut Store<Log>, tags: &[(String, Tag)], e: wasmtime:
     if let Some(kind) = e.downcast_ref::<Trap>().and_then(|t| trap_kind(*t)) {
         return Outcome::Trapped(kind);
     }
+    if e.is::<wasmtime::GcHeapOutOfMemory<()>>() {
+        return Outcome::Trapped(TrapKind::OutOfMemory);
+    }
     if e.root_cause().to_string() == model::HOST_TRAP {
         return Outcome::Trapped(TrapKind::Host);
     }
@@ -126,13 +139,13 @@ fn to_value(store: &mut Store<Log>, tags: &[(String, Tag)], v: &Val) -> Value {
         let (tag, payload) = exception(store, tags, e);
         return Value::ExnRef(Some(model::exn_id(&tag, &payload)));
     }
-    value_of(&*store, v)
+    value_of(store, v).canonical()
 }
 
 /// `v` in the fuzzer's form, an exception by null-ness only: what a host
 /// function sees of its arguments, as `subject.rs` reads them (tag names
 /// are not at hand there).
-fn value_of(cx: impl AsContext<Data = Log>, v: &Val) -> Value {
+fn value_of(mut cx: impl AsContextMut<Data = Log>, v: &Val) -> Value {
     match v {
         Val::I32(x) => Value::I32(*x),
         Val::I64(x) => Value::I64(*x),
@@ -140,31 +153,57 @@ fn value_of(cx: impl AsContext<Data = Log>, v: &Val) -> Value {
         Val::F64(x) => Value::F64(*x),
         Val::V128(x) => Value::V128(x.as_u128()),
         Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
-        Val::ExternRef(r) => Value::ExternRef(r.as_ref().map(|r| {
-            let data = r.data(cx.as_context()).expect("live").expect("host data");
-            *data.downcast_ref::<u32>().expect("our externrefs hold u32")
-        })),
+        Val::ExternRef(None) => Value::ExternRef(None),
+        Val::ExternRef(Some(r)) => {
+            let data = r.data(cx.as_context()).expect("live");
+            match data.map(|d| *d.downcast_ref::<u32>().expect("our externrefs hold u32")) {
+                Some(x) => Value::ExternRef(Some(x)),
+                // An `any` reference made external.
+                None => {
+                    let a = AnyRef::convert_extern(&mut cx, *r).expect("any.convert_extern");
+                    Value::ExternOfAny(any_val(&mut cx, &a))
+                }
+            }
+        }
         Val::ExnRef(e) => Value::ExnRef(e.as_ref().map(|_| 0)),
-        Val::AnyRef(_) | Val::ContRef(_) => panic!("GC and stack switching are off, yet: {v:?}"),
+        Val::AnyRef(r) => Value::AnyRef(r.as_ref().map(|r| any_val(cx.as_context_mut(), r))),
+        Val::ContRef(_) => panic!("stack switching is off, yet: {v:?}"),
     }
 }
 
-fn from_value(mut store: impl AsContextMut<Data = Log>, v: Value) -> Val {
+/// What the fuzzer compares of a non-null `any` reference: an i31's value,
+/// an object's being one, or the host data of an externref made internal
+/// (the only references of `any` outside `eq`).
+fn any_val(mut cx: impl AsContextMut<Data = Log>, r: &wasmtime::Rooted<AnyRef>) -> AnyVal {
+    if let Some(i) = r.as_i31(&cx).expect("live") {
+        return AnyVal::I31(i.get_u32());
+    }
+    if r.is_eqref(&cx).expect("live") {
+        return AnyVal::Object;
+    }
+    let e = ExternRef::convert_any(&mut cx, *r).expect("extern.convert_any");
+    let data = e.data(&cx).expect("live").expect("host data");
+    AnyVal::Host(*data.downcast_ref::<u32>().expect("our externrefs hold u32"))
+}
+
+/// `v` as a value of type `ty` (which a null needs: wasmtime checks that
+/// a null's heap type matches).
+fn from_value(mut store: impl AsContextMut<Data = Log>, v: Value, ty: &ValType) -> Val {
+    if v.is_null() {
+        return Ref::null(ty.as_ref().expect("a reference type").heap_type()).into();
+    }
     match v {
         Value::I32(x) => Val::I32(x),
         Value::I64(x) => Val::I64(x),
         Value::F32(x) => Val::F32(x),
         Value::F64(x) => Val::F64(x),
         Value::V128(x) => Val::V128(x.into()),
-        Value::FuncRef { null } => {
-            assert!(null, "the fuzzer only makes null funcrefs");
-            Val::FuncRef(None)
-        }
         Value::ExternRef(x) => Val::ExternRef(x.map(|x| ExternRef::new(&mut store, x).expect("externref allocation"))),
-        Value::ExnRef(x) => {
-            assert!(x.is_none(), "the fuzzer only makes null exnrefs");
-            Val::ExnRef(None)
+        Value::FuncRef { .. } | Value::ExnRef(_) | Value::AnyRef(None) | Value::ExternOfAny(_) | Value::Null => {
+            unreachable!("the fuzzer makes only null funcrefs and exnrefs")
         }
+        Value::AnyRef(Some(AnyVal::I31(x))) => Val::AnyRef(Some(AnyRef::from_i31(&mut store, I31::wrapping_u32(x)))),
+        Value::AnyRef(Some(v)) => panic!("the fuzzer makes only null and i31 anyrefs, yet: {v:?}"),
     }
 }
 
@@ -173,14 +212,15 @@ fn import(store: &mut Store<Log>, key: &str, ty_: &ExternType) -> Option<Extern>
     Some(match ty_ {
         ExternType::Func(ft) => {
             let results: Vec<Ty> = ft.results().map(|t| ty(&t)).collect();
+            let result_types: Vec<ValType> = ft.results().collect();
             let key = key.to_string();
             Func::new(&mut *store, ft.clone(), move |mut caller, params, out| {
-                let args: Vec<Value> = params.iter().map(|p| value_of(&caller, p)).collect();
+                let args: Vec<Value> = params.iter().map(|p| value_of(&mut caller, p).canonical()).collect();
                 let behaviour = model::host_behaviour(&key, &args, &results);
                 caller.data_mut().push((key.clone(), args));
                 let values = behaviour.map_err(|()| wasmtime::Error::msg(model::HOST_TRAP))?;
-                for (slot, v) in out.iter_mut().zip(values) {
-                    *slot = from_value(&mut caller, v);
+                for ((slot, v), t) in out.iter_mut().zip(values).zip(&result_types) {
+                    *slot = from_value(&mut caller, v, t);
                 }
                 Ok(())
             })
@@ -188,7 +228,7 @@ fn import(store: &mut Store<Log>, key: &str, ty_: &ExternType) -> Option<Extern>
         }
         ExternType::Global(g) if ty(g.content()) == Ty::NonNull => return None,
         ExternType::Global(g) => {
-            let init = from_value(&mut *store, model::import_global_value(key, ty(g.content())));
+            let init = from_value(&mut *store, model::import_global_value(key, ty(g.content())), g.content());
             Global::new(&mut *store, g.clone(), init).expect("global").into()
         }
         ExternType::Table(t) if !t.element().is_nullable() => return None,
@@ -305,8 +345,8 @@ impl Runtime for Wasmtime {
     fn call(&mut self, name: &str, args: &[Value]) -> Outcome {
         let instance = self.instance.expect("instantiated");
         let f = instance.get_func(&mut self.store, name).expect("function exported");
-        let params: Vec<Val> = args.iter().map(|a| from_value(&mut self.store, *a)).collect();
         let ft = f.ty(&self.store);
+        let params: Vec<Val> = ft.params().zip(args).map(|(t, a)| from_value(&mut self.store, *a, &t)).collect();
         let mut results: Vec<Val> = ft.results().map(|t| Val::default_for_ty(&t).unwrap_or(Val::I32(0))).collect();
         match f.call(&mut self.store, &params, &mut results) {
             Ok(()) => Outcome::Returned(results.iter().map(|r| to_value(&mut self.store, &self.tags, r)).collect()),

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 
 use cranewasm::*;
 
-use super::model::{self, Outcome, Runtime, State, TrapKind, Ty, Value};
+use super::model::{self, AnyVal, Outcome, Runtime, State, TrapKind, Ty, Value};
 
 /// The store's data: the log of host calls.
 type Log = Vec<(String, Vec<Value>)>;
@@ -50,6 +50,7 @@ fn engine(config_seed: u64) -> Engine {
                 config.wasm_memory64(true);
                 config.wasm_wide_arithmetic(true);
                 config.wasm_custom_page_sizes(true);
+                config.wasm_gc(true);
                 engines.push(Engine::new(&config).expect("engine"));
             }
         }
@@ -72,11 +73,21 @@ fn ty(t: ValType) -> Ty {
         ValType::F64 => Ty::F64,
         ValType::V128 => Ty::V128,
         ValType::Ref(r) if !r.is_nullable() => Ty::NonNull,
+        // Before `top`, which takes every concrete type for a function type.
+        ValType::Ref(r)
+            if matches!(
+                r.heap_type(),
+                HeapType::Concrete(_) | HeapType::NoFunc | HeapType::NoExtern | HeapType::None | HeapType::NoExn
+            ) =>
+        {
+            Ty::NullOnly
+        }
         ValType::Ref(r) => match r.heap_type().top() {
             HeapType::Func => Ty::FuncRef,
             HeapType::Extern => Ty::ExternRef,
             HeapType::Exn => Ty::ExnRef,
-            _ => panic!("the fuzzer makes no GC references, yet: {r}"),
+            HeapType::Any => Ty::AnyRef { i31: matches!(r.heap_type(), HeapType::Any | HeapType::Eq | HeapType::I31) },
+            _ => panic!("a reference of no hierarchy the fuzzer knows: {r}"),
         },
     }
 }
@@ -103,9 +114,9 @@ pub fn trap_kind(trap: &TrapError) -> TrapKind {
             Trap::HeapMisaligned | Trap::AtomicWaitNonSharedMemory => {
                 panic!("a threads trap from a module generated without threads: {trap}")
             }
-            Trap::NullReference | Trap::NullFunctionReference => TrapKind::NullReference,
-            // The generator leaves GC off (see without_gc.rs).
-            Trap::NullI31Reference | Trap::CastFailure => panic!("a GC trap from a module without GC: {trap}"),
+            // wasmtime says which null it met no more precisely.
+            Trap::NullReference | Trap::NullFunctionReference | Trap::NullI31Reference => TrapKind::NullReference,
+            Trap::CastFailure => TrapKind::CastFailure,
             Trap::Interrupt | Trap::OutOfFuel | Trap::EpochDeadline => {
                 panic!("nothing interrupts, counts fuel or sets deadlines here, yet: {trap}")
             }
@@ -132,40 +143,68 @@ fn exception(store: &Store<Log>, tags: &[(String, Tag)], exn: Exn) -> (String, V
 }
 
 fn to_value(store: &Store<Log>, tags: &[(String, Tag)], v: &Val) -> Value {
-    match *v {
+    let value = match *v {
         Val::I32(x) => Value::I32(x),
         Val::I64(x) => Value::I64(x),
         Val::F32(x) => Value::F32(x),
         Val::F64(x) => Value::F64(x),
         Val::V128(x) => Value::V128(x.as_u128()),
         Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
-        Val::ExternRef(r) => {
-            Value::ExternRef(r.map(|r| *r.data(store).downcast_ref::<u32>().expect("our externrefs hold u32")))
-        }
+        Val::ExternRef(r) => r.map_or(Value::ExternRef(None), |r| extern_val(store, r)),
         Val::ExnRef(e) => Value::ExnRef(e.map(|e| {
             let (tag, payload) = exception(store, tags, e);
             model::exn_id(&tag, &payload)
         })),
-        Val::AnyRef(_) => panic!("an anyref from a module generated without GC (see without_gc.rs)"),
+        Val::AnyRef(a) => Value::AnyRef(a.map(|a| any_val(store, a))),
+    };
+    value.canonical()
+}
+
+/// A non-null externref: the number in host data the test made, or what
+/// an `any` reference made external is.
+fn extern_val<'a>(store: impl Into<StoreContext<'a, Log>>, r: ExternRef) -> Value {
+    match r.data(store).downcast_ref::<u32>() {
+        Some(x) => Value::ExternRef(Some(*x)),
+        None => Value::ExternOfAny(eq_val(AnyRef::convert_extern(r)).expect("not host data")),
     }
 }
 
-fn from_value(mut store: impl AsContextMut, v: Value) -> Val {
+/// What the fuzzer compares of a non-null `any` reference (see
+/// `model::AnyVal`): an i31's value, host data made internal by the
+/// number in it, and any other `eq` reference as an object.
+fn any_val<'a>(store: impl Into<StoreContext<'a, Log>>, a: AnyRef) -> AnyVal {
+    if let Some(v) = eq_val(a) {
+        return v;
+    }
+    let data = ExternRef::convert_any(a).data(store);
+    AnyVal::Host(*data.downcast_ref::<u32>().expect("our externrefs hold u32"))
+}
+
+/// `any_val` of an `eq` reference; `None` for host data made internal.
+fn eq_val(a: AnyRef) -> Option<AnyVal> {
+    if let Some(i) = a.as_i31() {
+        return Some(AnyVal::I31(i.get_u32()));
+    }
+    a.is_eq().then_some(AnyVal::Object)
+}
+
+/// `v` as a value of type `ty` (which a null needs).
+fn from_value(mut store: impl AsContextMut, v: Value, ty: ValType) -> Val {
+    if v.is_null() {
+        return Val::default_for(ty);
+    }
     match v {
         Value::I32(x) => Val::I32(x),
         Value::I64(x) => Val::I64(x),
         Value::F32(x) => Val::F32(x),
         Value::F64(x) => Val::F64(x),
         Value::V128(x) => Val::V128(V128(x)),
-        Value::FuncRef { null } => {
-            assert!(null, "the fuzzer only makes null funcrefs");
-            Val::FuncRef(None)
-        }
         Value::ExternRef(x) => Val::ExternRef(x.map(|x| ExternRef::new(&mut store, x))),
-        Value::ExnRef(x) => {
-            assert!(x.is_none(), "the fuzzer only makes null exnrefs");
-            Val::ExnRef(None)
+        Value::FuncRef { .. } | Value::ExnRef(_) | Value::AnyRef(None) | Value::ExternOfAny(_) | Value::Null => {
+            unreachable!("the fuzzer makes only null funcrefs and exnrefs")
         }
+        Value::AnyRef(Some(AnyVal::I31(x))) => Val::AnyRef(Some(AnyRef::from_i31(I31::wrapping_u32(x)))),
+        Value::AnyRef(Some(v)) => panic!("the fuzzer makes only null and i31 anyrefs, yet: {v:?}"),
     }
 }
 
@@ -175,42 +214,32 @@ fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Option<Exte
     Some(match import.ty.clone() {
         ExternType::Func(ft) => {
             let results: Vec<Ty> = ft.results().iter().map(|t| ty(*t)).collect();
+            let result_types = ft.results().to_vec();
             let key = key.to_string();
             Func::new(&mut *store, ft, move |mut caller, params, out| {
                 let args: Vec<Value> = params
                     .iter()
                     .map(|p| match *p {
-                        Val::ExternRef(Some(r)) => {
-                            Value::ExternRef(Some(*r.data(caller.as_context()).downcast_ref::<u32>().unwrap()))
-                        }
+                        Val::ExternRef(Some(r)) => extern_val(caller.as_context(), r),
                         Val::FuncRef(f) => Value::FuncRef { null: f.is_none() },
                         Val::ExternRef(None) => Value::ExternRef(None),
                         // Tag names are not at hand here: an exception
                         // passed to the host is compared by null-ness.
                         Val::ExnRef(e) => Value::ExnRef(e.map(|_| 0)),
-                        Val::AnyRef(_) => panic!("an anyref from a module generated without GC"),
+                        Val::AnyRef(a) => Value::AnyRef(a.map(|a| any_val(caller.as_context(), a))),
                         Val::I32(x) => Value::I32(x),
                         Val::I64(x) => Value::I64(x),
                         Val::F32(x) => Value::F32(x),
                         Val::F64(x) => Value::F64(x),
                         Val::V128(x) => Value::V128(x.as_u128()),
                     })
+                    .map(Value::canonical)
                     .collect();
                 let behaviour = model::host_behaviour(&key, &args, &results);
                 caller.data_mut().push((key.clone(), args));
                 let values = behaviour.map_err(|()| TrapError::new(model::HOST_TRAP))?;
-                for (slot, v) in out.iter_mut().zip(values) {
-                    *slot = match v {
-                        Value::ExternRef(Some(x)) => Val::ExternRef(Some(ExternRef::new(caller.reborrow(), x))),
-                        Value::FuncRef { .. } => Val::FuncRef(None),
-                        Value::ExternRef(None) => Val::ExternRef(None),
-                        Value::ExnRef(_) => Val::ExnRef(None),
-                        Value::I32(x) => Val::I32(x),
-                        Value::I64(x) => Val::I64(x),
-                        Value::F32(x) => Val::F32(x),
-                        Value::F64(x) => Val::F64(x),
-                        Value::V128(x) => Val::V128(V128(x)),
-                    };
+                for ((slot, v), t) in out.iter_mut().zip(values).zip(&result_types) {
+                    *slot = from_value(caller.reborrow(), v, *t);
                 }
                 Ok(())
             })
@@ -218,7 +247,7 @@ fn import(store: &mut Store<Log>, key: &str, import: &ImportType) -> Option<Exte
         }
         ExternType::Global(g) if ty(g.content) == Ty::NonNull => return None,
         ExternType::Global(g) => {
-            let init = from_value(&mut *store, model::import_global_value(key, ty(g.content)));
+            let init = from_value(&mut *store, model::import_global_value(key, ty(g.content)), g.content);
             Global::new(&mut *store, g, init).expect("global").into()
         }
         ExternType::Table(t) if !t.element().is_nullable() => return None,
@@ -255,6 +284,11 @@ impl Runtime for Subject {
         let mut store = Store::new(&engine, Log::new());
         let module = match Module::new(&engine, wasm) {
             Ok(m) => m,
+            // Counted, not compared (see `super::NEEDS_GC_HEAP`).
+            Err(Error::Unsupported(why)) if why.contains("GC heap") => {
+                let subject = Subject { store, instance: None, imported: Vec::new(), tags: Vec::new() };
+                return (subject, Outcome::Failed(format!("{}: {why}", super::NEEDS_GC_HEAP)));
+            }
             Err(e) => panic!("cranewasm rejects a module wasm-smith generated: {e}"),
         };
         let mut imported = Vec::new();
@@ -313,8 +347,9 @@ impl Runtime for Subject {
     fn call(&mut self, name: &str, args: &[Value]) -> Outcome {
         let instance = self.instance.expect("instantiated");
         let f = instance.get_func(&self.store, name).expect("function exported");
-        let params: Vec<Val> = args.iter().map(|a| from_value(&mut self.store, *a)).collect();
-        let mut results: Vec<Val> = f.ty(&self.store).results().iter().map(|t| Val::default_for(*t)).collect();
+        let ft = f.ty(&self.store);
+        let params: Vec<Val> = args.iter().zip(ft.params()).map(|(a, t)| from_value(&mut self.store, *a, *t)).collect();
+        let mut results: Vec<Val> = ft.results().iter().map(|t| Val::default_for(*t)).collect();
         match f.call(&mut self.store, &params, &mut results) {
             Ok(()) => Outcome::Returned(results.iter().map(|r| to_value(&self.store, &self.tags, r)).collect()),
             Err(e) => outcome_of_error(&self.store, &self.tags, e),

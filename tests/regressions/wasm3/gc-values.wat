@@ -1,0 +1,46 @@
+;; Not a divergence found: GC values the fuzzer compares, on every engine
+;; configuration, so each way the harness reads them (i31 results and
+;; globals, host data made internal, i31s made external, nulls of
+;; concrete and bottom types, cast and null traps, call_indirect through a
+;; declared subtype) stays exercised whatever the generator happens to
+;; make. Parameters of types with i31s get i31s or null from the harness.
+(module
+  (rec
+    (type $base (sub (func (result i32))))
+    (type $derived (sub final $base (func (result i32)))))
+  (type $point (struct (field i32)))
+  (table $t 2 2 funcref)
+  (elem (table $t) (i32.const 0) func $seven)
+  (global $g (export "g") (mut anyref) (ref.i31 (i32.const -5)))
+  (global $e (export "e") (mut externref) (ref.null noextern))
+  (global $p (export "p") (mut (ref null $point)) (ref.null none))
+  (func $seven (type $derived) (i32.const 7))
+  (func (export "i31") (param i32) (result i31ref)
+    (ref.i31 (local.get 0)))
+  (func (export "get_s") (param i31ref) (result i32)
+    (i31.get_s (local.get 0)))
+  (func (export "get_u") (param eqref) (result i32)
+    (i31.get_u (ref.cast (ref null i31) (local.get 0))))
+  (func (export "cast_non_null") (param anyref) (result (ref i31))
+    (ref.cast (ref i31) (local.get 0)))
+  (func (export "test_struct") (param anyref) (result i32)
+    (ref.test (ref null struct) (local.get 0)))
+  (func (export "internal") (param externref) (result anyref)
+    (any.convert_extern (local.get 0)))
+  (func (export "external") (param anyref) (result externref)
+    (global.set $e (extern.convert_any (local.get 0)))
+    (global.get $e))
+  (func (export "eq") (param eqref eqref) (result i32)
+    (ref.eq (local.get 0) (local.get 1)))
+  (func (export "set_g") (param anyref)
+    (global.set $g (local.get 0)))
+  (func (export "branch") (param anyref) (result i32)
+    (block $is_i31 (result i31ref)
+      (br_on_cast $is_i31 anyref (ref i31) (local.get 0))
+      (drop)
+      (return (i32.const -1)))
+    (i31.get_u))
+  (func (export "via_base") (param i32) (result i32)
+    (call_indirect $t (type $base) (local.get 0)))
+  (func (export "point") (param (ref null $point)) (result (ref null $point))
+    (local.get 0)))
