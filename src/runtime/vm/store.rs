@@ -64,6 +64,9 @@ pub struct StoreOpaque {
     pub(crate) interrupt: Option<Arc<InterruptState>>,
     /// What the store holds, and its resource limiter.
     pub(crate) limits: Limits,
+    /// The GC heap of struct and array objects (`vm.gc_*` is its
+    /// allocation state). Freed with the store.
+    pub(crate) gc: super::gc::heap::GcHeap,
 }
 
 // SAFETY: the raw pointers inside a store's objects (VMContexts, memory and

@@ -1,6 +1,11 @@
-//! GC (issue 40), stage 1: what the runtime does for GC's type system so
-//! far. The design, and what later stages build on, is in `README.md`
-//! here.
+//! GC (issue 40): the per-store heap of struct and array objects
+//! (`heap`), making and reading them from the runtime (`objects`), and
+//! the builtins compiled code calls for them (`libcalls`). The design, and
+//! what later stages build on, is in `README.md` here.
+
+pub(crate) mod heap;
+pub(crate) mod libcalls;
+pub(crate) mod objects;
 
 /// The reference word of i31 value `v` (its low 31 bits), as `ref.i31`
 /// makes it in compiled code: shifted up, with the low bit set.
