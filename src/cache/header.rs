@@ -21,8 +21,10 @@ pub const MAGIC: &[u8; 8] = b"\0cwasm\r\n";
 /// 64-bit loop addresses masked below 8 GiB, which needs the guarded
 /// reservation's 64 KiB tail; 9: the frozen tables recorded, so that
 /// loading skips their scan of every body, and `VMFuncRef::display`,
-/// which `call_indirect` of a non-final type reads, and GC's trap codes).
-pub const FORMAT_VERSION: u32 = 9;
+/// which `call_indirect` of a non-final type reads, and GC's trap codes;
+/// 10: GC heap objects: the store context's heap fields, the VMContext's
+/// type displays, the GC builtins and four trap codes).
+pub const FORMAT_VERSION: u32 = 10;
 
 /// The Cranelift release generating code (the workspace's requirement;
 /// `compile::tests` keeps it in step):

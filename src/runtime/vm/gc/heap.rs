@@ -64,11 +64,6 @@ impl GcHeap {
         Some(top as u32)
     }
 
-    /// Bytes the heap has committed (what its objects may occupy now).
-    pub(crate) fn committed(&self) -> usize {
-        self.committed
-    }
-
     /// The address of offset `o`, which an allocation returned (with
     /// room for what the caller reads or writes there).
     pub(crate) fn at(&self, o: u32) -> *mut u8 {

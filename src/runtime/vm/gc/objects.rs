@@ -12,11 +12,6 @@ pub(crate) fn offset_of(word: usize) -> u32 {
     (word as u32) & !(ALIGN - 1)
 }
 
-/// Whether `word` names a heap object (a struct, array or extern box).
-pub(crate) fn is_heap_ref(word: usize) -> bool {
-    word & 0b11 == 0b10
-}
-
 /// Whether `word` is an extern box.
 pub(crate) fn is_box(word: usize) -> bool {
     word as i64 & 0b111 == BOX_TAG
