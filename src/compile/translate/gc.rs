@@ -1,13 +1,13 @@
-//! GC's operators that need no heap (issue 40, stage 1): `ref.i31`,
-//! `i31.get_s/u`, `ref.eq`, `ref.test`, `ref.cast`, `br_on_cast[_fail]`
-//! and the `any`/`extern` conversions.
+//! GC's operators on references (issue 40): `ref.i31`, `i31.get_s/u`,
+//! `ref.eq`, `ref.test`, `ref.cast` and `br_on_cast[_fail]`; struct and
+//! array objects are `gc_objects.rs`'s.
 //!
 //! A reference is one pointer-sized word in every hierarchy (see
 //! `src/runtime/vm/gc/README.md`): 0 is null, an odd word is an i31
-//! (`(v << 1) | 1`), a word ending in binary 10 is a GC heap object (stage
-//! 2; none exists yet, so no value is a struct or an array), and any other
-//! is a host pointer: a `VMFuncRef`, host extern data or an exception. So
-//! converting between `any` and `extern` changes no bit.
+//! (`(v << 1) | 1`), a word ending in binary 010 is a struct or array
+//! object of the store's heap and one ending in 110 a box of host data made
+//! internal, and any other is a host pointer: a `VMFuncRef`, host extern
+//! data or an exception.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
 use wasmparser::{AbstractHeapType as A, HeapType, RefType};
