@@ -154,3 +154,38 @@ fn a_struct_from_one_store_is_refused_by_another() {
     let e = call(&mut b, &ib, "is_struct", &[s]).unwrap_err();
     assert!(matches!(e, Error::WrongStore), "{e}");
 }
+
+#[test]
+fn fields_of_every_storage_type_keep_their_values() {
+    let mut store = Store::<()>::default();
+    let wat = r#"(module
+        (type $all (struct (field (mut i8)) (field (mut i16)) (field (mut i64)) (field (mut f64))
+                           (field (mut v128)) (field (mut funcref)) (field (mut externref)) (field (mut i31ref))))
+        (type $vs (array (mut v128)))
+        (type $hs (array (mut i16)))
+        (func $f (export "f") (result i32) (i32.const 77))
+        (func (export "run") (param externref) (result i32)
+          (local $s (ref $all)) (local $sum i32)
+          (local.set $s (struct.new $all (i32.const -1) (i32.const 0x18001) (i64.const 0x100000002)
+            (f64.const 2.5) (v128.const i32x4 1 2 3 4) (ref.func $f) (local.get 0) (ref.i31 (i32.const -5))))
+          ;; -1 as i8: 255 unsigned, -1 signed; 0x18001 as i16: 0x8001.
+          (local.set $sum (i32.add (struct.get_u $all 0 (local.get $s)) (struct.get_s $all 0 (local.get $s))))
+          (local.set $sum (i32.add (local.get $sum) (struct.get_u $all 1 (local.get $s))))
+          (local.set $sum (i32.add (local.get $sum) (i32.wrap_i64 (i64.shr_u (struct.get $all 2 (local.get $s)) (i64.const 32)))))
+          (local.set $sum (i32.add (local.get $sum) (i32.trunc_f64_s (f64.mul (struct.get $all 3 (local.get $s)) (f64.const 2)))))
+          (local.set $sum (i32.add (local.get $sum) (i32x4.extract_lane 3 (struct.get $all 4 (local.get $s)))))
+          (local.set $sum (i32.add (local.get $sum) (call_ref (type 2) (ref.cast (ref (type 2)) (struct.get $all 5 (local.get $s))))))
+          (local.set $sum (i32.add (local.get $sum) (ref.is_null (struct.get $all 6 (local.get $s)))))
+          (local.set $sum (i32.add (local.get $sum) (i31.get_s (struct.get $all 7 (local.get $s)))))
+          ;; A v128 array filled and read back; a packed array's copy.
+          (local.set $sum (i32.add (local.get $sum) (i32x4.extract_lane 2
+            (array.get $vs (array.new $vs (v128.const i32x4 9 8 7 6) (i32.const 3)) (i32.const 2)))))
+          (local.set $sum (i32.add (local.get $sum) (array.get_s $hs
+            (array.new_fixed $hs 3 (i32.const 1) (i32.const -2) (i32.const 0x10003)) (i32.const 1))))
+          (local.get $sum)))"#;
+    let i = instance(&mut store, wat);
+    let e = ExternRef::new(&mut store, 1u32);
+    // 255 - 1 + 0x8001 + 1 + 5 + 4 + 77 + 0 - 5 + 7 - 2.
+    let expected = 255 - 1 + 0x8001 + 1 + 5 + 4 + 77 - 5 + 7 - 2;
+    assert_eq!(call(&mut store, &i, "run", &[Val::ExternRef(Some(e))]).unwrap().i32(), Some(expected));
+}

@@ -73,6 +73,7 @@ impl<T> Store<T> {
             interrupt: None,
             limits: Limits::default(),
             gc: Default::default(),
+            gc_modules: Vec::new(),
         };
         let mut inner = Box::new(StoreInner { opaque, data });
         // The box gives the store the address builtins reach it at.

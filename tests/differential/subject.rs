@@ -105,7 +105,12 @@ pub fn trap_kind(trap: &TrapError) -> TrapKind {
             }
             Trap::NullReference | Trap::NullFunctionReference => TrapKind::NullReference,
             // The generator leaves GC off (see without_gc.rs).
-            Trap::NullI31Reference | Trap::CastFailure => panic!("a GC trap from a module without GC: {trap}"),
+            Trap::NullI31Reference
+            | Trap::CastFailure
+            | Trap::NullStructReference
+            | Trap::NullArrayReference
+            | Trap::ArrayOutOfBounds
+            | Trap::OutOfMemory => panic!("a GC trap from a module without GC: {trap}"),
             Trap::Interrupt | Trap::OutOfFuel | Trap::EpochDeadline => {
                 panic!("nothing interrupts, counts fuel or sets deadlines here, yet: {trap}")
             }

@@ -428,6 +428,7 @@ unsafe fn fill_vmctx(
     // that layout and type.
     unsafe {
         let code = data.module.code().clone();
+        store.keep_gc_types(&code);
         let info = &code.info;
         let offsets = data.module.offsets().clone();
         *data.field::<u32>(header::MAGIC as u32) = VMCONTEXT_MAGIC;

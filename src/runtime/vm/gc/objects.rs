@@ -31,6 +31,15 @@ fn field_bits(storage: StorageType, v: ValRaw) -> u128 {
 }
 
 impl StoreOpaque {
+    /// Keeps `code`'s types for the store's life if it has struct or array
+    /// types (see `gc_modules`).
+    pub(crate) fn keep_gc_types(&mut self, code: &std::sync::Arc<crate::runtime::vm::module_code::ModuleCode>) {
+        let has_objects = code.info.gc_layouts.values().any(|l| *l != GcLayout::None);
+        if has_objects && !self.gc_modules.iter().any(|c| std::sync::Arc::ptr_eq(c, code)) {
+            self.gc_modules.push(code.clone());
+        }
+    }
+
     /// The most bytes this store's GC heap may hold.
     pub(crate) fn gc_max_bytes(&self) -> usize {
         self.limits.limiter.as_ref().map_or(super::heap::DEFAULT_MAX_BYTES, |l| l.gc_heap_bytes())
