@@ -163,7 +163,8 @@ fn fields_of_every_storage_type_keep_their_values() {
                            (field (mut v128)) (field (mut funcref)) (field (mut externref)) (field (mut i31ref))))
         (type $vs (array (mut v128)))
         (type $hs (array (mut i16)))
-        (func $f (export "f") (result i32) (i32.const 77))
+        (type $ft (func (result i32)))
+        (func $f (export "f") (type $ft) (i32.const 77))
         (func (export "run") (param externref) (result i32)
           (local $s (ref $all)) (local $sum i32)
           (local.set $s (struct.new $all (i32.const -1) (i32.const 0x18001) (i64.const 0x100000002)
@@ -174,7 +175,7 @@ fn fields_of_every_storage_type_keep_their_values() {
           (local.set $sum (i32.add (local.get $sum) (i32.wrap_i64 (i64.shr_u (struct.get $all 2 (local.get $s)) (i64.const 32)))))
           (local.set $sum (i32.add (local.get $sum) (i32.trunc_f64_s (f64.mul (struct.get $all 3 (local.get $s)) (f64.const 2)))))
           (local.set $sum (i32.add (local.get $sum) (i32x4.extract_lane 3 (struct.get $all 4 (local.get $s)))))
-          (local.set $sum (i32.add (local.get $sum) (call_ref (type 2) (ref.cast (ref (type 2)) (struct.get $all 5 (local.get $s))))))
+          (local.set $sum (i32.add (local.get $sum) (call_ref $ft (ref.cast (ref $ft) (struct.get $all 5 (local.get $s))))))
           (local.set $sum (i32.add (local.get $sum) (ref.is_null (struct.get $all 6 (local.get $s)))))
           (local.set $sum (i32.add (local.get $sum) (i31.get_s (struct.get $all 7 (local.get $s)))))
           ;; A v128 array filled and read back; a packed array's copy.
@@ -185,7 +186,6 @@ fn fields_of_every_storage_type_keep_their_values() {
           (local.get $sum)))"#;
     let i = instance(&mut store, wat);
     let e = ExternRef::new(&mut store, 1u32);
-    // 255 - 1 + 0x8001 + 1 + 5 + 4 + 77 + 0 - 5 + 7 - 2.
     let expected = 255 - 1 + 0x8001 + 1 + 5 + 4 + 77 - 5 + 7 - 2;
     assert_eq!(call(&mut store, &i, "run", &[Val::ExternRef(Some(e))]).unwrap().i32(), Some(expected));
 }
