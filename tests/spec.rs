@@ -74,8 +74,8 @@ const FOLDERS: &[(&str, usize)] = &[
 ];
 
 /// Directives in all those files together (56,991 before the 3.0 suite,
-/// 122,523 with it, when this was written).
-const MIN_DIRECTIVES: usize = 122_523;
+/// 122,523 with it, 122,615 once GC's heap let every 3.0 file run).
+const MIN_DIRECTIVES: usize = 122_615;
 
 fn spec_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec")
