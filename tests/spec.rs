@@ -590,12 +590,18 @@ impl Runner {
             }
             (
                 Val::AnyRef(None),
-                WastRetCore::RefI31 | WastRetCore::RefEq | WastRetCore::RefAny | WastRetCore::RefStruct | WastRetCore::RefArray,
+                WastRetCore::RefI31
+                | WastRetCore::RefEq
+                | WastRetCore::RefAny
+                | WastRetCore::RefStruct
+                | WastRetCore::RefArray,
             ) => Err("null".into()),
             (Val::AnyRef(Some(a)), WastRetCore::RefStruct) => {
                 check(a.as_object().is_some_and(|o| !o.is_array()), "not a struct")
             }
-            (Val::AnyRef(Some(a)), WastRetCore::RefArray) => check(a.as_object().is_some_and(|o| o.is_array()), "not an array"),
+            (Val::AnyRef(Some(a)), WastRetCore::RefArray) => {
+                check(a.as_object().is_some_and(|o| o.is_array()), "not an array")
+            }
             (Val::AnyRef(Some(a)), WastRetCore::RefI31) => check(a.as_i31().is_some(), "not an i31"),
             (Val::AnyRef(Some(a)), WastRetCore::RefEq) => check(a.is_eq(), "not an eqref"),
             (Val::AnyRef(Some(_)), WastRetCore::RefAny) => Ok(()),

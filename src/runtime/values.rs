@@ -83,9 +83,8 @@ impl Val {
                     HeapType::Array => object.is_some_and(|o| o.is_array()),
                     // Exactly its type (a declared supertype is not
                     // looked up from here).
-                    HeapType::Concrete(t) => object.is_some_and(|o| {
-                        t.as_u32() == o.type_id() | crate::environ::type_registry::CANONICAL_TYPE_BIT
-                    }),
+                    HeapType::Concrete(t) => object
+                        .is_some_and(|o| t.as_u32() == o.type_id() | crate::environ::type_registry::CANONICAL_TYPE_BIT),
                     _ => false,
                 };
             }
@@ -245,7 +244,9 @@ impl Val {
             Val::AnyRef(Some(AnyRef(RefRepr::Host(h)))) => {
                 h.check(store)?;
                 let word = store.gc_box(h.as_ptr() as usize).ok_or_else(|| {
-                    crate::Error::from(crate::environ::trap::Trap::from_code(crate::environ::trap::TrapCode::OutOfMemory))
+                    crate::Error::from(crate::environ::trap::Trap::from_code(
+                        crate::environ::trap::TrapCode::OutOfMemory,
+                    ))
                 })?;
                 Ok(ValRaw::reference(ValType::ANYREF, word))
             }

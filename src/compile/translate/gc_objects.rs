@@ -10,10 +10,12 @@ use crate::compile::func_env::{gc_object_flags, ir_type};
 use crate::compile::trap_codes::ToClif;
 use crate::environ::builtins::Builtin;
 use crate::environ::gc_layout::{HEADER, LEN, TAG};
+use crate::environ::gc_layout::{
+    INIT_ARRAY_OUT_OF_BOUNDS, INIT_SEGMENT_OUT_OF_BOUNDS, NEW_OUT_OF_BOUNDS, NEW_OUT_OF_MEMORY,
+};
 use crate::environ::index::TypeIndex;
 use crate::environ::trap::TrapCode;
 use crate::environ::types::{CompositeType, FieldType, StorageType};
-use crate::environ::gc_layout::{INIT_ARRAY_OUT_OF_BOUNDS, INIT_SEGMENT_OUT_OF_BOUNDS, NEW_OUT_OF_BOUNDS, NEW_OUT_OF_MEMORY};
 
 /// How `struct.get`/`array.get` extend a packed field.
 #[derive(Copy, Clone)]
@@ -253,7 +255,8 @@ impl Translator<'_, '_> {
             false => (Builtin::array_init_data, TrapCode::MemoryOutOfBounds),
             true => (Builtin::array_init_elem, TrapCode::TableOutOfBounds),
         };
-        let status = self.env.call_gc_builtin(&mut self.b, builtin, &[t_arg, r, dst, seg_arg, src, len]).expect("returns");
+        let status =
+            self.env.call_gc_builtin(&mut self.b, builtin, &[t_arg, r, dst, seg_arg, src, len]).expect("returns");
         let bad_array = self.b.ins().icmp_imm_u(IntCC::Equal, status, i64::from(INIT_ARRAY_OUT_OF_BOUNDS));
         self.b.ins().trapnz(bad_array, TrapCode::ArrayOutOfBounds.to_clif());
         let bad_seg = self.b.ins().icmp_imm_u(IntCC::Equal, status, i64::from(INIT_SEGMENT_OUT_OF_BOUNDS));

@@ -195,7 +195,15 @@ pub unsafe extern "C" fn array_copy(
 
 /// `(array, index, value_low, value_high, len, elem_size)` → nonzero when
 /// out of bounds (`array.fill`; the value's bits, low first).
-pub unsafe extern "C" fn array_fill(vmctx: *mut VMContext, a: usize, i: u32, lo: u64, hi: u64, len: u32, size: u32) -> u32 {
+pub unsafe extern "C" fn array_fill(
+    vmctx: *mut VMContext,
+    a: usize,
+    i: u32,
+    lo: u64,
+    hi: u64,
+    len: u32,
+    size: u32,
+) -> u32 {
     // SAFETY: compiled code passes its own VMContext and a non-null array of
     // `size`-byte elements (module docs); the range is checked.
     unsafe {
