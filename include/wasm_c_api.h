@@ -578,6 +578,12 @@ typedef uint8_t cranewasm_trap_code_t;
 // `ref.cast` of a reference of another type (GC).
 #define CRANEWASM_TRAP_CAST_FAILURE 16
 
+// An array access out of bounds (GC).
+#define CRANEWASM_TRAP_ARRAY_OUT_OF_BOUNDS 17
+
+// The store's GC heap is full (GC).
+#define CRANEWASM_TRAP_OUT_OF_MEMORY 18
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

@@ -257,7 +257,7 @@ pub use environ::val_raw::{ValRaw, V128};
 pub use runtime::caller::Caller;
 pub use runtime::engine::Engine;
 pub use runtime::extern_::Extern;
-pub use runtime::anyref::{AnyRef, I31};
+pub use runtime::anyref::{AnyRef, ObjectRef, I31};
 pub use runtime::externref::ExternRef;
 pub use runtime::func::Func;
 pub use runtime::global::Global;

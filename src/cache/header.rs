@@ -22,8 +22,11 @@ pub const MAGIC: &[u8; 8] = b"\0cwasm\r\n";
 /// reservation's 64 KiB tail; 9: the frozen tables recorded, so that
 /// loading skips their scan of every body, and `VMFuncRef::display`,
 /// which `call_indirect` of a non-final type reads, and GC's trap codes;
-/// 10: GC stack maps, and the spills of roots around calls they describe).
-pub const FORMAT_VERSION: u32 = 10;
+/// 10: GC stack maps, and the spills of roots around calls they describe
+/// (a development state); 11: GC heap objects as well: the store context's
+/// heap fields, the VMContext's type displays, the GC builtins and four
+/// trap codes).
+pub const FORMAT_VERSION: u32 = 11;
 
 /// The Cranelift release generating code (the workspace's requirement;
 /// `compile::tests` keeps it in step):

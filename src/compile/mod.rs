@@ -22,7 +22,6 @@ mod mul_consts;
 mod tests;
 mod trampoline;
 mod translate;
-pub(crate) use translate::gc::{heap_object_operator, HEAP_OBJECT_REFUSAL};
 mod trap_codes;
 mod widen_loads;
 mod widen_params;

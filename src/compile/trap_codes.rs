@@ -7,7 +7,7 @@ use crate::environ::trap::TrapCode;
 
 /// The codes Cranelift has no name for, numbered as Cranelift's user
 /// codes (1 for the first).
-const USER: [TrapCode; 15] = [
+const USER: [TrapCode; 19] = [
     TrapCode::UnreachableCodeReached,
     TrapCode::TableOutOfBounds,
     TrapCode::UndefinedElement,
@@ -23,6 +23,10 @@ const USER: [TrapCode; 15] = [
     TrapCode::NullFunctionReference,
     TrapCode::NullI31Reference,
     TrapCode::CastFailure,
+    TrapCode::NullStructReference,
+    TrapCode::NullArrayReference,
+    TrapCode::ArrayOutOfBounds,
+    TrapCode::OutOfMemory,
 ];
 
 /// Our trap codes as the Cranelift trap codes compiled code uses.

@@ -111,6 +111,27 @@ declare_builtins! {
     /// `(dst, src, len)`: `memmove` between two host addresses of a memory
     /// whose ranges the caller checked (`memory.copy`'s fast path).
     memory_move(vmctx, ptr, ptr, i64);
+    /// `(size)` → the offset of `size` new zeroed bytes of the store's GC
+    /// heap (the inline bump's slow path), or 0 when the heap is full.
+    gc_alloc(vmctx, i64) -> i32;
+    /// `(host_ptr)` → it boxed in the GC heap, or 0 when full.
+    gc_box(vmctx, ptr) -> ptr;
+    /// `(type, data, src, len)` → the new array, or 1 (segment out of
+    /// bounds) or 3 (heap full).
+    array_new_data(vmctx, i32, i32, i32, i32) -> ptr;
+    /// `(type, elem, src, len)` → as `array_new_data`.
+    array_new_elem(vmctx, i32, i32, i32, i32) -> ptr;
+    /// `(type, array, dst, data, src, len)` → 0, 1 (array out of bounds)
+    /// or 2 (segment out of bounds).
+    array_init_data(vmctx, i32, ptr, i32, i32, i32, i32) -> i32;
+    /// `(type, array, dst, elem, src, len)` → as `array_init_data`.
+    array_init_elem(vmctx, i32, ptr, i32, i32, i32, i32) -> i32;
+    /// `(dst, dst_index, src, src_index, len, elem_size)` → nonzero when
+    /// out of bounds.
+    array_copy(vmctx, ptr, i32, ptr, i32, i32, i32) -> i32;
+    /// `(array, index, value_low, value_high, len, elem_size)` → nonzero
+    /// when out of bounds.
+    array_fill(vmctx, ptr, i32, i64, i64, i32, i32) -> i32;
 }
 
 impl Builtin {
@@ -121,6 +142,7 @@ impl Builtin {
         match self {
             Builtin::memory_fill | Builtin::memory_copy | Builtin::memory_init => Some(MemoryOutOfBounds),
             Builtin::table_fill | Builtin::table_copy | Builtin::table_init => Some(TableOutOfBounds),
+            Builtin::array_copy | Builtin::array_fill => Some(ArrayOutOfBounds),
             _ => None,
         }
     }

@@ -288,12 +288,10 @@ impl Config {
         self
     }
 
-    /// Garbage collection (WebAssembly 3.0), so far its type system:
-    /// recursion groups, subtyping, struct and array type definitions and
-    /// the GC reference types. Needs
-    /// [`wasm_function_references`](Self::wasm_function_references). The
-    /// operators that need a GC heap are refused as unsupported until it
-    /// lands (issue 40).
+    /// Garbage collection (WebAssembly 3.0): recursion groups, subtyping,
+    /// struct and array types and their objects in a per-store heap (no
+    /// collector yet, issue 40). Needs
+    /// [`wasm_function_references`](Self::wasm_function_references).
     pub fn wasm_gc(&mut self, on: bool) -> &mut Config {
         self.gc = on;
         self

@@ -24,6 +24,7 @@ pub mod config_wasmtime;
 pub mod data_image;
 pub mod error;
 pub mod frozen_tables;
+pub mod gc_layout;
 pub mod index;
 pub mod module_info;
 pub mod parse;

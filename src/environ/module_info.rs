@@ -36,6 +36,16 @@ pub enum ConstOp {
     RefFunc(FuncIndex),
     /// `ref.i31` of the i32 on the stack (GC).
     RefI31,
+    /// GC objects (issue 40 stage 2), allocated in the store's heap.
+    StructNew(TypeIndex),
+    StructNewDefault(TypeIndex),
+    ArrayNew(TypeIndex),
+    ArrayNewDefault(TypeIndex),
+    ArrayNewFixed(TypeIndex, u32),
+    /// Boxes a host pointer; leaves any other reference.
+    AnyConvertExtern,
+    /// Unboxes a boxed host pointer; leaves any other reference.
+    ExternConvertAny,
     I32Add,
     I32Sub,
     I32Mul,
@@ -80,6 +90,8 @@ pub struct ModuleInfo {
     /// Each type's depth in the subtype hierarchy (0 without supertype):
     /// where its id sits in its subtypes' displays (GC).
     pub type_depths: PrimaryMap<TypeIndex, u32>,
+    /// Each struct or array type's object layout in the GC heap.
+    pub gc_layouts: PrimaryMap<TypeIndex, super::gc_layout::GcLayout>,
     pub imports: Vec<Import>,
     pub funcs: PrimaryMap<FuncIndex, TypeIndex>,
     pub tables: PrimaryMap<TableIndex, TableType>,

@@ -92,6 +92,11 @@ pub fn parse_with<'a>(
                         info.types.push(sub);
                     }
                     info.rec_groups.push(RecGroup { range: start..info.types.len() as u32 });
+                    // After the whole group: its types may refer to each other.
+                    for t in start..info.types.len() as u32 {
+                        let layout = super::gc_layout::layout(TypeIndex::from_u32(t), &info.types);
+                        info.gc_layouts.push(layout);
+                    }
                 }
             }
             Payload::ImportSection(reader) => {
@@ -303,21 +308,25 @@ pub fn const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr> {
             Operator::RefNull { .. } => ConstOp::RefNull,
             Operator::RefFunc { function_index } => ConstOp::RefFunc(FuncIndex::from_u32(function_index)),
             Operator::RefI31 => ConstOp::RefI31,
-            // `any` and `extern` values share one encoding.
-            Operator::AnyConvertExtern | Operator::ExternConvertAny => continue,
+            // A host pointer made internal is boxed (see `gc_layout`).
+            Operator::AnyConvertExtern => ConstOp::AnyConvertExtern,
+            Operator::ExternConvertAny => ConstOp::ExternConvertAny,
             Operator::I32Add => ConstOp::I32Add,
             Operator::I32Sub => ConstOp::I32Sub,
             Operator::I32Mul => ConstOp::I32Mul,
             Operator::I64Add => ConstOp::I64Add,
             Operator::I64Sub => ConstOp::I64Sub,
             Operator::I64Mul => ConstOp::I64Mul,
-            Operator::StructNew { .. }
-            | Operator::StructNewDefault { .. }
-            | Operator::ArrayNew { .. }
-            | Operator::ArrayNewDefault { .. }
-            | Operator::ArrayNewFixed { .. } => {
-                let what = "GC heap object (issue 40: no GC heap yet) in a constant expression";
-                return Err(Error::unsupported(what, Some(offset as usize)));
+            Operator::StructNew { struct_type_index } => ConstOp::StructNew(TypeIndex::from_u32(struct_type_index)),
+            Operator::StructNewDefault { struct_type_index } => {
+                ConstOp::StructNewDefault(TypeIndex::from_u32(struct_type_index))
+            }
+            Operator::ArrayNew { array_type_index } => ConstOp::ArrayNew(TypeIndex::from_u32(array_type_index)),
+            Operator::ArrayNewDefault { array_type_index } => {
+                ConstOp::ArrayNewDefault(TypeIndex::from_u32(array_type_index))
+            }
+            Operator::ArrayNewFixed { array_type_index, array_size } => {
+                ConstOp::ArrayNewFixed(TypeIndex::from_u32(array_type_index), array_size)
             }
             _ => return Err(Error::unsupported("constant expression operator", Some(offset as usize))),
         });

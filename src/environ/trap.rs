@@ -78,6 +78,15 @@ pub enum TrapCode {
     NullI31Reference,
     /// `ref.cast` of a reference that is not of the target type.
     CastFailure,
+    /// A struct operator on a null reference (an addition: wasmtime
+    /// reports `NullReference`; the spec's message differs).
+    NullStructReference,
+    /// An array operator on a null reference (likewise).
+    NullArrayReference,
+    /// An array access or bulk array operation out of bounds.
+    ArrayOutOfBounds,
+    /// The store's GC heap cannot hold the object being allocated.
+    OutOfMemory,
 }
 
 /// The names these reasons had before they took wasmtime's, deprecated
@@ -124,12 +133,16 @@ impl TrapCode {
             TrapCode::NullFunctionReference => "null function reference",
             TrapCode::NullI31Reference => "null i31 reference",
             TrapCode::CastFailure => "cast failure",
+            TrapCode::NullStructReference => "null structure reference",
+            TrapCode::NullArrayReference => "null array reference",
+            TrapCode::ArrayOutOfBounds => "out of bounds array access",
+            TrapCode::OutOfMemory => "out of memory",
         }
     }
 
     /// Every trap code, in a fixed order: a code's position is its number
     /// in serialized modules.
-    pub const ALL: [TrapCode; 20] = [
+    pub const ALL: [TrapCode; 24] = [
         TrapCode::StackOverflow,
         TrapCode::MemoryOutOfBounds,
         TrapCode::TableOutOfBounds,
@@ -150,6 +163,10 @@ impl TrapCode {
         TrapCode::NullFunctionReference,
         TrapCode::NullI31Reference,
         TrapCode::CastFailure,
+        TrapCode::NullStructReference,
+        TrapCode::NullArrayReference,
+        TrapCode::ArrayOutOfBounds,
+        TrapCode::OutOfMemory,
     ];
 }
 

@@ -443,7 +443,9 @@ impl TypeCollection {
             let plain = info.is_plain_type(t);
             displays.push(if plain { PLAIN_DISPLAY.as_ptr() } else { registry.display(ids[t]) });
             let ty = map_sub(&info.types[t], &|i| canonical_index(ids[i]));
-            sig_ids.push(ty.as_func().map_or(0, |f| sig_id(f, plain, ids[t])));
+            // A struct or array type: its canonical id, tagged, as a
+            // non-plain function type's (GC objects record the id).
+            sig_ids.push(ty.as_func().map_or(ids[t].0 as usize | LARGE_SIG_ID_TAG, |f| sig_id(f, plain, ids[t])));
             info.types[t] = ty;
         }
         TypeCollection { registry: registry.clone(), ids, groups, sig_ids, displays }

@@ -22,6 +22,9 @@
 //!      type ids                      [usize], one per type of the module:
 //!                                    what `call_indirect` compares a
 //!                                    signature by when it has no small id
+//!      tags                          [*const VMTag]
+//!      type displays                 [*const u32], one per type: what a
+//!                                    new GC object's header records
 //! ```
 
 use crate::environ::index::*;
@@ -148,11 +151,23 @@ pub struct VMStoreContext {
     /// builtins that need more than this context (the resource limiter of
     /// `memory.grow`).
     pub store: *mut (),
+    /// The store's GC heap (see `gc_layout`): the start of its
+    /// reservation, null until the first object. An object at offset `o`
+    /// is at `gc_base + o`.
+    pub gc_base: *mut u8,
+    /// The next free offset in the heap's current chunk: compiled code
+    /// allocates by bumping it while it stays within `gc_limit`.
+    pub gc_top: u32,
+    /// The end of the current chunk; allocation past it calls the runtime.
+    pub gc_limit: u32,
 }
 
 impl VMStoreContext {
     pub const LAST_EXIT_FP: i32 = 8;
     pub const FUEL_CONSUMED: i32 = 16;
+    pub const GC_BASE: i32 = 40;
+    pub const GC_TOP: i32 = 48;
+    pub const GC_LIMIT: i32 = 52;
 }
 
 /// Offsets in a host function's context, which stands where a VMContext
@@ -206,6 +221,7 @@ pub struct VMOffsets {
     defined_funcs: u32,
     type_ids: u32,
     tags: u32,
+    type_displays: u32,
     size: u32,
 }
 
@@ -223,7 +239,8 @@ impl VMOffsets {
         let defined_funcs = defined_globals + count(num_defined_globals) * 16;
         let type_ids = defined_funcs + count(info.num_defined_funcs()) * std::mem::size_of::<VMFuncRef>() as u32;
         let tags = type_ids + count(info.types.len()) * PTR;
-        let size = tags + count(info.tags.len()) * PTR;
+        let type_displays = tags + count(info.tags.len()) * PTR;
+        let size = type_displays + count(info.types.len()) * PTR;
         VMOffsets {
             imported_funcs,
             memories,
@@ -233,6 +250,7 @@ impl VMOffsets {
             defined_funcs,
             type_ids,
             tags,
+            type_displays,
             size,
         }
     }
@@ -283,6 +301,12 @@ impl VMOffsets {
         self.tags + t.index() as u32 * PTR
     }
 
+    /// Slot holding type `t`'s supertype display (`*const u32`), which a
+    /// new struct or array object of the type records in its header.
+    pub fn type_display(&self, t: TypeIndex) -> u32 {
+        self.type_displays + t.index() as u32 * PTR
+    }
+
     /// The `VMFuncRef` of a defined function.
     pub fn defined_func(&self, f: DefinedFuncIndex) -> u32 {
         self.defined_funcs + f.index() as u32 * std::mem::size_of::<VMFuncRef>() as u32
@@ -308,6 +332,9 @@ mod tests {
         assert_eq!(1 << VMTableDefinition::ELEMENT_SIZE_LOG2, size_of::<usize>());
         assert_eq!(offset_of!(VMStoreContext, last_exit_fp) as i32, VMStoreContext::LAST_EXIT_FP);
         assert_eq!(offset_of!(VMStoreContext, fuel_consumed) as i32, VMStoreContext::FUEL_CONSUMED);
+        assert_eq!(offset_of!(VMStoreContext, gc_base) as i32, VMStoreContext::GC_BASE);
+        assert_eq!(offset_of!(VMStoreContext, gc_top) as i32, VMStoreContext::GC_TOP);
+        assert_eq!(offset_of!(VMStoreContext, gc_limit) as i32, VMStoreContext::GC_LIMIT);
         assert_eq!(size_of::<VMGlobal>(), 16);
     }
 }

@@ -47,6 +47,37 @@ pub(crate) enum RefRepr {
     Host(Stored<VMExternData>),
     /// An i31, perhaps made external.
     I31(I31),
+    /// A struct or array object of a store's GC heap, perhaps made
+    /// external.
+    Object(ObjectRef),
+}
+
+/// A struct or array object of a store's GC heap: its reference word and
+/// its header's id word, read when the handle was made (an object never
+/// changes type). No collector runs yet, so the word stays valid as long
+/// as its store; the collector's stage will make this an index into a
+/// per-store root list.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ObjectRef {
+    store: super::vm::store::StoreId,
+    word: u32,
+    id: u32,
+}
+
+impl ObjectRef {
+    /// Whether this is an array (else a struct).
+    pub fn is_array(&self) -> bool {
+        self.id & crate::environ::gc_layout::ARRAY_BIT != 0
+    }
+
+    pub(crate) fn store_id(&self) -> super::vm::store::StoreId {
+        self.store
+    }
+
+    /// The canonical id of the object's type.
+    pub(crate) fn type_id(&self) -> u32 {
+        self.id & !crate::environ::gc_layout::ARRAY_BIT
+    }
 }
 
 impl RefRepr {
@@ -59,6 +90,12 @@ impl RefRepr {
                 h.as_ptr() as usize
             }
             RefRepr::I31(v) => crate::runtime::vm::gc::i31_raw(v.0),
+            RefRepr::Object(o) => {
+                if o.store != store.id() {
+                    return Err(crate::environ::error::Error::WrongStore);
+                }
+                o.word as usize
+            }
         })
     }
 
@@ -67,9 +104,15 @@ impl RefRepr {
     pub(crate) fn from_raw(store: &StoreOpaque, raw: usize) -> RefRepr {
         match raw & 0b11 {
             0b01 | 0b11 => RefRepr::I31(I31((raw >> 1) as u32 & 0x7fff_ffff)),
-            // Words ending in 10 are GC heap objects (stage 2); until the
-            // heap exists no code can make one.
-            0b10 => unreachable!("a GC heap object before the GC heap exists"),
+            // A box of host data made internal: the host data.
+            0b10 if crate::runtime::vm::gc::objects::is_box(raw) => RefRepr::from_raw(store, store.gc_unbox(raw)),
+            0b10 => {
+                let o = crate::runtime::vm::gc::objects::offset_of(raw);
+                // SAFETY: a word of `store` ending in 010 names one of its
+                // heap's objects (caller), whose header starts it.
+                let id = unsafe { store.gc_at(o, 0).cast::<u32>().read() };
+                RefRepr::Object(ObjectRef { store: store.id(), word: raw as u32, id })
+            }
             _ => {
                 let p = std::ptr::NonNull::new(raw as *mut VMExternData).expect("not null");
                 // SAFETY: a word ending in 00 that is not null is the address
@@ -97,14 +140,22 @@ impl AnyRef {
     pub fn as_i31(&self) -> Option<I31> {
         match self.0 {
             RefRepr::I31(v) => Some(v),
-            RefRepr::Host(_) => None,
+            _ => None,
         }
     }
 
-    /// Whether this is an `eqref` (an i31; later a struct or an array),
-    /// which `ref.eq` compares.
+    /// The struct or array object this is, if it is one.
+    pub fn as_object(&self) -> Option<ObjectRef> {
+        match self.0 {
+            RefRepr::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Whether this is an `eqref` (an i31, a struct or an array), which
+    /// `ref.eq` compares.
     pub fn is_eq(&self) -> bool {
-        self.as_i31().is_some()
+        !matches!(self.0, RefRepr::Host(_))
     }
 
     /// `e` made internal, as `any.convert_extern` does.

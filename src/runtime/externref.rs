@@ -25,7 +25,7 @@ impl ExternRef {
     pub fn data<'a, T: 'a>(&self, store: impl Into<StoreContext<'a, T>>) -> &'a (dyn Any + Send + Sync) {
         match self.0 {
             RefRepr::Host(h) => &*h.get(store.into().into_opaque()).value,
-            RefRepr::I31(_) => &(),
+            RefRepr::I31(_) | RefRepr::Object(_) => &(),
         }
     }
 
@@ -35,6 +35,7 @@ impl ExternRef {
         match self.0 {
             RefRepr::Host(h) => h.comes_from(store.as_context().opaque()),
             RefRepr::I31(_) => true,
+            RefRepr::Object(o) => o.store_id() == store.as_context().opaque().id(),
         }
     }
 }

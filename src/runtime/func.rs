@@ -40,7 +40,7 @@ impl Func {
                     *r = Val::default_for(*t);
                 }
                 f(caller.reborrow(), params, results)?;
-                let store = &caller.store.opaque;
+                let store = &mut caller.store.opaque;
                 for ((slot, r), t) in slots.iter_mut().zip(results.iter()).zip(ty.results()) {
                     if !r.matches_ty(*t) {
                         return Err(Trap::new(format!("host function returned {} where {t} was expected", r.ty())));

@@ -29,6 +29,7 @@ pub struct StoreLimits {
     instances: Option<usize>,
     memories: Option<usize>,
     tables: Option<usize>,
+    gc_heap: Option<usize>,
 }
 
 impl StoreLimits {
@@ -85,6 +86,12 @@ impl StoreLimitsBuilder {
         self
     }
 
+    /// The most bytes the store's GC heap may hold.
+    pub fn gc_heap_size(mut self, bytes: usize) -> Self {
+        self.0.gc_heap = Some(bytes);
+        self
+    }
+
     /// The limits.
     pub fn build(self) -> StoreLimits {
         self.0
@@ -115,6 +122,10 @@ impl ResourceLimiter for StoreLimits {
 
     fn tables(&self) -> usize {
         self.tables.unwrap_or(usize::MAX)
+    }
+
+    fn gc_heap_bytes(&self) -> usize {
+        self.gc_heap.unwrap_or(crate::runtime::vm::gc::heap::DEFAULT_MAX_BYTES)
     }
 }
 

@@ -53,6 +53,9 @@ impl<T> Store<T> {
                 fuel_consumed: 0,
                 interrupt: std::ptr::null(),
                 store: std::ptr::null_mut(),
+                gc_base: std::ptr::null_mut(),
+                gc_top: 0,
+                gc_limit: 0,
             }),
             instances: Vec::new(),
             deferred_frees: Vec::new(),
@@ -69,6 +72,8 @@ impl<T> Store<T> {
             claim: Arc::default(),
             interrupt: None,
             limits: Limits::default(),
+            gc: Default::default(),
+            gc_modules: Vec::new(),
         };
         let mut inner = Box::new(StoreInner { opaque, data });
         // The box gives the store the address builtins reach it at.

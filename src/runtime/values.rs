@@ -74,9 +74,17 @@ impl Val {
                 // A non-null `any` value: an i31 is an `eq` and an `i31`
                 // too; internalised host data only an `any`.
                 let is_i31 = a.as_i31().is_some();
+                let object = a.as_object();
                 return match r.heap_type() {
                     HeapType::Any => true,
-                    HeapType::Eq | HeapType::I31 => is_i31,
+                    HeapType::Eq => a.is_eq(),
+                    HeapType::I31 => is_i31,
+                    HeapType::Struct => object.is_some_and(|o| !o.is_array()),
+                    HeapType::Array => object.is_some_and(|o| o.is_array()),
+                    // Exactly its type (a declared supertype is not
+                    // looked up from here).
+                    HeapType::Concrete(t) => object
+                        .is_some_and(|o| t.as_u32() == o.type_id() | crate::environ::type_registry::CANONICAL_TYPE_BIT),
                     _ => false,
                 };
             }
@@ -214,7 +222,7 @@ impl Val {
     /// and raw host functions ([`Func::new_raw`]) see. A reference of
     /// another store is an error.
     pub fn into_raw_in(self, store: impl crate::AsContext) -> crate::Result<ValRaw> {
-        self.to_raw(store.as_context().opaque())
+        self.to_raw_shared(store.as_context().opaque())
     }
 
     /// The value of type `ty` in a raw slot of `store`.
@@ -229,7 +237,26 @@ impl Val {
 
     /// The raw slot form of this value, checking that references belong to
     /// `store`.
-    pub(crate) fn to_raw(self, store: &StoreOpaque) -> crate::Result<ValRaw> {
+    pub(crate) fn to_raw(self, store: &mut StoreOpaque) -> crate::Result<ValRaw> {
+        match self {
+            // Host data made internal is boxed in the store's GC heap, as
+            // `any.convert_extern` boxes it.
+            Val::AnyRef(Some(AnyRef(RefRepr::Host(h)))) => {
+                h.check(store)?;
+                let word = store.gc_box(h.as_ptr() as usize).ok_or_else(|| {
+                    crate::Error::from(crate::environ::trap::Trap::from_code(
+                        crate::environ::trap::TrapCode::OutOfMemory,
+                    ))
+                })?;
+                Ok(ValRaw::reference(ValType::ANYREF, word))
+            }
+            v => v.to_raw_shared(store),
+        }
+    }
+
+    /// [`to_raw`](Self::to_raw) where the store cannot allocate: host data
+    /// made internal is refused.
+    fn to_raw_shared(self, store: &StoreOpaque) -> crate::Result<ValRaw> {
         Ok(match self {
             Val::I32(v) => ValRaw::i32(v),
             Val::I64(v) => ValRaw::i64(v),
@@ -247,6 +274,11 @@ impl Val {
                 },
             ),
             Val::ExternRef(e) => ValRaw::reference(ValType::EXTERNREF, e.map_or(Ok(0), |e| e.0.to_raw(store))?),
+            Val::AnyRef(Some(AnyRef(RefRepr::Host(_)))) => {
+                return Err(crate::Error::Resource(
+                    "host data made internal needs a mutable store to be boxed in its GC heap".into(),
+                ))
+            }
             Val::AnyRef(a) => ValRaw::reference(ValType::ANYREF, a.map_or(Ok(0), |a| a.0.to_raw(store))?),
             Val::ExnRef(e) => ValRaw::reference(
                 ValType::EXNREF,
@@ -286,6 +318,12 @@ impl Val {
             unsafe { Stored::new_unchecked(store.id(), p.cast()) }
         }
         match ty {
+            // A struct or array of a concrete type: its type is not at hand
+            // (`HeapType::top` takes a concrete type for a function type),
+            // but no function reference has these low bits.
+            ValType::Ref(r) if r.is_func() && raw & 0b11 != 0 => {
+                Val::AnyRef(Some(AnyRef(RefRepr::from_raw(store, raw))))
+            }
             ValType::Ref(r) if r.is_func() => Val::FuncRef(ptr.map(|p| Func(stored(store, p)))),
             // Not an externref: reading its data would read an exception.
             ValType::Ref(r) if r.heap_type().top() == HeapType::Exn => Val::ExnRef(ptr.map(|p| Exn(stored(store, p)))),

@@ -357,8 +357,8 @@ pub fn host_behaviour(key: &str, args: &[Value], results: &[Ty]) -> Result<Vec<V
 /// needs a value the harness has no way to make.
 pub const CANNOT_IMPORT: &str = "the harness makes no non-null reference for an import";
 
-/// Whether every function the module imports has a type a host function
-/// can have in cranewasm's API: `FuncType` is structural, so `Func::new`
+/// Whether every function (and tag) the module imports has a type a host
+/// function (tag) can have in cranewasm's API: `FuncType` is structural, so `Func::new`
 /// makes a plain type (final, no supertype, alone in its recursion group),
 /// which is not the same type as one that is not plain, however equal
 /// their signatures (iso-recursive equality; wasmtime's `FuncType` carries
@@ -378,10 +378,14 @@ pub fn host_funcs_makeable(wasm: &[u8]) -> bool {
             }
             Payload::ImportSection(s) => {
                 for import in s.into_imports().flatten() {
-                    if let TypeRef::Func(t) = import.ty {
-                        if !plain[t as usize] {
-                            return false;
-                        }
+                    // A tag is the same: `Tag::new` registers a plain type.
+                    let ty = match import.ty {
+                        TypeRef::Func(t) => Some(t),
+                        TypeRef::Tag(t) => Some(t.func_type_idx),
+                        _ => None,
+                    };
+                    if ty.is_some_and(|t| !plain[t as usize]) {
+                        return false;
                     }
                 }
             }

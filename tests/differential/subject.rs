@@ -115,8 +115,14 @@ pub fn trap_kind(trap: &TrapError) -> TrapKind {
                 panic!("a threads trap from a module generated without threads: {trap}")
             }
             // wasmtime says which null it met no more precisely.
-            Trap::NullReference | Trap::NullFunctionReference | Trap::NullI31Reference => TrapKind::NullReference,
+            Trap::NullReference
+            | Trap::NullFunctionReference
+            | Trap::NullI31Reference
+            | Trap::NullStructReference
+            | Trap::NullArrayReference => TrapKind::NullReference,
             Trap::CastFailure => TrapKind::CastFailure,
+            Trap::ArrayOutOfBounds => TrapKind::ArrayOutOfBounds,
+            Trap::OutOfMemory => TrapKind::OutOfMemory,
             Trap::Interrupt | Trap::OutOfFuel | Trap::EpochDeadline => {
                 panic!("nothing interrupts, counts fuel or sets deadlines here, yet: {trap}")
             }

@@ -42,6 +42,10 @@ pub const CRANEWASM_TRAP_UNLINKED_FUNCTION: cranewasm_trap_code_t = 14;
 pub const CRANEWASM_TRAP_NULL_REFERENCE: cranewasm_trap_code_t = 15;
 /// `ref.cast` of a reference of another type (GC).
 pub const CRANEWASM_TRAP_CAST_FAILURE: cranewasm_trap_code_t = 16;
+/// An array access out of bounds (GC).
+pub const CRANEWASM_TRAP_ARRAY_OUT_OF_BOUNDS: cranewasm_trap_code_t = 17;
+/// The store's GC heap is full (GC).
+pub const CRANEWASM_TRAP_OUT_OF_MEMORY: cranewasm_trap_code_t = 18;
 
 fn code_number(c: cranewasm::Trap) -> cranewasm_trap_code_t {
     use cranewasm::Trap as T;
@@ -61,7 +65,13 @@ fn code_number(c: cranewasm::Trap) -> cranewasm_trap_code_t {
         T::AtomicWaitNonSharedMemory => CRANEWASM_TRAP_ATOMIC_WAIT_NON_SHARED_MEMORY,
         T::EpochDeadline => CRANEWASM_TRAP_EPOCH_DEADLINE,
         T::UnlinkedFunction => CRANEWASM_TRAP_UNLINKED_FUNCTION,
-        T::NullReference | T::NullFunctionReference | T::NullI31Reference => CRANEWASM_TRAP_NULL_REFERENCE,
+        T::NullReference
+        | T::NullFunctionReference
+        | T::NullI31Reference
+        | T::NullStructReference
+        | T::NullArrayReference => CRANEWASM_TRAP_NULL_REFERENCE,
+        T::ArrayOutOfBounds => CRANEWASM_TRAP_ARRAY_OUT_OF_BOUNDS,
+        T::OutOfMemory => CRANEWASM_TRAP_OUT_OF_MEMORY,
         T::CastFailure => CRANEWASM_TRAP_CAST_FAILURE,
     }
 }

@@ -21,6 +21,7 @@ mod call;
 mod exceptions;
 mod fuel;
 mod gc;
+mod gc_heap;
 mod global;
 mod memory;
 mod ranges;
@@ -35,6 +36,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::FunctionBuilder;
 
+pub(crate) use self::gc_heap::object as gc_object_flags;
 pub use self::memory::HeapAccess;
 pub(crate) use self::ranges::max_u64;
 use crate::environ::config::{BoundsChecks, Config};

@@ -1,13 +1,13 @@
-//! GC's operators that need no heap (issue 40, stage 1): `ref.i31`,
-//! `i31.get_s/u`, `ref.eq`, `ref.test`, `ref.cast`, `br_on_cast[_fail]`
-//! and the `any`/`extern` conversions.
+//! GC's operators on references (issue 40): `ref.i31`, `i31.get_s/u`,
+//! `ref.eq`, `ref.test`, `ref.cast` and `br_on_cast[_fail]`; struct and
+//! array objects are `gc_objects.rs`'s.
 //!
 //! A reference is one pointer-sized word in every hierarchy (see
 //! `src/runtime/vm/gc/README.md`): 0 is null, an odd word is an i31
-//! (`(v << 1) | 1`), a word ending in binary 10 is a GC heap object (stage
-//! 2; none exists yet, so no value is a struct or an array), and any other
-//! is a host pointer: a `VMFuncRef`, host extern data or an exception. So
-//! converting between `any` and `extern` changes no bit.
+//! (`(v << 1) | 1`), a word ending in binary 010 is a struct or array
+//! object of the store's heap and one ending in 110 a box of host data made
+//! internal, and any other is a host pointer: a `VMFuncRef`, host extern
+//! data or an exception.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
 use wasmparser::{AbstractHeapType as A, HeapType, RefType};
@@ -16,40 +16,6 @@ use super::Translator;
 use crate::compile::trap_codes::ToClif;
 use crate::environ::index::TypeIndex;
 use crate::environ::trap::TrapCode;
-
-/// What the translator calls struct and array operators when it refuses
-/// them (see `visit.rs`): a valid module the compiler cannot handle.
-pub(crate) const HEAP_OBJECT_REFUSAL: &str = "GC heap object (issue 40: no GC heap yet)";
-
-/// The name of `op` if it is a struct or array operator, which needs the
-/// GC heap of a later stage: what `Module::validate` refuses, as
-/// compiling does.
-pub(crate) fn heap_object_operator(op: &wasmparser::Operator) -> Option<&'static str> {
-    use wasmparser::Operator as O;
-    Some(match op {
-        O::StructNew { .. } => "struct_new",
-        O::StructNewDefault { .. } => "struct_new_default",
-        O::StructGet { .. } => "struct_get",
-        O::StructGetS { .. } => "struct_get_s",
-        O::StructGetU { .. } => "struct_get_u",
-        O::StructSet { .. } => "struct_set",
-        O::ArrayNew { .. } => "array_new",
-        O::ArrayNewDefault { .. } => "array_new_default",
-        O::ArrayNewFixed { .. } => "array_new_fixed",
-        O::ArrayNewData { .. } => "array_new_data",
-        O::ArrayNewElem { .. } => "array_new_elem",
-        O::ArrayGet { .. } => "array_get",
-        O::ArrayGetS { .. } => "array_get_s",
-        O::ArrayGetU { .. } => "array_get_u",
-        O::ArraySet { .. } => "array_set",
-        O::ArrayLen => "array_len",
-        O::ArrayFill { .. } => "array_fill",
-        O::ArrayCopy { .. } => "array_copy",
-        O::ArrayInitData { .. } => "array_init_data",
-        O::ArrayInitElem { .. } => "array_init_elem",
-        _ => return None,
-    })
-}
 
 /// What a test against a heap type asks of a non-null reference.
 enum Test {
@@ -60,6 +26,20 @@ enum Test {
     LowBits(i64),
     /// Whether the function reference is of this module type.
     FuncType(TypeIndex),
+    /// An i31, or a struct or array object: the `eq` values.
+    Eq,
+    /// Whether the reference is a struct or array object (not an extern
+    /// box), and then of this kind.
+    Object(ObjectTest),
+}
+
+/// What a test asks of a struct or array object.
+#[derive(Copy, Clone)]
+enum ObjectTest {
+    Struct,
+    Array,
+    /// Of this module type, or a subtype.
+    Type(TypeIndex),
 }
 
 impl Translator<'_, '_> {
@@ -127,18 +107,17 @@ impl Translator<'_, '_> {
         let test = match heap {
             HeapType::Abstract { ty, .. } => match ty {
                 A::Any | A::Func | A::Extern | A::Exn => Test::Always(true),
-                A::Eq => Test::LowBits(0b11),
+                A::Eq => Test::Eq,
                 A::I31 => Test::LowBits(0b01),
-                // No heap object exists before stage 2: a non-null value
-                // is never a struct or an array.
-                A::Struct | A::Array => Test::Always(false),
+                A::Struct => Test::Object(ObjectTest::Struct),
+                A::Array => Test::Object(ObjectTest::Array),
                 A::None | A::NoFunc | A::NoExtern | A::NoExn | A::Cont | A::NoCont => Test::Always(false),
             },
             HeapType::Concrete(i) | HeapType::Exact(i) => {
                 let t = TypeIndex::from_u32(i.as_module_index().expect("validated: a module index"));
                 match self.env.info().types[t].as_func() {
                     Some(_) => Test::FuncType(t),
-                    None => Test::Always(false),
+                    None => Test::Object(ObjectTest::Type(t)),
                 }
             }
         };
@@ -159,20 +138,69 @@ impl Translator<'_, '_> {
                     false => set,
                 }
             }
-            Test::FuncType(t) => {
-                let check = self.b.create_block();
-                let done = self.b.create_block();
-                let result = self.b.append_block_param(done, types::I8);
-                let null_answer = self.b.ins().iconst(types::I8, i64::from(nullable));
-                self.b.ins().brif(is_null, done, &[null_answer.into()], check, &[]);
-                self.b.switch_to_block(check);
-                self.b.seal_block(check);
-                let ok = self.env.func_ref_matches(&mut self.b, r, t);
-                self.b.ins().jump(done, &[ok.into()]);
-                self.b.switch_to_block(done);
-                self.b.seal_block(done);
-                result
+            Test::Eq => {
+                let i31 = self.b.ins().band_imm_u(r, 1);
+                let i31 = self.b.ins().icmp_imm_u(IntCC::NotEqual, i31, 0);
+                let object = self.is_object(r);
+                let set = self.b.ins().bor(i31, object);
+                match nullable {
+                    true => self.b.ins().bor(set, is_null),
+                    false => set,
+                }
+            }
+            Test::FuncType(t) => self.test_non_null(r, is_null, nullable, |t_, r| {
+                let env = &mut t_.env;
+                env.func_ref_matches(&mut t_.b, r, t)
+            }),
+            Test::Object(what) => {
+                let object = self.is_object(r);
+                let not_object = self.b.ins().icmp_imm_u(IntCC::Equal, object, 0);
+                let ok = self.test_non_null(r, not_object, false, |t_, r| match what {
+                    ObjectTest::Type(t) => t_.env.gc_object_matches(&mut t_.b, r, t),
+                    ObjectTest::Struct | ObjectTest::Array => {
+                        let id = t_.env.gc_load(&mut t_.b, types::I32, r, crate::environ::gc_layout::ID);
+                        // The array bit is the id word's sign.
+                        let cc = match what {
+                            ObjectTest::Array => IntCC::SignedLessThan,
+                            _ => IntCC::SignedGreaterThanOrEqual,
+                        };
+                        t_.b.ins().icmp_imm_u(cc, id, 0)
+                    }
+                });
+                match nullable {
+                    true => self.b.ins().bor(ok, is_null),
+                    false => ok,
+                }
             }
         }
+    }
+
+    /// Whether `r` names a struct or array object (tag `...010`), as an i8.
+    fn is_object(&mut self, r: Value) -> Value {
+        let low = self.b.ins().band_imm_u(r, 0b111);
+        self.b.ins().icmp_imm_u(IntCC::Equal, low, crate::environ::gc_layout::TAG)
+    }
+
+    /// `check(r)` where `skip` is false, else `skip_answer` (an i8),
+    /// without running the check.
+    fn test_non_null(
+        &mut self,
+        r: Value,
+        skip: Value,
+        skip_answer: bool,
+        check: impl FnOnce(&mut Self, Value) -> Value,
+    ) -> Value {
+        let check_block = self.b.create_block();
+        let done = self.b.create_block();
+        let result = self.b.append_block_param(done, types::I8);
+        let answer = self.b.ins().iconst(types::I8, i64::from(skip_answer));
+        self.b.ins().brif(skip, done, &[answer.into()], check_block, &[]);
+        self.b.switch_to_block(check_block);
+        self.b.seal_block(check_block);
+        let ok = check(self, r);
+        self.b.ins().jump(done, &[ok.into()]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        result
     }
 }

@@ -52,6 +52,7 @@ mod call;
 mod control;
 mod exceptions;
 pub(crate) mod gc;
+mod gc_objects;
 mod memory;
 mod numeric;
 mod reference;
@@ -179,10 +180,6 @@ impl Translator<'_, '_> {
             if self.reachable {
                 self.env.fuel_before_op(&mut self.b, &op);
                 self.visit_operator(&op)?;
-            } else if let Some(name) = gc::heap_object_operator(&op) {
-                // Refused even where dead, so that `Module::validate`,
-                // which does not track reachability, agrees.
-                return Err(self.unsupported_operator(gc::HEAP_OBJECT_REFUSAL, name));
             } else {
                 self.skip_unreachable(&op)?;
             }

@@ -21,6 +21,7 @@ use wasmparser::{
     VisitOperator, VisitSimdOperator,
 };
 
+use super::gc_objects::Ext;
 use super::memory::Load;
 use super::Translator;
 use crate::environ::error::Result;
@@ -96,7 +97,30 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
         visit_i31_get_s => t.i31_get(true);
         visit_i31_get_u => t.i31_get(false);
         visit_ref_eq => t.ref_eq();
-        visit_any_convert_extern, visit_extern_convert_any => ();
+        visit_any_convert_extern => t.any_convert_extern();
+        visit_extern_convert_any => t.extern_convert_any();
+
+        // GC's heap objects (gc_objects.rs).
+        visit_struct_new(ty: u32) => t.struct_new(TypeIndex::from_u32(ty), false);
+        visit_struct_new_default(ty: u32) => t.struct_new(TypeIndex::from_u32(ty), true);
+        visit_struct_get(ty: u32, field: u32) => t.struct_get(TypeIndex::from_u32(ty), field, Ext::None);
+        visit_struct_get_s(ty: u32, field: u32) => t.struct_get(TypeIndex::from_u32(ty), field, Ext::Signed);
+        visit_struct_get_u(ty: u32, field: u32) => t.struct_get(TypeIndex::from_u32(ty), field, Ext::Unsigned);
+        visit_struct_set(ty: u32, field: u32) => t.struct_set(TypeIndex::from_u32(ty), field);
+        visit_array_new(ty: u32) => t.array_new(TypeIndex::from_u32(ty), false);
+        visit_array_new_default(ty: u32) => t.array_new(TypeIndex::from_u32(ty), true);
+        visit_array_new_fixed(ty: u32, n: u32) => t.array_new_fixed(TypeIndex::from_u32(ty), n);
+        visit_array_new_data(ty: u32, data: u32) => t.array_new_segment(TypeIndex::from_u32(ty), data, false);
+        visit_array_new_elem(ty: u32, elem: u32) => t.array_new_segment(TypeIndex::from_u32(ty), elem, true);
+        visit_array_get(ty: u32) => t.array_get(TypeIndex::from_u32(ty), Ext::None);
+        visit_array_get_s(ty: u32) => t.array_get(TypeIndex::from_u32(ty), Ext::Signed);
+        visit_array_get_u(ty: u32) => t.array_get(TypeIndex::from_u32(ty), Ext::Unsigned);
+        visit_array_set(ty: u32) => t.array_set(TypeIndex::from_u32(ty));
+        visit_array_len => t.array_len();
+        visit_array_fill(ty: u32) => t.array_fill(TypeIndex::from_u32(ty));
+        visit_array_copy(dst: u32, _src: u32) => t.array_copy(TypeIndex::from_u32(dst));
+        visit_array_init_data(ty: u32, data: u32) => t.array_init_segment(TypeIndex::from_u32(ty), data, false);
+        visit_array_init_elem(ty: u32, elem: u32) => t.array_init_segment(TypeIndex::from_u32(ty), elem, true);
         visit_ref_test_non_null(hty: HeapType) => t.ref_test(hty, false);
         visit_ref_test_nullable(hty: HeapType) => t.ref_test(hty, true);
         visit_ref_cast_non_null(hty: HeapType) => t.ref_cast(hty, false);
@@ -313,19 +337,6 @@ impl<'a> VisitOperator<'a> for Translator<'_, '_> {
 
     // Proposals we do not compile. memory64 has no operators of its own
     // (it widens the index operands); the parser refuses 64-bit memories.
-    // GC (issue 40): its types and the operators of gc.rs are compiled;
-    // struct and array objects need the GC heap of a later stage.
-    // (The label is `gc::HEAP_OBJECT_REFUSAL`, which `Module::validate`
-    // uses too; a macro takes only a literal.)
-    unsupported! { "GC heap object (issue 40: no GC heap yet)":
-        visit_struct_new(u32), visit_struct_new_default(u32), visit_struct_get(u32, u32),
-        visit_struct_get_s(u32, u32), visit_struct_get_u(u32, u32), visit_struct_set(u32, u32), visit_array_new(u32),
-        visit_array_new_default(u32), visit_array_new_fixed(u32, u32), visit_array_new_data(u32, u32),
-        visit_array_new_elem(u32, u32), visit_array_get(u32), visit_array_get_s(u32), visit_array_get_u(u32),
-        visit_array_set(u32), visit_array_len(), visit_array_fill(u32), visit_array_copy(u32, u32),
-        visit_array_init_data(u32, u32), visit_array_init_elem(u32, u32),
-    }
-
     unsupported! { "custom descriptors":
         visit_struct_new_desc(u32), visit_struct_new_default_desc(u32), visit_ref_get_desc(u32),
         visit_ref_cast_desc_eq_non_null(HeapType), visit_ref_cast_desc_eq_nullable(HeapType),

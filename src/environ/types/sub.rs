@@ -3,9 +3,8 @@
 //! optional declared supertype.
 //!
 //! WebAssembly 2.0 modules hold only final function types without
-//! supertypes, each in a group of its own. Struct and array types (GC)
-//! are accepted; the operators that make their objects wait for the GC
-//! heap (issue 40, see `src/runtime/vm/gc/README.md`).
+//! supertypes, each in a group of its own. Struct and array types are
+//! GC's (issue 40, see `src/runtime/vm/gc/README.md`).
 
 use std::ops::Range;
 

@@ -122,15 +122,6 @@ impl Module {
             let mut v = body.validator.into_validator(allocs);
             v.validate(&body.body)?;
             allocs = v.into_allocations();
-            // Valid, but what compiling refuses is refused here too.
-            let mut ops = body.body.get_operators_reader()?;
-            while !ops.eof() {
-                let offset = ops.original_position();
-                if let Some(name) = compile::heap_object_operator(&ops.read()?) {
-                    let what = format!("{} operator {name}", compile::HEAP_OBJECT_REFUSAL);
-                    return Err(Error::unsupported(what, Some(offset as usize)));
-                }
-            }
         }
         Ok(())
     }

@@ -246,8 +246,9 @@ impl VMInstance {
         }
     }
 
-    /// Evaluates a constant expression in this instance.
-    fn eval(&self, expr: &ConstExpr) -> ValRaw {
+    /// Evaluates a constant expression in this instance, whose GC objects
+    /// go in `store`'s heap (a full heap fails with a trap).
+    fn eval(&self, store: &mut StoreOpaque, expr: &ConstExpr) -> Result<ValRaw> {
         let mut stack: Vec<ValRaw> = Vec::with_capacity(2);
         // The extended-const arithmetic `$op` on the top two values, at the
         // width that `$get` reads and `$make` writes.
@@ -281,10 +282,11 @@ impl VMInstance {
                 }
                 ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => arith!(op, get_i32, i32),
                 ConstOp::I64Add | ConstOp::I64Sub | ConstOp::I64Mul => arith!(op, get_i64, i64),
+                _ => self.eval_gc(store, *op, &mut stack)?,
             };
             stack.push(v);
         }
-        stack.pop().expect("validated constant expressions leave one value")
+        Ok(stack.pop().expect("validated constant expressions leave one value"))
     }
 }
 
@@ -427,6 +429,7 @@ unsafe fn fill_vmctx(
     // that layout and type.
     unsafe {
         let code = data.module.code().clone();
+        store.keep_gc_types(&code);
         let info = &code.info;
         let offsets = data.module.offsets().clone();
         *data.field::<u32>(header::MAGIC as u32) = VMCONTEXT_MAGIC;
@@ -517,14 +520,14 @@ unsafe fn fill_vmctx(
         }
 
         for t in info.types.keys() {
-            // Function types only (a GC type's slot stays 0 until GC).
             let id = code.types.sig_id(t).unwrap_or(0);
             *data.field::<usize>(offsets.type_id(t)) = id;
+            *data.field::<*const u32>(offsets.type_display(t)) = code.types.display(t);
         }
 
         for (d, init) in info.global_inits.iter() {
             let g = info.global_index(d);
-            let value = data.eval(init);
+            let value = data.eval(store, init)?;
             (*data.field::<VMGlobal>(offsets.defined_global(d))).write(info.globals[g].content, value);
         }
 
@@ -532,10 +535,10 @@ unsafe fn fill_vmctx(
             .elems
             .values()
             .map(|e| match e.mode {
-                ElemMode::Passive => e.items.iter().map(|i| data.eval(i).get_ref()).collect(),
-                _ => Box::default(),
+                ElemMode::Passive => e.items.iter().map(|i| Ok(data.eval(store, i)?.get_ref())).collect(),
+                _ => Ok(Box::default()),
             })
-            .collect();
+            .collect::<Result<_>>()?;
         data.datas = info
             .datas
             .values()
@@ -641,17 +644,17 @@ unsafe fn initialize(
         let code = data.module.code().clone();
         let info = &code.info;
         for (t, init) in &info.table_inits {
-            let value = data.eval(init).get_ref();
+            let value = data.eval(store, init)?.get_ref();
             (*data.table(*t).as_ptr()).elements_mut().fill(value);
         }
         for seg in info.elems.values() {
             let ElemMode::Active { table, offset } = &seg.mode else { continue };
-            let start = segment_offset(data.eval(offset), info.tables[*table].is_64());
+            let start = segment_offset(data.eval(store, offset)?, info.tables[*table].is_64());
             let table = &mut *data.table(*table).as_ptr();
             let end = start.checked_add(seg.items.len()).filter(|e| *e <= table.len() as usize);
             let Some(end) = end else { return Err(Trap::from_code(TrapCode::TableOutOfBounds).into()) };
             for (slot, item) in table.elements_mut()[start..end].iter_mut().zip(seg.items.iter()) {
-                *slot = data.eval(item).get_ref();
+                *slot = data.eval(store, item)?.get_ref();
             }
         }
         for (t, frozen) in &info.frozen_tables {
@@ -682,7 +685,7 @@ unsafe fn initialize(
             if matches!(imaged, Some(Some(_))) || reused {
                 continue;
             }
-            let start = segment_offset(data.eval(offset), info.memories[*memory].is_64());
+            let start = segment_offset(data.eval(store, offset)?, info.memories[*memory].is_64());
             let memory = &mut *data.memory(*memory).as_ptr();
             let bytes = &wasm[seg.range.clone()];
             let dst = start.checked_add(bytes.len()).and_then(|end| memory.data_mut().get_mut(start..end));

@@ -44,13 +44,21 @@ pub const BUILTINS: BuiltinFunctions = BuiltinFunctions {
     throw: super::arch::throw_entry,
     exn_release: super::exception::exn_release,
     memory_move,
+    gc_alloc: super::gc::libcalls::gc_alloc,
+    gc_box: super::gc::libcalls::gc_box,
+    array_new_data: super::gc::libcalls::array_new_data,
+    array_new_elem: super::gc::libcalls::array_new_elem,
+    array_init_data: super::gc::libcalls::array_init_data,
+    array_init_elem: super::gc::libcalls::array_init_elem,
+    array_copy: super::gc::libcalls::array_copy,
+    array_fill: super::gc::libcalls::array_fill,
 };
 
 /// The store of the instance owning `vmctx`.
 ///
 /// # Safety
 /// As for [`instance`].
-unsafe fn store(vmctx: *mut VMContext) -> *mut StoreOpaque {
+pub(crate) unsafe fn store(vmctx: *mut VMContext) -> *mut StoreOpaque {
     // SAFETY: `vmctx` is a live instance's (caller), whose store context
     // points at its live store.
     unsafe { (*store_context(vmctx)).store.cast() }
@@ -91,7 +99,7 @@ unsafe fn stop_if_interrupted(vmctx: *mut VMContext) {
 ///
 /// # Safety
 /// `vmctx` must be the VMContext of a live instance, passed by its code.
-unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut VMInstance {
+pub(crate) unsafe fn instance<'a>(vmctx: *mut VMContext) -> &'a mut VMInstance {
     // SAFETY: `vmctx` is the VMContext of a live instance, passed by its
     // code (caller).
     unsafe { VMInstance::from_vmctx(vmctx) }
@@ -169,7 +177,7 @@ unsafe fn copy_checked<T>(to: (*mut T, usize), dst: u64, from: (*mut T, usize), 
 }
 
 /// `start..start + len` if it lies within `0..size`.
-fn range(start: u64, len: u64, size: usize) -> Result<std::ops::Range<usize>, ()> {
+pub(crate) fn range(start: u64, len: u64, size: usize) -> Result<std::ops::Range<usize>, ()> {
     let end = start.checked_add(len).ok_or(())?;
     if end > size as u64 {
         return Err(());

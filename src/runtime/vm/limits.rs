@@ -56,6 +56,13 @@ pub trait ResourceLimiter: Send {
     fn tables(&self) -> usize {
         usize::MAX
     }
+
+    /// The most bytes the store's GC heap of struct and array objects may
+    /// hold (1 GiB unless said; at most 4 GiB). An allocation past it traps
+    /// with [`OutOfMemory`](crate::Trap::OutOfMemory).
+    fn gc_heap_bytes(&self) -> usize {
+        super::gc::heap::DEFAULT_MAX_BYTES
+    }
 }
 
 /// Why a memory could not grow.

@@ -64,6 +64,13 @@ pub struct StoreOpaque {
     pub(crate) interrupt: Option<Arc<InterruptState>>,
     /// What the store holds, and its resource limiter.
     pub(crate) limits: Limits,
+    /// The GC heap of struct and array objects (`vm.gc_*` is its
+    /// allocation state). Freed with the store.
+    pub(crate) gc: super::gc::heap::GcHeap,
+    /// The code (with its registered types) of every module with struct or
+    /// array types instantiated here: objects record their type's id and
+    /// display, which must outlive a released instance (ids are reused).
+    pub(crate) gc_modules: Vec<Arc<super::module_code::ModuleCode>>,
 }
 
 // SAFETY: the raw pointers inside a store's objects (VMContexts, memory and

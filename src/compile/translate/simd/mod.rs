@@ -27,7 +27,7 @@ use super::Translator;
 
 /// Flags of a bitcast between vector types: the lane order is wasm's
 /// little-endian order whatever the host.
-fn cast_flags() -> MemFlagsData {
+pub(super) fn cast_flags() -> MemFlagsData {
     MemFlagsData::new().with_endianness(Endianness::Little)
 }
 

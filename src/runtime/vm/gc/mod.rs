@@ -1,7 +1,12 @@
-//! GC (issue 40): what the runtime does for GC's type system, and the
-//! roots a collector starts from. The design, and what later stages build
-//! on, is in `README.md` here.
+//! GC (issue 40): the per-store heap of struct and array objects
+//! (`heap`), making and reading them from the runtime (`objects`), the
+//! builtins compiled code calls for them (`libcalls`), and the roots in
+//! wasm frames a collector starts from (`roots`). The design, and what
+//! later stages build on, is in `README.md` here.
 
+pub(crate) mod heap;
+pub(crate) mod libcalls;
+pub(crate) mod objects;
 pub(crate) mod roots;
 
 /// The reference word of i31 value `v` (its low 31 bits), as `ref.i31`
