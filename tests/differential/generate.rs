@@ -137,33 +137,17 @@ fn config(u: &mut arbitrary::Unstructured<'_>, features: Features) -> Config {
             K::Control,
             K::Memory,
         ]);
-    } else if features.gc() {
-        // Every kind (the swarm choice may have left out what GC needs).
+    } else if features.gc() || c.gc_enabled {
+        // With GC profiles every kind (the swarm choice may have left out
+        // what GC needs); otherwise, with GC on, everything but struct,
+        // array and i31 instructions (`Aggregate`).
         use wasm_smith::InstructionKind as K;
-        c.allowed_instructions = wasm_smith::InstructionKinds::new(&[
-            K::Numeric,
-            K::Vector,
-            K::Reference,
-            K::Parametric,
-            K::Variable,
-            K::Table,
-            K::Memory,
-            K::Control,
-            K::Aggregate,
-        ]);
-    } else if c.gc_enabled {
-        // Everything but struct, array and i31 instructions.
-        use wasm_smith::InstructionKind as K;
-        c.allowed_instructions = wasm_smith::InstructionKinds::new(&[
-            K::Numeric,
-            K::Vector,
-            K::Reference,
-            K::Parametric,
-            K::Variable,
-            K::Table,
-            K::Memory,
-            K::Control,
-        ]);
+        let mut kinds =
+            vec![K::Numeric, K::Vector, K::Reference, K::Parametric, K::Variable, K::Table, K::Memory, K::Control];
+        if features.gc() {
+            kinds.push(K::Aggregate);
+        }
+        c.allowed_instructions = wasm_smith::InstructionKinds::new(&kinds);
     }
     c.max_instructions = c.max_instructions.min(400);
     c.max_imports = c.max_imports.min(20);
