@@ -23,31 +23,14 @@ impl FuncEnv<'_> {
             return same;
         }
         let depth = self.info().type_depths[ty];
-        let display_check = b.create_block();
-        let entry_check = b.create_block();
-        let done = b.create_block();
-        let result = b.append_block_param(done, types::I8);
-        b.set_cold_block(display_check);
-        b.ins().brif(same, done, &[same.into()], display_check, &[]);
-        b.switch_to_block(display_check);
-        b.seal_block(display_check);
-        let flags = trusted().with_readonly();
-        let display = b.ins().load(POINTER, flags, func_ref, VMFuncRef::DISPLAY);
-        let len = b.ins().load(types::I32, flags, display, 0);
-        let deep_enough = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, len, i64::from(depth));
-        let no = b.ins().iconst(types::I8, 0);
-        b.ins().brif(deep_enough, entry_check, &[], done, &[no.into()]);
-        b.switch_to_block(entry_check);
-        b.seal_block(entry_check);
-        let offset = i32::try_from(4 * (1 + depth)).expect("subtyping depth is at most 63");
-        let id = b.ins().load(types::I32, flags, display, offset);
         // A non-plain type's signature id is its canonical id, tagged.
-        let expected_id = b.ins().ireduce(types::I32, expected);
-        let ok = b.ins().icmp(IntCC::Equal, id, expected_id);
-        b.ins().jump(done, &[ok.into()]);
-        b.switch_to_block(done);
-        b.seal_block(done);
-        result
+        display_check(
+            b,
+            same,
+            depth,
+            |b| b.ins().load(POINTER, trusted().with_readonly(), func_ref, VMFuncRef::DISPLAY),
+            |b| b.ins().ireduce(types::I32, expected),
+        )
     }
 
     /// [`sig_matches`](Self::sig_matches) for the non-null function
@@ -56,4 +39,43 @@ impl FuncEnv<'_> {
         let sig = b.ins().load(POINTER, trusted().with_readonly(), func_ref, VMFuncRef::SIG);
         self.sig_matches(b, func_ref, sig, ty)
     }
+}
+
+/// The slow path of a subtype check against a non-final type at
+/// subtyping depth `depth`, shared by function references and GC
+/// objects: when the exact compare `same` failed, whether the value's
+/// supertype display (`display`, loaded on that cold path) has at
+/// least `depth + 1` entries and the type's id (`expected_id`, an i32)
+/// at `depth`. Returns the answer as an `i8`.
+pub(super) fn display_check(
+    b: &mut FunctionBuilder,
+    same: Value,
+    depth: u32,
+    display: impl FnOnce(&mut FunctionBuilder) -> Value,
+    expected_id: impl FnOnce(&mut FunctionBuilder) -> Value,
+) -> Value {
+    let display_check = b.create_block();
+    let entry_check = b.create_block();
+    let done = b.create_block();
+    let result = b.append_block_param(done, types::I8);
+    b.set_cold_block(display_check);
+    b.ins().brif(same, done, &[same.into()], display_check, &[]);
+    b.switch_to_block(display_check);
+    b.seal_block(display_check);
+    let flags = trusted().with_readonly();
+    let display = display(b);
+    let len = b.ins().load(types::I32, flags, display, 0);
+    let deep_enough = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, len, i64::from(depth));
+    let no = b.ins().iconst(types::I8, 0);
+    b.ins().brif(deep_enough, entry_check, &[], done, &[no.into()]);
+    b.switch_to_block(entry_check);
+    b.seal_block(entry_check);
+    let offset = i32::try_from(4 * (1 + depth)).expect("subtyping depth is at most 63");
+    let id = b.ins().load(types::I32, flags, display, offset);
+    let expected_id = expected_id(b);
+    let ok = b.ins().icmp(IntCC::Equal, id, expected_id);
+    b.ins().jump(done, &[ok.into()]);
+    b.switch_to_block(done);
+    b.seal_block(done);
+    result
 }

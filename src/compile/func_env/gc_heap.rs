@@ -131,29 +131,8 @@ impl FuncEnv<'_> {
             return same;
         }
         let depth = self.info().type_depths[t];
-        let display_check = b.create_block();
-        let entry_check = b.create_block();
-        let done = b.create_block();
-        let result = b.append_block_param(done, types::I8);
-        b.ins().brif(same, done, &[same.into()], display_check, &[]);
-        b.switch_to_block(display_check);
-        b.seal_block(display_check);
         // A struct's display never matches an array type: ids differ.
-        let display = self.gc_load(b, POINTER, word, DISPLAY);
-        let flags = trusted().with_readonly();
-        let count = b.ins().load(types::I32, flags, display, 0);
-        let deep_enough = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, count, i64::from(depth));
-        let no = b.ins().iconst(types::I8, 0);
-        b.ins().brif(deep_enough, entry_check, &[], done, &[no.into()]);
-        b.switch_to_block(entry_check);
-        b.seal_block(entry_check);
-        let offset = i32::try_from(4 * (1 + depth)).expect("subtyping depth is at most 63");
-        let entry = b.ins().load(types::I32, flags, display, offset);
-        let ok = b.ins().icmp(IntCC::Equal, entry, expected);
-        b.ins().jump(done, &[ok.into()]);
-        b.switch_to_block(done);
-        b.seal_block(done);
-        result
+        super::gc::display_check(b, same, depth, |b| self.gc_load(b, POINTER, word, DISPLAY), |_| expected)
     }
 
     /// Calls GC builtin `builtin` (see `call_builtin`).
