@@ -270,6 +270,7 @@ pub use runtime::limits::{
 pub use runtime::linker::Linker;
 pub use runtime::memory::Memory;
 pub use runtime::module::Module;
+pub use runtime::root_scope::RootScope;
 pub use runtime::native::NativeCall;
 pub use runtime::shared_memory::{SharedMemory, WaitResult};
 pub use runtime::store::{AsContext, AsContextMut, Store, StoreContext, StoreContextMut, StoreOpaque};

@@ -52,15 +52,22 @@ pub(crate) enum RefRepr {
     Object(ObjectRef),
 }
 
-/// A struct or array object of a store's GC heap: its reference word and
-/// its header's id word, read when the handle was made (an object never
-/// changes type). No collector runs yet, so the word stays valid as long
-/// as its store; the collector's stage will make this an index into a
-/// per-store root list.
+/// A struct or array object of a store's GC heap, rooted: a slot of the
+/// store's root list, which the collector keeps pointing at the object
+/// wherever it moves it (see `vm::gc::host_roots`), and the header's id
+/// word, read when the handle was made (an object never changes type).
+///
+/// The slot lives until the host function that made the handle returns,
+/// or the [`RootScope`](crate::RootScope) it was made in ends; made
+/// outside both, as long as the store. A handle used after its slot was
+/// freed is an error, never a read of another object. Equality is the
+/// handles' (two handles of one object may differ); compare objects with
+/// `ref.eq` in wasm.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ObjectRef {
     store: super::vm::store::StoreId,
-    word: u32,
+    index: u32,
+    generation: u32,
     id: u32,
 }
 
@@ -78,6 +85,26 @@ impl ObjectRef {
     pub(crate) fn type_id(&self) -> u32 {
         self.id & !crate::environ::gc_layout::ARRAY_BIT
     }
+
+    /// A new root in `store` for the object of reference word `word`,
+    /// whose header's id word is `id`.
+    pub(crate) fn root(store: &StoreOpaque, word: u32, id: u32) -> ObjectRef {
+        let (index, generation) = store.gc_host_roots.push(word);
+        ObjectRef { store: store.id(), index, generation, id }
+    }
+
+    /// The object's reference word now, in `store`: an error with another
+    /// store, or once the handle's root was freed.
+    pub(crate) fn word(&self, store: &StoreOpaque) -> Result<u32> {
+        if self.store != store.id() {
+            return Err(crate::environ::error::Error::WrongStore);
+        }
+        store.gc_host_roots.get(self.index, self.generation).ok_or_else(|| {
+            crate::environ::error::Error::Resource(
+                "a GC object's handle was used after its root scope (or host call) ended".into(),
+            )
+        })
+    }
 }
 
 impl RefRepr {
@@ -90,12 +117,7 @@ impl RefRepr {
                 h.as_ptr() as usize
             }
             RefRepr::I31(v) => crate::runtime::vm::gc::i31_raw(v.0),
-            RefRepr::Object(o) => {
-                if o.store != store.id() {
-                    return Err(crate::environ::error::Error::WrongStore);
-                }
-                o.word as usize
-            }
+            RefRepr::Object(o) => o.word(store)? as usize,
         })
     }
 
@@ -111,7 +133,7 @@ impl RefRepr {
                 // SAFETY: a word of `store` ending in 010 names one of its
                 // heap's objects (caller), whose header starts it.
                 let id = unsafe { store.gc_at(o, 0).cast::<u32>().read() };
-                RefRepr::Object(ObjectRef { store: store.id(), word: raw as u32, id })
+                RefRepr::Object(ObjectRef::root(store, raw as u32, id))
             }
             _ => {
                 let p = std::ptr::NonNull::new(raw as *mut VMExternData).expect("not null");

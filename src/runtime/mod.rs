@@ -28,6 +28,7 @@ pub mod limits;
 pub mod linker;
 pub mod memory;
 pub mod module;
+pub mod root_scope;
 pub mod native;
 pub mod shared_memory;
 pub mod store;

@@ -74,6 +74,7 @@ impl<T> Store<T> {
             limits: Limits::default(),
             gc: Default::default(),
             gc_modules: Vec::new(),
+            gc_host_roots: Default::default(),
         };
         let mut inner = Box::new(StoreInner { opaque, data });
         // The box gives the store the address builtins reach it at.

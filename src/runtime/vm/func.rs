@@ -155,7 +155,13 @@ unsafe extern "C" fn host_call<F: HostClosure>(
             let n = ty.params().len().max(ty.results().len());
             let slots = std::slice::from_raw_parts_mut(values, n);
             let caller = CallerVmctx::new(caller_vmctx);
-            catch_unwind(AssertUnwindSafe(|| f(host.store, caller, slots)))
+            // The handles of heap objects the call makes (its arguments
+            // among them) are freed when it returns: its results are words
+            // in `slots` by then.
+            let roots = (*host.store).gc_host_roots.mark();
+            let result = catch_unwind(AssertUnwindSafe(|| f(host.store, caller, slots)));
+            (*host.store).gc_host_roots.truncate(roots);
+            result
         };
         let stop = super::interrupt::of_store(vm).and_then(|i| i.set_in_host(false));
         // Nothing with a destructor is live below: raising jumps over this frame.

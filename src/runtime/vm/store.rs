@@ -71,6 +71,9 @@ pub struct StoreOpaque {
     /// array types instantiated here: objects record their type's id and
     /// display, which must outlive a released instance (ids are reused).
     pub(crate) gc_modules: Vec<Arc<super::module_code::ModuleCode>>,
+    /// The host's handles of heap objects (`ObjectRef`s): roots the
+    /// collector updates.
+    pub(crate) gc_host_roots: super::gc::host_roots::HostRoots,
 }
 
 // SAFETY: the raw pointers inside a store's objects (VMContexts, memory and

@@ -5,6 +5,7 @@
 //! later stages build on, is in `README.md` here.
 
 pub(crate) mod heap;
+pub(crate) mod host_roots;
 pub(crate) mod libcalls;
 pub(crate) mod objects;
 pub(crate) mod roots;
