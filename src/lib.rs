@@ -255,6 +255,8 @@ pub use environ::types::{
 pub use environ::types::{CompositeType, FieldType, StorageType, SubType};
 pub use environ::val_raw::{ValRaw, V128};
 pub use runtime::caller::Caller;
+pub use runtime::collector::GcStats;
+pub use runtime::vm::gc::heap::STRESS_ENV as GC_STRESS_ENV;
 pub use runtime::engine::Engine;
 pub use runtime::extern_::Extern;
 pub use runtime::anyref::{AnyRef, ObjectRef, I31};

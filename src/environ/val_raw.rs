@@ -126,6 +126,11 @@ impl ValRaw {
     pub fn get_ref(&self) -> usize {
         self.payload() as usize
     }
+    /// Where a reference slot keeps its word, which a moving collector
+    /// rewrites.
+    pub(crate) fn ref_slot(&mut self) -> *mut usize {
+        self.bytes[Self::PAYLOAD..].as_mut_ptr().cast()
+    }
     /// The kind byte (meaningless for a v128 slot).
     pub fn kind_byte(&self) -> u8 {
         self.bytes[0]

@@ -29,7 +29,11 @@ impl Global {
         }
         let mut storage = VMGlobal::default();
         storage.write(ty.content, value.to_raw(store)?);
-        Ok(Global { storage: Stored::push(store, storage), ty, owner: None })
+        let storage = Stored::push(store, storage);
+        if ty.content.is_ref() {
+            store.gc_ref_globals.push(storage.as_ptr());
+        }
+        Ok(Global { storage, ty, owner: None })
     }
 
     /// The global's type.

@@ -9,6 +9,7 @@
 //! machinery of calls and traps live in [`vm`], where the unsafe code is.
 
 pub mod caller;
+pub mod collector;
 pub(crate) mod code_cache;
 #[cfg(feature = "compiler")]
 mod codegen;

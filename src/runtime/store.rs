@@ -75,6 +75,8 @@ impl<T> Store<T> {
             gc: Default::default(),
             gc_modules: Vec::new(),
             gc_host_roots: Default::default(),
+            gc_shapes: Default::default(),
+            gc_ref_globals: Vec::new(),
         };
         let mut inner = Box::new(StoreInner { opaque, data });
         // The box gives the store the address builtins reach it at.

@@ -79,6 +79,17 @@ impl VMExn {
     pub fn values(&self) -> &[ValRaw] {
         &self.storage
     }
+
+    /// Calls `f` with each reference of the payload (GC roots).
+    pub(crate) fn for_each_ref(&mut self, mut f: impl FnMut(*mut usize)) {
+        // SAFETY: the tag outlives its exceptions (its store keeps both).
+        let ty = unsafe { &(*self.tag).ty };
+        for (v, t) in self.storage.iter_mut().zip(ty.params()) {
+            if t.is_ref() {
+                f(v.ref_slot());
+            }
+        }
+    }
 }
 
 impl StoreOpaque {

@@ -144,6 +144,31 @@ impl VMInstance {
         self.memories.len()
     }
 
+    /// Calls `f` with each reference this instance keeps outside the GC
+    /// heap (roots of the collector): its globals of reference types, its
+    /// tables' elements and its element segments' items. Imported globals
+    /// and tables are their owners' (an instance's, or the store's).
+    pub(crate) fn for_each_gc_root(&mut self, mut f: impl FnMut(*mut usize)) {
+        let info = self.info();
+        let offsets = self.module.offsets();
+        let globals: Vec<u32> = (info.globals.iter().skip(info.num_imported_globals))
+            .enumerate()
+            .filter(|(_, (_, ty))| ty.content.is_ref())
+            .map(|(d, _)| offsets.defined_global(DefinedGlobalIndex::new(d)))
+            .collect();
+        for offset in globals {
+            // SAFETY: the VMContext holds each defined global at its offset;
+            // a reference global's word is its first 8 bytes.
+            f(unsafe { self.field::<VMGlobal>(offset).cast() });
+        }
+        for table in self.tables.iter_mut() {
+            table.elements_mut().iter_mut().for_each(|w| f(w));
+        }
+        for items in self.elems.iter_mut() {
+            items.iter_mut().for_each(|w| f(w));
+        }
+    }
+
     /// How many tables this instance defines.
     pub(crate) fn defined_table_count(&self) -> usize {
         self.tables.len()

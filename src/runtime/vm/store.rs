@@ -74,6 +74,11 @@ pub struct StoreOpaque {
     /// The host's handles of heap objects (`ObjectRef`s): roots the
     /// collector updates.
     pub(crate) gc_host_roots: super::gc::host_roots::HostRoots,
+    /// The shapes of the types in `gc_modules`, for the collector.
+    pub(crate) gc_shapes: super::gc::shapes::Shapes,
+    /// The host's globals of reference types (in `globals`), roots of the
+    /// collector.
+    pub(crate) gc_ref_globals: Vec<*mut crate::environ::vmctx::VMGlobal>,
 }
 
 // SAFETY: the raw pointers inside a store's objects (VMContexts, memory and

@@ -140,6 +140,44 @@ pub unsafe extern "C" fn throw_entry(vmctx: *mut crate::environ::vmctx::VMContex
     )
 }
 
+/// Defines `$name`, the entry through which compiled code calls builtin
+/// `$target` (C convention, arguments in registers, the VMContext first)
+/// when the builtin may collect garbage. The entry makes a frame of its
+/// own, whose saved frame pointer and link register are the calling wasm
+/// frame's and its call site, and records it as the store's exit record
+/// (`VMStoreContext::last_exit_fp`) for the call, as a host call's
+/// trampoline does: the collector walks the wasm frames from there
+/// (`gc::roots`). The previous record comes back on return.
+macro_rules! gc_exit_entry {
+    ($name:ident => $target:path, ($($arg:ident: $ty:ty),*) -> $ret:ty) => {
+        /// The GC exit entry of the builtin named (see `gc_exit_entry!`).
+        ///
+        /// # Safety
+        /// Called by compiled code only, as the builtin itself is.
+        #[unsafe(naked)]
+        pub unsafe extern "C" fn $name(vmctx: *mut crate::environ::vmctx::VMContext, $($arg: $ty),*) -> $ret {
+            // x16 and x17 are scratch registers of every convention; the
+            // store context and the old record wait in the frame.
+            std::arch::naked_asm!(
+                "stp x29, x30, [sp, #-32]!",
+                "mov x29, sp",
+                "ldr x16, [x0, #{store}]",
+                "ldr x17, [x16, #{exit}]",
+                "stp x16, x17, [sp, #16]",
+                "str x29, [x16, #{exit}]",
+                "bl {target}",
+                "ldp x16, x17, [sp, #16]",
+                "str x17, [x16, #{exit}]",
+                "ldp x29, x30, [sp], #32",
+                "ret",
+                store = const crate::environ::vmctx::header::STORE,
+                exit = const crate::environ::vmctx::VMStoreContext::LAST_EXIT_FP,
+                target = sym $target,
+            )
+        }
+    };
+}
+
 /// Resumes compiled code at exception handler `pc` of the frame whose
 /// frame pointer is `fp` and whose stack pointer at the call was `sp`,
 /// with `exn` in the first payload register (x0, as Cranelift's

@@ -87,6 +87,45 @@ pub unsafe extern "C" fn throw_entry(vmctx: *mut crate::environ::vmctx::VMContex
     std::arch::naked_asm!("mov rcx, [rsp]", "jmp {throw}", throw = sym super::super::exception::throw_at)
 }
 
+/// Defines `$name`, the entry through which compiled code calls builtin
+/// `$target` (C convention, at most six integer arguments, the VMContext
+/// first) when the builtin may collect garbage. The entry makes a frame of
+/// its own, whose saved frame pointer and return address are the calling
+/// wasm frame's and its call site, and records it as the store's exit
+/// record (`VMStoreContext::last_exit_fp`) for the call, as a host call's
+/// trampoline does: the collector walks the wasm frames from there
+/// (`gc::roots`). The previous record comes back on return.
+macro_rules! gc_exit_entry {
+    ($name:ident => $target:path, ($($arg:ident: $ty:ty),*) -> $ret:ty) => {
+        /// The GC exit entry of the builtin named (see `gc_exit_entry!`).
+        ///
+        /// # Safety
+        /// Called by compiled code only, as the builtin itself is.
+        #[unsafe(naked)]
+        pub unsafe extern "C" fn $name(vmctx: *mut crate::environ::vmctx::VMContext, $($arg: $ty),*) -> $ret {
+            // rax is no argument register; rcx and rdx are free once the
+            // builtin returned. Three pushes keep the call 16-byte aligned.
+            std::arch::naked_asm!(
+                "push rbp",
+                "mov rbp, rsp",
+                "mov rax, qword ptr [rdi + {store}]",
+                "push qword ptr [rax + {exit}]",
+                "push rax",
+                "mov qword ptr [rax + {exit}], rbp",
+                "call {target}",
+                "pop rcx",
+                "pop rdx",
+                "mov qword ptr [rcx + {exit}], rdx",
+                "pop rbp",
+                "ret",
+                store = const crate::environ::vmctx::header::STORE,
+                exit = const crate::environ::vmctx::VMStoreContext::LAST_EXIT_FP,
+                target = sym $target,
+            )
+        }
+    };
+}
+
 /// Resumes compiled code at exception handler `pc` of the frame whose
 /// frame pointer is `fp` and whose stack pointer at the call was `sp`,
 /// with `exn` in the first payload register (rax, as Cranelift's

@@ -1,9 +1,12 @@
 //! A store's GC heap (issue 40, stage 2): one reservation of 4 GiB plus a
-//! guard, committed as allocation reaches it, in which objects are named
-//! by their 32-bit offset. Compiled code bumps `VMStoreContext::gc_top`
-//! within `gc_limit` and calls [`GcHeap::alloc`] (through the `gc_alloc`
-//! builtin) when the chunk is exhausted. There is no collector yet: the
-//! heap only grows, up to the store's limit, and is freed with the store.
+//! guard, in which objects are named by their 32-bit offset. The
+//! reservation holds two semispaces of 2 GiB; objects are allocated in
+//! one, and the collector (`collect.rs`) copies the live ones into the
+//! other and releases the first. Compiled code bumps
+//! `VMStoreContext::gc_top` within `gc_limit` and calls the `gc_alloc`
+//! builtin when the chunk is exhausted or the next collection is due.
+
+use std::time::Duration;
 
 use crate::environ::gc_layout::{ALIGN, HEADER};
 use crate::environ::vmctx::VMStoreContext;
@@ -14,6 +17,9 @@ use crate::environ::vmctx::VMStoreContext;
 /// Struct fields lie within 10,000 fields of 16 bytes of their start.
 const RESERVATION: usize = (1 << 32) + (4 << 20);
 
+/// The size of a semispace: space `s` holds offsets `s * HALF ..`.
+const HALF: usize = 1 << 31;
+
 /// Bytes committed at a time (fewer calls of the slow path, fewer
 /// `mprotect`s).
 const CHUNK: usize = 1 << 20;
@@ -21,55 +27,169 @@ const CHUNK: usize = 1 << 20;
 /// The default bound of a store's heap when its limiter sets none.
 pub const DEFAULT_MAX_BYTES: usize = 1 << 30;
 
-/// The first offset handed out: offset 0 stays unused, so that no object
-/// is at the address the null word would point at.
-const FIRST: u32 = HEADER;
+/// The most one space may hold, whatever the limiter says.
+pub const MAX_BYTES: usize = HALF - FIRST as usize;
+
+/// The first offset handed out in a space: offset 0 stays unused, so
+/// that no object is at the address the null word would point at.
+pub(crate) const FIRST: u32 = HEADER;
+
+/// Bytes allocated before the first collection, and at least between two:
+/// small enough that a program with little live data stays small, large
+/// enough that collections of a small heap are rare.
+const MIN_NURSERY: usize = 4 << 20;
+
+/// Set (to anything but `0`) in the environment, every allocation of
+/// compiled code collects first (while less than [`STRESS_LIVE`] is
+/// live): a test mode that moves every object as
+/// often as possible, so that a root the collector does not know shows up
+/// as a wrong value or a fault, rather than in one run of many.
+pub const STRESS_ENV: &str = "CRANEWASM_GC_STRESS";
+
+/// Under stress, a heap with this much live data goes back to collecting
+/// as usual: copying it at every allocation would make a test of a large
+/// heap quadratic, and the roots are the same as in a small one.
+const STRESS_LIVE: usize = 64 << 10;
+
+fn stress() -> bool {
+    static STRESS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *STRESS.get_or_init(|| std::env::var_os(STRESS_ENV).is_some_and(|v| v != "0"))
+}
+
+/// What the collector has done in a store, for embedders who watch pauses
+/// ([`Store::gc_stats`](crate::Store::gc_stats)).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct GcStats {
+    /// Collections so far.
+    pub collections: u64,
+    /// Bytes of objects that survived the last collection.
+    pub live_bytes: u64,
+    /// Bytes copied by all collections.
+    pub copied_bytes: u64,
+    /// The longest single collection.
+    pub longest_pause: Duration,
+    /// All collections together.
+    pub total_pause: Duration,
+}
 
 /// A store's GC heap. Its allocation state (top and limit) lives in the
 /// store context, where compiled code bumps it.
 pub(crate) struct GcHeap {
     /// The reservation's start, null until the first object.
     base: *mut u8,
-    /// Bytes readable and writable from `base`.
-    committed: usize,
+    /// The space objects are allocated in, 0 or 1.
+    space: usize,
+    /// Bytes readable and writable from each space's start.
+    committed: [usize; 2],
+    /// Bytes of the current space in use at which the next allocation
+    /// collects first.
+    trigger: usize,
+    pub(crate) stats: GcStats,
 }
 
 impl Default for GcHeap {
     fn default() -> GcHeap {
-        GcHeap { base: std::ptr::null_mut(), committed: 0 }
+        let trigger = if stress() { 0 } else { MIN_NURSERY };
+        GcHeap { base: std::ptr::null_mut(), space: 0, committed: [0; 2], trigger, stats: GcStats::default() }
     }
 }
 
+/// The offset where space `s` starts.
+fn start(s: usize) -> usize {
+    s * HALF
+}
+
 impl GcHeap {
+    /// Whether the heap holds no object yet (nothing was ever reserved).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.base.is_null()
+    }
+
+    /// Bytes of the current space in use, given the store's context `vm`.
+    fn used(&self, vm: &VMStoreContext) -> usize {
+        vm.gc_top as usize - start(self.space)
+    }
+
+    /// Whether allocating `size` bytes is past the trigger: time to collect.
+    pub(crate) fn due(&self, vm: &VMStoreContext, size: u64) -> bool {
+        !self.is_empty() && (self.used(vm) as u64).saturating_add(size) > self.trigger as u64
+    }
+
     /// `size` bytes (a multiple of [`ALIGN`]) for a new object, zeroed, at
-    /// the offset returned; `None` when the heap would pass `max` bytes.
-    /// `vm` is the store's context, whose top and limit move.
+    /// the offset returned; `None` when the space would pass `max` bytes.
+    /// Never collects: past the trigger it allocates all the same (the
+    /// next allocation of compiled code collects). `vm` is the store's
+    /// context, whose top and limit move.
     pub(crate) fn alloc(&mut self, vm: &mut VMStoreContext, size: u64, max: usize) -> Option<u32> {
         debug_assert_eq!(size % u64::from(ALIGN), 0);
-        let max = max.min(u32::MAX as usize & !(ALIGN as usize - 1));
+        let max = max.min(MAX_BYTES) & !(ALIGN as usize - 1);
         if self.base.is_null() {
             self.reserve()?;
             vm.gc_base = self.base;
             vm.gc_top = FIRST;
         }
         let top = vm.gc_top as usize;
-        let end = usize::try_from(size).ok().and_then(|s| top.checked_add(s)).filter(|e| *e <= max)?;
-        if end > self.committed {
-            let want = end.div_ceil(CHUNK) * CHUNK;
-            self.commit(want.min(max.div_ceil(page_size()) * page_size()))?;
+        let end = usize::try_from(size).ok().and_then(|s| self.used(vm).checked_add(s)).filter(|e| *e <= max)?;
+        if end > self.committed[self.space] {
+            self.commit(self.space, end, max)?;
         }
-        vm.gc_top = end as u32;
-        // The fast path must never pass `max`, nor the committed part.
-        vm.gc_limit = self.committed.min(max) as u32;
+        vm.gc_top = (start(self.space) + end) as u32;
+        self.set_limit(vm, max);
         Some(top as u32)
+    }
+
+    /// Sets the fast path's limit: never past `max`, the committed part or
+    /// the trigger (a limit below the top sends every allocation to the
+    /// slow path, which collects).
+    fn set_limit(&self, vm: &mut VMStoreContext, max: usize) {
+        let limit = self.committed[self.space].min(max.min(MAX_BYTES)).min(self.trigger);
+        vm.gc_limit = (start(self.space) + limit) as u32;
     }
 
     /// The address of offset `o`, which an allocation returned (with
     /// room for what the caller reads or writes there).
     pub(crate) fn at(&self, o: u32) -> *mut u8 {
-        debug_assert!((o as usize) < self.committed);
-        // SAFETY: `o` is below the committed size, inside the reservation.
+        debug_assert!((o as usize) < start(o as usize / HALF) + self.committed[o as usize / HALF]);
+        // SAFETY: `o` is committed, inside the reservation.
         unsafe { self.base.add(o as usize) }
+    }
+
+    /// Starts a collection: the range of offsets objects may be copied
+    /// from, and the offset the copies start at.
+    pub(crate) fn flip(&self, vm: &VMStoreContext) -> (std::ops::Range<u32>, u32) {
+        let from = start(self.space) as u32 + FIRST..vm.gc_top;
+        (from, start(1 - self.space) as u32 + FIRST)
+    }
+
+    /// Makes offsets up to `end` of the space being copied into writable;
+    /// `None` when the host refuses the memory.
+    pub(crate) fn commit_copy(&mut self, end: u32) -> Option<()> {
+        let to = 1 - self.space;
+        let rel = end as usize - start(to);
+        match rel > self.committed[to] {
+            true => self.commit(to, rel, MAX_BYTES),
+            false => Some(()),
+        }
+    }
+
+    /// Ends a collection that copied `live` bytes, ending at `top`: the
+    /// copies' space becomes the one allocated in, the other is released
+    /// (its pages go back to the system and read as zero when used again,
+    /// and until then any access to them faults), and the next collection
+    /// is due when as much again has been allocated as survived (at least
+    /// [`MIN_NURSERY`]), so collecting costs a bounded share of allocating.
+    pub(crate) fn finish(&mut self, vm: &mut VMStoreContext, top: u32, max: usize) {
+        let from = self.space;
+        self.release(from);
+        self.space = 1 - from;
+        vm.gc_top = top;
+        let live = self.used(vm);
+        self.trigger = match stress() && live < STRESS_LIVE {
+            true => 0,
+            false => live.saturating_add(live.max(MIN_NURSERY)).min(max.min(MAX_BYTES)),
+        };
+        self.set_limit(vm, max);
+        self.stats.live_bytes = live as u64;
     }
 
     fn reserve(&mut self) -> Option<()> {
@@ -92,24 +212,47 @@ impl GcHeap {
         Some(())
     }
 
-    /// Makes the first `len` bytes accessible (fresh pages read as zero).
-    fn commit(&mut self, len: usize) -> Option<()> {
-        if len <= self.committed {
+    /// Makes at least the first `len` bytes of space `s` accessible, in
+    /// whole chunks but never past `max` (fresh pages read as zero).
+    fn commit(&mut self, s: usize, len: usize, max: usize) -> Option<()> {
+        let page = page_size();
+        let want = (len.div_ceil(CHUNK) * CHUNK).min(max.div_ceil(page) * page).max(len.div_ceil(page) * page);
+        let have = self.committed[s];
+        if want <= have {
             return None;
         }
-        // SAFETY: `committed..len` lies within our own reservation.
+        // SAFETY: `have..want` of space `s` lies within our own reservation.
         let r = unsafe {
-            libc::mprotect(
-                self.base.add(self.committed).cast(),
-                len - self.committed,
-                libc::PROT_READ | libc::PROT_WRITE,
-            )
+            libc::mprotect(self.base.add(start(s) + have).cast(), want - have, libc::PROT_READ | libc::PROT_WRITE)
         };
         if r != 0 {
             return None;
         }
-        self.committed = len;
+        self.committed[s] = want;
         Some(())
+    }
+
+    /// Gives space `s`'s committed pages back: mapped anew, inaccessible
+    /// and without backing, as reserved.
+    fn release(&mut self, s: usize) {
+        let len = std::mem::take(&mut self.committed[s]);
+        if len == 0 {
+            return;
+        }
+        // SAFETY: the range is part of our reservation, and nothing refers
+        // to the objects in it any more (the collector moved the live ones).
+        let p = unsafe {
+            libc::mmap(
+                self.base.add(start(s)).cast(),
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        // Failing to remap leaves the pages mapped: only memory is lost.
+        debug_assert_ne!(p, libc::MAP_FAILED);
     }
 }
 

@@ -31,20 +31,32 @@ impl VMInstance {
     }
 }
 
-/// `(size)` → the offset of `size` new zeroed bytes, or 0 when full.
+/// `(size)` → the offset of `size` new zeroed bytes, or 0 when full. It
+/// collects first when the collection is due: entered through
+/// `arch::gc_alloc_entry`, as every builtin here that may collect, with
+/// no reference word in hand.
 pub unsafe extern "C" fn gc_alloc(vmctx: *mut VMContext, size: u64) -> u32 {
-    // SAFETY: compiled code passes its own VMContext (module docs).
-    unsafe { (*store(vmctx)).gc_alloc(size).unwrap_or(0) }
+    // SAFETY: compiled code passes its own VMContext (module docs), through
+    // the GC exit entry.
+    unsafe {
+        let store = &mut *store(vmctx);
+        store.gc_make_room(size);
+        store.gc_alloc(size).unwrap_or(0)
+    }
 }
 
 /// `(p)` → host pointer `p` boxed (`any.convert_extern`), or 0 when full.
 pub unsafe extern "C" fn gc_box(vmctx: *mut VMContext, p: usize) -> usize {
-    // SAFETY: compiled code passes its own VMContext (module docs).
-    unsafe { (*store(vmctx)).gc_box(p).unwrap_or(0) }
+    // SAFETY: as for `gc_alloc`; `p` is a host pointer, not a heap word.
+    unsafe {
+        let store = &mut *store(vmctx);
+        store.gc_make_room(u64::from(HEADER));
+        store.gc_box(p).unwrap_or(0)
+    }
 }
 
-/// The array type `t`'s element size and its element values from bytes
-/// `src..src + len * size` of passive data segment `data`.
+/// The array type `t`'s element values from bytes `src..src + len *
+/// size` of passive data segment `data`: `None` past the segment's end.
 ///
 /// # Safety
 /// As for the builtins (module docs).
@@ -69,23 +81,38 @@ unsafe fn data_elements(inst: &VMInstance, t: u32, data: u32, src: u32, len: u32
     Some(values)
 }
 
-/// The words of elements `src..src + len` of element segment `elem`.
+/// The words of elements `src..src + len` of element segment `elem`:
+/// `None` past the segment's end.
 fn elem_items(inst: &VMInstance, elem: u32, src: u32, len: u32) -> Option<Vec<ValRaw>> {
     let items = &inst.elems[ElemIndex::from_u32(elem).index()];
     let r = range(u64::from(src), u64::from(len), items.len()).ok()?;
     Some(items[r].iter().map(|w| ValRaw::reference(crate::environ::types::ValType::ANYREF, *w)).collect())
 }
 
-/// A new array of type `t` holding `values`, or the failure word.
-unsafe fn new_array(vmctx: *mut VMContext, t: u32, values: Option<Vec<ValRaw>>) -> usize {
-    // SAFETY: compiled code passes its own VMContext (module docs).
+/// A new array of type `t` of `len` elements holding what `values` reads
+/// (`None` when the segment range is out of bounds), or the failure word.
+/// It makes room first, so that the values, perhaps words of the heap,
+/// are read after any collection.
+unsafe fn new_array(
+    vmctx: *mut VMContext,
+    t: u32,
+    len: u32,
+    values: impl FnOnce(&VMInstance) -> Option<Vec<ValRaw>>,
+) -> usize {
+    // SAFETY: compiled code passes its own VMContext (module docs), through
+    // the GC exit entry.
     unsafe {
-        let inst = instance(vmctx);
-        let Some(values) = values else { return NEW_OUT_OF_BOUNDS };
         let t = TypeIndex::from_u32(t);
+        let store: &mut StoreOpaque = &mut *store(vmctx);
+        let elem_size = instance(vmctx).info().gc_layouts[t].elem_size();
+        if let Some(size) = crate::environ::gc_layout::array_size(elem_size, len, store.gc_max_bytes() as u64) {
+            store.gc_make_room(u64::from(size));
+        }
+        // Taken after the collection, which rewrites the instance's roots.
+        let inst = instance(vmctx);
+        let Some(values) = values(inst) else { return NEW_OUT_OF_BOUNDS };
         let (id, display) = inst.gc_type_header(t);
         let info = inst.info();
-        let store: &mut StoreOpaque = &mut *store(vmctx);
         let init = ArrayInit::Each(&values);
         store
             .gc_new_array(&info.types[t], &info.gc_layouts[t], id, display, values.len() as u32, init)
@@ -96,13 +123,13 @@ unsafe fn new_array(vmctx: *mut VMContext, t: u32, values: Option<Vec<ValRaw>>) 
 /// `(type, data, src, len)` → `array.new_data`'s array, or a failure word.
 pub unsafe extern "C" fn array_new_data(vmctx: *mut VMContext, t: u32, data: u32, src: u32, len: u32) -> usize {
     // SAFETY: compiled code passes its own VMContext (module docs).
-    unsafe { new_array(vmctx, t, data_elements(instance(vmctx), t, data, src, len)) }
+    unsafe { new_array(vmctx, t, len, |inst| data_elements(inst, t, data, src, len)) }
 }
 
 /// `(type, elem, src, len)` → `array.new_elem`'s array, or a failure word.
 pub unsafe extern "C" fn array_new_elem(vmctx: *mut VMContext, t: u32, elem: u32, src: u32, len: u32) -> usize {
     // SAFETY: compiled code passes its own VMContext (module docs).
-    unsafe { new_array(vmctx, t, elem_items(instance(vmctx), elem, src, len)) }
+    unsafe { new_array(vmctx, t, len, |inst| elem_items(inst, elem, src, len)) }
 }
 
 /// The length of array `a` (a non-null array word of the store's heap).

@@ -36,6 +36,7 @@ impl StoreOpaque {
     pub(crate) fn keep_gc_types(&mut self, code: &std::sync::Arc<crate::runtime::vm::module_code::ModuleCode>) {
         let has_objects = code.info.gc_layouts.values().any(|l| *l != GcLayout::None);
         if has_objects && !self.gc_modules.iter().any(|c| std::sync::Arc::ptr_eq(c, code)) {
+            self.gc_shapes.add(code);
             self.gc_modules.push(code.clone());
         }
     }
@@ -64,7 +65,10 @@ impl StoreOpaque {
     /// exceptions, host handles); from the host API, where every object is
     /// an `ObjectRef`, or a builtin entered through `arch`'s GC exit entry.
     pub(crate) unsafe fn gc_make_room(&mut self, size: u64) {
-        let _ = size;
+        if self.gc.due(&self.vm, size) {
+            // SAFETY: no word is held outside the roots (caller).
+            unsafe { self.gc_collect() }
+        }
     }
 
     /// The address of byte `at` of the object at offset `o`.
