@@ -66,6 +66,18 @@
         (br $depths)))
     (i64.add (local.get $sum) (call $count (local.get $long))))
 
+  ;; ---- a large live heap, for the pause of one collection ------------------
+  ;; A list of `n` nodes (`left` is the next one), which the host keeps.
+  (func (export "live_list") (param $n i32) (result anyref)
+    (local $head (ref null $node))
+    (block $done
+      (loop $more
+        (br_if $done (i32.eqz (local.get $n)))
+        (local.set $head (struct.new $node (local.get $head) (ref.null $node)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $more)))
+    (local.get $head))
+
   ;; ---- virtual dispatch with casts -----------------------------------------
   (func $rect_area (type $area) (param $this (ref $shape)) (result i64)
     (local $r (ref $rect))

@@ -42,6 +42,8 @@ struct Copier<'a> {
     /// Where the copies start, and where the next one goes.
     to_start: u32,
     to_top: u32,
+    /// The end of what is writable where the copies go.
+    to_committed: u32,
 }
 
 impl Copier<'_> {
@@ -67,12 +69,14 @@ impl Copier<'_> {
             if p.cast::<u32>().read() == FORWARDED {
                 return p.add(LEN as usize).cast::<u32>().read() as usize | tag;
             }
-            let size = self.shapes.size_at(p);
+            let size = Shapes::size_at(self.shapes.of(p.cast::<u32>().read()), p);
             let n = self.to_top;
             let end = n.checked_add(size).expect("a copy fits the space it came from");
-            // The other space can hold all the live objects: they fitted in
-            // this one. Only a host refusing memory it reserved fails here.
-            self.heap.commit_copy(end).expect("the host gives the GC heap memory it reserved");
+            if end > self.to_committed {
+                // The other space can hold all the live objects: they fitted
+                // in this one. Only a host refusing memory it reserved fails.
+                self.to_committed = self.heap.commit_copy(end).expect("the host gives the GC heap memory it reserved");
+            }
             std::ptr::copy_nonoverlapping(p, self.base.add(n as usize), size as usize);
             p.cast::<u32>().write(FORWARDED);
             p.add(LEN as usize).cast::<u32>().write(n);
@@ -123,8 +127,8 @@ impl Copier<'_> {
             // from `to_start`), whose fields are as its shape says.
             unsafe {
                 let p = self.base.add(at as usize);
-                let id = p.cast::<u32>().read();
-                match self.shapes.of(id) {
+                let shape = self.shapes.of(p.cast::<u32>().read());
+                match shape {
                     Some(Shape::Struct { refs, .. }) => {
                         for (offset, width) in refs.iter() {
                             self.field(p.add(*offset as usize), *width);
@@ -138,7 +142,7 @@ impl Copier<'_> {
                     }
                     _ => {}
                 }
-                at += self.shapes.size_at(p);
+                at += Shapes::size_at(shape, p);
             }
         }
     }
@@ -162,7 +166,8 @@ impl StoreOpaque {
         let max = self.gc_max_bytes();
         let (from, to_start) = self.gc.flip(&self.vm);
         let base = self.vm.gc_base;
-        let mut c = Copier { heap: &mut self.gc, shapes: &self.gc_shapes, base, from, to_start, to_top: to_start };
+        let mut c =
+            Copier { heap: &mut self.gc, shapes: &self.gc_shapes, base, from, to_start, to_top: to_start, to_committed: 0 };
         // SAFETY: every root below holds a reference word of this store, and
         // the frames walked are live (caller).
         unsafe {

@@ -161,15 +161,16 @@ impl GcHeap {
         (from, start(1 - self.space) as u32 + FIRST)
     }
 
-    /// Makes offsets up to `end` of the space being copied into writable;
-    /// `None` when the host refuses the memory.
-    pub(crate) fn commit_copy(&mut self, end: u32) -> Option<()> {
+    /// Makes offsets up to `end` of the space being copied into writable:
+    /// the end of what is writable there now, or `None` when the host
+    /// refuses the memory.
+    pub(crate) fn commit_copy(&mut self, end: u32) -> Option<u32> {
         let to = 1 - self.space;
         let rel = end as usize - start(to);
-        match rel > self.committed[to] {
-            true => self.commit(to, rel, MAX_BYTES),
-            false => Some(()),
+        if rel > self.committed[to] {
+            self.commit(to, rel, MAX_BYTES)?;
         }
+        Some((start(to) + self.committed[to]).min(u32::MAX as usize) as u32)
     }
 
     /// Ends a collection that copied `live` bytes, ending at `top`: the
@@ -189,7 +190,7 @@ impl GcHeap {
             false => live.saturating_add(live.max(MIN_NURSERY)).min(max.min(MAX_BYTES)),
         };
         self.set_limit(vm, max);
-        self.stats.live_bytes = live as u64;
+        self.stats.live_bytes = (live - FIRST as usize) as u64;
     }
 
     fn reserve(&mut self) -> Option<()> {

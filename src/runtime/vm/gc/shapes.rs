@@ -4,8 +4,6 @@
 //! when it keeps the module's types (`StoreOpaque::keep_gc_types`), which
 //! it does for as long as it lives, so every object's id has a shape.
 
-use std::collections::HashMap;
-
 use crate::environ::gc_layout::{array_size, GcLayout, ARRAY_BIT, BOX_ID, HEADER, LEN};
 use crate::environ::types::{CompositeType, StorageType};
 use crate::runtime::vm::module_code::ModuleCode;
@@ -21,9 +19,11 @@ pub(crate) enum Shape {
     Array { elem: u32, refs: bool },
 }
 
-/// The shapes of the types of a store's objects, by canonical id.
+/// The shapes of the types of a store's objects, by canonical id: ids are
+/// indices of the engine's type registry, which reuses freed ones, so
+/// they stay as few as the types alive, and a vector is a dense map.
 #[derive(Default)]
-pub(crate) struct Shapes(HashMap<u32, Shape>);
+pub(crate) struct Shapes(Vec<Option<Shape>>);
 
 impl Shapes {
     /// Adds the struct and array types of `code`.
@@ -43,7 +43,11 @@ impl Shapes {
                 }
                 _ => continue,
             };
-            self.0.entry(id).or_insert(shape);
+            let i = id as usize;
+            if self.0.len() <= i {
+                self.0.resize_with(i + 1, || None);
+            }
+            self.0[i].get_or_insert(shape);
         }
     }
 
@@ -52,24 +56,25 @@ impl Shapes {
     pub(crate) fn of(&self, id_word: u32) -> Option<&Shape> {
         match id_word {
             BOX_ID => None,
-            w => Some(self.0.get(&(w & !ARRAY_BIT)).expect("every object's type was kept by its store")),
+            w => Some(
+                self.0.get((w & !ARRAY_BIT) as usize).and_then(Option::as_ref).expect("every object's type was kept by its store"),
+            ),
         }
     }
 
-    /// The size of the object at `p`.
+    /// The size of the object at `p`, whose shape is `shape` (see
+    /// [`of`](Self::of)).
     ///
     /// # Safety
     /// `p` must be the start of an object of the store's heap.
-    pub(crate) unsafe fn size_at(&self, p: *const u8) -> u32 {
-        // SAFETY: an object starts with its header (caller).
-        unsafe {
-            match self.of(p.cast::<u32>().read()) {
-                None => HEADER,
-                Some(Shape::Struct { size, .. }) => *size,
-                Some(Shape::Array { elem, .. }) => {
-                    let len = p.add(LEN as usize).cast::<u32>().read();
-                    array_size(*elem, len, u64::MAX).expect("an array's size fits")
-                }
+    pub(crate) unsafe fn size_at(shape: Option<&Shape>, p: *const u8) -> u32 {
+        match shape {
+            None => HEADER,
+            Some(Shape::Struct { size, .. }) => *size,
+            Some(Shape::Array { elem, .. }) => {
+                // SAFETY: an array's header holds its length (caller).
+                let len = unsafe { p.add(LEN as usize).cast::<u32>().read() };
+                array_size(*elem, len, u64::MAX).expect("an array's size fits")
             }
         }
     }
