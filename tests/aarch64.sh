@@ -70,7 +70,7 @@ export CRANEWASM_TEST_RUNNER="qemu-aarch64 -L $sysroot"
 rust_tests=(--test api --test traps --test bounds --test stack_exhaustion --test interrupt
             --test signals --test threads --test store_threads --test lazy --test cache --test disas
             --test wasi_api --test wasi_threads --test simd_api --test frozen_tables --test exceptions
-            --test typed_func_refs --test cross)
+            --test typed_func_refs --test cross --test gc_collect)
 # (valgrind cannot run inside qemu: the one unit test that starts a child
 # under valgrind is left out by name)
 cargo test --release --target "$target" --workspace --lib "${rust_tests[@]}" -- \

@@ -47,6 +47,12 @@ CRANEWASM_LAZY=1 cargo test --release --test spec --test api --test traps --test
 # (benches/README.md, "Tiers").
 CRANEWASM_LAZY=1 CRANEWASM_TIER_THRESHOLD=1 cargo test --release --test spec --test api --test interrupt \
     --test threads --test store_threads --test stack_exhaustion --test exceptions --test lazy --test tier
+# ... and the 3.0 suite and the GC tests with a collection before every
+# allocation of compiled code (while little is live), so that every object
+# moves as often as it can: a root the collector missed shows up as a
+# wrong value or a fault (~1 min)
+CRANEWASM_GC_STRESS=1 cargo test --release --test gc_collect --test gc_heap --test exceptions --test exnref_values
+CRANEWASM_GC_STRESS=1 cargo test --release --test spec -- wasm-3.0
 
 # --- WAMR's Python binding, unchanged, on our libiwasm.so ----------------------
 # (tests/python: every API area, positive and negative; the binding's own
