@@ -86,7 +86,9 @@ impl StoreLimitsBuilder {
         self
     }
 
-    /// The most bytes the store's GC heap may hold.
+    /// The most bytes the store's GC heap may hold: its live objects and
+    /// those made since the last collection (at most 2 GiB; default
+    /// 1 GiB). A collection briefly needs as much again for the copies.
     pub fn gc_heap_size(mut self, bytes: usize) -> Self {
         self.0.gc_heap = Some(bytes);
         self
