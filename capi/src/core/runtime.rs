@@ -35,6 +35,9 @@ pub(crate) struct Runtime {
     pub(crate) default_running_mode: RunningMode,
     /// `RuntimeInitArgs.enable_linux_perf`: the engine writes perf's map.
     pub(crate) linux_perf: bool,
+    /// `RuntimeInitArgs.gc_heap_size`: the bound of each instance's GC
+    /// heap (0: the core's default).
+    pub(crate) gc_heap_size: u32,
 }
 
 static RUNTIME: Mutex<Runtime> = Mutex::new(Runtime {
@@ -46,6 +49,7 @@ static RUNTIME: Mutex<Runtime> = Mutex::new(Runtime {
     allocator: None,
     default_running_mode: MODE_DEFAULT,
     linux_perf: false,
+    gc_heap_size: 0,
 });
 
 pub(crate) fn runtime() -> MutexGuard<'static, Runtime> {
@@ -160,6 +164,12 @@ fn resolve_mode(mode: RunningMode) -> RunningMode {
 }
 
 /// The running mode instances start with.
+/// The bound the runtime was initialised with for each instance's GC heap
+/// (`RuntimeInitArgs.gc_heap_size`), if any.
+pub fn gc_heap_size() -> Option<usize> {
+    Some(runtime().gc_heap_size as usize).filter(|n| *n != 0)
+}
+
 pub fn default_running_mode() -> RunningMode {
     resolve_mode(runtime().default_running_mode)
 }

@@ -507,6 +507,10 @@ pub unsafe fn instantiate(handle: wasm_module_t, s: &Settings) -> Result<wasm_mo
         .ok_or("WASM module instantiate failed: allocate memory failed")?;
     let cluster = s.parent.map_or_else(Cluster::new, |p| p.cluster.clone());
     let mut store = Box::new(Store::new(core_module.engine(), InstData::new(wasi)));
+    if let Some(bytes) = crate::core::runtime::gc_heap_size() {
+        // WAMR's GC heap bound is the runtime's, for each instance.
+        store.set_limiter(cranewasm::StoreLimits::builder().gc_heap_size(bytes).build());
+    }
     let interrupt = store.interrupt_handle();
     let metered = store.set_fuel(u64::MAX).is_ok();
     let heap_size = if exports_allocator(&core_module) { 0 } else { s.heap_size };

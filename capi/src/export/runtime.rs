@@ -36,6 +36,7 @@ fn init(args: Option<&RuntimeInitArgs>) -> bool {
                 rt.mem_alloc_type = a.mem_alloc_type;
                 rt.default_running_mode = a.running_mode;
                 rt.linux_perf = a.enable_linux_perf;
+                rt.gc_heap_size = a.gc_heap_size;
                 rt.allocator = None;
                 let pool_size = if a.mem_alloc_type == ALLOC_WITH_POOL {
                     // SAFETY: the pool variant is the one in use.
@@ -61,6 +62,7 @@ fn init(args: Option<&RuntimeInitArgs>) -> bool {
                 rt.allocator = None;
                 rt.default_running_mode = MODE_DEFAULT;
                 rt.linux_perf = false;
+                rt.gc_heap_size = 0;
                 pool::start(None);
             }
             if rt.linux_perf && rt.engine.is_some() {
