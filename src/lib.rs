@@ -258,6 +258,8 @@ pub use runtime::caller::Caller;
 pub use runtime::engine::Engine;
 pub use runtime::extern_::Extern;
 pub use runtime::anyref::{AnyRef, ObjectRef, I31};
+pub use runtime::arrayref::ArrayRef;
+pub use runtime::structref::StructRef;
 pub use runtime::externref::ExternRef;
 pub use runtime::func::Func;
 pub use runtime::global::Global;
