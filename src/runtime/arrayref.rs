@@ -101,6 +101,15 @@ impl ArrayRef {
         length(store.as_context().opaque(), &self.0)
     }
 
+    /// The element type (a concrete reference type in it names an
+    /// engine-wide type, not an index of a module).
+    pub fn elem_type(&self, store: impl AsContext) -> Result<crate::FieldType> {
+        let cx = store.as_context();
+        let store = cx.opaque();
+        self.0.word(store)?;
+        Ok(ObjectType::of_object(store, &self.0)?.elem())
+    }
+
     /// Element `index`: packed i8 or i16 elements as an `I32`,
     /// zero-extended; a reference as a new handle.
     pub fn get(&self, store: impl AsContext, index: u32) -> Result<Val> {

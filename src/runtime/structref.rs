@@ -92,6 +92,16 @@ impl StructRef {
         Ok(ObjectType::of_object(store, &self.0)?.fields().len())
     }
 
+    /// The type of field `index`; a concrete reference type in it names
+    /// an engine-wide type, not an index of a module.
+    pub fn field_type(&self, store: impl AsContext, index: usize) -> Result<crate::FieldType> {
+        let cx = store.as_context();
+        let store = cx.opaque();
+        self.0.word(store)?;
+        let ty = ObjectType::of_object(store, &self.0)?;
+        ty.fields().get(index).copied().ok_or_else(|| self.no_field(index, ty.fields().len()))
+    }
+
     /// The value of field `index`: a packed i8 or i16 field as an `I32`,
     /// zero-extended; a reference as a new handle (in the current scope).
     pub fn field(&self, store: impl AsContext, index: usize) -> Result<Val> {
