@@ -439,8 +439,9 @@ WASM_RUNTIME_API_EXTERN uint32_t wasm_func_obj_get_func_idx_bound(wasm_func_obj_
 // As for [`wasm_func_obj_get_func_idx_bound`].
 WASM_RUNTIME_API_EXTERN wasm_func_type_t wasm_func_obj_get_func_type(wasm_func_obj_t func_obj);
 
-// The defined type of a struct, array or function object (only function
-// objects exist before the GC heap); NULL for anything else.
+// The defined type of a function object, or of a struct or array object
+// (its type in the module of its instance, NULL if that module does not
+// declare it); NULL for anything else.
 //
 // # Safety
 // As for [`wasm_func_obj_get_func_idx_bound`].
@@ -649,8 +650,7 @@ bool wasm_obj_is_instance_of_ref_type(wasm_obj_t obj,
                                       const struct wasm_ref_type_t *ref_type);
 
 // Whether `obj` is a value of type `type_idx` of `module` (declared
-// subtyping, iso-recursive equality); false for bad arguments. Only
-// function objects have a defined type before the GC heap.
+// subtyping, iso-recursive equality); false for bad arguments.
 //
 // # Safety
 // `obj` and `module` NULL or any pointers; they must stay alive.

@@ -259,6 +259,7 @@ pub use runtime::engine::Engine;
 pub use runtime::extern_::Extern;
 pub use runtime::anyref::{AnyRef, ObjectRef, I31};
 pub use runtime::arrayref::ArrayRef;
+pub use runtime::eqref::EqRef;
 pub use runtime::structref::StructRef;
 pub use runtime::externref::ExternRef;
 pub use runtime::func::Func;

@@ -340,3 +340,46 @@ fn array_copy_and_element_addresses() {
     assert_eq!(a.elem_addr(&store, 8).unwrap() as usize - a.elem_addr(&store, 0).unwrap() as usize, 8);
     assert!(a.elem_addr(&store, 9).is_err());
 }
+
+#[test]
+fn an_object_knows_its_type_in_any_module() {
+    let (mut store, module, i) = setup();
+    let sub = Module::new(
+        store.engine(),
+        "(module (type $point (struct (field $x (mut i32)) (field $y (mut i64)) (field $tag i8)))
+           (type $base (sub (struct (field i32)))) (type $derived (sub $base (struct (field i32) (field i64)))))",
+    )
+    .unwrap();
+    let p = StructRef::new_default(&mut store, &module, POINT).unwrap().as_object();
+    assert!(p.is_instance_of(&store, &module, POINT).unwrap());
+    assert!(!p.is_instance_of(&store, &module, PACKED).unwrap());
+    assert!(!p.is_instance_of(&store, &module, 99).unwrap());
+    // The same type declared by another module.
+    assert!(p.is_instance_of(&store, &sub, 0).unwrap());
+    assert_eq!(p.type_index_in(&store, &sub).unwrap(), Some(0));
+    assert_eq!(p.type_index_in(&store, &module).unwrap(), Some(POINT));
+    // Declared subtyping.
+    let d = StructRef::new(&mut store, &sub, 2, &[Val::I32(1), Val::I64(2)]).unwrap().as_object();
+    assert!(d.is_instance_of(&store, &sub, 1).unwrap() && d.is_instance_of(&store, &sub, 2).unwrap());
+    assert_eq!(d.type_index_in(&store, &sub).unwrap(), Some(2));
+    assert_eq!(d.type_index_in(&store, &module).unwrap(), None);
+    let made = call(&mut store, &i, "new_bytes", &[Val::I32(1)], 1)[0].anyref().unwrap().unwrap();
+    assert!(made.as_object().unwrap().is_instance_of(&store, &module, BYTES).unwrap());
+    let other = Store::new(store.engine(), ());
+    assert!(matches!(p.is_instance_of(&other, &module, POINT), Err(Error::WrongStore)));
+}
+
+#[test]
+fn the_eq_view_holds_i31s_structs_and_arrays_only() {
+    let (mut store, module, i) = setup();
+    let s = StructRef::new_default(&mut store, &module, POINT).unwrap();
+    let e = EqRef::from(s);
+    assert_eq!(e.as_struct(), Some(s));
+    assert!(e.as_array().is_none() && e.as_i31().is_none());
+    assert_eq!(call(&mut store, &i, "sum", &[e.into()], 1)[0].i64(), Some(0));
+    let a = ArrayRef::new_default(&mut store, &module, BYTES, 1).unwrap();
+    assert_eq!(AnyRef::from(EqRef::from(a)).as_eq().unwrap().as_array(), Some(a));
+    assert_eq!(EqRef::from(I31::wrapping_i32(-1)).as_i31().unwrap().get_i32(), -1);
+    let host = AnyRef::convert_extern(ExternRef::new(&mut store, ()));
+    assert!(host.as_eq().is_none());
+}

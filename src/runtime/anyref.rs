@@ -166,9 +166,10 @@ impl RefRepr {
 }
 
 /// A non-null reference of the `any` hierarchy (`anyref`, `eqref`,
-/// `i31ref`, ...). So far an [`I31`], or host data made internal by
-/// `any.convert_extern` ([`AnyRef::convert_extern`]); struct and array
-/// objects come with the GC heap.
+/// `i31ref`, ...): an [`I31`], a struct or array object
+/// ([`as_struct`](Self::as_struct), [`as_array`](Self::as_array),
+/// [`as_eq`](Self::as_eq)), or host data made internal by
+/// `any.convert_extern` ([`AnyRef::convert_extern`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AnyRef(pub(crate) RefRepr);
 

@@ -109,6 +109,38 @@ impl ObjectType {
     }
 }
 
+impl ObjectRef {
+    /// Whether the object is of type `type_index` of `module` or of one of
+    /// its declared subtypes (iso-recursive equality: a type of another
+    /// module of the engine may be the same). False for an index past the
+    /// module's types or a module of another engine; an error with another
+    /// store or a freed handle.
+    pub fn is_instance_of(&self, store: impl crate::AsContext, module: &Module, type_index: u32) -> Result<bool> {
+        let cx = store.as_context();
+        let store = cx.opaque();
+        self.word(store)?;
+        if !crate::Engine::same(store.engine(), module.engine()) {
+            return Ok(false);
+        }
+        Ok(module
+            .canonical_type(type_index)
+            .is_some_and(|t| store.engine().type_registry().is_subtype(shared_id(self.type_id()), t)))
+    }
+
+    /// The first index of `module`'s type section that is the object's
+    /// type (not a supertype), if the module has it.
+    pub fn type_index_in(&self, store: impl crate::AsContext, module: &Module) -> Result<Option<u32>> {
+        let cx = store.as_context();
+        let store = cx.opaque();
+        self.word(store)?;
+        if !crate::Engine::same(store.engine(), module.engine()) {
+            return Ok(None);
+        }
+        let id = shared_id(self.type_id());
+        Ok((0..module.defined_type_count()).find(|i| module.canonical_type(*i) == Some(id)))
+    }
+}
+
 /// The default value of a field of `storage`: zero, or null (a null of
 /// a concrete object type being taken as `Val::FuncRef(None)` too).
 pub(crate) fn default_of(storage: StorageType) -> Val {

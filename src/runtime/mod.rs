@@ -16,6 +16,7 @@ mod codegen;
 #[path = "no_codegen.rs"]
 mod codegen;
 pub mod engine;
+pub mod eqref;
 mod engine_target;
 pub mod extern_;
 pub mod anyref;

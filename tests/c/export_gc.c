@@ -384,6 +384,21 @@ static void check_structs(wasm_module_t m, wasm_exec_env_t env, wasm_exec_env_t 
     wasm_struct_obj_get_field(n, 1, false, &v);
     CHECK(v.gc_obj == NULL, "null goes in");
 
+    /* Defined types: declared subtyping, and equal types of one module. */
+    CHECK(wasm_obj_get_defined_type((wasm_obj_t)n) == wasm_get_defined_type(m, T_NODE), "a $node's type");
+    CHECK_EQ_INT(wasm_obj_get_defined_type_idx(m, (wasm_obj_t)leaf), T_LEAF, "a $leaf's index");
+    CHECK(wasm_obj_is_instance_of_type_idx((wasm_obj_t)leaf, T_NODE, m), "a $leaf is a $node");
+    CHECK(!wasm_obj_is_instance_of_type_idx((wasm_obj_t)n, T_LEAF, m), "a $node is no $leaf");
+    CHECK(wasm_obj_is_instance_of_defined_type((wasm_obj_t)leaf, wasm_get_defined_type(m, T_NODE), m), "defined");
+    wasm_ref_type_set_type_idx(&t, false, T_NODE);
+    CHECK(wasm_obj_is_instance_of_ref_type((wasm_obj_t)leaf, &t), "a (ref $node)");
+    wasm_ref_type_set_type_idx(&t, false, T_LEAF);
+    CHECK(!wasm_obj_is_instance_of_ref_type((wasm_obj_t)n, &t), "not a (ref $leaf)");
+    other = wasm_struct_obj_new_with_typeidx(env, T_A2);
+    CHECK_EQ_INT(wasm_obj_get_defined_type_idx(m, (wasm_obj_t)other), T_A, "an $a2 is an $a (the first index)");
+    CHECK(wasm_obj_is_instance_of_type_idx((wasm_obj_t)other, T_A, m), "of type $a");
+    CHECK(!wasm_obj_is_instance_of_type_idx((wasm_obj_t)other, T_PLAIN, m), "not of $plain");
+
     /* Packed fields keep their low bits and read sign-extended or not. */
     v = i32v(0x1F0);
     wasm_struct_obj_set_field(leaf, 2, &v);

@@ -114,6 +114,28 @@ pub fn owner(inst: usize, serial: u64) -> Option<&'static ModuleInst> {
     (i.serial == serial).then_some(i)
 }
 
+/// `f` of a struct or array object cell's live instance, store and
+/// handle; `None` for another cell or a destroyed instance.
+pub fn with_object<R>(
+    v: &GcValue,
+    f: impl FnOnce(&ModuleInst, &cranewasm::Store<crate::export::instance::InstData>, cranewasm::ObjectRef) -> R,
+) -> Option<R> {
+    let (inst, serial, o) = match v {
+        GcValue::Struct { inst, serial, obj } => (*inst, *serial, obj.as_object()),
+        GcValue::Array { inst, serial, obj } => (*inst, *serial, obj.as_object()),
+        _ => return None,
+    };
+    let inst = owner(inst, serial)?;
+    let locked = inst.lock();
+    Some(f(inst, locked.store(), o))
+}
+
+/// Whether a struct or array object cell is of type `index` of `module`
+/// (or a subtype); false for another cell or bad arguments.
+fn object_is(v: &GcValue, module: &Module, index: u32) -> bool {
+    with_object(v, |_, store, o| o.is_instance_of(store, module, index).unwrap_or(false)).unwrap_or(false)
+}
+
 /// What an object word is.
 pub enum Obj<'a> {
     I31(u32),
@@ -401,14 +423,16 @@ pub unsafe extern "C" fn wasm_obj_is_instance_of_ref_type(obj: wasm_obj_t, ref_t
         (Some(i), Obj::Cell(GcObj { value: GcValue::Func { module, type_idx, .. }, .. })) => {
             module.defined_type_matches(*type_idx, module, i)
         }
+        (Some(i), Obj::Cell(GcObj { value: v @ (GcValue::Struct { .. } | GcValue::Array { .. }), .. })) => {
+            with_object(v, |inst, _, _| inst.module.clone()).is_some_and(|m| object_is(v, &m, i))
+        }
         (Some(_), _) => false,
         (None, o) => is_of(o, r.heap_type()),
     }
 }
 
 /// Whether `obj` is a value of type `type_idx` of `module` (declared
-/// subtyping, iso-recursive equality); false for bad arguments. Only
-/// function objects have a defined type before the GC heap.
+/// subtyping, iso-recursive equality); false for bad arguments.
 ///
 /// # Safety
 /// `obj` and `module` NULL or any pointers; they must stay alive.
@@ -424,7 +448,7 @@ pub unsafe extern "C" fn wasm_obj_is_instance_of_type_idx(
     };
     match v {
         GcValue::Func { module: own, type_idx: t, .. } => own.defined_type_matches(*t, &m.module, type_idx),
-        _ => false,
+        v => object_is(v, &m.module, type_idx),
     }
 }
 
@@ -450,6 +474,6 @@ pub unsafe extern "C" fn wasm_obj_is_instance_of_defined_type(
     };
     match v {
         GcValue::Func { module: own, type_idx, .. } => own.defined_type_matches(*type_idx, &d.module, d.index),
-        _ => false,
+        v => object_is(v, &d.module, d.index),
     }
 }
