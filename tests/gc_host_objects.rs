@@ -383,3 +383,38 @@ fn the_eq_view_holds_i31s_structs_and_arrays_only() {
     let host = AnyRef::convert_extern(ExternRef::new(&mut store, ()));
     assert!(host.as_eq().is_none());
 }
+
+#[test]
+fn a_host_function_reads_and_makes_objects_and_its_handles_end_with_it() {
+    use std::sync::{Arc, Mutex};
+    let mut store = Store::<()>::default();
+    let wat = r#"(module
+      (type $point (struct (field $x (mut i32)) (field $y (mut i64)) (field $tag i8)))
+      (import "host" "next" (func $next (param anyref) (result anyref)))
+      (func (export "run") (param i32) (result i64)
+        (local $p (ref $point))
+        (local.set $p (ref.cast (ref $point)
+          (call $next (struct.new $point (local.get 0) (i64.const 0) (i32.const 0)))))
+        (i64.add (i64.extend_i32_s (struct.get $point $x (local.get $p))) (struct.get $point $y (local.get $p)))))"#;
+    let module = Module::new(store.engine(), wat).unwrap();
+    let kept: Arc<Mutex<Vec<StructRef>>> = Arc::default();
+    let (m, k) = (module.clone(), kept.clone());
+    let ty = FuncType::new([ValType::ANYREF], [ValType::ANYREF]);
+    let next = Func::new(&mut store, ty, move |mut caller, params, results| {
+        let given = params[0].anyref().unwrap().unwrap().as_struct().unwrap();
+        let x = given.field(&caller, 0).unwrap().i32().unwrap();
+        let made = StructRef::new(&mut caller, &m, 0, &[Val::I32(x * 2), Val::I64(1), Val::I32(0)]).unwrap();
+        // One handle left to die with the call, one pinned to outlive it.
+        k.lock().unwrap().extend([given, made.pin(&caller).unwrap()]);
+        results[0] = made.into();
+        Ok(())
+    });
+    let instance = Instance::new(&mut store, &module, &[next.into()]).unwrap();
+    let run = instance.get_func(&store, "run").unwrap();
+    let mut out = [Val::I64(0)];
+    run.call(&mut store, &[Val::I32(20)], &mut out).unwrap();
+    assert_eq!(out[0].i64(), Some(41));
+    let kept = kept.lock().unwrap();
+    assert!(kept[0].field(&store, 0).is_err(), "the argument's handle ended with the host call");
+    assert_eq!(kept[1].field(&store, 0).unwrap().i32(), Some(40), "the pinned one did not");
+}
