@@ -55,6 +55,7 @@ unsafe fn new_array(
             None => ArrayRef::new_default(&mut scope, &ty.module, ty.index, length),
             // A reference type's concrete index is the module's here, which
             // the conversion does not read (a null is a null of any type).
+            // SAFETY: as the caller promises.
             Some(v) => match unsafe { to_val(&mut scope, v, f.storage) } {
                 Some(v) => ArrayRef::new(&mut scope, &ty.module, ty.index, v, length),
                 None => return std::ptr::null_mut(),
@@ -89,8 +90,9 @@ pub unsafe extern "C" fn wasm_array_obj_new_with_typeidx(
     let Some(inst) = self::exec_env(exec_env as usize).and_then(|e| e.instance()) else { return std::ptr::null_mut() };
     // SAFETY: a handle, checked; the client keeps the module loaded.
     let Some(m) = (unsafe { module(inst.module_handle as wasm_module_t) }) else { return std::ptr::null_mut() };
-    // SAFETY: a handle of the module, just made; `init_value` as promised.
+    // SAFETY: a handle of the module, just made.
     match unsafe { defined(handle_of(m, type_idx)) } {
+        // SAFETY: `init_value` as the caller promises.
         Some(ty) => unsafe { new_array(exec_env, ty, length, init_value) },
         None => std::ptr::null_mut(),
     }
@@ -111,6 +113,7 @@ pub unsafe extern "C" fn wasm_array_obj_new_with_type(
 ) -> wasm_array_obj_t {
     // SAFETY: as the caller promises.
     match unsafe { defined(r#type) } {
+        // SAFETY: `init_value` as the caller promises.
         Some(ty) => unsafe { new_array(exec_env, ty, length, init_value) },
         None => std::ptr::null_mut(),
     }

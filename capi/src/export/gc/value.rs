@@ -44,8 +44,9 @@ pub unsafe fn to_val<C: AsContextMut<Data = InstData>>(
     v: &wasm_value_t,
     storage: StorageType,
 ) -> Option<Val> {
-    // SAFETY: every member is plain data of the union's 16 bytes.
-    let (i32, i64, v128) = unsafe { (v.i32, v.i64, v.v128) };
+    // SAFETY: every member is plain data of the union's 16 bytes, and a
+    // pointer read as such is only compared and looked up, never followed.
+    let (i32, i64, v128, gc_obj) = unsafe { (v.i32, v.i64, v.v128, v.gc_obj) };
     Some(match storage {
         StorageType::I8 | StorageType::I16 | StorageType::Val(ValType::I32) => Val::I32(i32),
         StorageType::Val(ValType::I64) => Val::I64(i64),
@@ -53,15 +54,15 @@ pub unsafe fn to_val<C: AsContextMut<Data = InstData>>(
         StorageType::Val(ValType::F64) => Val::F64(i64 as u64),
         StorageType::Val(ValType::V128) => Val::V128(V128(u128::from(v128[0]) | u128::from(v128[1]) << 64)),
         // SAFETY: as the caller promises.
-        StorageType::Val(ValType::Ref(r)) => match unsafe { obj(v.gc_obj) } {
-            None if unsafe { v.gc_obj }.is_null() => Val::default_for(ValType::Ref(r)),
+        StorageType::Val(ValType::Ref(r)) => match unsafe { obj(gc_obj) } {
+            None if gc_obj.is_null() => Val::default_for(ValType::Ref(r)),
             Some(Obj::I31(x)) => Val::AnyRef(Some(AnyRef::from_i31(I31::wrapping_u32(x)))),
             Some(Obj::Cell(c)) => match &c.value {
                 GcValue::Struct { obj, .. } => (*obj).into(),
                 GcValue::Array { obj, .. } => (*obj).into(),
                 GcValue::Externref(_) if r.heap_type().top() == HeapType::Extern => {
                     // SAFETY: a live externref object (as the caller promises).
-                    let p = unsafe { wasm_externref_obj_get_value(v.gc_obj.cast()) };
+                    let p = unsafe { wasm_externref_obj_get_value(gc_obj.cast()) };
                     crate::export::externref::to_val(store, p as usize)
                 }
                 _ => {
@@ -70,7 +71,7 @@ pub unsafe fn to_val<C: AsContextMut<Data = InstData>>(
                 }
             },
             None => {
-                log(1, format_args!("not a GC object: {:p}", unsafe { v.gc_obj }));
+                log(1, format_args!("not a GC object: {gc_obj:p}"));
                 return None;
             }
         },
