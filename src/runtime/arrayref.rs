@@ -54,8 +54,9 @@ impl ArrayRef {
         store.keep_gc_types(ty.code());
         let size = gc_layout::array_size(ty.layout().elem_size(), len, store.gc_max_bytes() as u64)
             .ok_or_else(gc_object::out_of_memory)?;
-        // SAFETY: the host holds objects only as rooted handles; no word
-        // is read before this point.
+        // SAFETY: the host holds objects only as rooted handles: the checks
+        // above read words but keep none, and the values' words are read
+        // after the collection this may run.
         unsafe { store.gc_make_room(u64::from(size) + gc_object::box_bytes(vals)) };
         let raw = vals.iter().map(|v| gc_object::to_raw(store, f.storage, *v)).collect::<Result<Vec<_>>>()?;
         let init = match init {

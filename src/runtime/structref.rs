@@ -40,8 +40,9 @@ impl StructRef {
         // Its objects name the type's id and display: the store keeps them.
         store.keep_gc_types(ty.code());
         let (_, size) = ty.layout().as_struct();
-        // SAFETY: the host holds objects only as rooted handles; no word
-        // is read before this point.
+        // SAFETY: the host holds objects only as rooted handles: the checks
+        // above read words but keep none, and the values' words are read
+        // after the collection this may run.
         unsafe { store.gc_make_room(u64::from(size) + gc_object::box_bytes(fields)) };
         let raw = types
             .iter()
