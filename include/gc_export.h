@@ -93,8 +93,7 @@ typedef union WASMValue {
 
 typedef union WASMValue wasm_value_t;
 
-// Struct and array objects and types: their functions wait for the GC
-// heap (issue 40 stage 2); the types are here for code that names them.
+// Struct and array objects (their functions are generated below).
 struct WASMStructObject;
 struct WASMArrayObject;
 typedef struct WASMStructObject *wasm_struct_obj_t;
@@ -140,6 +139,8 @@ typedef struct WASMStructType WASMStructType;
 // Opaque: what a `wasm_defined_type_t` points at.
 typedef struct WASMType WASMType;
 
+typedef struct WASMArrayType *wasm_array_type_t;
+
 typedef struct WASMType *wasm_defined_type_t;
 
 // `wasm_value_type_t`: a value type's binary code (`VALUE_TYPE_I32` 0x7F ...).
@@ -154,8 +155,6 @@ typedef struct wasm_ref_type_t {
 } wasm_ref_type_t;
 
 typedef struct WASMStructType *wasm_struct_type_t;
-
-typedef struct WASMArrayType *wasm_array_type_t;
 
 // `WASMLocalObjectRef`, `wasm_local_obj_ref_t`: one link of the chain.
 typedef struct WASMLocalObjectRef {
@@ -174,6 +173,96 @@ typedef struct WASMAnyrefObject *wasm_anyref_obj_t;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// A new array of type `type_idx` of the exec env's instance's module,
+// of `length` elements each `*init_value` (zero or null when NULL); NULL
+// for bad arguments or a full heap.
+//
+// # Safety
+// `exec_env` NULL or any pointer; `init_value` NULL or readable; the
+// instance's module loaded.
+WASM_RUNTIME_API_EXTERN
+wasm_array_obj_t wasm_array_obj_new_with_typeidx(wasm_exec_env_t exec_env,
+                                                 uint32_t type_idx,
+                                                 uint32_t length,
+                                                 wasm_value_t *init_value);
+
+// A new array of defined array type `type` (of any module of the
+// engine), as [`wasm_array_obj_new_with_typeidx`].
+//
+// # Safety
+// As for [`wasm_array_obj_new_with_typeidx`]; `type` NULL or any pointer,
+// its module loaded.
+WASM_RUNTIME_API_EXTERN
+wasm_array_obj_t wasm_array_obj_new_with_type(wasm_exec_env_t exec_env,
+                                              wasm_array_type_t type,
+                                              uint32_t length,
+                                              wasm_value_t *init_value);
+
+// Sets element `elem_idx` of `array_obj` to `*value`, even of an
+// immutable array type (as WAMR does, to fill arrays made from C); nothing (logged) for bad arguments or an index
+// out of bounds.
+//
+// # Safety
+// `array_obj` NULL or any pointer; `value` NULL or readable; objects in
+// it and their instances alive.
+WASM_RUNTIME_API_EXTERN
+void wasm_array_obj_set_elem(wasm_array_obj_t array_obj,
+                             uint32_t elem_idx,
+                             const wasm_value_t *value);
+
+// Element `elem_idx` of `array_obj` into `*value` (as
+// `wasm_struct_obj_get_field` reads a field); `*value` zeroed for bad
+// arguments or an index out of bounds.
+//
+// # Safety
+// `array_obj` NULL or any pointer; `value` NULL or writable.
+WASM_RUNTIME_API_EXTERN
+void wasm_array_obj_get_elem(wasm_array_obj_t array_obj,
+                             uint32_t elem_idx,
+                             bool sign_extend,
+                             wasm_value_t *value);
+
+// Copies `len` elements of `src_obj` from `src_idx` to `dst_obj` at
+// `dst_idx` (the ranges may overlap); nothing (logged) for bad arguments,
+// arrays of two stores, elements of `src_obj` that do not fit `dst_obj`,
+// or a range out of bounds.
+//
+// # Safety
+// Both objects NULL or any pointers.
+WASM_RUNTIME_API_EXTERN
+void wasm_array_obj_copy(wasm_array_obj_t dst_obj,
+                         uint32_t dst_idx,
+                         wasm_array_obj_t src_obj,
+                         uint32_t src_idx,
+                         uint32_t len);
+
+// The length of `array_obj`; 0 for anything but a live array object.
+//
+// # Safety
+// `array_obj` NULL or any pointer.
+WASM_RUNTIME_API_EXTERN uint32_t wasm_array_obj_length(wasm_array_obj_t array_obj);
+
+// The address of element `elem_idx` of `array_obj` (the length gives the
+// end); NULL for bad arguments or an index past the end. Valid only
+// until the store next allocates or runs wasm: unlike WAMR's, this
+// collector moves objects, and a pin keeps an object alive, not in
+// place. Elements are packed little-endian at their type's size; a
+// reference element of the `any` hierarchy is a 32-bit heap word, not a
+// `wasm_obj_t` (read it with `wasm_array_obj_get_elem`).
+//
+// # Safety
+// `array_obj` NULL or any pointer.
+WASM_RUNTIME_API_EXTERN
+void *wasm_array_obj_elem_addr(wasm_array_obj_t array_obj,
+                               uint32_t elem_idx);
+
+// The address of the first element of `array_obj` (of its end, for an
+// empty array), as [`wasm_array_obj_elem_addr`].
+//
+// # Safety
+// As for [`wasm_array_obj_elem_addr`].
+WASM_RUNTIME_API_EXTERN void *wasm_array_obj_first_elem_addr(wasm_array_obj_t array_obj);
 
 // Number of types `module` defines (0 for a bad handle).
 //
@@ -350,8 +439,9 @@ WASM_RUNTIME_API_EXTERN uint32_t wasm_func_obj_get_func_idx_bound(wasm_func_obj_
 // As for [`wasm_func_obj_get_func_idx_bound`].
 WASM_RUNTIME_API_EXTERN wasm_func_type_t wasm_func_obj_get_func_type(wasm_func_obj_t func_obj);
 
-// The defined type of a struct, array or function object (only function
-// objects exist before the GC heap); NULL for anything else.
+// The defined type of a function object, or of a struct or array object
+// (its type in the module of its instance, NULL if that module does not
+// declare it); NULL for anything else.
 //
 // # Safety
 // As for [`wasm_func_obj_get_func_idx_bound`].
@@ -523,19 +613,17 @@ WASM_RUNTIME_API_EXTERN bool wasm_obj_is_i31_obj(wasm_obj_t obj);
 WASM_RUNTIME_API_EXTERN
 bool wasm_obj_is_eq_obj(wasm_obj_t obj);
 
-//Whether `obj` is a struct object (none exist before the GC heap) (false for NULL and foreign pointers).
+//Whether `obj` is a struct object (false for NULL and foreign pointers).
 //
 // # Safety
 // `obj` NULL or any pointer; its instance must stay.
-WASM_RUNTIME_API_EXTERN
-bool wasm_obj_is_struct_obj(wasm_obj_t obj);
+WASM_RUNTIME_API_EXTERN bool wasm_obj_is_struct_obj(wasm_obj_t obj);
 
-//Whether `obj` is an array object (none exist before the GC heap) (false for NULL and foreign pointers).
+//Whether `obj` is an array object (false for NULL and foreign pointers).
 //
 // # Safety
 // `obj` NULL or any pointer; its instance must stay.
-WASM_RUNTIME_API_EXTERN
-bool wasm_obj_is_array_obj(wasm_obj_t obj);
+WASM_RUNTIME_API_EXTERN bool wasm_obj_is_array_obj(wasm_obj_t obj);
 
 // Whether `obj` is an anyref object (a host pointer made internal).
 //
@@ -562,8 +650,7 @@ bool wasm_obj_is_instance_of_ref_type(wasm_obj_t obj,
                                       const struct wasm_ref_type_t *ref_type);
 
 // Whether `obj` is a value of type `type_idx` of `module` (declared
-// subtyping, iso-recursive equality); false for bad arguments. Only
-// function objects have a defined type before the GC heap.
+// subtyping, iso-recursive equality); false for bad arguments.
 //
 // # Safety
 // `obj` and `module` NULL or any pointers; they must stay alive.
@@ -582,6 +669,59 @@ WASM_RUNTIME_API_EXTERN
 bool wasm_obj_is_instance_of_defined_type(wasm_obj_t obj,
                                           wasm_defined_type_t defined_type,
                                           wasm_module_t module);
+
+// A new struct of type `type_idx` of the exec env's instance's module,
+// every field zero or null; NULL for bad arguments (a type that is not
+// a struct type, one with a non-nullable reference field) or a full heap.
+//
+// # Safety
+// `exec_env` NULL or any pointer; the instance's module must be loaded.
+WASM_RUNTIME_API_EXTERN
+wasm_struct_obj_t wasm_struct_obj_new_with_typeidx(wasm_exec_env_t exec_env,
+                                                   uint32_t type_idx);
+
+// A new struct of defined struct type `type` (of any module of the
+// engine), as [`wasm_struct_obj_new_with_typeidx`].
+//
+// # Safety
+// Both NULL or any pointers; the type's module must stay loaded.
+WASM_RUNTIME_API_EXTERN
+wasm_struct_obj_t wasm_struct_obj_new_with_type(wasm_exec_env_t exec_env,
+                                                wasm_struct_type_t type);
+
+// Sets field `field_idx` of `obj` to `*value` (an `i32` for a packed
+// field, its low bits kept; a `gc_obj` for a reference: NULL, an i31, a
+// struct or array object, an externref object for an `externref` field),
+// immutable fields too (as WAMR does: a struct made from C has no other
+// way to get its values); nothing (logged) for bad arguments.
+//
+// # Safety
+// `obj` NULL or any pointer; `value` NULL or readable; objects in it and
+// their instances alive.
+WASM_RUNTIME_API_EXTERN
+void wasm_struct_obj_set_field(wasm_struct_obj_t obj,
+                               uint32_t field_idx,
+                               const wasm_value_t *value);
+
+// Field `field_idx` of `obj` into `*value`: a packed field sign-extended
+// or not as `sign_extend` says, a reference as a `gc_obj` (a new object
+// owned by `obj`'s instance each time; NULL for a function or host data
+// made internal, which the C API cannot give yet); `*value` zeroed for
+// bad arguments.
+//
+// # Safety
+// `obj` NULL or any pointer; `value` NULL or writable.
+WASM_RUNTIME_API_EXTERN
+void wasm_struct_obj_get_field(wasm_struct_obj_t obj,
+                               uint32_t field_idx,
+                               bool sign_extend,
+                               wasm_value_t *value);
+
+// How many fields `obj` has; 0 for anything but a live struct object.
+//
+// # Safety
+// `obj` NULL or any pointer.
+WASM_RUNTIME_API_EXTERN uint32_t wasm_struct_obj_get_field_count(wasm_struct_obj_t obj);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -15,7 +15,7 @@ use std::process::Command;
 
 /// The handle types, in the order of the sweep's tables. `wasm_obj_t`s
 /// include i31 words, which are scalars: a handle here is a pointer.
-const HANDLES: [&str; 10] = [
+const HANDLES: [&str; 12] = [
     "wasm_module_t",
     "wasm_exec_env_t",
     "wasm_defined_type_t",
@@ -26,6 +26,8 @@ const HANDLES: [&str; 10] = [
     "wasm_externref_obj_t",
     "wasm_anyref_obj_t",
     "wasm_func_obj_t",
+    "wasm_struct_obj_t",
+    "wasm_array_obj_t",
 ];
 
 /// The handle type of a parameter, if it is one.
@@ -87,7 +89,7 @@ const PRELUDE: &str = r#"
 #include "wasm_c_api.h"
 #include "gc_export.h"
 
-#define N 10
+#define N 12
 static unsigned char zeroed[16][256] __attribute__((aligned(64)));
 static void *blocks[16];
 static int nblocks;
@@ -133,6 +135,8 @@ static void make(void **objs) {
     objs[7] = wasm_externref_obj_new(env, &marker);
     objs[8] = wasm_anyref_obj_new(env, &marker);
     objs[9] = wasm_func_obj_new_with_typeidx(env, 2, 0);
+    objs[10] = wasm_struct_obj_new_with_typeidx(env, 0);
+    objs[11] = wasm_array_obj_new_with_typeidx(env, 1, 3, NULL);
     for (int k = 0; k < N; k++) if (!objs[k]) { fprintf(stderr, "no object %d\n", k); exit(5); }
 }
 
@@ -164,7 +168,8 @@ fn every_gc_function_refuses_foreign_and_dead_handles() {
         "  if (!wasm_runtime_call_func_ref(live[1], live[9], 2, argv) || argv[0] != 42\n      \
          || wasm_struct_type_get_field_count(live[4]) != 2 || !wasm_defined_type_is_array_type(live[5])\n      \
          || wasm_externref_obj_get_value(live[7]) != &marker || wasm_anyref_obj_get_value(live[8]) != &marker\n      \
-         || wasm_runtime_get_cur_local_obj_ref(live[1]) != NULL) {\n    \
+         || wasm_runtime_get_cur_local_obj_ref(live[1]) != NULL || wasm_struct_obj_get_field_count(live[10]) != 2\n      \
+         || wasm_array_obj_length(live[11]) != 3 || !wasm_obj_is_struct_obj(live[10])) {\n    \
          puts(\"a live object was changed\");\n    return 1;\n  }\n  kill(live);\n  wasm_byte_vec_delete(&bin);\n  \
          wasm_runtime_destroy();\n  puts(\"swept\");\n  return 0;\n}\n",
     );

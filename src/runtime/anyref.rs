@@ -93,6 +93,26 @@ impl ObjectRef {
         ObjectRef { store: store.id(), index, generation, id }
     }
 
+    /// Another handle of this object, rooted until [`unpin`](Self::unpin)
+    /// frees it, whatever scope or host call ends meanwhile: for holders
+    /// that no scope follows (the C API's object cells). An error with
+    /// another store, or once this handle's root was freed.
+    pub fn pin(&self, store: impl crate::AsContext) -> Result<ObjectRef> {
+        let cx = store.as_context();
+        let store = cx.opaque();
+        let word = self.word(store)?;
+        let (index, generation) = store.gc_host_roots.pin(word);
+        Ok(ObjectRef { store: self.store, index, generation, id: self.id })
+    }
+
+    /// Frees the root of a handle made by [`pin`](Self::pin): false if it
+    /// is not one, or was freed already, or is of another store.
+    pub fn unpin(self, store: impl crate::AsContext) -> bool {
+        let cx = store.as_context();
+        let store = cx.opaque();
+        self.store == store.id() && store.gc_host_roots.unpin(self.index, self.generation)
+    }
+
     /// The object's reference word now, in `store`: an error with another
     /// store, or once the handle's root was freed.
     pub(crate) fn word(&self, store: &StoreOpaque) -> Result<u32> {
@@ -146,9 +166,10 @@ impl RefRepr {
 }
 
 /// A non-null reference of the `any` hierarchy (`anyref`, `eqref`,
-/// `i31ref`, ...). So far an [`I31`], or host data made internal by
-/// `any.convert_extern` ([`AnyRef::convert_extern`]); struct and array
-/// objects come with the GC heap.
+/// `i31ref`, ...): an [`I31`], a struct or array object
+/// ([`as_struct`](Self::as_struct), [`as_array`](Self::as_array),
+/// [`as_eq`](Self::as_eq)), or host data made internal by
+/// `any.convert_extern` ([`AnyRef::convert_extern`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AnyRef(pub(crate) RefRepr);
 

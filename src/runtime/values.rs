@@ -256,7 +256,7 @@ impl Val {
 
     /// [`to_raw`](Self::to_raw) where the store cannot allocate: host data
     /// made internal is refused.
-    fn to_raw_shared(self, store: &StoreOpaque) -> crate::Result<ValRaw> {
+    pub(crate) fn to_raw_shared(self, store: &StoreOpaque) -> crate::Result<ValRaw> {
         Ok(match self {
             Val::I32(v) => ValRaw::i32(v),
             Val::I64(v) => ValRaw::i64(v),

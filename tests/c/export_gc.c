@@ -1,10 +1,12 @@
-/* gc_export.h without heap objects (issue 40): reflection on a module's
+/* gc_export.h (issue 40): reflection on a module's
  * defined types (rec groups, struct/array/func types, packed and mutable
  * fields, declared subtyping, iso-recursive equality), reference types,
  * i31 round trips, function objects and wasm_runtime_call_func_ref{,_a,_v},
  * externref/anyref objects and their conversions, the object predicates,
- * pin/unpin, local object refs, and what a deinstantiation and an unload
- * take with them. */
+ * pin/unpin, local object refs, struct and array objects of the GC heap
+ * (fields of every storage type, packed sign extension, references
+ * between objects, copies, element addresses, the refusals), and what a
+ * deinstantiation and an unload take with them. */
 #include "export_common.h"
 #include "gc_export.h"
 
@@ -23,13 +25,17 @@ static const char *WAT =
     "  (type $plain (struct (field i32)))\n"
     "  (type $takes (func (param (ref $node) anyref i31ref (ref null extern) f32 f64)\n"
     "                     (result (ref null $bytes) eqref)))\n"
+    "  (type $wide (struct (field (mut i16)) (field (mut i64)) (field (mut f32)) (field (mut f64))\n"
+    "                      (field (mut externref)) (field (mut anyref)) (field (mut v128))))\n"
+    "  (type $strict (struct (field (ref $plain))))\n"
+    "  (type $refs (array (mut anyref)))\n"
     "  (func $add (export \"add\") (type $binop) (i32.add (local.get 0) (local.get 1)))\n"
     "  (func $twice (type $final_sub) (i64.mul (local.get 0) (i64.const 2)))\n"
     "  (func $takes_fn (type $takes) (ref.null $bytes) (ref.null eq))\n"
     "  (func (export \"trap\") (type $binop) (i32.div_s (local.get 0) (local.get 1))))";
 
 enum { T_NODE, T_LEAF, T_BYTES, T_NODES, T_BINOP, T_SUB, T_FINAL_SUB, T_A, T_B, T_A2, T_B2, T_PLAIN, T_TAKES,
-       T_COUNT };
+       T_WIDE, T_STRICT, T_REFS, T_COUNT };
 
 #define CHECK_REF(r, vt, nul, ht, what)                                             \
     do {                                                                            \
@@ -304,6 +310,262 @@ static void check_local_refs(wasm_exec_env_t env)
     CHECK(wasm_obj_is_i31_obj(r1.val), "the client's link is left as it was");
 }
 
+static wasm_value_t i32v(int32_t v)
+{
+    wasm_value_t x;
+    memset(&x, 0, sizeof x);
+    x.i32 = v;
+    return x;
+}
+
+static wasm_value_t objv(void *o)
+{
+    wasm_value_t x;
+    memset(&x, 0, sizeof x);
+    x.gc_obj = (wasm_obj_t)o;
+    return x;
+}
+
+static void check_structs(wasm_module_t m, wasm_exec_env_t env, wasm_exec_env_t env2)
+{
+    static int host;
+    wasm_struct_obj_t n, n2, leaf, w, a, other;
+    wasm_value_t v;
+    wasm_ref_type_t t;
+
+    n = wasm_struct_obj_new_with_typeidx(env, T_NODE);
+    CHECK(n != NULL, "a $node");
+    CHECK_EQ_INT(wasm_struct_obj_get_field_count(n), 2, "node fields");
+    wasm_struct_obj_get_field(n, 0, false, &v);
+    CHECK_EQ_INT(v.i32, 0, "fields start at zero");
+    wasm_struct_obj_get_field(n, 1, false, &v);
+    CHECK(v.gc_obj == NULL, "and null");
+    v = i32v(41);
+    wasm_struct_obj_set_field(n, 0, &v);
+    wasm_struct_obj_get_field(n, 0, true, &v);
+    CHECK_EQ_INT(v.i32, 41, "set, then read");
+    CHECK(wasm_obj_is_struct_obj((wasm_obj_t)n) && !wasm_obj_is_array_obj((wasm_obj_t)n), "a struct object");
+    CHECK(wasm_obj_is_eq_obj((wasm_obj_t)n) && wasm_obj_is_internal_obj((wasm_obj_t)n), "an internal eq object");
+    wasm_ref_type_set_heap_type(&t, true, HEAP_TYPE_STRUCT);
+    CHECK(wasm_obj_is_instance_of_ref_type((wasm_obj_t)n, &t), "a structref");
+    wasm_ref_type_set_heap_type(&t, true, HEAP_TYPE_ARRAY);
+    CHECK(!wasm_obj_is_instance_of_ref_type((wasm_obj_t)n, &t), "no arrayref");
+
+    /* A reference field, immutable: set from the host all the same, as
+     * in WAMR (a struct made from C has no other way to get a value). */
+    n2 = wasm_struct_obj_new_with_type(env, (wasm_struct_type_t)wasm_get_defined_type(m, T_NODE));
+    CHECK(n2 != NULL, "a $node by type");
+    v = objv(n);
+    wasm_struct_obj_set_field(n2, 1, &v);
+    wasm_struct_obj_get_field(n2, 1, false, &v);
+    CHECK(v.gc_obj != NULL && wasm_obj_is_struct_obj(v.gc_obj), "a struct in a struct");
+    wasm_struct_obj_get_field((wasm_struct_obj_t)v.gc_obj, 0, false, &v);
+    CHECK_EQ_INT(v.i32, 41, "the same object: its field");
+    v = i32v(-7);
+    wasm_struct_obj_set_field(n, 0, &v);
+    wasm_struct_obj_get_field(n2, 1, false, &v);
+    wasm_struct_obj_get_field((wasm_struct_obj_t)v.gc_obj, 0, false, &v);
+    CHECK_EQ_INT(v.i32, -7, "a write through one handle shows through the other");
+
+    /* A subtype's object fits a field of its supertype; others do not. */
+    leaf = wasm_struct_obj_new_with_typeidx(env, T_LEAF);
+    v = objv(leaf);
+    wasm_struct_obj_set_field(n, 1, &v);
+    wasm_struct_obj_get_field(n, 1, false, &v);
+    CHECK(v.gc_obj != NULL && wasm_struct_obj_get_field_count((wasm_struct_obj_t)v.gc_obj) == 3, "a $leaf in it");
+    a = wasm_struct_obj_new_with_typeidx(env, T_A);
+    v = objv(a);
+    wasm_struct_obj_set_field(n, 1, &v);
+    wasm_struct_obj_get_field(n, 1, false, &v);
+    CHECK(v.gc_obj != NULL && wasm_struct_obj_get_field_count((wasm_struct_obj_t)v.gc_obj) == 3,
+          "an $a is refused: the $leaf stays");
+    v = objv(NULL);
+    wasm_struct_obj_set_field(n, 1, &v);
+    wasm_struct_obj_get_field(n, 1, false, &v);
+    CHECK(v.gc_obj == NULL, "null goes in");
+
+    /* Defined types: declared subtyping, and equal types of one module. */
+    CHECK(wasm_obj_get_defined_type((wasm_obj_t)n) == wasm_get_defined_type(m, T_NODE), "a $node's type");
+    CHECK_EQ_INT(wasm_obj_get_defined_type_idx(m, (wasm_obj_t)leaf), T_LEAF, "a $leaf's index");
+    CHECK(wasm_obj_is_instance_of_type_idx((wasm_obj_t)leaf, T_NODE, m), "a $leaf is a $node");
+    CHECK(!wasm_obj_is_instance_of_type_idx((wasm_obj_t)n, T_LEAF, m), "a $node is no $leaf");
+    CHECK(wasm_obj_is_instance_of_defined_type((wasm_obj_t)leaf, wasm_get_defined_type(m, T_NODE), m), "defined");
+    wasm_ref_type_set_type_idx(&t, false, T_NODE);
+    CHECK(wasm_obj_is_instance_of_ref_type((wasm_obj_t)leaf, &t), "a (ref $node)");
+    wasm_ref_type_set_type_idx(&t, false, T_LEAF);
+    CHECK(!wasm_obj_is_instance_of_ref_type((wasm_obj_t)n, &t), "not a (ref $leaf)");
+    other = wasm_struct_obj_new_with_typeidx(env, T_A2);
+    CHECK_EQ_INT(wasm_obj_get_defined_type_idx(m, (wasm_obj_t)other), T_A, "an $a2 is an $a (the first index)");
+    CHECK(wasm_obj_is_instance_of_type_idx((wasm_obj_t)other, T_A, m), "of type $a");
+    CHECK(!wasm_obj_is_instance_of_type_idx((wasm_obj_t)other, T_PLAIN, m), "not of $plain");
+
+    /* Packed fields keep their low bits and read sign-extended or not. */
+    v = i32v(0x1F0);
+    wasm_struct_obj_set_field(leaf, 2, &v);
+    wasm_struct_obj_get_field(leaf, 2, false, &v);
+    CHECK_EQ_INT(v.i32, 0xF0, "i8 zero-extended");
+    wasm_struct_obj_get_field(leaf, 2, true, &v);
+    CHECK_EQ_INT(v.i32, -16, "i8 sign-extended");
+
+    /* Every other storage type. */
+    w = wasm_struct_obj_new_with_typeidx(env, T_WIDE);
+    CHECK(w != NULL, "a $wide");
+    v = i32v(0x18000);
+    wasm_struct_obj_set_field(w, 0, &v);
+    wasm_struct_obj_get_field(w, 0, true, &v);
+    CHECK_EQ_INT(v.i32, -32768, "i16 sign-extended");
+    wasm_struct_obj_get_field(w, 0, false, &v);
+    CHECK_EQ_INT(v.i32, 0x8000, "i16 zero-extended");
+    v.i64 = -5000000000LL;
+    wasm_struct_obj_set_field(w, 1, &v);
+    v.i64 = 0;
+    wasm_struct_obj_get_field(w, 1, false, &v);
+    CHECK(v.i64 == -5000000000LL, "i64");
+    v.f32 = 1.5f;
+    wasm_struct_obj_set_field(w, 2, &v);
+    v.f64 = 2.25;
+    wasm_struct_obj_set_field(w, 3, &v);
+    wasm_struct_obj_get_field(w, 2, false, &v);
+    CHECK(v.f32 == 1.5f, "f32");
+    wasm_struct_obj_get_field(w, 3, false, &v);
+    CHECK(v.f64 == 2.25, "f64");
+    v = objv(wasm_externref_obj_new(env, &host));
+    wasm_struct_obj_set_field(w, 4, &v);
+    v = objv(NULL);
+    wasm_struct_obj_get_field(w, 4, false, &v);
+    CHECK(wasm_obj_is_externref_obj(v.gc_obj) && wasm_externref_obj_get_value((wasm_externref_obj_t)v.gc_obj) == &host,
+          "an externref field gives the host pointer back");
+    v = objv((void *)wasm_i31_obj_new(123));
+    wasm_struct_obj_set_field(w, 5, &v);
+    wasm_struct_obj_get_field(w, 5, false, &v);
+    CHECK(wasm_obj_is_i31_obj(v.gc_obj) && wasm_i31_obj_get_value((wasm_i31_obj_t)v.gc_obj, false) == 123, "i31");
+    v = objv(n);
+    wasm_struct_obj_set_field(w, 5, &v);
+    wasm_struct_obj_get_field(w, 5, false, &v);
+    CHECK(wasm_obj_is_struct_obj(v.gc_obj), "a struct in an anyref field");
+    v = objv(wasm_anyref_obj_new(env, &host));
+    wasm_struct_obj_set_field(w, 5, &v);
+    wasm_struct_obj_get_field(w, 5, false, &v);
+    CHECK(wasm_obj_is_struct_obj(v.gc_obj), "an anyref object cannot go in (logged): the struct stays");
+    memset(&v, 0, sizeof v);
+    v.v128.i64x2[0] = 1;
+    v.v128.i64x2[1] = -2;
+    wasm_struct_obj_set_field(w, 6, &v);
+    memset(&v, 0, sizeof v);
+    wasm_struct_obj_get_field(w, 6, false, &v);
+    CHECK(v.v128.i64x2[0] == 1 && v.v128.i64x2[1] == -2, "v128");
+
+    /* Refusals: bad indices, types, kinds, another instance's object. */
+    v = i32v(5);
+    wasm_struct_obj_set_field(n, 9, &v);
+    v = i32v(99);
+    wasm_struct_obj_get_field(n, 9, false, &v);
+    CHECK_EQ_INT(v.i32, 0, "no field 9: zero");
+    CHECK(wasm_struct_obj_new_with_typeidx(env, T_BYTES) == NULL, "an array type makes no struct");
+    CHECK(wasm_struct_obj_new_with_typeidx(env, T_COUNT) == NULL, "no type past the end");
+    CHECK(wasm_struct_obj_new_with_typeidx(env, T_STRICT) == NULL, "a non-nullable field has no default");
+    CHECK(wasm_struct_obj_new_with_typeidx(NULL, T_NODE) == NULL, "no exec env");
+    CHECK_EQ_INT(wasm_struct_obj_get_field_count((wasm_struct_obj_t)wasm_i31_obj_new(1)), 0, "an i31 is no struct");
+    other = wasm_struct_obj_new_with_typeidx(env2, T_NODE);
+    CHECK(other != NULL, "a $node of the other instance");
+    v = objv(other);
+    wasm_struct_obj_set_field(n, 1, &v);
+    wasm_struct_obj_get_field(n, 1, false, &v);
+    CHECK(v.gc_obj == NULL, "another store's object is refused");
+    CHECK(wasm_runtime_pin_object(env, (wasm_obj_t)n) && wasm_runtime_unpin_object(env, (wasm_obj_t)n), "pins");
+}
+
+static void check_arrays(wasm_module_t m, wasm_exec_env_t env)
+{
+    wasm_array_obj_t b, c, nodes, refs, empty;
+    wasm_struct_obj_t n;
+    wasm_value_t v;
+    uint8_t *p;
+
+    v = i32v(0x81);
+    b = wasm_array_obj_new_with_typeidx(env, T_BYTES, 6, &v);
+    CHECK(b != NULL && wasm_array_obj_length(b) == 6, "six bytes");
+    CHECK(wasm_obj_is_array_obj((wasm_obj_t)b) && !wasm_obj_is_struct_obj((wasm_obj_t)b), "an array object");
+    wasm_array_obj_get_elem(b, 5, false, &v);
+    CHECK_EQ_INT(v.i32, 0x81, "filled, zero-extended");
+    wasm_array_obj_get_elem(b, 5, true, &v);
+    CHECK_EQ_INT(v.i32, -127, "sign-extended");
+    for (int k = 0; k < 6; k++) {
+        v = i32v(k);
+        wasm_array_obj_set_elem(b, (uint32_t)k, &v);
+    }
+    /* Elements in place: packed bytes, until the next allocation. */
+    p = wasm_array_obj_first_elem_addr(b);
+    CHECK(p != NULL && p[0] == 0 && p[5] == 5, "bytes in place");
+    CHECK((uint8_t *)wasm_array_obj_elem_addr(b, 2) == p + 2, "element 2's address");
+    CHECK((uint8_t *)wasm_array_obj_elem_addr(b, 6) == p + 6, "the end's address");
+    CHECK(wasm_array_obj_elem_addr(b, 7) == NULL, "past the end");
+    p[3] = 0x33;
+    wasm_array_obj_get_elem(b, 3, false, &v);
+    CHECK_EQ_INT(v.i32, 0x33, "a write in place shows");
+
+    /* Copies: overlapping, between arrays, refused out of bounds. */
+    wasm_array_obj_copy(b, 1, b, 0, 5);
+    wasm_array_obj_get_elem(b, 5, false, &v);
+    CHECK_EQ_INT(v.i32, 4, "an overlapping copy moves the tail");
+    wasm_array_obj_get_elem(b, 1, false, &v);
+    CHECK_EQ_INT(v.i32, 0, "and the head");
+    c = wasm_array_obj_new_with_type(env, (wasm_array_type_t)wasm_get_defined_type(m, T_BYTES), 2, NULL);
+    CHECK(c != NULL && wasm_array_obj_length(c) == 2, "two default bytes");
+    v = i32v(9);
+    wasm_array_obj_set_elem(c, 0, &v);
+    wasm_array_obj_set_elem(c, 1, &v);
+    wasm_array_obj_copy(b, 0, c, 0, 2);
+    wasm_array_obj_get_elem(b, 1, false, &v);
+    CHECK_EQ_INT(v.i32, 9, "copied from another array");
+    wasm_array_obj_copy(c, 1, b, 2, 2);
+    wasm_array_obj_get_elem(c, 1, false, &v);
+    CHECK_EQ_INT(v.i32, 9, "a copy past the end does nothing");
+    wasm_array_obj_copy(c, 0, b, 2, 2);
+    wasm_array_obj_get_elem(c, 1, false, &v);
+    CHECK_EQ_INT(v.i32, 2, "one within bounds does");
+    v = i32v(1);
+    wasm_array_obj_set_elem(c, 2, &v);
+    wasm_array_obj_get_elem(c, 2, false, &v);
+    CHECK_EQ_INT(v.i32, 0, "no element 2");
+
+    /* Arrays of references. */
+    n = wasm_struct_obj_new_with_typeidx(env, T_NODE);
+    v = objv(n);
+    nodes = wasm_array_obj_new_with_typeidx(env, T_NODES, 3, &v);
+    CHECK(nodes != NULL && wasm_array_obj_length(nodes) == 3, "three nodes");
+    wasm_array_obj_get_elem(nodes, 2, false, &v);
+    CHECK(wasm_obj_is_struct_obj(v.gc_obj), "each the node");
+    v = i32v(8);
+    wasm_struct_obj_set_field(n, 0, &v);
+    wasm_array_obj_get_elem(nodes, 0, false, &v);
+    wasm_struct_obj_get_field((wasm_struct_obj_t)v.gc_obj, 0, false, &v);
+    CHECK_EQ_INT(v.i32, 8, "the same node");
+    v = objv(b);
+    CHECK(wasm_array_obj_new_with_typeidx(env, T_NODES, 1, &v) == NULL, "bytes are no node");
+    refs = wasm_array_obj_new_with_typeidx(env, T_REFS, 2, NULL);
+    v = objv(b);
+    wasm_array_obj_set_elem(refs, 1, &v);
+    wasm_array_obj_get_elem(refs, 1, false, &v);
+    CHECK(wasm_obj_is_array_obj(v.gc_obj) && wasm_array_obj_length((wasm_array_obj_t)v.gc_obj) == 6, "an array in one");
+    wasm_array_obj_get_elem(refs, 0, false, &v);
+    CHECK(v.gc_obj == NULL, "and a null");
+    wasm_array_obj_copy(refs, 0, nodes, 0, 1);
+    wasm_array_obj_get_elem(refs, 0, false, &v);
+    CHECK(wasm_obj_is_struct_obj(v.gc_obj), "nodes copy into anyrefs");
+    wasm_array_obj_copy(nodes, 0, refs, 1, 1);
+    wasm_array_obj_get_elem(nodes, 0, false, &v);
+    CHECK(wasm_obj_is_struct_obj(v.gc_obj), "anyrefs do not copy into nodes");
+
+    empty = wasm_array_obj_new_with_typeidx(env, T_BYTES, 0, NULL);
+    CHECK(empty != NULL && wasm_array_obj_length(empty) == 0, "an empty array");
+    CHECK(wasm_array_obj_first_elem_addr(empty) != NULL, "has an address (its end)");
+    CHECK(wasm_array_obj_new_with_typeidx(env, T_NODE, 1, NULL) == NULL, "a struct type makes no array");
+    CHECK(wasm_array_obj_new_with_typeidx(env, T_BYTES, 0x7FFFFFFF, NULL) == NULL, "too large for the heap");
+    CHECK_EQ_INT(wasm_array_obj_length((wasm_array_obj_t)n), 0, "a struct is no array");
+    CHECK(wasm_array_obj_elem_addr((wasm_array_obj_t)n, 0) == NULL, "nor has elements");
+}
+
 int main(int argc, char **argv)
 {
     wasm_module_t m;
@@ -311,6 +573,7 @@ int main(int argc, char **argv)
     wasm_exec_env_t env, env2;
     wasm_func_obj_t f;
     wasm_externref_obj_t e;
+    wasm_struct_obj_t s;
     wasm_defined_type_t node;
     static int host;
 
@@ -329,15 +592,19 @@ int main(int argc, char **argv)
     check_func_objs(m, i, env, env2);
     check_extern_any(env);
     check_local_refs(env);
+    check_structs(m, env, env2);
+    check_arrays(m, env);
 
     /* Objects go with their instance, types with their module: later
      * uses are refused, not read. */
     f = wasm_func_obj_new_with_typeidx(env2, T_BINOP, 0);
     e = wasm_externref_obj_new(env2, &host);
-    CHECK(f != NULL && e != NULL, "objects of the second instance");
+    s = wasm_struct_obj_new_with_typeidx(env2, T_NODE);
+    CHECK(f != NULL && e != NULL && s != NULL, "objects of the second instance");
     wasm_runtime_destroy_exec_env(env2);
     wasm_runtime_deinstantiate(i2);
     CHECK(!wasm_obj_is_func_obj((wasm_obj_t)f) && wasm_externref_obj_get_value(e) == NULL, "gone with i2");
+    CHECK(!wasm_obj_is_struct_obj((wasm_obj_t)s) && wasm_struct_obj_get_field_count(s) == 0, "a struct too");
     node = wasm_get_defined_type(m, T_NODE);
     wasm_runtime_destroy_exec_env(env);
     wasm_runtime_deinstantiate(i);

@@ -1,18 +1,16 @@
-/* The functions of gc_export.h (the list gc-export-symbols.txt), for
-   symbols.c: SYM(name) for the 50 exported, PENDING(name) for the 13
-   struct and array object functions that wait for the GC heap (issue 40
-   stage 2), which must not be exported before they work
-   (capi/tests/common/mod.rs holds the same list). */
+/* The 63 functions of gc_export.h (the list gc-export-symbols.txt), for
+   symbols.c: SYM(name) for each, all exported (the struct and array
+   object functions since the GC heap, issue 40). */
 SYM(wasm_anyref_obj_get_value)
 SYM(wasm_anyref_obj_new)
-PENDING(wasm_array_obj_copy)
-PENDING(wasm_array_obj_elem_addr)
-PENDING(wasm_array_obj_first_elem_addr)
-PENDING(wasm_array_obj_get_elem)
-PENDING(wasm_array_obj_length)
-PENDING(wasm_array_obj_new_with_type)
-PENDING(wasm_array_obj_new_with_typeidx)
-PENDING(wasm_array_obj_set_elem)
+SYM(wasm_array_obj_copy)
+SYM(wasm_array_obj_elem_addr)
+SYM(wasm_array_obj_first_elem_addr)
+SYM(wasm_array_obj_get_elem)
+SYM(wasm_array_obj_length)
+SYM(wasm_array_obj_new_with_type)
+SYM(wasm_array_obj_new_with_typeidx)
+SYM(wasm_array_obj_set_elem)
 SYM(wasm_array_type_get_elem_type)
 SYM(wasm_defined_type_equal)
 SYM(wasm_defined_type_is_array_type)
@@ -59,10 +57,10 @@ SYM(wasm_runtime_pop_local_obj_ref)
 SYM(wasm_runtime_pop_local_obj_refs)
 SYM(wasm_runtime_push_local_obj_ref)
 SYM(wasm_runtime_unpin_object)
-PENDING(wasm_struct_obj_get_field)
-PENDING(wasm_struct_obj_get_field_count)
-PENDING(wasm_struct_obj_new_with_type)
-PENDING(wasm_struct_obj_new_with_typeidx)
-PENDING(wasm_struct_obj_set_field)
+SYM(wasm_struct_obj_get_field)
+SYM(wasm_struct_obj_get_field_count)
+SYM(wasm_struct_obj_new_with_type)
+SYM(wasm_struct_obj_new_with_typeidx)
+SYM(wasm_struct_obj_set_field)
 SYM(wasm_struct_type_get_field_count)
 SYM(wasm_struct_type_get_field_type)

@@ -87,7 +87,7 @@ impl Module {
     }
 
     /// The canonical id of the module's type `index`.
-    fn canonical_type(&self, index: u32) -> Option<crate::environ::type_registry::SharedTypeIndex> {
+    pub(crate) fn canonical_type(&self, index: u32) -> Option<crate::environ::type_registry::SharedTypeIndex> {
         if index as usize >= self.info().types.len() {
             return None;
         }

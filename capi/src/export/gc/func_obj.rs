@@ -133,15 +133,28 @@ pub unsafe extern "C" fn wasm_func_obj_get_func_type(func_obj: wasm_func_obj_t) 
     unsafe { type_handle(func_obj) }.cast()
 }
 
-/// The defined type of a struct, array or function object (only function
-/// objects exist before the GC heap); NULL for anything else.
+/// The defined type of a function object, or of a struct or array object
+/// (its type in the module of its instance, NULL if that module does not
+/// declare it); NULL for anything else.
 ///
 /// # Safety
 /// As for [`wasm_func_obj_get_func_idx_bound`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_obj_get_defined_type(obj: wasm_obj_t) -> wasm_defined_type_t {
     // SAFETY: as the caller promises.
-    unsafe { type_handle(obj) }
+    let Some(v) = (unsafe { cell(obj) }) else { return std::ptr::null_mut() };
+    let object_type = with_object(v, |inst, store, o| {
+        let index = o.type_index_in(store, &inst.module).ok().flatten()?;
+        // SAFETY: a handle, checked; the instance keeps its module loaded
+        // as long as the client uses its objects.
+        let m = unsafe { module(inst.module_handle as wasm_module_t) }?;
+        Some(handle_of(m, index))
+    });
+    match object_type {
+        Some(t) => t.unwrap_or(std::ptr::null_mut()),
+        // SAFETY: as the caller promises.
+        None => unsafe { type_handle(obj) },
+    }
 }
 
 /// The index in `module`'s types of the object's defined type (the first
@@ -153,10 +166,10 @@ pub unsafe extern "C" fn wasm_obj_get_defined_type(obj: wasm_obj_t) -> wasm_defi
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_obj_get_defined_type_idx(module: wasm_module_t, obj: wasm_obj_t) -> i32 {
     // SAFETY: as the caller promises.
-    let (Some(m), Some(GcValue::Func { module: own, type_idx, .. })) =
-        (unsafe { self::module(module) }, unsafe { cell(obj) })
-    else {
-        return -1;
+    let (Some(m), Some(v)) = (unsafe { self::module(module) }, unsafe { cell(obj) }) else { return -1 };
+    let GcValue::Func { module: own, type_idx, .. } = v else {
+        let index = with_object(v, |_, store, o| o.type_index_in(store, &m.module).ok().flatten());
+        return index.flatten().map_or(-1, |i| i as i32);
     };
     (0..m.module.defined_type_count())
         .find(|i| own.defined_type_equals(*type_idx, &m.module, *i))

@@ -14,16 +14,20 @@
 //!   externref/anyref conversions, and pin/unpin.
 //! - [`func_obj`]: function objects and `wasm_runtime_call_func_ref*`.
 //! - [`local_ref`]: the exec env's chain of local object references.
+//! - [`struct_obj`], [`array_obj`]: struct and array objects of the
+//!   core's GC heap, as cells holding pinned handles; [`value`]: the
+//!   `wasm_value_t` their fields are read and written as.
 //!
 //! Objects belong to the instance of the exec env that made them and are
-//! freed with it: there is no collector yet (stage 2), so a pin only
+//! freed with it. A struct or array object's cell keeps its object alive
+//! (a pinned root of the store) as long as the cell, so a pin only
 //! counts, and the local references are kept for the collector to trace.
-//! Struct and array objects (`wasm_struct_obj_*`, `wasm_array_obj_*`)
-//! need the GC heap and are not exported yet; `capi/tests/symbols.rs`
-//! lists them as pending.
 
+pub mod array_obj;
 pub mod defined;
 pub mod func_obj;
 pub mod local_ref;
 pub mod object;
+pub mod struct_obj;
 pub mod types;
+pub mod value;

@@ -4,9 +4,11 @@
 //! null, an odd word is an i31 (`(v << 1) | 1`, WAMR's and the core's
 //! encoding alike), and anything else must be a cell of the live-object
 //! table holding a [`GcObj`]: a function, externref or anyref object.
-//! So a foreign or freed pointer is refused without being read. Struct
-//! and array objects need the GC heap (issue 40 stage 2); until then no
-//! object is one, and the predicates for them say so truthfully.
+//! So a foreign or freed pointer is refused without being read. A struct
+//! or array object's cell holds a pinned handle of the object in its
+//! instance's store (`struct_obj`, `array_obj`): the object lives, and
+//! the collector keeps the handle pointing at it wherever it moves it, as
+//! long as the cell, which is freed with the instance.
 //!
 //! As in WAMR, an externref object wraps an internal object: an anyref
 //! object holding the host pointer when made by `wasm_externref_obj_new`,
@@ -36,6 +38,11 @@ pub enum GcValue {
     Externref(usize),
     /// An anyref object holding a host pointer.
     Anyref(usize),
+    /// A struct object of the store of instance `inst` (a handle, with its
+    /// serial): a pinned handle, valid as long as that store.
+    Struct { inst: usize, serial: u64, obj: cranewasm::StructRef },
+    /// An array object, as [`GcValue::Struct`].
+    Array { inst: usize, serial: u64, obj: cranewasm::ArrayRef },
 }
 
 /// A function, externref or anyref object.
@@ -85,7 +92,49 @@ macro_rules! obj_handles {
         }
     )*};
 }
-obj_handles!(WASMObject, WASMExternrefObject, WASMAnyrefObject, WASMFuncObject);
+/// Opaque: what a `wasm_struct_obj_t` points at.
+pub struct WASMStructObject {
+    _private: [u8; 0],
+}
+pub type wasm_struct_obj_t = *mut WASMStructObject;
+/// Opaque: what a `wasm_array_obj_t` points at.
+pub struct WASMArrayObject {
+    _private: [u8; 0],
+}
+pub type wasm_array_obj_t = *mut WASMArrayObject;
+
+obj_handles!(WASMObject, WASMExternrefObject, WASMAnyrefObject, WASMFuncObject, WASMStructObject, WASMArrayObject);
+
+/// The live instance of handle `inst` and serial `serial`: `None` once it
+/// was destroyed (its handle perhaps reused).
+pub fn owner(inst: usize, serial: u64) -> Option<&'static ModuleInst> {
+    // SAFETY: a handle, checked; the client keeps the instances whose
+    // objects it uses alive meanwhile.
+    let i = unsafe { crate::object::get_stored::<WASMModuleInstanceCommon>(inst) }?;
+    (i.serial == serial).then_some(i)
+}
+
+/// `f` of a struct or array object cell's live instance, store and
+/// handle; `None` for another cell or a destroyed instance.
+pub fn with_object<R>(
+    v: &GcValue,
+    f: impl FnOnce(&ModuleInst, &cranewasm::Store<crate::export::instance::InstData>, cranewasm::ObjectRef) -> R,
+) -> Option<R> {
+    let (inst, serial, o) = match v {
+        GcValue::Struct { inst, serial, obj } => (*inst, *serial, obj.as_object()),
+        GcValue::Array { inst, serial, obj } => (*inst, *serial, obj.as_object()),
+        _ => return None,
+    };
+    let inst = owner(inst, serial)?;
+    let locked = inst.lock();
+    Some(f(inst, locked.store(), o))
+}
+
+/// Whether a struct or array object cell is of type `index` of `module`
+/// (or a subtype); false for another cell or bad arguments.
+fn object_is(v: &GcValue, module: &Module, index: u32) -> bool {
+    with_object(v, |_, store, o| o.is_instance_of(store, module, index).unwrap_or(false)).unwrap_or(false)
+}
 
 /// What an object word is.
 pub enum Obj<'a> {
@@ -243,9 +292,10 @@ pub unsafe extern "C" fn wasm_internal_obj_to_externref_obj(
 ) -> wasm_externref_obj_t {
     // SAFETY: as the caller promises.
     match unsafe { obj(internal_obj) } {
-        Some(Obj::I31(_)) | Some(Obj::Cell(GcObj { value: GcValue::Anyref(_), .. })) => {
-            new_obj(exec_env, GcValue::Externref(internal_obj as usize)).cast()
-        }
+        Some(Obj::I31(_))
+        | Some(Obj::Cell(GcObj {
+            value: GcValue::Anyref(_) | GcValue::Struct { .. } | GcValue::Array { .. }, ..
+        })) => new_obj(exec_env, GcValue::Externref(internal_obj as usize)).cast(),
         _ => std::ptr::null_mut(),
     }
 }
@@ -303,9 +353,13 @@ fn is_of(o: &Obj, h: HeapType) -> bool {
     match h {
         HeapType::Func => matches!(value, Some(GcValue::Func { .. })),
         HeapType::Extern => matches!(value, Some(GcValue::Externref(_))),
-        HeapType::Any => i31 || matches!(value, Some(GcValue::Anyref(_))),
-        // No struct or array object exists before the GC heap.
-        HeapType::Eq | HeapType::I31 => i31,
+        HeapType::Any => {
+            i31 || matches!(value, Some(GcValue::Anyref(_) | GcValue::Struct { .. } | GcValue::Array { .. }))
+        }
+        HeapType::Eq => i31 || matches!(value, Some(GcValue::Struct { .. } | GcValue::Array { .. })),
+        HeapType::I31 => i31,
+        HeapType::Struct => matches!(value, Some(GcValue::Struct { .. })),
+        HeapType::Array => matches!(value, Some(GcValue::Array { .. })),
         _ => false,
     }
 }
@@ -328,8 +382,8 @@ obj_predicates! {
     wasm_obj_is_externref_obj => HeapType::Extern, "an externref object";
     wasm_obj_is_i31_obj => HeapType::I31, "an i31 object";
     wasm_obj_is_eq_obj => HeapType::Eq, "an eq object (an i31, struct or array object)";
-    wasm_obj_is_struct_obj => HeapType::Struct, "a struct object (none exist before the GC heap)";
-    wasm_obj_is_array_obj => HeapType::Array, "an array object (none exist before the GC heap)";
+    wasm_obj_is_struct_obj => HeapType::Struct, "a struct object";
+    wasm_obj_is_array_obj => HeapType::Array, "an array object";
 }
 
 /// Whether `obj` is an anyref object (a host pointer made internal).
@@ -369,14 +423,16 @@ pub unsafe extern "C" fn wasm_obj_is_instance_of_ref_type(obj: wasm_obj_t, ref_t
         (Some(i), Obj::Cell(GcObj { value: GcValue::Func { module, type_idx, .. }, .. })) => {
             module.defined_type_matches(*type_idx, module, i)
         }
+        (Some(i), Obj::Cell(GcObj { value: v @ (GcValue::Struct { .. } | GcValue::Array { .. }), .. })) => {
+            with_object(v, |inst, _, _| inst.module.clone()).is_some_and(|m| object_is(v, &m, i))
+        }
         (Some(_), _) => false,
         (None, o) => is_of(o, r.heap_type()),
     }
 }
 
 /// Whether `obj` is a value of type `type_idx` of `module` (declared
-/// subtyping, iso-recursive equality); false for bad arguments. Only
-/// function objects have a defined type before the GC heap.
+/// subtyping, iso-recursive equality); false for bad arguments.
 ///
 /// # Safety
 /// `obj` and `module` NULL or any pointers; they must stay alive.
@@ -392,7 +448,7 @@ pub unsafe extern "C" fn wasm_obj_is_instance_of_type_idx(
     };
     match v {
         GcValue::Func { module: own, type_idx: t, .. } => own.defined_type_matches(*t, &m.module, type_idx),
-        _ => false,
+        v => object_is(v, &m.module, type_idx),
     }
 }
 
@@ -418,6 +474,6 @@ pub unsafe extern "C" fn wasm_obj_is_instance_of_defined_type(
     };
     match v {
         GcValue::Func { module: own, type_idx, .. } => own.defined_type_matches(*type_idx, &d.module, d.index),
-        _ => false,
+        v => object_is(v, &d.module, d.index),
     }
 }
