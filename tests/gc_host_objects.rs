@@ -418,3 +418,68 @@ fn a_host_function_reads_and_makes_objects_and_its_handles_end_with_it() {
     assert!(kept[0].field(&store, 0).is_err(), "the argument's handle ended with the host call");
     assert_eq!(kept[1].field(&store, 0).unwrap().i32(), Some(40), "the pinned one did not");
 }
+
+/// Host-made objects across 50+ collections: field chains, pinned arrays and
+/// element addresses stay right while their objects move.
+#[test]
+fn host_objects_survive_and_move() {
+    let mut store = Store::<()>::default();
+    let module = Module::new(
+        store.engine(),
+        r#"(module
+      (type $point (struct (field $x (mut i32)) (field $next (mut (ref null $point)))))
+      (type $points (array (mut (ref null $point))))
+      (type $bytes (array (mut i8)))
+      (func (export "sum") (param $a (ref $points)) (result i32)
+        (local $i i32) (local $s i32)
+        (block $done (loop $l
+          (br_if $done (i32.ge_u (local.get $i) (array.len (local.get $a))))
+          (local.set $s (i32.add (local.get $s) (struct.get $point $x (array.get $points (local.get $a) (local.get $i)))))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $l)))
+        (local.get $s))
+      (func (export "garbage") (param $n i32)
+        (block $done (loop $l
+          (br_if $done (i32.eqz (local.get $n)))
+          (drop (array.new_default $bytes (i32.const 100)))
+          (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+          (br $l)))))"#,
+    )
+    .unwrap();
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    let garbage = instance.get_func(&store, "garbage").unwrap();
+    let sum = instance.get_func(&store, "sum").unwrap();
+    let before = store.gc_stats().collections;
+    let mut pts = Vec::new();
+    for x in 0..50 {
+        garbage.call(&mut store, &[Val::I32(10)], &mut []).unwrap();
+        let p = StructRef::new(&mut store, &module, 0, &[Val::I32(x), Val::AnyRef(None)]).unwrap();
+        if let Some(prev) = pts.last() {
+            p.set_field(&mut store, 1, Val::from(*prev)).unwrap();
+        }
+        pts.push(p);
+        store.gc();
+    }
+    let vals: Vec<Val> = pts.iter().map(|p| Val::from(*p)).collect();
+    let a = ArrayRef::new_fixed(&mut store, &module, 1, &vals).unwrap();
+    let pinned = a.pin(&store).unwrap();
+    store.gc();
+    garbage.call(&mut store, &[Val::I32(100)], &mut []).unwrap();
+    let mut out = [Val::I32(0)];
+    sum.call(&mut store, &[pinned.into()], &mut out).unwrap();
+    assert_eq!(out[0].i32(), Some((0..50).sum()));
+    // The chain through `next` fields survived the moves.
+    let mut p = pts[49];
+    for x in (0..49).rev() {
+        p = p.field(&store, 1).unwrap().anyref().unwrap().unwrap().as_struct().unwrap();
+        assert_eq!(p.field(&store, 0).unwrap().i32(), Some(x));
+    }
+    let b = ArrayRef::new(&mut store, &module, 2, Val::I32(3), 10).unwrap();
+    store.gc();
+    let addr = b.elem_addr(&store, 9).unwrap();
+    assert_eq!(unsafe { *addr }, 3);
+    assert!(store.gc_stats().collections > before + 50, "{:?}", store.gc_stats());
+    assert!(pinned.unpin(&store));
+    store.gc();
+    assert_eq!(a.len(&store).unwrap(), 50);
+}
