@@ -5,6 +5,10 @@
 
 use cranewasm::*;
 
+#[path = "support/proc_status.rs"]
+mod proc_status;
+use proc_status::status_kib;
+
 fn call(store: &mut Store<()>, instance: &Instance, name: &str, args: &[Val]) -> Result<Val> {
     let f = instance.get_func(&*store, name).unwrap_or_else(|| panic!("no export {name}"));
     let mut out = [Val::I32(0)];
@@ -100,12 +104,6 @@ fn a_full_heap_traps_out_of_memory_and_the_store_stays_usable() {
     assert_eq!(e.downcast_ref::<Trap>(), Some(&Trap::OutOfMemory), "{e}");
 }
 
-/// A field of `/proc/self/status` in KiB (Linux).
-fn status_kib(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with(field)).unwrap_or_else(|| panic!("no {field}"));
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
 
 #[test]
 fn a_dropped_store_frees_its_heap() {

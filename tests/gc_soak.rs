@@ -3,12 +3,10 @@
 
 use cranewasm::*;
 
-/// A field of `/proc/self/status` in KiB (Linux).
-fn status_kib(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with(field)).unwrap_or_else(|| panic!("no {field}"));
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
+#[path = "support/proc_status.rs"]
+mod proc_status;
+use proc_status::status_kib;
+
 
 /// The soak test: 1,000 store lifetimes, each a collection-heavy run cut
 /// short by a trap from the host in the middle of it, with the store then

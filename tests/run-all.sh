@@ -51,7 +51,8 @@ CRANEWASM_LAZY=1 CRANEWASM_TIER_THRESHOLD=1 cargo test --release --test spec --t
 # allocation of compiled code (while little is live), so that every object
 # moves as often as it can: a root the collector missed shows up as a
 # wrong value or a fault (~1 min)
-CRANEWASM_GC_STRESS=1 cargo test --release --test gc_collect --test gc_heap --test exceptions --test exnref_values
+CRANEWASM_GC_STRESS=1 cargo test --release --test gc_collect --test gc_heap --test gc_host_objects --test gc_types \
+    --test exceptions --test exnref_values
 CRANEWASM_GC_STRESS=1 cargo test --release --test spec -- wasm-3.0
 
 # --- WAMR's Python binding, unchanged, on our libiwasm.so ----------------------
