@@ -1,7 +1,7 @@
 //! GC's heap objects (issue 40, stage 2a): struct and array programs run
 //! to the right answer, a full heap traps "out of memory" and leaves the
 //! store usable, a dropped store frees its heap, and host data boxed into
-//! a struct field comes back the same. There is no collector yet.
+//! a struct field comes back the same (the collector: tests/gc_collect.rs).
 
 use cranewasm::*;
 

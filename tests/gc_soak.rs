@@ -7,7 +7,6 @@ use cranewasm::*;
 mod proc_status;
 use proc_status::status_kib;
 
-
 /// The soak test: 1,000 store lifetimes, each a collection-heavy run cut
 /// short by a trap from the host in the middle of it, with the store then
 /// dropped. Resident memory stays flat: each store's heap, both spaces,

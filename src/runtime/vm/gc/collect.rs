@@ -166,8 +166,15 @@ impl StoreOpaque {
         let max = self.gc_max_bytes();
         let (from, to_start) = self.gc.flip(&self.vm);
         let base = self.vm.gc_base;
-        let mut c =
-            Copier { heap: &mut self.gc, shapes: &self.gc_shapes, base, from, to_start, to_top: to_start, to_committed: 0 };
+        let mut c = Copier {
+            heap: &mut self.gc,
+            shapes: &self.gc_shapes,
+            base,
+            from,
+            to_start,
+            to_top: to_start,
+            to_committed: 0,
+        };
         // SAFETY: every root below holds a reference word of this store, and
         // the frames walked are live (caller).
         unsafe {

@@ -36,7 +36,12 @@ impl Shapes {
             let shape = match (&code.info.types[t].composite, layout) {
                 (CompositeType::Struct(fields), GcLayout::Struct { fields: places, size }) => Shape::Struct {
                     size: *size,
-                    refs: fields.iter().zip(places.iter()).filter(|(f, _)| is_ref(f.storage)).map(|(_, p)| *p).collect(),
+                    refs: fields
+                        .iter()
+                        .zip(places.iter())
+                        .filter(|(f, _)| is_ref(f.storage))
+                        .map(|(_, p)| *p)
+                        .collect(),
                 },
                 (CompositeType::Array(f), GcLayout::Array { elem_size }) => {
                     Shape::Array { elem: *elem_size, refs: is_ref(f.storage) }
@@ -57,7 +62,10 @@ impl Shapes {
         match id_word {
             BOX_ID => None,
             w => Some(
-                self.0.get((w & !ARRAY_BIT) as usize).and_then(Option::as_ref).expect("every object's type was kept by its store"),
+                self.0
+                    .get((w & !ARRAY_BIT) as usize)
+                    .and_then(Option::as_ref)
+                    .expect("every object's type was kept by its store"),
             ),
         }
     }
