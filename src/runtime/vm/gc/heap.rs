@@ -40,10 +40,10 @@ pub(crate) const FIRST: u32 = HEADER;
 const MIN_NURSERY: usize = 4 << 20;
 
 /// Set (to anything but `0`) in the environment, every allocation of
-/// compiled code collects first (while less than [`STRESS_LIVE`] is
-/// live): a test mode that moves every object as
-/// often as possible, so that a root the collector does not know shows up
-/// as a wrong value or a fault, rather than in one run of many.
+/// compiled code collects first (while less than 64 KiB is live): a test
+/// mode that moves every object as often as possible, so that a root the
+/// collector does not know shows up as a wrong value or a fault, rather
+/// than in one run of many.
 pub const STRESS_ENV: &str = "CRANEWASM_GC_STRESS";
 
 /// Under stress, a heap with this much live data goes back to collecting
