@@ -187,6 +187,22 @@ static const uint32_t wasm_limits_max_default = 0xffffffff;
 static const size_t MEMORY_PAGE_SIZE = 0x10000;
 
 
+// `cranewasm_ref_gc_kind`: not a live GC reference (NULL, a function, a
+// host pointer, ...).
+#define CRANEWASM_REF_NOT_GC 0
+
+// An i31 (`cranewasm_ref_i31_get`).
+#define CRANEWASM_REF_I31 1
+
+// A struct (`cranewasm_struct_*`).
+#define CRANEWASM_REF_STRUCT 2
+
+// An array (`cranewasm_array_*`).
+#define CRANEWASM_REF_ARRAY 3
+
+// Host data made internal by `any.convert_extern`.
+#define CRANEWASM_REF_HOST 4
+
 // `cranewasm_interrupt_handle_t`: stops a store's calls from any thread.
 typedef struct cranewasm_interrupt_handle_t cranewasm_interrupt_handle_t;
 
@@ -238,7 +254,7 @@ typedef struct wasm_memory_t wasm_memory_t;
 typedef struct wasm_memorytype_t wasm_memorytype_t;
 
 // Any reference object (function, global, table, memory, instance,
-// trap or foreign object).
+// trap or foreign object, or a GC reference: an i31, struct or array).
 typedef struct wasm_ref_t wasm_ref_t;
 
 // A store: owns everything created in it, freed when it is deleted.
@@ -2579,15 +2595,17 @@ WASM_API_EXTERN wasm_externkind_t wasm_externtype_kind(const struct wasm_externt
 // a v128's bytes must come from `malloc` or be NULL.
 WASM_API_EXTERN void wasm_val_delete(wasm_val_t *v);
 
-// Copies a value; a funcref gets its own copy of the function object and a
-// v128 its own 16 bytes (from `malloc`: free them with `free`), so both
+// Copies a value; a funcref gets its own copy of the function object, a
+// GC reference its own reference object, and a v128 its own 16 bytes (from `malloc`: free them with `free`), so both
 // values are independent.
 //
 // # Safety
 // `out` must be NULL or writable; `src` NULL or a valid value (a v128
 // pointing at 16 bytes, a funcref any pointer: anything but a live
 // reference copies as NULL).
-WASM_API_EXTERN void wasm_val_copy(wasm_val_t *out, const wasm_val_t *src);
+WASM_API_EXTERN
+void wasm_val_copy(wasm_val_t *out,
+                   const wasm_val_t *src);
 
 // Sets `*out` to the empty vector (all fields zero).
 //
@@ -3273,6 +3291,151 @@ WASM_API_EXTERN
 struct wasm_trap_t *cranewasm_trap_new_exception(struct wasm_store_t *store,
                                                  const struct cranewasm_tag_t *tag,
                                                  const struct wasm_val_vec_t *payload);
+
+// What the reference `r` is: one of the `CRANEWASM_REF_*` codes
+// (`CRANEWASM_REF_NOT_GC` for NULL and for anything but a live GC
+// reference).
+//
+// # Safety
+// `r` NULL or any pointer; not deleted meanwhile.
+WASM_API_EXTERN uint8_t cranewasm_ref_gc_kind(const struct wasm_ref_t *r);
+
+// A new reference to the i31 of `value`'s low 31 bits, in `store`; NULL
+// for a bad store.
+//
+// # Safety
+// `store` NULL or any pointer; not used by another thread meanwhile.
+WASM_API_EXTERN struct wasm_ref_t *cranewasm_ref_i31_new(struct wasm_store_t *store, int32_t value);
+
+// Reads the i31 `r` holds into `*out`, sign-extended from 31 bits or
+// zero-extended; false (and `*out` untouched) if `r` is not an i31.
+//
+// # Safety
+// `r` NULL or any pointer; `out` NULL or writable.
+WASM_API_EXTERN
+bool cranewasm_ref_i31_get(const struct wasm_ref_t *r,
+                           bool sign_extend,
+                           int32_t *out);
+
+// The index of `r`'s type in `module`'s type section (the first, if
+// several are the same type) in `*out`; false if `r` is not a struct or
+// array, or its type is not one of `module`'s.
+//
+// # Safety
+// `r` and `module` NULL or any pointers; `out` NULL or writable.
+WASM_API_EXTERN
+bool cranewasm_ref_type_index(const struct wasm_ref_t *r,
+                              const wasm_module_t *module,
+                              uint32_t *out);
+
+// A new struct of type `type_index` of `module` (whose engine must be the
+// store's), with `fields` in order, or every field at its default (zero,
+// null) when `fields` is NULL. NULL for a bad argument or a full heap.
+//
+// # Safety
+// `store` and `module` NULL or any pointers; `fields` NULL or a valid
+// vector of values (as for `wasm_func_call`'s arguments).
+WASM_API_EXTERN
+struct wasm_ref_t *cranewasm_struct_new(struct wasm_store_t *store,
+                                        const wasm_module_t *module,
+                                        uint32_t type_index,
+                                        const struct wasm_val_vec_t *fields);
+
+// How many fields the struct `r` has; 0 (logged) if `r` is not a struct.
+//
+// # Safety
+// `r` NULL or any pointer.
+WASM_API_EXTERN uint32_t cranewasm_struct_field_count(const struct wasm_ref_t *r);
+
+// Field `index` of struct `r`'s type: its kind code (`WASM_I32` for a
+// packed field), its packed width in bits (8, 16, or 0 if not packed)
+// and whether it is mutable, each written where the pointer is not
+// NULL. False for a bad reference or index.
+//
+// # Safety
+// `r` NULL or any pointer; the others NULL or writable.
+WASM_API_EXTERN
+bool cranewasm_struct_field_type(const struct wasm_ref_t *r,
+                                 uint32_t index,
+                                 wasm_valkind_t *kind,
+                                 uint8_t *packed_bits,
+                                 bool *mutable_);
+
+// Reads field `index` of struct `r` into `*out` (a packed field
+// sign-extended if `sign_extend`, else zero-extended; a reference as a
+// new object, the caller's). False, with `*out` untouched, for a bad
+// reference or index.
+//
+// # Safety
+// `r` NULL or any pointer; `out` NULL or writable.
+WASM_API_EXTERN
+bool cranewasm_struct_get(const struct wasm_ref_t *r,
+                          uint32_t index,
+                          bool sign_extend,
+                          wasm_val_t *out);
+
+// Sets field `index` of struct `r` to `value` (of the field's type, as
+// `cranewasm_struct_field_type` tells it). False for a bad reference,
+// index or value, or an immutable field.
+//
+// # Safety
+// `r` NULL or any pointer; `value` NULL or a valid value.
+WASM_API_EXTERN
+bool cranewasm_struct_set(struct wasm_ref_t *r,
+                          uint32_t index,
+                          const wasm_val_t *value);
+
+// A new array of type `type_index` of `module` (whose engine must be the
+// store's) of `len` elements, each `init`, or each at its default (zero,
+// null) when `init` is NULL. NULL for a bad argument or a full heap.
+//
+// # Safety
+// `store` and `module` NULL or any pointers; `init` NULL or a valid
+// value.
+WASM_API_EXTERN
+struct wasm_ref_t *cranewasm_array_new(struct wasm_store_t *store,
+                                       const wasm_module_t *module,
+                                       uint32_t type_index,
+                                       const wasm_val_t *init,
+                                       uint32_t len);
+
+// The length of array `r` in `*out`; false if `r` is not an array.
+//
+// # Safety
+// `r` NULL or any pointer; `out` NULL or writable.
+WASM_API_EXTERN bool cranewasm_array_len(const struct wasm_ref_t *r, uint32_t *out);
+
+// The element type of array `r`, as `cranewasm_struct_field_type` tells
+// a field's.
+//
+// # Safety
+// `r` NULL or any pointer; the others NULL or writable.
+WASM_API_EXTERN
+bool cranewasm_array_elem_type(const struct wasm_ref_t *r,
+                               wasm_valkind_t *kind,
+                               uint8_t *packed_bits,
+                               bool *mutable_);
+
+// Reads element `index` of array `r` into `*out`, as
+// `cranewasm_struct_get` reads a field.
+//
+// # Safety
+// `r` NULL or any pointer; `out` NULL or writable.
+WASM_API_EXTERN
+bool cranewasm_array_get(const struct wasm_ref_t *r,
+                         uint32_t index,
+                         bool sign_extend,
+                         wasm_val_t *out);
+
+// Sets element `index` of array `r` to `value`, as `cranewasm_struct_set`
+// sets a field.
+//
+// # Safety
+// `r` NULL or any pointer; `value` NULL or a valid value.
+WASM_API_EXTERN
+bool cranewasm_array_set(struct wasm_ref_t *r,
+                         uint32_t index,
+                         const wasm_val_t *value);
 
 // cranewasm extension: moves the calling thread's last error message
 // (UTF-8, no NUL) into `*out` and forgets it. Returns false, with `*out`

@@ -84,6 +84,9 @@ pub enum Kind {
     /// A `wasm_obj_t` of `gc_export.h` that is not an i31: a function,
     /// externref or anyref object (`crate::export::gc`).
     GcObj,
+    /// A GC reference of `wasm_c_api.h` (a `wasm_ref_t`: see
+    /// `crate::c_api::anyref`).
+    AnyRef,
 }
 
 impl Kind {

@@ -61,7 +61,7 @@ pub struct WASMModuleCommon {
 // Declared here, not with its functions in `c_api::ref_`, because the
 // `wasm_val_t` both headers pass points at one (`core::val`).
 /// Any reference object (function, global, table, memory, instance,
-/// trap or foreign object).
+/// trap or foreign object, or a GC reference: an i31, struct or array).
 pub struct wasm_ref_t {
     _private: [u8; 0],
 }

@@ -85,6 +85,20 @@ fn checked_in_headers_are_current() {
         "cranewasm_tabletype_new64",
         "cranewasm_tabletype_is64",
         "cranewasm_tabletype_limits64",
+        "cranewasm_ref_gc_kind",
+        "cranewasm_ref_i31_new",
+        "cranewasm_ref_i31_get",
+        "cranewasm_ref_type_index",
+        "cranewasm_struct_new",
+        "cranewasm_struct_field_count",
+        "cranewasm_struct_field_type",
+        "cranewasm_struct_get",
+        "cranewasm_struct_set",
+        "cranewasm_array_new",
+        "cranewasm_array_len",
+        "cranewasm_array_elem_type",
+        "cranewasm_array_get",
+        "cranewasm_array_set",
     ]
     .map(String::from)
     .to_vec();

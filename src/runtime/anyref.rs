@@ -201,6 +201,37 @@ impl AnyRef {
         !matches!(self.0, RefRepr::Host(_))
     }
 
+    /// Another handle of this reference that stays valid until
+    /// [`unpin`](Self::unpin), whatever scope ends meanwhile (see
+    /// [`ObjectRef::pin`]); an i31 or host data needs no root and comes
+    /// back as it is.
+    pub fn pin(&self, store: impl crate::AsContext) -> Result<AnyRef> {
+        Ok(match self.0 {
+            RefRepr::Object(o) => AnyRef(RefRepr::Object(o.pin(store)?)),
+            _ => *self,
+        })
+    }
+
+    /// Frees the root of a handle made by [`pin`](Self::pin) (see
+    /// [`ObjectRef::unpin`]); true for an i31 or host data, which have none.
+    pub fn unpin(self, store: impl crate::AsContext) -> bool {
+        match self.0 {
+            RefRepr::Object(o) => o.unpin(store),
+            _ => true,
+        }
+    }
+
+    /// Whether `self` and `other` are one reference, as `ref.eq` (and for
+    /// host data made internal, pointer equality) sees it: the same i31
+    /// value, the same object whichever handles name it, or the same host
+    /// data. An error for a handle of another store or whose root was
+    /// freed.
+    pub fn ref_eq(&self, store: impl crate::AsContext, other: &AnyRef) -> Result<bool> {
+        let cx = store.as_context();
+        let store = cx.opaque();
+        Ok(self.0.to_raw(store)? == other.0.to_raw(store)?)
+    }
+
     /// `e` made internal, as `any.convert_extern` does.
     pub fn convert_extern(e: ExternRef) -> AnyRef {
         AnyRef(e.0)

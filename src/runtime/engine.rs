@@ -165,6 +165,23 @@ impl Engine {
         &self.inner.types
     }
 
+    /// The top of `ty`'s hierarchy (`func`, `extern`, `any` or `exn`), for a
+    /// type the engine gave (a function's, global's, table's or field's):
+    /// unlike [`HeapType::top`](crate::HeapType::top), a concrete struct or
+    /// array type is known for one of `any`.
+    pub fn top_of(&self, ty: crate::RefType) -> crate::HeapType {
+        use crate::HeapType;
+        match ty.heap_type() {
+            HeapType::Concrete(t) => match crate::environ::type_registry::canonical_id(t)
+                .and_then(|id| self.inner.types.kind(id))
+            {
+                Some(HeapType::Struct | HeapType::Array) => HeapType::Any,
+                _ => HeapType::Func,
+            },
+            h => h.top(),
+        }
+    }
+
     /// How many distinct types the engine's modules and host functions
     /// use now (each registered once, and released when its last user
     /// goes). For tests.

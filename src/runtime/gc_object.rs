@@ -159,7 +159,7 @@ pub(crate) fn out_of_memory() -> Error {
 /// `store`'s engine: an I32 for a packed field; for a concrete struct or
 /// array type, null (if nullable) or an object of that type or one of its
 /// declared subtypes; else as [`Val::matches_ty`] decides.
-fn fits(store: &StoreOpaque, storage: StorageType, v: &Val) -> bool {
+pub(crate) fn fits(store: &StoreOpaque, storage: StorageType, v: &Val) -> bool {
     let ty = match storage {
         StorageType::I8 | StorageType::I16 => return matches!(v, Val::I32(_)),
         StorageType::Val(ty) => ty,

@@ -64,6 +64,9 @@ impl Val {
     /// for `(ref extern)`, null for any nullable type of its hierarchy).
     /// A function reference of a concrete type is not checked against
     /// its signature from here, so only null passes for one.
+    ///
+    /// A struct or array passes for its own concrete type only: see
+    /// [`matches_ty_in`](Self::matches_ty_in) for declared subtypes.
     pub fn matches_ty(&self, ty: ValType) -> bool {
         let ValType::Ref(r) = ty else { return self.ty() == ty };
         let (is_null, top) = match self {
@@ -223,6 +226,14 @@ impl Val {
     /// another store is an error.
     pub fn into_raw_in(self, store: impl crate::AsContext) -> crate::Result<ValRaw> {
         self.to_raw_shared(store.as_context().opaque())
+    }
+
+    /// Whether this value may be passed where `ty` is expected, `ty` being
+    /// a type `store`'s engine gave (a function's, global's, table's or
+    /// field's): as [`matches_ty`](Self::matches_ty), and a struct or
+    /// array also for a concrete supertype it declares.
+    pub fn matches_ty_in(&self, store: impl crate::AsContext, ty: ValType) -> bool {
+        crate::runtime::gc_object::fits(store.as_context().opaque(), crate::StorageType::Val(ty), self)
     }
 
     /// The value of type `ty` in a raw slot of `store`.

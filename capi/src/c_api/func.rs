@@ -242,11 +242,14 @@ impl HostCallback {
             }
             Ok(())
         });
-        // The function objects made for the parameters are ours, unless the
-        // callback passed one on as a result.
+        // The function and GC reference objects made for the parameters
+        // are ours, unless the callback passed one on as a result (an
+        // externref's pointer is the client's own).
         let returned: Vec<*mut wasm_ref_t> = outs.iter().map(|v| v.ref_ptr()).collect();
         for (a, ty) in args.iter().zip(self.ty.params()) {
-            if *ty == cranewasm::ValType::FUNCREF && !returned.contains(&a.ref_ptr()) {
+            let made_here =
+                matches!(ty, cranewasm::ValType::Ref(r) if r.heap_type().top() != cranewasm::HeapType::Extern);
+            if made_here && !returned.contains(&a.ref_ptr()) {
                 // SAFETY: our own object, used by nothing else now.
                 unsafe { object::delete::<wasm_ref_t>(a.ref_ptr()) };
             } else if *ty == cranewasm::ValType::V128 {
@@ -462,8 +465,16 @@ pub unsafe extern "C" fn wasm_func_call(
 pub const STORE_BUSY: &str = "Exception: store is in use by another thread";
 
 /// Whether an argument of kind `kind` is read as a `ty`: its own kind, or
-/// WAMR's reading of a same-width number by its bits.
+/// WAMR's reading of a same-width number by its bits. A concrete
+/// reference type takes either reference kind: whether it names a function
+/// or a struct or array type is the engine's to say, and the value's
+/// object says which it is (see [`val::to_core`]).
 fn kind_fits(kind: u8, ty: cranewasm::ValType) -> bool {
+    if let cranewasm::ValType::Ref(r) = ty
+        && let cranewasm::HeapType::Concrete(_) = r.heap_type()
+    {
+        return kind == kinds::EXTERNREF || kind == kinds::FUNCREF;
+    }
     let width = |k: u8| match k {
         k if k == kinds::I32 || k == kinds::F32 => Some(4),
         k if k == kinds::I64 || k == kinds::F64 => Some(8),
@@ -606,9 +617,15 @@ impl Call {
         let core = unsafe { store::core(store) };
         let n = self.ty.params().len().max(self.ty.results().len());
         core::with_slots(n, |slots| {
-            for ((s, a), t) in slots.iter_mut().zip(args).zip(self.ty.params()) {
+            for (i, ((s, a), t)) in slots.iter_mut().zip(args).zip(self.ty.params()).enumerate() {
                 // SAFETY: `core` is the core store of `store`.
                 let msg = match unsafe { val::to_core(&mut *core, a, *t) } {
+                    // The kind byte said little about a reference: its
+                    // value must be one of the parameter's type, or
+                    // compiled code would read it as one.
+                    Ok(v) if !v.matches_ty_in(&*core, *t) => {
+                        format!("wasm_func_call: argument {i} is not a value of type {t}")
+                    }
                     Ok(v) => match v.into_raw_in(&*core) {
                         Ok(v) => {
                             *s = v;
@@ -631,12 +648,14 @@ impl Call {
             if out.is_null() {
                 return Ok(());
             }
+            // The results' own handles end here; reference objects pin them.
+            let mut scope = cranewasm::RootScope::new(&mut *core);
             for (i, (s, t)) in slots.iter().zip(self.ty.results()).enumerate() {
                 // SAFETY: the call's results, of this store.
-                let v = unsafe { Val::from_raw_in(&*core, *s, *t) };
-                // SAFETY: `out` has room for every result (caller); `core`
+                let v = unsafe { Val::from_raw_in(&scope, *s, *t) };
+                // SAFETY: `out` has room for every result (caller); `scope`
                 // is the core store of `store`.
-                unsafe { out.add(i).write(val::from_core(store, &mut *core, v)) };
+                unsafe { out.add(i).write(val::from_core(store, &mut scope, v)) };
             }
             Ok(())
         })

@@ -73,9 +73,11 @@ impl Init {
         match (self, ty) {
             (Init::V128(bytes), ValType::V128) => Some(Val::V128(cranewasm::V128(u128::from_le_bytes(*bytes)))),
             (Init::Func(f), ValType::FUNCREF) => Some(Val::FuncRef(*f)),
-            (Init::Bits(v), ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64 | ValType::EXTERNREF) => {
-                // SAFETY: as the caller promises; numbers and host pointers
-                // are read as bits.
+            // Numbers and host pointers are read as bits; other references
+            // (GC references, typed function references) are looked up
+            // only now, so one deleted meanwhile is refused.
+            (Init::Bits(v), ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64 | ValType::Ref(_)) => {
+                // SAFETY: as the caller promises.
                 unsafe { val::to_core(cx, v, ty) }.ok()
             }
             _ => None,
@@ -152,8 +154,10 @@ pub unsafe extern "C" fn wasm_global_get(g: Option<&wasm_global_t>, out: *mut wa
     }
     // SAFETY: the store of a global is live; `out` is writable.
     unsafe {
-        let v = g.get(store::core(s));
-        out.write(val::from_core(s, store::core(s), v));
+        // The value's own handle ends here; a reference object pins it.
+        let mut scope = cranewasm::RootScope::new(store::core(s));
+        let v = g.get(&mut scope);
+        out.write(val::from_core(s, &mut scope, v));
     }
 }
 

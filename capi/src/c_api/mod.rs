@@ -2,9 +2,11 @@
 //! header: [`vec`], [`types`], [`import_export`], [`val`], [`config`],
 //! [`engine`], [`store`], [`module`], [`instance`] (and [`link`], how its
 //! imports are linked), [`func`], [`global`],
-//! [`table`], [`memory`], [`extern_`], [`ref_`], [`trap`], [`frame`];
+//! [`table`], [`memory`], [`extern_`], [`ref_`] (and [`anyref`], GC
+//! references as `wasm_ref_t`s), [`trap`], [`frame`];
 //! [`wat`] holds our own `cranewasm_*` extensions.
 
+pub mod anyref;
 pub mod config;
 pub mod engine;
 pub mod extern_;

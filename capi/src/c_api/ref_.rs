@@ -1,7 +1,8 @@
 //! References (`wasm_ref_t`) and foreign objects.
 //!
 //! A `wasm_ref_t *` points at any reference object: a function, global,
-//! table, memory, instance, trap or foreign object, all of which start with
+//! table, memory, instance, trap, foreign object or GC reference
+//! ([`crate::c_api::anyref`]), all of which start with
 //! an [`object::Header`](crate::object::Header). As in WAMR,
 //! `wasm_X_as_ref` and `wasm_ref_as_X` make new objects for the same
 //! entity (generated with each type, see [`crate::object::c_object`]), so
@@ -23,7 +24,7 @@ use crate::object::{self, Header, HostInfo, Object, SharedHostInfo, c_object};
 use crate::*;
 
 c_object! {
-    crate::wasm_ref_t: Header [Func | Global | Table | Memory | Instance | TrapError | Foreign];
+    crate::wasm_ref_t: Header [Func | Global | Table | Memory | Instance | TrapError | Foreign | AnyRef];
     delete: wasm_ref_delete;
     copy: wasm_ref_copy;
     same: wasm_ref_same;

@@ -3,13 +3,12 @@
 
 use std::ptr;
 
-use cranewasm::{ExternType, Table, Val, ValType};
+use cranewasm::{ExternType, RootScope, Table, Val, ValType};
 
 use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::store::{self, StoreObj};
 use crate::c_api::types::{self, wasm_tabletype_t};
-use crate::c_api::val::{self, func_of_ref};
-use crate::core::store::externref_for;
+use crate::c_api::val;
 use crate::handle::Kind;
 use crate::object::{self, c_object, get};
 use crate::*;
@@ -47,14 +46,9 @@ unsafe fn table(t: Option<&wasm_table_t>) -> Option<(*mut StoreObj, Table)> {
 /// # Safety
 /// `s` must be live and not otherwise borrowed; `r` NULL or any pointer.
 unsafe fn ref_value(s: *mut StoreObj, element: ValType, r: *mut wasm_ref_t) -> Option<Val> {
-    Some(match element {
-        ValType::EXTERNREF => Val::ExternRef((!r.is_null()).then(|| {
-            // SAFETY: as the caller promises.
-            externref_for(unsafe { store::core(s) }, r as usize)
-        })),
-        // SAFETY: as the caller promises.
-        _ => Val::FuncRef(unsafe { func_of_ref(r) }.ok()?),
-    })
+    let v = val::wasm_val_t::new(element, val::wasm_val_union { r#ref: r });
+    // SAFETY: as the caller promises; a reference is any pointer.
+    unsafe { val::to_core(store::core(s), &v, element) }.ok()
 }
 
 /// A table of type `ty` with every element set to `init` (NULL for null
@@ -117,8 +111,10 @@ pub unsafe extern "C" fn wasm_table_get(t: Option<&wasm_table_t>, index: wasm_ta
     // SAFETY: the store of a live object is live and not otherwise
     // borrowed here.
     unsafe {
-        match t.get(store::core(s), index) {
-            Some(v) => val::from_core(s, store::core(s), v).ref_ptr(),
+        // The element's own handle ends here; the reference object pins it.
+        let mut scope = RootScope::new(store::core(s));
+        match t.get(&mut scope, index) {
+            Some(v) => val::from_core(s, &mut scope, v).ref_ptr(),
             None => ptr::null_mut(),
         }
     }

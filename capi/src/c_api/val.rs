@@ -9,7 +9,14 @@
 //!   `wasm_foreign_as_ref`, or any other pointer);
 //! * a **funcref** is a function object (`wasm_func_as_ref`). Functions
 //!   coming out of wasm are new function objects owned by the receiver
-//!   (and by the store, which frees them if the receiver does not).
+//!   (and by the store, which frees them if the receiver does not);
+//! * a reference of the GC hierarchy (**anyref**, eqref, i31ref, struct
+//!   and array references) is a reference object that pins its referent
+//!   ([`crate::c_api::anyref`]), owned as function objects are; its kind
+//!   byte is `WASM_EXTERNREF` (alias `WASM_ANYREF`), and the value's type
+//!   tells it from an externref;
+//! * an **exnref** has no form in wasm.h: it reads as NULL, and only NULL
+//!   may be passed.
 //!
 //! A **v128** does not fit: the header's union has 8 bytes and no v128
 //! member, and the layout is fixed. So a `WASM_V128` value's `of.ref`
@@ -31,8 +38,9 @@
 use crate::core::kinds;
 use std::ptr;
 
-use cranewasm::{AsContextMut, V128, Val, ValRaw, ValType};
+use cranewasm::{AsContextMut, HeapType, V128, Val, ValRaw, ValType};
 
+use crate::c_api::anyref;
 use crate::c_api::extern_::Item;
 use crate::c_api::func::new_func;
 use crate::c_api::store::{StoreData, StoreObj};
@@ -62,13 +70,26 @@ pub unsafe fn to_core(cx: impl AsContextMut<Data = StoreData>, v: &wasm_val_t, t
             Some(bytes) => Val::V128(V128(u128::from_le_bytes(*bytes))),
             None => return Err("a v128 value's of.ref must point at its 16 bytes".to_string()),
         },
-        ValType::EXTERNREF => match v.ref_ptr() as usize {
-            0 => Val::ExternRef(None),
-            p => Val::ExternRef(Some(externref_for(cx, p))),
+        ValType::Ref(r) => match r.heap_type().top() {
+            HeapType::Extern => match v.ref_ptr() as usize {
+                0 => Val::ExternRef(None),
+                p => Val::ExternRef(Some(externref_for(cx, p))),
+            },
+            // SAFETY: as the caller promises.
+            HeapType::Any => Val::AnyRef(unsafe { anyref::value_of(v.ref_ptr()) }?),
+            // A concrete type counts as a function type until the type
+            // section is asked (`HeapType::top`); the object itself says
+            // whether it is a struct or array instead.
+            // SAFETY: as the caller promises.
+            HeapType::Func if unsafe { anyref::is_gc_ref(v.ref_ptr()) } => {
+                // SAFETY: as the caller promises.
+                Val::AnyRef(unsafe { anyref::value_of(v.ref_ptr()) }?)
+            }
+            // SAFETY: as the caller promises.
+            HeapType::Func => Val::FuncRef(unsafe { func_of_ref(v.ref_ptr()) }?),
+            _ if v.ref_ptr().is_null() => Val::default_for(ty),
+            _ => return Err(format!("a non-null {r} value cannot be passed through the C API")),
         },
-        // SAFETY: as the caller promises.
-        ValType::FUNCREF => Val::FuncRef(unsafe { func_of_ref(v.ref_ptr()) }?),
-        ValType::Ref(r) => return Err(format!("a {r} value cannot be passed through the C API")),
     })
 }
 
@@ -116,10 +137,10 @@ pub unsafe fn from_core(store: *mut StoreObj, mut cx: impl AsContextMut<Data = S
         // wasm.h has no exception references (its `wasm_ref_t` kinds are
         // functions and host references), so C sees an exnref as null.
         Val::ExnRef(_) => wasm_val_union { r#ref: ptr::null_mut() },
-        // Nor, until GC references are `wasm_ref_t`s (issue 40, later
-        // stage), an anyref: C sees null rather than a pointer it could
-        // not use.
-        Val::AnyRef(_) => wasm_val_union { r#ref: ptr::null_mut() },
+        Val::AnyRef(a) => wasm_val_union {
+            // SAFETY: `store` is live and `cx` its core store (caller).
+            r#ref: a.map_or(ptr::null_mut(), |a| unsafe { anyref::new_ref(store, &cx, a) }),
+        },
         Val::FuncRef(f) => wasm_val_union {
             r#ref: match f {
                 None => ptr::null_mut(),
@@ -172,6 +193,11 @@ pub unsafe fn to_slot(
     }
     // SAFETY: as the caller promises.
     let v = unsafe { to_core(&mut cx, v, ty) }?;
+    // Compiled code reads the slot as a `ty`: a reference of another type
+    // must not get there.
+    if !v.matches_ty_in(&cx, ty) {
+        return Err(format!("a host function returned a value that is not of type {ty}"));
+    }
     v.into_raw_in(&cx).map_err(|e| e.to_string())
 }
 
@@ -209,8 +235,8 @@ pub unsafe extern "C" fn wasm_val_delete(v: *mut wasm_val_t) {
     }
 }
 
-/// Copies a value; a funcref gets its own copy of the function object and a
-/// v128 its own 16 bytes (from `malloc`: free them with `free`), so both
+/// Copies a value; a funcref gets its own copy of the function object, a
+/// GC reference its own reference object, and a v128 its own 16 bytes (from `malloc`: free them with `free`), so both
 /// values are independent.
 ///
 /// # Safety
@@ -221,7 +247,8 @@ pub unsafe extern "C" fn wasm_val_delete(v: *mut wasm_val_t) {
 pub unsafe extern "C" fn wasm_val_copy(out: *mut wasm_val_t, src: Option<&wasm_val_t>) {
     let (false, Some(src)) = (out.is_null(), src) else { return };
     let mut copy = *src;
-    if src.kind == kinds::FUNCREF {
+    // SAFETY: the reference is checked like any handle.
+    if src.kind == kinds::FUNCREF || (src.kind == kinds::EXTERNREF && unsafe { anyref::is_gc_ref(src.ref_ptr()) }) {
         // SAFETY: the reference is checked like any handle.
         copy.of.r#ref = unsafe { crate::c_api::ref_::wasm_ref_copy(src.ref_ptr().as_ref()) };
     } else if src.kind == kinds::V128 {

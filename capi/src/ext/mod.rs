@@ -6,6 +6,7 @@
 
 pub mod engine_options;
 pub mod exceptions;
+pub mod gc_refs;
 pub mod last_error;
 pub mod limits64;
 pub mod store_control;

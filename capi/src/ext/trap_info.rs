@@ -156,9 +156,11 @@ pub unsafe extern "C" fn cranewasm_trap_exception_payload(t: *const wasm_trap_t,
     let values = found.map(|(store, exn)| {
         // SAFETY: a live trap's store is live.
         let core = unsafe { crate::c_api::store::core(store) };
-        let values = exn.values(&*core);
-        // SAFETY: `store` is live and `core` is its core store.
-        values.into_iter().map(|v| unsafe { crate::c_api::val::from_core(store, &mut *core, v) }).collect::<Vec<_>>()
+        // The values' own handles end here; reference objects pin them.
+        let mut scope = cranewasm::RootScope::new(core);
+        let values = exn.values(&scope);
+        // SAFETY: `store` is live and `scope` is its core store's.
+        values.into_iter().map(|v| unsafe { crate::c_api::val::from_core(store, &mut scope, v) }).collect::<Vec<_>>()
     });
     if !out.is_null() {
         let raw = values.as_ref().map_or(RawVec::EMPTY, |v| RawVec::from_items(v.iter().copied()));
