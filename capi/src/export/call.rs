@@ -41,6 +41,7 @@ use crate::core::kinds::{self, valkind};
 use crate::core::runtime::log;
 use crate::core::val::wasm_val_t;
 use crate::export::exec_env::exec_env;
+use crate::export::gc::call_refs;
 use crate::export::instance::ModuleInst;
 use crate::export::lookup::func_inst;
 use crate::export::types::*;
@@ -57,12 +58,18 @@ fn cells(t: ValType) -> usize {
     }
 }
 
+/// How many cells a value of type `t` of `inst` takes in `argv`: a GC
+/// reference is a `wasm_obj_t`, a pointer (see [`call_refs`]).
+fn cells_in(inst: &ModuleInst, t: ValType) -> usize {
+    if call_refs::is_gc(inst, t) { 2 } else { cells(t) }
+}
+
 /// How many cells WAMR's `argc` counts for a value of type `t`: an
 /// externref as one (see the module documentation).
-fn argc_cells(t: ValType) -> usize {
+fn argc_cells(inst: &ModuleInst, t: ValType) -> usize {
     match t {
         ValType::EXTERNREF => 1,
-        t => cells(t),
+        t => cells_in(inst, t),
     }
 }
 
@@ -169,9 +176,10 @@ unsafe fn read_cell(inst: &ModuleInst, argv: *const u32, p: &mut usize, t: ValTy
         ValType::V128 => ValRaw::v128(u128::from(w(0)) | (u128::from(w(2)) << 64)),
         ValType::EXTERNREF => inst.externref_raw(w(0) as usize),
         ValType::FUNCREF => inst.funcref_raw(c(0)).ok_or("unknown function")?,
+        t if call_refs::is_gc(inst, t) => call_refs::slot_of(inst, w(0) as usize, t)?,
         ValType::Ref(_) => return Err("a reference of a type the C API cannot pass"),
     };
-    *p += cells(t);
+    *p += cells_in(inst, t);
     Ok(slot)
 }
 
@@ -202,9 +210,10 @@ unsafe fn write_cell(inst: &ModuleInst, argv: *mut u32, p: &mut usize, t: ValTyp
             Some(index) => put(0, index),
             None => return false,
         },
+        t if call_refs::is_gc(inst, t) => wide(call_refs::obj_of(inst, t, s) as u64),
         ValType::Ref(_) => wide(inst.host_pointer_of_raw(s) as u64),
     }
-    *p += cells(t);
+    *p += cells_in(inst, t);
     true
 }
 
@@ -213,8 +222,8 @@ unsafe fn write_cell(inst: &ModuleInst, argv: *mut u32, p: &mut usize, t: ValTyp
 /// # Safety
 /// `argv` must be NULL or hold `argc` cells, with room for the results.
 pub unsafe fn call_cells(inst: &ModuleInst, env: usize, func: Func, ty: &FuncType, argc: u32, argv: *mut u32) -> bool {
-    let need: usize = ty.params().iter().map(|t| argc_cells(*t)).sum();
-    let out: usize = ty.results().iter().map(|t| cells(*t)).sum();
+    let need: usize = ty.params().iter().map(|t| argc_cells(inst, *t)).sum();
+    let out: usize = ty.results().iter().map(|t| cells_in(inst, *t)).sum();
     if (argc as usize) < need {
         inst.set_exception(Some(&format!("invalid argument count {argc}, must be no smaller than {need}")));
         return false;
@@ -229,7 +238,7 @@ pub unsafe fn call_cells(inst: &ModuleInst, env: usize, func: Func, ty: &FuncTyp
             if p >= argc as usize {
                 // Past the cells the caller counted: zero, as in WAMR.
                 *s = core::zero(*t);
-                p += cells(*t);
+                p += cells_in(inst, *t);
                 continue;
             }
             // SAFETY: the parameter starts below `argc` (an externref at
@@ -296,6 +305,14 @@ fn kind_cells(kind: u8) -> Option<usize> {
 /// argument), or v128 (WAMR asserts); `Err(Some(exception))`: an unknown
 /// function index.
 fn from_c(inst: &ModuleInst, v: &wasm_val_t, t: ValType) -> Result<ValRaw, Option<&'static str>> {
+    if call_refs::is_gc(inst, t) {
+        // WAMR's GC build takes either reference kind as the object.
+        if v.kind != kinds::EXTERNREF && v.kind != kinds::FUNCREF {
+            return Err(None);
+        }
+        // SAFETY: a pointer-sized member, any bit pattern.
+        return call_refs::slot_of(inst, unsafe { v.of.i64 } as usize, t).map_err(Some);
+    }
     if t == ValType::V128 || kind_cells(v.kind) != Some(cells(t)) {
         return Err(None);
     }
@@ -322,6 +339,10 @@ fn to_c(inst: &ModuleInst, t: ValType, s: ValRaw) -> Option<wasm_val_t> {
         ValType::FUNCREF => {
             out.kind = kinds::I32;
             out.of.i32 = inst.funcref_index_of_raw(s)? as i32;
+        }
+        t if call_refs::is_gc(inst, t) => {
+            out.kind = kinds::EXTERNREF;
+            out.of.i64 = call_refs::obj_of(inst, t, s) as i64;
         }
         ValType::Ref(_) => out.of.i64 = inst.host_pointer_of_raw(s) as i64,
         ValType::V128 => return None,
@@ -465,6 +486,13 @@ pub(crate) unsafe fn call_wasm_va(
                     ValType::F32 => ValRaw::f32((va.double() as f32).to_bits()),
                     ValType::F64 => ValRaw::f64(va.double().to_bits()),
                     ValType::EXTERNREF => inst.externref_raw(va.int() as usize),
+                    t if call_refs::is_gc(inst, t) => match call_refs::slot_of(inst, va.int() as usize, t) {
+                        Ok(v) => v,
+                        Err(e) => {
+                            inst.set_exception(Some(e));
+                            return false;
+                        }
+                    },
                     ValType::FUNCREF => match inst.funcref_raw(va.int() as u32) {
                         Some(v) => v,
                         None => {
@@ -487,7 +515,8 @@ pub(crate) unsafe fn call_wasm_va(
 cranewasm::__sys::c_variadic_entry! {
     /// Calls `function` with `num_args` variadic arguments of its parameter
     /// types (i32 as `int32_t`, i64 as `int64_t`, f32 and f64 as `double`,
-    /// externref as a pointer, funcref as its index), writing its results
+    /// externref as a pointer, funcref as its index, a GC reference as its
+    /// `wasm_obj_t`), writing its results
     /// to `results`.
     ///
     /// Rust cannot define a variadic function, so this is a stub from the

@@ -17,6 +17,7 @@
 //! - [`struct_obj`], [`array_obj`]: struct and array objects of the
 //!   core's GC heap, as cells holding pinned handles; [`value`]: the
 //!   `wasm_value_t` their fields are read and written as.
+//! - [`call_refs`]: GC references as arguments and results of calls.
 //!
 //! Objects belong to the instance of the exec env that made them and are
 //! freed with it. A struct or array object's cell keeps its object alive
@@ -24,6 +25,7 @@
 //! counts, and the local references are kept for the collector to trace.
 
 pub mod array_obj;
+pub mod call_refs;
 pub mod defined;
 pub mod func_obj;
 pub mod local_ref;
