@@ -483,3 +483,26 @@ fn host_objects_survive_and_move() {
     store.gc();
     assert_eq!(a.len(&store).unwrap(), 50);
 }
+
+#[test]
+fn a_struct_passes_for_a_supertype_it_declares_and_no_other() {
+    let mut store = Store::<()>::default();
+    let wat = r#"(module
+      (type $base (sub (struct (field i32))))
+      (type $derived (sub $base (struct (field i32) (field i64))))
+      (type $alike (struct (field i32)))
+      (func (export "derived") (result (ref $derived)) (struct.new $derived (i32.const 7) (i64.const 1)))
+      (func (export "alike") (result (ref $alike)) (struct.new $alike (i32.const 8)))
+      (func (export "get") (param (ref $base)) (result i32) (struct.get $base 0 (local.get 0))))"#;
+    let module = Module::new(store.engine(), wat).unwrap();
+    let i = Instance::new(&mut store, &module, &[]).unwrap();
+    let derived = call(&mut store, &i, "derived", &[], 1)[0];
+    assert_eq!(call(&mut store, &i, "get", &[derived], 1)[0].i32(), Some(7));
+    // Same fields, but not a declared subtype (and final): refused before
+    // wasm reads it, as a null is for the non-null parameter.
+    let alike = call(&mut store, &i, "alike", &[], 1)[0];
+    let get = i.get_func(&store, "get").unwrap();
+    let mut out = [Val::I32(0)];
+    assert!(usage(get.call(&mut store, &[alike], &mut out).unwrap_err()).contains("where (ref"));
+    assert!(usage(get.call(&mut store, &[Val::AnyRef(None)], &mut out).unwrap_err()).contains("where (ref"));
+}
