@@ -506,3 +506,26 @@ fn a_struct_passes_for_a_supertype_it_declares_and_no_other() {
     assert!(usage(get.call(&mut store, &[alike], &mut out).unwrap_err()).contains("where (ref"));
     assert!(usage(get.call(&mut store, &[Val::AnyRef(None)], &mut out).unwrap_err()).contains("where (ref"));
 }
+
+#[test]
+fn a_null_of_a_struct_type_reads_as_a_null_anyref() {
+    let mut store = Store::<()>::default();
+    let wat = r#"(module
+      (type $s (struct (field i32)))
+      (type $f (func))
+      (global $g (export "g") (mut (ref null $s)) (ref.null $s))
+      (func (export "null_s") (result (ref null $s)) (ref.null $s))
+      (func (export "null_f") (result (ref null $f)) (ref.null $f))
+      (func (export "is_null") (param (ref null $s)) (result i32) (ref.is_null (local.get 0))))"#;
+    let module = Module::new(store.engine(), wat).unwrap();
+    let i = Instance::new(&mut store, &module, &[]).unwrap();
+    assert!(matches!(call(&mut store, &i, "null_s", &[], 1)[0], Val::AnyRef(None)));
+    // A null of a function type stays a null function reference.
+    assert!(matches!(call(&mut store, &i, "null_f", &[], 1)[0], Val::FuncRef(None)));
+    let g = i.get_global(&store, "g").unwrap();
+    assert!(matches!(g.get(&mut store), Val::AnyRef(None)));
+    // Both nulls pass for the type, in calls and globals.
+    g.set(&mut store, Val::AnyRef(None)).unwrap();
+    g.set(&mut store, Val::FuncRef(None)).unwrap();
+    assert_eq!(call(&mut store, &i, "is_null", &[Val::AnyRef(None)], 1)[0].i32(), Some(1));
+}

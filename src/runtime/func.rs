@@ -42,7 +42,7 @@ impl Func {
                 f(caller.reborrow(), params, results)?;
                 let store = &mut caller.store.opaque;
                 for ((slot, r), t) in slots.iter_mut().zip(results.iter()).zip(ty.results()) {
-                    if !crate::runtime::gc_object::fits(store, crate::StorageType::Val(*t), r) {
+                    if !r.matches_in(store, *t) {
                         return Err(Trap::new(format!("host function returned {} where {t} was expected", r.ty())));
                     }
                     *slot = r.to_raw(store).map_err(|e| Trap::new(e.to_string()))?;
@@ -99,7 +99,7 @@ impl Func {
         }
         with_scratch(ty.params().len().max(ty.results().len()), ValRaw::default(), |slots| {
             for ((slot, p), t) in slots.iter_mut().zip(params).zip(ty.params()) {
-                if !crate::runtime::gc_object::fits(store, crate::StorageType::Val(*t), p) {
+                if !p.matches_in(store, *t) {
                     return Err(Error::Usage(format!("argument of type {} where {t} was expected", p.ty())));
                 }
                 *slot = p.to_raw(store)?;

@@ -230,19 +230,9 @@ pub(crate) fn read(store: &StoreOpaque, o: &ObjectRef, at: u32, storage: Storage
     })
 }
 
-/// The reference of type `r` whose word is `raw`, read from a field.
+/// The reference of type `r` whose word is `raw`, read from a field (a
+/// null of a concrete type in its hierarchy: see `Val::from_raw_ref`).
 fn read_ref(store: &StoreOpaque, r: RefType, raw: usize) -> Val {
-    if raw == 0 {
-        // A field's type knows a null's hierarchy, which a concrete type's
-        // `top` does not (it says `func`): ask the registry.
-        if let Some(kind) = r.heap_type().concrete_index().and_then(|t| canonical_id(TypeIndex::from_u32(t))) {
-            return match store.engine().type_registry().kind(kind) {
-                Some(HeapType::Struct | HeapType::Array) => Val::AnyRef(None),
-                _ => Val::FuncRef(None),
-            };
-        }
-        return Val::default_for(ValType::Ref(r));
-    }
     Val::from_raw_ref(store, ValType::Ref(r), raw)
 }
 

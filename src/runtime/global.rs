@@ -24,7 +24,7 @@ impl Global {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         // A value of the type: a null for a nullable typed reference too.
-        if !value.matches_ty(ty.content) {
+        if !value.matches_in(store, ty.content) {
             return Err(Error::Usage(format!("global of type {} initialised with {}", ty.content, value.ty())));
         }
         let mut storage = VMGlobal::default();
@@ -76,7 +76,7 @@ impl Global {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         self.storage.check(store)?;
-        if !value.matches_ty(self.ty.content) {
+        if !value.matches_in(store, self.ty.content) {
             return Err(Error::Usage(format!("global of type {} set to {}", self.ty.content, value.ty())));
         }
         let raw = value.to_raw(store)?;

@@ -19,7 +19,7 @@ impl Table {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         // A value of the type: a null for a nullable typed reference too.
-        if !init.matches_ty(ValType::Ref(ty.element())) {
+        if !init.matches_in(store, ValType::Ref(ty.element())) {
             return Err(Error::Usage(format!("table of {} initialised with {}", ty.element(), init.ty())));
         }
         let init = init.to_raw(store)?.get_ref();
@@ -97,7 +97,7 @@ impl Table {
         let mut cx = store.as_context_mut();
         let store = cx.opaque();
         let element = ValType::Ref(self.0.get(store).element());
-        if !value.matches_ty(element) {
+        if !value.matches_in(store, element) {
             return Err(Error::Usage(format!("table of {element} {how} {}", value.ty())));
         }
         Ok(value.to_raw(store)?.get_ref())

@@ -56,7 +56,7 @@ impl Exn {
         let tag_ptr = tag.0.try_get(store)? as *const VMTag;
         // SAFETY: a tag of this store, which keeps it.
         let ty: FuncType = unsafe { (*tag_ptr).ty.clone() };
-        if values.len() != ty.params().len() || !values.iter().zip(ty.params()).all(|(v, t)| v.matches_ty(*t)) {
+        if values.len() != ty.params().len() || !values.iter().zip(ty.params()).all(|(v, t)| v.matches_in(store, *t)) {
             return Err(Error::Usage(format!("exception values do not match the tag's type {ty}")));
         }
         let raw = values.iter().map(|v| v.to_raw(store)).collect::<Result<Vec<_>>>()?;

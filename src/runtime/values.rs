@@ -233,7 +233,15 @@ impl Val {
     /// field's): as [`matches_ty`](Self::matches_ty), and a struct or
     /// array also for a concrete supertype it declares.
     pub fn matches_ty_in(&self, store: impl crate::AsContext, ty: ValType) -> bool {
-        crate::runtime::gc_object::fits(store.as_context().opaque(), crate::StorageType::Val(ty), self)
+        self.matches_in(store.as_context().opaque(), ty)
+    }
+
+    /// [`matches_ty_in`](Self::matches_ty_in) in `store`.
+    pub(crate) fn matches_in(&self, store: &StoreOpaque, ty: ValType) -> bool {
+        // `matches_ty` decides all but declared supertypes (and a null of
+        // a concrete type the host named by a module's index, which the
+        // registry does not know).
+        self.matches_ty(ty) || crate::runtime::gc_object::fits(store, crate::StorageType::Val(ty), self)
     }
 
     /// The value of type `ty` in a raw slot of `store`.
@@ -334,6 +342,15 @@ impl Val {
             // but no function reference has these low bits.
             ValType::Ref(r) if r.is_func() && raw & 0b11 != 0 => {
                 Val::AnyRef(Some(AnyRef(RefRepr::from_raw(store, raw))))
+            }
+            // A null of one: the engine's registry says which kind of
+            // type it is (a null function reference otherwise).
+            ValType::Ref(r)
+                if raw == 0
+                    && matches!(r.heap_type(), HeapType::Concrete(_))
+                    && store.engine().top_of(r) == HeapType::Any =>
+            {
+                Val::AnyRef(None)
             }
             ValType::Ref(r) if r.is_func() => Val::FuncRef(ptr.map(|p| Func(stored(store, p)))),
             // Not an externref: reading its data would read an exception.
