@@ -132,6 +132,18 @@ fn programs_allocating_far_more_than_the_heap_run_right() {
     assert!(stats.longest_pause <= stats.total_pause, "{stats:?}");
 }
 
+/// A bound below the first trigger (4 MiB), as WAMR's small default GC
+/// heaps are: the bound itself is where the first collection comes.
+#[test]
+fn a_heap_bound_below_the_first_trigger_collects_at_the_bound() {
+    let mut store = Store::<()>::default();
+    store.set_limiter(StoreLimits::builder().gc_heap_size(256 << 10).build());
+    let i = instance(&mut store, PROGRAMS);
+    // 100 trees of 511 nodes: 1.2 MiB through 256 KiB.
+    assert_eq!(i32_of(&mut store, &i, "churn", &[Val::I32(8), Val::I32(100)]), 2 * tree_sum(8));
+    assert!(store.gc_stats().collections >= 4, "{:?}", store.gc_stats());
+}
+
 #[test]
 fn a_deep_tree_survives_collections_while_it_is_built() {
     // Depth 17: 262,143 nodes, 6 MiB, built in a 16 MiB heap whose first
@@ -262,4 +274,32 @@ fn a_host_function_may_collect_while_wasm_frames_hold_objects() {
         assert_eq!(i32_of(&mut store, &i, "run", &[]), 42);
     }
     assert!(store.gc_stats().collections >= 3, "{:?}", store.gc_stats());
+}
+
+/// Host data made internal is boxed in the heap each time the API passes
+/// it to wasm: those boxes are garbage the collector reclaims too, though
+/// wasm itself allocates nothing (16 bytes a box, 40 times the bound).
+#[test]
+fn boxes_of_host_data_passed_by_the_api_are_collected() {
+    let mut store = small_store(1);
+    let i = instance(
+        &mut store,
+        r#"(module
+          (global $last (mut anyref) (ref.null any))
+          (func (export "take") (param anyref) (result i32)
+            (global.set $last (local.get 0))
+            (ref.is_null (local.get 0))))"#,
+    );
+    let host = ExternRef::new(&mut store, 7u32);
+    let any = Val::AnyRef(Some(AnyRef::convert_extern(host)));
+    let take = i.get_func(&store, "take").unwrap();
+    let global = Global::new(&mut store, GlobalType::new(ValType::ANYREF, Mutability::Var), Val::AnyRef(None)).unwrap();
+    let mut out = [Val::I32(-1)];
+    for n in 0..(40 << 20) / 16 / 10 {
+        take.call(&mut store, &[any], &mut out).unwrap_or_else(|e| panic!("call {n}: {e}"));
+        assert_eq!(out[0].i32(), Some(0));
+        // A host global boxes it too.
+        global.set(&mut store, any).unwrap_or_else(|e| panic!("global set {n}: {e}"));
+    }
+    assert!(store.gc_stats().collections > 0, "the boxes were collected");
 }

@@ -97,6 +97,9 @@ impl Func {
                 results.len()
             )));
         }
+        // SAFETY: the parameters are values, their objects rooted handles;
+        // their words are read after this.
+        unsafe { crate::runtime::gc_object::make_room_for(store, params) };
         with_scratch(ty.params().len().max(ty.results().len()), ValRaw::default(), |slots| {
             for ((slot, p), t) in slots.iter_mut().zip(params).zip(ty.params()) {
                 if !p.matches_in(store, *t) {

@@ -199,6 +199,22 @@ pub(crate) fn box_bytes<'a>(vals: impl IntoIterator<Item = &'a Val>) -> u64 {
     boxes as u64 * u64::from(HEADER)
 }
 
+/// Makes room for the boxes that storing `vals` takes, collecting first
+/// if a collection is due, so that garbage is reclaimed for host data
+/// the API boxes as it is for wasm's allocations. Call it before reading
+/// any of their reference words (a collection moves objects).
+///
+/// # Safety
+/// As for `gc_make_room`: the values hold their objects as rooted handles
+/// (which every `Val` does), and no other word is held outside the roots.
+pub(crate) unsafe fn make_room_for<'a>(store: &mut StoreOpaque, vals: impl IntoIterator<Item = &'a Val>) {
+    let bytes = box_bytes(vals);
+    if bytes > 0 {
+        // SAFETY: as the caller promises.
+        unsafe { store.gc_make_room(bytes) }
+    }
+}
+
 /// The raw form of `v` (checked) for a field of `storage`. Call it only
 /// after `gc_make_room`: it reads reference words and may box host data.
 pub(crate) fn to_raw(store: &mut StoreOpaque, storage: StorageType, v: Val) -> Result<ValRaw> {

@@ -79,6 +79,9 @@ impl Global {
         if !value.matches_in(store, self.ty.content) {
             return Err(Error::Usage(format!("global of type {} set to {}", self.ty.content, value.ty())));
         }
+        // SAFETY: `value` holds its object as a rooted handle; its word is
+        // read after this.
+        unsafe { crate::runtime::gc_object::make_room_for(store, [&value]) };
         let raw = value.to_raw(store)?;
         self.storage.get_mut(store).write(self.ty.content, raw);
         Ok(())

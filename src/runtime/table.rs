@@ -100,6 +100,9 @@ impl Table {
         if !value.matches_in(store, element) {
             return Err(Error::Usage(format!("table of {element} {how} {}", value.ty())));
         }
+        // SAFETY: `value` holds its object as a rooted handle; its word is
+        // read after this.
+        unsafe { crate::runtime::gc_object::make_room_for(store, [&value]) };
         Ok(value.to_raw(store)?.get_ref())
     }
 }

@@ -59,6 +59,9 @@ impl Exn {
         if values.len() != ty.params().len() || !values.iter().zip(ty.params()).all(|(v, t)| v.matches_in(store, *t)) {
             return Err(Error::Usage(format!("exception values do not match the tag's type {ty}")));
         }
+        // SAFETY: the values hold their objects as rooted handles; their
+        // words are read after this.
+        unsafe { crate::runtime::gc_object::make_room_for(store, values) };
         let raw = values.iter().map(|v| v.to_raw(store)).collect::<Result<Vec<_>>>()?;
         let mut exn = VMExn::new(tag_ptr, raw.into());
         // The host holds it.

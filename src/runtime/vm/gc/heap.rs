@@ -110,9 +110,10 @@ impl GcHeap {
         vm.gc_top as usize - start(self.space)
     }
 
-    /// Whether allocating `size` bytes is past the trigger: time to collect.
-    pub(crate) fn due(&self, vm: &VMStoreContext, size: u64) -> bool {
-        !self.is_empty() && (self.used(vm) as u64).saturating_add(size) > self.trigger as u64
+    /// Whether allocating `size` bytes is past the trigger, or past `max`
+    /// (a bound below the first trigger): time to collect.
+    pub(crate) fn due(&self, vm: &VMStoreContext, size: u64, max: usize) -> bool {
+        !self.is_empty() && (self.used(vm) as u64).saturating_add(size) > self.trigger.min(max) as u64
     }
 
     /// `size` bytes (a multiple of [`ALIGN`]) for a new object, zeroed, at

@@ -65,7 +65,7 @@ impl StoreOpaque {
     /// exceptions, host handles); from the host API, where every object is
     /// an `ObjectRef`, or a builtin entered through `arch`'s GC exit entry.
     pub(crate) unsafe fn gc_make_room(&mut self, size: u64) {
-        if self.gc.due(&self.vm, size) {
+        if self.gc.due(&self.vm, size, self.gc_max_bytes()) {
             // SAFETY: no word is held outside the roots (caller).
             unsafe { self.gc_collect() }
         }
