@@ -228,6 +228,14 @@ impl Val {
         self.to_raw_shared(store.as_context().opaque())
     }
 
+    /// [`into_raw_in`](Self::into_raw_in) that also takes host data made
+    /// internal (`AnyRef::convert_extern`), boxing it in the store's GC
+    /// heap as `any.convert_extern` does. Boxing never collects, so words
+    /// already in other slots stay valid.
+    pub fn into_raw_in_mut(self, mut store: impl crate::AsContextMut) -> crate::Result<ValRaw> {
+        self.to_raw(store.as_context_mut().opaque())
+    }
+
     /// Whether this value may be passed where `ty` is expected, `ty` being
     /// a type `store`'s engine gave (a function's, global's, table's or
     /// field's): as [`matches_ty`](Self::matches_ty), and a struct or

@@ -28,6 +28,8 @@ static const char *const WAT =
     "  (func (export \"i31\") (param i32) (result i31ref) (ref.i31 (local.get 0)))\n"
     "  (func (export \"i31_get\") (param (ref i31)) (result i32) (i31.get_s (local.get 0)))\n"
     "  (func (export \"keep\") (param anyref) (global.set $kept (local.get 0)))\n"
+    "  (func (export \"internalise\") (param externref) (result anyref) (any.convert_extern (local.get 0)))\n"
+    "  (func (export \"externalise\") (param anyref) (result externref) (extern.convert_any (local.get 0)))\n"
     "  (func (export \"kept_ref\") (result anyref) (global.get $kept))\n"
     "  (func (export \"byte_sum\") (param (ref $bytes)) (result i32)\n"
     "    (local $i i32) (local $s i32)\n"
@@ -219,6 +221,24 @@ static void i31s(wasm_store_t *store, const instance_t *inst)
     wasm_ref_delete(r);
 }
 
+/* Host data made internal by wasm comes out as a GC reference of kind
+   HOST, goes back in (boxed again), and converts back to the pointer. */
+static void host_data(const instance_t *inst)
+{
+    static int host;
+    wasm_val_t a[1] = { WASM_REF_VAL((wasm_ref_t *)&host) }, r[1] = { WASM_INIT_VAL };
+    wasm_ref_t *any;
+
+    EXPECT_NO_TRAP(call(export_func(inst, "internalise"), a, 1, r, 1));
+    any = r[0].of.ref;
+    CHECK_EQ_INT(cranewasm_ref_gc_kind(any), CRANEWASM_REF_HOST, "internalised host data");
+    CHECK_EQ_INT(kind_in_wasm(inst, any), 4, "wasm sees an anyref that is no eqref");
+    a[0] = (wasm_val_t)WASM_REF_VAL(any);
+    EXPECT_NO_TRAP(call(export_func(inst, "externalise"), a, 1, r, 1));
+    CHECK(r[0].kind == WASM_EXTERNREF && r[0].of.ref == (wasm_ref_t *)&host, "the same host pointer comes back");
+    wasm_ref_delete(any);
+}
+
 static void host_made(wasm_store_t *store, const wasm_module_t *module, const instance_t *inst)
 {
     wasm_val_t fields[2] = { WASM_I32_VAL(5), WASM_I32_VAL(6) };
@@ -361,6 +381,7 @@ int main(int argc, char **argv)
     structs_out_and_back(&inst);
     identity_and_globals(store, &inst);
     i31s(store, &inst);
+    host_data(&inst);
     host_made(store, module, &inst);
     collections(&inst);
     refused(engine, store, &inst);

@@ -626,7 +626,7 @@ impl Call {
                     Ok(v) if !v.matches_ty_in(&*core, *t) => {
                         format!("wasm_func_call: argument {i} is not a value of type {t}")
                     }
-                    Ok(v) => match v.into_raw_in(&*core) {
+                    Ok(v) => match v.into_raw_in_mut(&mut *core) {
                         Ok(v) => {
                             *s = v;
                             continue;

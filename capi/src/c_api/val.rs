@@ -198,7 +198,7 @@ pub unsafe fn to_slot(
     if !v.matches_ty_in(&cx, ty) {
         return Err(format!("a host function returned a value that is not of type {ty}"));
     }
-    v.into_raw_in(&cx).map_err(|e| e.to_string())
+    v.into_raw_in_mut(&mut cx).map_err(|e| e.to_string())
 }
 
 /// 16 bytes from `malloc` holding `x`, for a v128 value handed out.

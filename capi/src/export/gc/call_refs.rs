@@ -48,7 +48,7 @@ pub fn slot_of(inst: &ModuleInst, obj: usize, t: ValType) -> Result<ValRaw, &'st
     if !val.matches_ty_in(&*store, t) {
         return Err("a GC object argument is not of the parameter's type");
     }
-    val.into_raw_in(&*store).map_err(|_| "the arguments conversion is failed")
+    val.into_raw_in_mut(store).map_err(|_| "the arguments conversion is failed")
 }
 
 /// The object a result slot `s` of type `t` stands for: NULL, an i31 word,
