@@ -10,14 +10,14 @@
 Everything goes through the C API of ``libiwasm.so`` (ctypes, no other
 native code): WAMR's ``wasm_c_api.h``, its ``wasm_export.h`` for WASI
 settings, and cranewasm's ``cranewasm_*`` extensions (fuel, limits,
-interrupts, epochs, trap codes, error messages, exception tags). One module per concept,
-as in wasmtime's package: ``_config``, ``_engine``, ``_store`` (and the
-base of objects in a store), ``_module``, ``_instance``, ``_linker``,
-``_func`` (``_hints`` reads a callable's type hints), ``_global``,
-``_table``, ``_memory``, ``_extern``, ``_tag``, ``_trap``, ``_error``,
-``_wasi``;
-``_value`` converts values, ``_ffi`` declares the C API, ``types`` holds
-the type objects.
+interrupts, epochs, trap codes, error messages, exception tags, GC
+references). One module per concept, as in wasmtime's package:
+``_config``, ``_engine``, ``_store`` (and the base of objects in a store),
+``_module``, ``_instance``, ``_linker``, ``_func`` (``_hints`` reads a
+callable's type hints), ``_global``, ``_table``, ``_memory``, ``_extern``,
+``_tag``, ``_trap``, ``_error``, ``_wasi``, ``_gc`` (GC references: i31s,
+structs, arrays); ``_value`` converts values, ``_ffi`` declares the C API,
+``types`` holds the type objects.
 
 The library's diagnostics on stderr are off (level 0): errors reach
 Python as exceptions with the library's reason. ``set_log_level(2)`` turns
@@ -30,6 +30,7 @@ from ._engine import Engine
 from ._error import LinkError, StoreClosed, WasiExit, WasmError
 from ._ffi import LIBRARY_PATH
 from ._func import Func
+from ._gc import AnyRef, ArrayRef, FieldType, I31, StructRef
 from ._global import Global
 from ._hints import f32, f64, i32, i64
 from ._instance import Exports, Instance
@@ -58,5 +59,6 @@ __all__ = [
     "Config", "Engine", "Store", "InterruptHandle", "Module", "Instance", "Exports", "Linker", "Func", "Global",
     "Table", "Memory", "Trap", "TrapCode", "WasmException", "Tag", "Frame", "WasmError", "LinkError", "StoreClosed", "WasiExit", "ValType",
     "FuncType", "GlobalType", "TableType", "MemoryType", "ImportType", "ExportType", "WasiConfig", "CAPTURE",
-    "LIBRARY_PATH", "set_log_level", "i32", "i64", "f32", "f64",
+    "LIBRARY_PATH", "set_log_level", "i32", "i64", "f32", "f64", "AnyRef", "I31", "StructRef", "ArrayRef",
+    "FieldType",
 ]

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, List
 
 I32, I64, F32, F64, V128, EXTERNREF, FUNCREF = 0, 1, 2, 3, 4, 128, 129
+# What cranewasm_ref_gc_kind says a reference is.
+REF_NOT_GC, REF_I31, REF_STRUCT, REF_ARRAY, REF_HOST = 0, 1, 2, 3, 4
 EXTERN_FUNC, EXTERN_GLOBAL, EXTERN_TABLE, EXTERN_MEMORY = 0, 1, 2, 3
 CONST, VAR = 0, 1
 NO_MAX = 0xFFFFFFFF
@@ -140,6 +142,24 @@ _SIGNATURES = {
     "cranewasm_tag_delete": (None, [P]),
     "cranewasm_trap_new_exception": (P, [P, P, PV]),
     "cranewasm_module_set_wasi_readonly_dirs": (None, [P, PS, c.c_uint32]),
+    # GC references (capi/src/ext/gc_refs.rs; see _gc.py).
+    "wasm_ref_copy": (P, [P]),
+    "wasm_ref_same": (c.c_bool, [P, P]),
+    "cranewasm_ref_gc_kind": (c.c_uint8, [P]),
+    "cranewasm_ref_i31_new": (P, [P, c.c_int32]),
+    "cranewasm_ref_i31_get": (c.c_bool, [P, c.c_bool, c.POINTER(c.c_int32)]),
+    "cranewasm_ref_type_index": (c.c_bool, [P, P, c.POINTER(c.c_uint32)]),
+    "cranewasm_struct_new": (P, [P, P, c.c_uint32, PV]),
+    "cranewasm_struct_field_count": (c.c_uint32, [P]),
+    "cranewasm_struct_field_type": (c.c_bool, [P, c.c_uint32, c.POINTER(c.c_uint8), c.POINTER(c.c_uint8),
+                                               c.POINTER(c.c_bool)]),
+    "cranewasm_struct_get": (c.c_bool, [P, c.c_uint32, c.c_bool, PVal]),
+    "cranewasm_struct_set": (c.c_bool, [P, c.c_uint32, PVal]),
+    "cranewasm_array_new": (P, [P, P, c.c_uint32, PVal, c.c_uint32]),
+    "cranewasm_array_len": (c.c_bool, [P, c.POINTER(c.c_uint32)]),
+    "cranewasm_array_elem_type": (c.c_bool, [P, c.POINTER(c.c_uint8), c.POINTER(c.c_uint8), c.POINTER(c.c_bool)]),
+    "cranewasm_array_get": (c.c_bool, [P, c.c_uint32, c.c_bool, PVal]),
+    "cranewasm_array_set": (c.c_bool, [P, c.c_uint32, PVal]),
     "wasm_extern_new_empty": (P, [P, c.c_uint8]),
     "wasm_runtime_set_log_level": (None, [c.c_int]),
     "wasm_valtype_new": (P, [c.c_uint8]),

@@ -1,6 +1,11 @@
 """Python values to and from ``wasm_val_t``: the conversions every call,
 global, table and host function goes through.
 
+A GC reference handed out is a new reference object, adopted by the
+``_gc`` wrapper made for it (a host function's argument, which the runtime
+deletes after the callback, is copied first); one passed in is the
+wrapper's own object, which stays the wrapper's.
+
 As in WAMR, ``wasm_func_as_ref`` and ``wasm_ref_as_func`` make new objects
 (which the store would free only when it goes): the ones made for a value
 passed in are deleted by ``_release`` once the C call is done, and a
@@ -13,6 +18,8 @@ import ctypes as c
 from typing import Any, List, Optional, Sequence, Tuple
 
 from . import _ffi as f
+from ._error import StoreClosed
+from ._gc import AnyRef, _gc_ptr, _gc_value
 from ._store import Store
 from .types import ValType
 
@@ -63,6 +70,9 @@ def _to_c(store: Store, kind: int, value: Any, keep: List[Any]) -> f.Val:
             buf = (c.c_ubyte * 16).from_buffer_copy(_v128_bytes(value))
             keep.append(buf)
             v.of.ref = c.addressof(buf)
+        elif isinstance(value, AnyRef) and kind in (f.EXTERNREF, f.FUNCREF):
+            # The wrapper's own object: it stays the wrapper's (not in keep).
+            v.of.ref = _gc_ptr(store, value)
         elif kind == f.EXTERNREF:
             v.of.ref = None if value is None else store._extern_key(value)
         elif kind == f.FUNCREF:
@@ -73,8 +83,11 @@ def _to_c(store: Store, kind: int, value: Any, keep: List[Any]) -> f.Val:
                 ref = _Ref(f.wasm_func_as_ref(value._ptr))
                 keep.append(ref)
                 v.of.ref = ref.ptr
+    except StoreClosed:
+        raise
     except (TypeError, ValueError, OverflowError) as e:
-        raise TypeError(f"cannot pass {value!r} as {ValType(kind)}: {e}") from None
+        what = "a GC reference" if isinstance(value, AnyRef) else ValType(kind)
+        raise TypeError(f"cannot pass {value!r} as {what}: {e}") from None
     return v
 
 
@@ -113,10 +126,17 @@ def _from_c(store: Store, v: f.Val, owned: bool) -> Any:
             v.of.ref = None
         return value
     if k == f.EXTERNREF:
-        return None if not v.of.ref else store._externs.get(v.of.ref)
+        if not v.of.ref:
+            return None
+        if v.of.ref in store._externs:
+            return store._externs[v.of.ref]
+        return _gc_value(store, v.of.ref, owned)  # an anyref's, or None
     if k == f.FUNCREF:
         if not v.of.ref:
             return None
+        if f.cranewasm_ref_gc_kind(v.of.ref) != f.REF_NOT_GC:
+            # A concrete struct or array type has the funcref kind code.
+            return _gc_value(store, v.of.ref, owned)
         from ._func import Func  # here, not above: _func imports this module
         ptr = f.wasm_ref_as_func(v.of.ref)  # a new object, the wrapper's own
         if owned:
