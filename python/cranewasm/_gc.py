@@ -66,7 +66,8 @@ class AnyRef(_InStore):
     struct or array type) result, global or table element holds. Its
     subclasses say what it is: ``I31``, ``StructRef``, ``ArrayRef``; a
     plain ``AnyRef`` is host data that wasm made internal
-    (``any.convert_extern``), which the host can only pass back.
+    (``any.convert_extern``), which the host can only pass back (and
+    ``extern.convert_any`` in wasm turns into the Python object again).
 
     ``a == b`` is ``ref.eq``. Passing it to another store raises
     ``TypeError``; using it after its store is closed, ``StoreClosed``."""

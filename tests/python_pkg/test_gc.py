@@ -64,6 +64,7 @@ WAT = """(module
     (local.get $s))
   (func (export "internalize") (param externref) (result anyref) (any.convert_extern (local.get 0)))
   (func (export "kept_extern") (result externref) (extern.convert_any (global.get $kept)))
+  (func (export "externalize") (param anyref) (result externref) (extern.convert_any (local.get 0)))
   (func (export "churn") (param $times i32)
     (local $l (ref null $node)) (local $i i32)
     (loop $again
@@ -281,9 +282,8 @@ def test_function_references_in_arrays(store, module, ex):
 
 
 def test_host_data_made_internal(store, ex):
-    # any.convert_extern of a Python object: a plain AnyRef, which a global
-    # or table holds, and which converts back to that same object. (Passed
-    # as a call's argument it traps: the library cannot box it there yet.)
+    # any.convert_extern of a Python object: a plain AnyRef, which calls,
+    # globals and tables take, and which converts back to that same object.
     token = object()
     h = ex.internalize(token)
     assert type(h) is w.AnyRef and repr(h) == "AnyRef()"
@@ -292,6 +292,7 @@ def test_host_data_made_internal(store, ex):
     assert ex.kept_extern() is token
     ex.table[3] = h
     assert ex.table[3] == h
+    assert ex.externalize(h) is token
     assert ex.internalize(None) is None
 
 
