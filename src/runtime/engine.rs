@@ -172,12 +172,12 @@ impl Engine {
     pub fn top_of(&self, ty: crate::RefType) -> crate::HeapType {
         use crate::HeapType;
         match ty.heap_type() {
-            HeapType::Concrete(t) => match crate::environ::type_registry::canonical_id(t)
-                .and_then(|id| self.inner.types.kind(id))
-            {
-                Some(HeapType::Struct | HeapType::Array) => HeapType::Any,
-                _ => HeapType::Func,
-            },
+            HeapType::Concrete(t) => {
+                match crate::environ::type_registry::canonical_id(t).and_then(|id| self.inner.types.kind(id)) {
+                    Some(HeapType::Struct | HeapType::Array) => HeapType::Any,
+                    _ => HeapType::Func,
+                }
+            }
             h => h.top(),
         }
     }

@@ -21,7 +21,10 @@
 
 use std::ptr;
 
-use cranewasm::{AnyRef, ArrayRef, AsContext, CompositeType, FieldType, HeapType, I31, RootScope, StorageType, StructRef, Val, ValType};
+use cranewasm::{
+    AnyRef, ArrayRef, AsContext, AsContextMut, CompositeType, FieldType, HeapType, I31, RootScope, StorageType,
+    StructRef, Val, ValType,
+};
 
 use crate::c_api::anyref::{self, AnyRefObj};
 use crate::c_api::module::slot;
@@ -275,35 +278,114 @@ fn struct_field_types(module: &cranewasm::Module, type_index: u32) -> Result<Vec
     }
 }
 
-/// The struct `r` is, with its store; logged as `what`'s error if none.
-///
-/// # Safety
-/// `r` NULL or any pointer.
-unsafe fn struct_of(r: *const wasm_ref_t, what: &str) -> Option<(StructRef, *mut StoreObj)> {
-    // SAFETY: as the caller promises.
-    let (obj, s) = unsafe { lookup(r, what) }?;
-    match obj.value.as_struct() {
-        Some(st) => Some((st, s)),
-        None => {
-            log(format_args!("{what}: not a struct reference"));
-            None
+/// A struct's fields or an array's elements, reached by index alike.
+#[derive(Copy, Clone)]
+enum Elements {
+    Struct(StructRef),
+    Array(ArrayRef),
+}
+
+impl Elements {
+    /// The struct (or with `array`, the array) `r` is, with its store;
+    /// logged as `what`'s error if it is not one.
+    ///
+    /// # Safety
+    /// `r` NULL or any pointer.
+    unsafe fn of(r: *const wasm_ref_t, array: bool, what: &str) -> Option<(Elements, *mut StoreObj)> {
+        // SAFETY: as the caller promises.
+        let (obj, s) = unsafe { lookup(r, what) }?;
+        let found = match array {
+            false => obj.value.as_struct().map(Elements::Struct),
+            true => obj.value.as_array().map(Elements::Array),
+        };
+        if found.is_none() {
+            log(format_args!("{what}: not {} reference", if array { "an array" } else { "a struct" }));
         }
+        Some((found?, s))
+    }
+
+    /// The type of field (or element) `index`: an array's elements share
+    /// one, whatever the index.
+    fn ty(&self, cx: impl AsContext, index: u32) -> Result<FieldType, String> {
+        match self {
+            Elements::Struct(s) => s.field_type(cx, index as usize),
+            Elements::Array(a) => a.elem_type(cx),
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    fn get(&self, cx: impl AsContext, index: u32) -> Result<Val, String> {
+        match self {
+            Elements::Struct(s) => s.field(cx, index as usize),
+            Elements::Array(a) => a.get(cx, index),
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    fn set(&self, cx: impl AsContextMut, index: u32, v: Val) -> Result<(), String> {
+        match self {
+            Elements::Struct(s) => s.set_field(cx, index as usize, v),
+            Elements::Array(a) => a.set(cx, index, v),
+        }
+        .map_err(|e| e.to_string())
     }
 }
 
-/// The array `r` is, with its store; logged as `what`'s error if none.
+/// `cranewasm_struct_field_type` and `_array_elem_type`.
 ///
 /// # Safety
-/// `r` NULL or any pointer.
-unsafe fn array_of(r: *const wasm_ref_t, what: &str) -> Option<(ArrayRef, *mut StoreObj)> {
-    // SAFETY: as the caller promises.
-    let (obj, s) = unsafe { lookup(r, what) }?;
-    match obj.value.as_array() {
-        Some(a) => Some((a, s)),
-        None => {
-            log(format_args!("{what}: not an array reference"));
-            None
-        }
+/// `r` NULL or any pointer; the others NULL or writable.
+unsafe fn type_at(
+    r: *const wasm_ref_t,
+    array: bool,
+    index: u32,
+    out: (*mut wasm_valkind_t, *mut u8, *mut bool),
+    what: &str,
+) -> bool {
+    // SAFETY: as the caller promises; a live reference's store is live.
+    unsafe {
+        let Some((e, s)) = Elements::of(r, array, what) else { return false };
+        in_store(s, what, |cx| {
+            let f = e.ty(&*cx, index)?;
+            write_field_type(&*cx, f, out.0, out.1, out.2);
+            Ok(())
+        })
+        .is_some()
+    }
+}
+
+/// `cranewasm_struct_get` and `_array_get`.
+///
+/// # Safety
+/// `r` NULL or any pointer; `out` NULL or writable.
+unsafe fn get_at(r: *const wasm_ref_t, array: bool, index: u32, sign: bool, out: *mut wasm_val_t, what: &str) -> bool {
+    // SAFETY: as the caller promises; a live reference's store is live.
+    unsafe {
+        let Some((e, s)) = Elements::of(r, array, what) else { return false };
+        in_store(s, what, |cx| {
+            let f = e.ty(&*cx, index)?;
+            let v = e.get(&*cx, index)?;
+            write_out(s, cx, v, f, sign, out);
+            Ok(())
+        })
+        .is_some()
+    }
+}
+
+/// `cranewasm_struct_set` and `_array_set`.
+///
+/// # Safety
+/// `r` NULL or any pointer; `value` NULL or a valid value.
+unsafe fn set_at(r: *const wasm_ref_t, array: bool, index: u32, value: *const wasm_val_t, what: &str) -> bool {
+    // SAFETY: as the caller promises; a live reference's store is live.
+    unsafe {
+        let Some((e, s)) = Elements::of(r, array, what) else { return false };
+        in_store(s, what, |cx| {
+            let f = e.ty(&*cx, index)?;
+            let v = read_in(cx, f, value)?;
+            e.set(&mut *cx, index, v)
+        })
+        .is_some()
     }
 }
 
@@ -316,7 +398,7 @@ pub unsafe extern "C" fn cranewasm_struct_field_count(r: *const wasm_ref_t) -> u
     const WHAT: &str = "cranewasm_struct_field_count";
     // SAFETY: as the caller promises; a live reference's store is live.
     unsafe {
-        let Some((st, s)) = struct_of(r, WHAT) else { return 0 };
+        let Some((Elements::Struct(st), s)) = Elements::of(r, false, WHAT) else { return 0 };
         in_store(s, WHAT, |cx| st.field_count(&*cx).map_err(|e| e.to_string())).map_or(0, |n| n as u32)
     }
 }
@@ -336,17 +418,8 @@ pub unsafe extern "C" fn cranewasm_struct_field_type(
     packed_bits: *mut u8,
     mutable: *mut bool,
 ) -> bool {
-    const WHAT: &str = "cranewasm_struct_field_type";
-    // SAFETY: as the caller promises; a live reference's store is live.
-    unsafe {
-        let Some((st, s)) = struct_of(r, WHAT) else { return false };
-        in_store(s, WHAT, |cx| {
-            let f = st.field_type(&*cx, index as usize).map_err(|e| e.to_string())?;
-            write_field_type(&*cx, f, kind, packed_bits, mutable);
-            Ok(())
-        })
-        .is_some()
-    }
+    // SAFETY: as the caller promises.
+    unsafe { type_at(r, false, index, (kind, packed_bits, mutable), "cranewasm_struct_field_type") }
 }
 
 /// Reads field `index` of struct `r` into `*out` (a packed field
@@ -363,18 +436,8 @@ pub unsafe extern "C" fn cranewasm_struct_get(
     sign_extend: bool,
     out: *mut wasm_val_t,
 ) -> bool {
-    const WHAT: &str = "cranewasm_struct_get";
-    // SAFETY: as the caller promises; a live reference's store is live.
-    unsafe {
-        let Some((st, s)) = struct_of(r, WHAT) else { return false };
-        in_store(s, WHAT, |cx| {
-            let f = st.field_type(&*cx, index as usize).map_err(|e| e.to_string())?;
-            let v = st.field(&*cx, index as usize).map_err(|e| e.to_string())?;
-            write_out(s, cx, v, f, sign_extend, out);
-            Ok(())
-        })
-        .is_some()
-    }
+    // SAFETY: as the caller promises.
+    unsafe { get_at(r, false, index, sign_extend, out, "cranewasm_struct_get") }
 }
 
 /// Sets field `index` of struct `r` to `value` (of the field's type, as
@@ -385,17 +448,8 @@ pub unsafe extern "C" fn cranewasm_struct_get(
 /// `r` NULL or any pointer; `value` NULL or a valid value.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cranewasm_struct_set(r: *mut wasm_ref_t, index: u32, value: *const wasm_val_t) -> bool {
-    const WHAT: &str = "cranewasm_struct_set";
-    // SAFETY: as the caller promises; a live reference's store is live.
-    unsafe {
-        let Some((st, s)) = struct_of(r, WHAT) else { return false };
-        in_store(s, WHAT, |cx| {
-            let f = st.field_type(&*cx, index as usize).map_err(|e| e.to_string())?;
-            let v = read_in(cx, f, value)?;
-            st.set_field(&mut *cx, index as usize, v).map_err(|e| e.to_string())
-        })
-        .is_some()
-    }
+    // SAFETY: as the caller promises.
+    unsafe { set_at(r, false, index, value, "cranewasm_struct_set") }
 }
 
 /// A new array of type `type_index` of `module` (whose engine must be the
@@ -448,7 +502,7 @@ pub unsafe extern "C" fn cranewasm_array_len(r: *const wasm_ref_t, out: *mut u32
     const WHAT: &str = "cranewasm_array_len";
     // SAFETY: as the caller promises; a live reference's store is live.
     unsafe {
-        let Some((a, s)) = array_of(r, WHAT) else { return false };
+        let Some((Elements::Array(a), s)) = Elements::of(r, true, WHAT) else { return false };
         let Some(n) = in_store(s, WHAT, |cx| a.len(&*cx).map_err(|e| e.to_string())) else { return false };
         if let Some(out) = out.as_mut() {
             *out = n;
@@ -469,17 +523,8 @@ pub unsafe extern "C" fn cranewasm_array_elem_type(
     packed_bits: *mut u8,
     mutable: *mut bool,
 ) -> bool {
-    const WHAT: &str = "cranewasm_array_elem_type";
-    // SAFETY: as the caller promises; a live reference's store is live.
-    unsafe {
-        let Some((a, s)) = array_of(r, WHAT) else { return false };
-        in_store(s, WHAT, |cx| {
-            let f = a.elem_type(&*cx).map_err(|e| e.to_string())?;
-            write_field_type(&*cx, f, kind, packed_bits, mutable);
-            Ok(())
-        })
-        .is_some()
-    }
+    // SAFETY: as the caller promises.
+    unsafe { type_at(r, true, 0, (kind, packed_bits, mutable), "cranewasm_array_elem_type") }
 }
 
 /// Reads element `index` of array `r` into `*out`, as
@@ -494,18 +539,8 @@ pub unsafe extern "C" fn cranewasm_array_get(
     sign_extend: bool,
     out: *mut wasm_val_t,
 ) -> bool {
-    const WHAT: &str = "cranewasm_array_get";
-    // SAFETY: as the caller promises; a live reference's store is live.
-    unsafe {
-        let Some((a, s)) = array_of(r, WHAT) else { return false };
-        in_store(s, WHAT, |cx| {
-            let f = a.elem_type(&*cx).map_err(|e| e.to_string())?;
-            let v = a.get(&*cx, index).map_err(|e| e.to_string())?;
-            write_out(s, cx, v, f, sign_extend, out);
-            Ok(())
-        })
-        .is_some()
-    }
+    // SAFETY: as the caller promises.
+    unsafe { get_at(r, true, index, sign_extend, out, "cranewasm_array_get") }
 }
 
 /// Sets element `index` of array `r` to `value`, as `cranewasm_struct_set`
@@ -515,17 +550,8 @@ pub unsafe extern "C" fn cranewasm_array_get(
 /// `r` NULL or any pointer; `value` NULL or a valid value.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cranewasm_array_set(r: *mut wasm_ref_t, index: u32, value: *const wasm_val_t) -> bool {
-    const WHAT: &str = "cranewasm_array_set";
-    // SAFETY: as the caller promises; a live reference's store is live.
-    unsafe {
-        let Some((a, s)) = array_of(r, WHAT) else { return false };
-        in_store(s, WHAT, |cx| {
-            let f = a.elem_type(&*cx).map_err(|e| e.to_string())?;
-            let v = read_in(cx, f, value)?;
-            a.set(&mut *cx, index, v).map_err(|e| e.to_string())
-        })
-        .is_some()
-    }
+    // SAFETY: as the caller promises.
+    unsafe { set_at(r, true, index, value, "cranewasm_array_set") }
 }
 
 /// The core value of C value `v` for a field of type `f`.
