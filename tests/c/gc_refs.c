@@ -339,6 +339,22 @@ static void refused(wasm_engine_t *engine, wasm_store_t *store, const instance_t
     CHECK(!cranewasm_ref_i31_get(NULL, true, NULL), "NULL is no i31");
     CHECK(!cranewasm_struct_new(store, NULL, 0, NULL), "no module");
     CHECK_EQ_INT(cranewasm_struct_field_count(i31), 0, "an i31 has no fields");
+    /* NULL in every pointer position: refused, nothing written. */
+    {
+        wasm_val_t v = WASM_I32_VAL(1);
+        uint32_t u = 7;
+        CHECK(cranewasm_ref_i31_new(NULL, 1) == NULL, "i31_new(NULL)");
+        CHECK(!cranewasm_ref_type_index(NULL, NULL, NULL) && !cranewasm_ref_type_index(i31, NULL, &u) && u == 7,
+              "type_index(NULL...)");
+        CHECK(cranewasm_struct_new(NULL, NULL, 0, NULL) == NULL, "struct_new(NULL...)");
+        CHECK_EQ_INT(cranewasm_struct_field_count(NULL), 0, "field_count(NULL)");
+        CHECK(!cranewasm_struct_field_type(NULL, 0, NULL, NULL, NULL), "field_type(NULL)");
+        CHECK(!cranewasm_struct_get(NULL, 0, false, NULL) && !cranewasm_struct_set(NULL, 0, &v), "struct get/set(NULL)");
+        CHECK(cranewasm_array_new(NULL, NULL, 0, NULL, 0) == NULL, "array_new(NULL...)");
+        CHECK(!cranewasm_array_len(NULL, &u) && u == 7, "array_len(NULL)");
+        CHECK(!cranewasm_array_elem_type(NULL, NULL, NULL, NULL), "elem_type(NULL)");
+        CHECK(!cranewasm_array_get(NULL, 0, false, NULL) && !cranewasm_array_set(NULL, 0, NULL), "array get/set(NULL)");
+    }
 
     wasm_ref_delete(alien);
     wasm_ref_delete(i31);
