@@ -149,6 +149,43 @@ static void structs_out_and_back(const instance_t *inst)
     }
 }
 
+/* The types of functions, globals and tables tell a concrete struct type
+   from a function type: its kind is WASM_EXTERNREF (WASM_ANYREF), the
+   kind of its values. */
+static void reflection(const instance_t *inst)
+{
+    wasm_functype_t *ft = wasm_func_type(export_func(inst, "sum"));
+    wasm_functype_t *mt = wasm_func_type(export_func(inst, "make"));
+    const wasm_valtype_vec_t *params = wasm_functype_params(ft);
+    const wasm_valtype_vec_t *results = wasm_functype_results(mt);
+    wasm_globaltype_t *gt = wasm_global_type(wasm_extern_as_global(export_named(inst, "kept")));
+    wasm_tabletype_t *tt = wasm_table_type(wasm_extern_as_table(export_named(inst, "table")));
+
+    CHECK_EQ_INT(wasm_valtype_kind(params->data[0]), WASM_EXTERNREF, "sum's (ref null $point) parameter");
+    CHECK_EQ_INT(wasm_valtype_kind(results->data[0]), WASM_EXTERNREF, "make's (ref $point) result");
+    CHECK_EQ_INT(wasm_valtype_kind(wasm_globaltype_content(gt)), WASM_EXTERNREF, "an anyref global");
+    CHECK_EQ_INT(wasm_valtype_kind(wasm_tabletype_element(tt)), WASM_EXTERNREF, "an anyref table");
+    /* The module's export types say the same (inst->types: its exports). */
+    {
+        size_t i, found = 0;
+        for (i = 0; i < inst->types.num_elems; i++) {
+            const wasm_name_t *n = wasm_exporttype_name(inst->types.data[i]);
+            const wasm_externtype_t *et = wasm_exporttype_type(inst->types.data[i]);
+            if (n->num_elems >= 3 && memcmp(n->data, "sum", 3) == 0 && (n->num_elems == 3 || n->data[3] == 0)) {
+                const wasm_functype_t *f = wasm_externtype_as_functype_const(et);
+                CHECK_EQ_INT(wasm_valtype_kind(wasm_functype_params(f)->data[0]), WASM_EXTERNREF,
+                             "the module's export type of sum");
+                found++;
+            }
+        }
+        CHECK_EQ_INT(found, 1, "sum among the module's exports");
+    }
+    wasm_functype_delete(ft);
+    wasm_functype_delete(mt);
+    wasm_globaltype_delete(gt);
+    wasm_tabletype_delete(tt);
+}
+
 static void identity_and_globals(wasm_store_t *store, const instance_t *inst)
 {
     wasm_val_t args[2] = { WASM_I32_VAL(1), WASM_I32_VAL(2) };
@@ -394,6 +431,7 @@ int main(int argc, char **argv)
     CHECK(module != NULL, "the GC module compiles");
     inst = instantiate(store, module, NULL, 0);
 
+    reflection(&inst);
     structs_out_and_back(&inst);
     identity_and_globals(store, &inst);
     i31s(store, &inst);

@@ -204,6 +204,16 @@ impl ExternObj {
 
     /// The entity's type as the C API reports it (tables and memories with
     /// their declared minimum, as in WAMR); `None` for a placeholder.
+    /// A new type object of this entity's type (NULL for a placeholder),
+    /// its concrete reference types told apart by its store's engine.
+    pub fn type_handle(&self) -> *mut crate::c_api::types::wasm_externtype_t {
+        let Some(ty) = self.ty() else { return std::ptr::null_mut() };
+        // SAFETY: an entity's store is NULL (a host object of no store yet)
+        // or live, and not otherwise borrowed during this call.
+        let engine = unsafe { self.header.store.as_ref() }.map(|s| s.store.engine().clone());
+        ExternTypeObj::new_handle_in(&ty, engine.as_ref())
+    }
+
     pub fn ty(&self) -> Option<ExternType> {
         let core = || {
             // SAFETY: an object naming an entity belongs to the live store
@@ -262,10 +272,7 @@ pub unsafe extern "C" fn wasm_extern_kind(e: Option<&wasm_extern_t>) -> wasm_ext
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_extern_type(e: Option<&wasm_extern_t>) -> *mut wasm_externtype_t {
     // SAFETY: the client keeps the threading rule above.
-    match unsafe { get::<wasm_extern_t>(e) }.and_then(ExternObj::ty) {
-        Some(ty) => ExternTypeObj::new_handle(&ty),
-        None => ptr::null_mut(),
-    }
+    unsafe { get::<wasm_extern_t>(e) }.map_or(ptr::null_mut(), ExternObj::type_handle)
 }
 
 /// A placeholder extern of `kind` in `store` (or in none, for a NULL

@@ -22,7 +22,7 @@ use crate::c_api::extern_::{ExternObj, Item, Unbound};
 use crate::c_api::instance::Profile;
 use crate::c_api::store::{self, StoreData, StoreObj};
 use crate::c_api::trap::{self as traps, UNLINKED};
-use crate::c_api::types::{ExternTypeObj, func_type};
+use crate::c_api::types::func_type;
 use crate::c_api::val::{self, wasm_val_t};
 use crate::c_api::vec::wasm_val_vec_t;
 use crate::ext::exceptions;
@@ -389,10 +389,7 @@ unsafe fn ty_of(f: Option<&wasm_func_t>) -> Option<FuncType> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_func_type(f: Option<&wasm_func_t>) -> *mut wasm_functype_t {
     // SAFETY: the client keeps the threading rule above.
-    match unsafe { ty_of(f) } {
-        Some(ty) => ExternTypeObj::new_handle(&cranewasm::ExternType::Func(ty)).cast(),
-        None => ptr::null_mut(),
-    }
+    unsafe { get::<wasm_func_t>(f) }.map_or(ptr::null_mut(), |o| o.type_handle().cast())
 }
 
 /// The number of parameters (0 for NULL or a placeholder).

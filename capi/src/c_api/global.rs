@@ -132,10 +132,7 @@ pub unsafe extern "C" fn wasm_global_new(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_global_type(g: Option<&wasm_global_t>) -> *mut wasm_globaltype_t {
     // SAFETY: the client keeps the threading rule above.
-    match unsafe { get::<wasm_global_t>(g) }.and_then(ExternObj::ty) {
-        Some(ty) => types::ExternTypeObj::new_handle(&ty).cast(),
-        None => ptr::null_mut(),
-    }
+    unsafe { get::<wasm_global_t>(g) }.map_or(ptr::null_mut(), |o| o.type_handle().cast())
 }
 
 /// Sets `*out` to the global's value (a funcref as a new function object,

@@ -81,17 +81,18 @@ unsafe impl Object for ExportTypeObj {
     }
 }
 
-/// An owned handle on a new type object for `ty`.
-fn type_handle(ty: &cranewasm::ExternType) -> Option<Own<wasm_externtype_t>> {
+/// An owned handle on a new type object for `ty`, a type of a module of
+/// `engine`.
+fn type_handle(ty: &cranewasm::ExternType, engine: &cranewasm::Engine) -> Option<Own<wasm_externtype_t>> {
     // SAFETY: a fresh handle, ours alone.
-    unsafe { Own::adopt(ExternTypeObj::new_handle(ty)) }
+    unsafe { Own::adopt(ExternTypeObj::new_handle_in(ty, Some(engine))) }
 }
 
 impl ImportTypeObj {
     /// A new import type object for a module's import (NULL if the table
     /// of objects is full).
-    pub fn new_handle(i: &ImportType) -> *mut wasm_importtype_t {
-        let Some(ty) = type_handle(&i.ty) else { return ptr::null_mut() };
+    pub fn new_handle(i: &ImportType, engine: &cranewasm::Engine) -> *mut wasm_importtype_t {
+        let Some(ty) = type_handle(&i.ty, engine) else { return ptr::null_mut() };
         object::new(ImportTypeObj { module: name_from_str(&i.module), name: name_from_str(&i.name), ty })
     }
 }
@@ -99,8 +100,8 @@ impl ImportTypeObj {
 impl ExportTypeObj {
     /// A new export type object for a module's export (NULL if the table
     /// of objects is full).
-    pub fn new_handle(e: &ExportType) -> *mut wasm_exporttype_t {
-        let Some(ty) = type_handle(&e.ty) else { return ptr::null_mut() };
+    pub fn new_handle(e: &ExportType, engine: &cranewasm::Engine) -> *mut wasm_exporttype_t {
+        let Some(ty) = type_handle(&e.ty, engine) else { return ptr::null_mut() };
         object::new(ExportTypeObj { name: name_from_str(&e.name), ty })
     }
 }

@@ -96,10 +96,7 @@ pub unsafe extern "C" fn wasm_memory_new(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_memory_type(m: Option<&wasm_memory_t>) -> *mut wasm_memorytype_t {
     // SAFETY: the client keeps the threading rule above.
-    match unsafe { get::<wasm_memory_t>(m) }.and_then(ExternObj::ty) {
-        Some(ty) => types::ExternTypeObj::new_handle(&ty).cast(),
-        None => ptr::null_mut(),
-    }
+    unsafe { get::<wasm_memory_t>(m) }.map_or(ptr::null_mut(), |o| o.type_handle().cast())
 }
 
 /// Byte 0 of the memory.

@@ -286,7 +286,11 @@ unsafe fn write_items<T, V>(
 pub unsafe extern "C" fn wasm_module_imports(module: *const wasm_module_t, out: *mut wasm_importtype_vec_t) {
     let items = |m: &Module| {
         RawVec::from_items(
-            crate::c_api::link::grouped(m).iter().map(ImportTypeObj::new_handle).collect::<Vec<_>>().into_iter(),
+            crate::c_api::link::grouped(m)
+                .iter()
+                .map(|i| ImportTypeObj::new_handle(i, m.engine()))
+                .collect::<Vec<_>>()
+                .into_iter(),
         )
     };
     // SAFETY: as the caller promises.
@@ -303,7 +307,7 @@ pub unsafe extern "C" fn wasm_module_imports(module: *const wasm_module_t, out: 
 pub unsafe extern "C" fn wasm_module_exports(module: *const wasm_module_t, out: *mut wasm_exporttype_vec_t) {
     let items = |m: &Module| {
         let exports = m.exports().filter(|e| !matches!(e.ty, cranewasm::ExternType::Tag(_)));
-        RawVec::from_items(exports.map(|e| ExportTypeObj::new_handle(&e)).collect::<Vec<_>>().into_iter())
+        RawVec::from_items(exports.map(|e| ExportTypeObj::new_handle(&e, m.engine())).collect::<Vec<_>>().into_iter())
     };
     // SAFETY: as the caller promises.
     unsafe { write_items(module, out, items, wasm_exporttype_vec_t::from_raw) }
@@ -316,7 +320,9 @@ pub unsafe extern "C" fn wasm_module_exports(module: *const wasm_module_t, out: 
 /// As for [`wasm_module_imports`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_module_serialize(module: *mut wasm_module_t, out: *mut wasm_byte_vec_t) {
-    let items = |m: &Module| RawVec::from_items(m.serialize().unwrap_or_default().into_iter().map(|b| b as crate::c_api::vec::wasm_byte_t));
+    let items = |m: &Module| {
+        RawVec::from_items(m.serialize().unwrap_or_default().into_iter().map(|b| b as crate::c_api::vec::wasm_byte_t))
+    };
     // SAFETY: as the caller promises.
     unsafe { write_items(module, out, items, wasm_byte_vec_t::from_raw) }
 }

@@ -92,10 +92,7 @@ pub unsafe extern "C" fn wasm_table_new(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn wasm_table_type(t: Option<&wasm_table_t>) -> *mut wasm_tabletype_t {
     // SAFETY: the client keeps the threading rule above.
-    match unsafe { get::<wasm_table_t>(t) }.and_then(ExternObj::ty) {
-        Some(ty) => types::ExternTypeObj::new_handle(&ty).cast(),
-        None => ptr::null_mut(),
-    }
+    unsafe { get::<wasm_table_t>(t) }.map_or(ptr::null_mut(), |o| o.type_handle().cast())
 }
 
 /// Element `index`: NULL for a null reference or an index out of bounds.

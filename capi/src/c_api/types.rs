@@ -104,6 +104,28 @@ impl Sizes {
 /// What a `wasm_valtype_t *` points at.
 pub struct ValTypeObj {
     pub ty: ValType,
+    /// Its kind code, which for a concrete reference type only the
+    /// engine knows (see [`ValTypeObj::new`]).
+    kind: wasm_valkind_t,
+}
+
+impl ValTypeObj {
+    /// The C form of `ty`. With the engine that gave it, a concrete struct
+    /// or array type is told from a function type: `WASM_EXTERNREF`
+    /// (WAMR's alias `WASM_ANYREF`, the kind its values have) rather than
+    /// `WASM_FUNCREF`.
+    pub fn new(ty: ValType, engine: Option<&cranewasm::Engine>) -> ValTypeObj {
+        let kind = match (ty, engine) {
+            (ValType::Ref(r), Some(e))
+                if matches!(r.heap_type(), cranewasm::HeapType::Concrete(_))
+                    && e.top_of(r) == cranewasm::HeapType::Any =>
+            {
+                kinds::EXTERNREF
+            }
+            _ => kinds::valkind(ty),
+        };
+        ValTypeObj { ty, kind }
+    }
 }
 
 // SAFETY: value type cells hold `ValTypeObj`s, named by `wasm_valtype_t`.
@@ -112,7 +134,7 @@ unsafe impl Object for ValTypeObj {
         Kind::ValType
     }
     fn duplicate(&self) -> Option<ValTypeObj> {
-        Some(ValTypeObj { ty: self.ty })
+        Some(ValTypeObj { ty: self.ty, kind: self.kind })
     }
 }
 
@@ -170,7 +192,7 @@ unsafe impl Object for ExternTypeObj {
 
     /// A deep copy (the value types copied too).
     fn duplicate(&self) -> Option<ExternTypeObj> {
-        let valtype = |t: &Own<wasm_valtype_t>| Own::new(ValTypeObj { ty: t.get()?.ty });
+        let valtype = |t: &Own<wasm_valtype_t>| Own::new(t.get()?.duplicate()?);
         Some(match self {
             ExternTypeObj::Func { params, results } => {
                 let (mut p, mut r) = (RawVec::EMPTY, RawVec::EMPTY);
@@ -188,7 +210,9 @@ unsafe impl Object for ExternTypeObj {
             ExternTypeObj::Global { content, mutability } => {
                 ExternTypeObj::Global { content: valtype(content)?, mutability: *mutability }
             }
-            ExternTypeObj::Table { element, sizes } => ExternTypeObj::Table { element: valtype(element)?, sizes: *sizes },
+            ExternTypeObj::Table { element, sizes } => {
+                ExternTypeObj::Table { element: valtype(element)?, sizes: *sizes }
+            }
             ExternTypeObj::Memory { sizes, shared } => ExternTypeObj::Memory { sizes: *sizes, shared: *shared },
         })
     }
@@ -205,10 +229,12 @@ impl ExternTypeObj {
     }
 
     /// The C form of a core type (`None` if the table of objects is full).
-    fn from_core(ty: &ExternType) -> Option<ExternTypeObj> {
-        let valtype = |ty: ValType| Own::new(ValTypeObj { ty });
+    fn from_core(ty: &ExternType, engine: Option<&cranewasm::Engine>) -> Option<ExternTypeObj> {
+        let valtype = |ty: ValType| Own::new(ValTypeObj::new(ty, engine));
         Some(match ty {
-            ExternType::Func(f) => ExternTypeObj::Func { params: valtypes(f.params()), results: valtypes(f.results()) },
+            ExternType::Func(f) => {
+                ExternTypeObj::Func { params: valtypes(f.params(), engine), results: valtypes(f.results(), engine) }
+            }
             ExternType::Global(g) => ExternTypeObj::Global {
                 content: valtype(g.content)?,
                 mutability: crate::core::kinds::mutability_code(g.mutability),
@@ -265,13 +291,19 @@ impl ExternTypeObj {
 
     /// A new type object of the C form of `ty`.
     pub fn new_handle(ty: &ExternType) -> *mut wasm_externtype_t {
-        ExternTypeObj::from_core(ty).map_or(ptr::null_mut(), object::new)
+        ExternTypeObj::new_handle_in(ty, None)
+    }
+
+    /// [`new_handle`](Self::new_handle) for a type `engine` gave, whose
+    /// concrete reference types it knows (see [`ValTypeObj::new`]).
+    pub fn new_handle_in(ty: &ExternType, engine: Option<&cranewasm::Engine>) -> *mut wasm_externtype_t {
+        ExternTypeObj::from_core(ty, engine).map_or(ptr::null_mut(), object::new)
     }
 }
 
 /// An owned vector of new value types.
-fn valtypes(tys: &[ValType]) -> wasm_valtype_vec_t {
-    let items = tys.iter().map(|&ty| object::new::<wasm_valtype_t>(ValTypeObj { ty }));
+fn valtypes(tys: &[ValType], engine: Option<&cranewasm::Engine>) -> wasm_valtype_vec_t {
+    let items = tys.iter().map(|&ty| object::new::<wasm_valtype_t>(ValTypeObj::new(ty, engine)));
     wasm_valtype_vec_t::from_raw(RawVec::from_items(items))
 }
 
@@ -315,7 +347,7 @@ pub(crate) unsafe fn obj<'a, C: Handle<Obj = ExternTypeObj>>(p: Option<&C>) -> O
 #[unsafe(no_mangle)]
 pub extern "C" fn wasm_valtype_new(kind: wasm_valkind_t) -> *mut wasm_valtype_t {
     match kinds::valtype(kind) {
-        Some(ty) => object::new(ValTypeObj { ty }),
+        Some(ty) => object::new(ValTypeObj::new(ty, None)),
         None => ptr::null_mut(),
     }
 }
@@ -334,7 +366,7 @@ pub unsafe extern "C" fn wasm_valtype_kind(t: Option<&wasm_valtype_t>) -> wasm_v
         return EXTERNREF_KIND;
     }
     // SAFETY: the client keeps the threading rule above.
-    unsafe { get::<wasm_valtype_t>(t) }.map_or(0, |t| kinds::valkind(t.ty))
+    unsafe { get::<wasm_valtype_t>(t) }.map_or(0, |t| t.kind)
 }
 
 // ---- function types ----
@@ -483,7 +515,10 @@ pub unsafe extern "C" fn wasm_tabletype_new(
 ///
 /// # Safety
 /// `element` as for [`wasm_globaltype_new`].
-pub(crate) unsafe fn new_tabletype(element: Option<&mut wasm_valtype_t>, sizes: Option<Sizes>) -> *mut wasm_tabletype_t {
+pub(crate) unsafe fn new_tabletype(
+    element: Option<&mut wasm_valtype_t>,
+    sizes: Option<Sizes>,
+) -> *mut wasm_tabletype_t {
     // SAFETY: the client keeps the threading rule of `element`.
     let is_ref = unsafe { get::<wasm_valtype_t>(element.as_deref()) }.is_some_and(|e| e.ty.is_ref());
     let (true, Some(sizes)) = (is_ref, sizes) else { return ptr::null_mut() };
